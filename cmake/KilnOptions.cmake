@@ -1,0 +1,14 @@
+# Warnings, sanitizers and the compiler launcher, applied to every Kiln target.
+find_program(KILN_CCACHE ccache)
+if(KILN_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${KILN_CCACHE}")
+endif()
+
+add_library(kiln_warnings INTERFACE)
+target_compile_options(kiln_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+
+if(KILN_SANITIZE)
+  list(JOIN KILN_SANITIZE "," kiln_sanitizers)
+  add_compile_options(-fsanitize=${kiln_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${kiln_sanitizers})
+endif()

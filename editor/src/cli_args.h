@@ -1,0 +1,27 @@
+#pragma once
+// Command-line parsing shared by the `kiln` subcommands: setting flags (from the config table),
+// --config, --json and positional words, in any order.
+
+#include <string>
+#include <vector>
+
+#include "kiln/core/config.h"
+
+namespace kiln::cli {
+
+struct Args {
+  std::vector<std::string> words;  // subcommand and its operands
+  ConfigInputs config;
+  bool json = false;
+  bool help = false;
+};
+
+// Fails on an unknown option or a missing value; the message names the option.
+Result<Args> parse_args(int argc, char** argv);
+
+// Exit codes: 0 success, 1 the work failed, 2 usage error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+}  // namespace kiln::cli

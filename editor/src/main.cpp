@@ -1,0 +1,66 @@
+// `kiln`: the command of editors, build machines and tools. Later issues add `editor`, `cook`
+// and `probe`; this file only dispatches.
+
+#include <cstdio>
+#include <string>
+
+#include "cache_commands.h"
+#include "cli_args.h"
+#include "kiln/core/config.h"
+
+namespace {
+
+using namespace kiln;
+
+void print_help() {
+  std::printf(
+      "usage: kiln <command> [options]\n"
+      "\n"
+      "commands:\n"
+      "  info            version and the resolved configuration\n"
+      "  version         version only\n"
+      "  config          the resolved configuration, each value with where it came from\n"
+      "  cache prune     apply the size cap and namespace limit to the persistent caches\n"
+      "  cache verify    check every cached blob, deleting corrupt ones\n"
+      "\n"
+      "options:\n"
+      "  --config PATH   project config file (default: KILN_CONFIG, else ./kiln.json if present)\n"
+      "  --json          machine-readable output\n");
+  for (const SettingInfo& s : config_settings())
+    std::printf("  %-22s %s [%s; env %s; default %s]\n", (s.flag + " V").c_str(), s.help.c_str(), s.type.c_str(),
+                s.env.c_str(), s.default_text.c_str());
+}
+
+std::string version_line() { return std::string("kiln ") + KILN_VERSION + " (" + KILN_BUILD_TYPE + ")"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto args = cli::parse_args(argc, argv);
+  if (!args) {
+    std::fprintf(stderr, "kiln: %s\n", args.error().message.c_str());
+    return cli::kExitUsage;
+  }
+  if (args->help) {
+    print_help();
+    return cli::kExitOk;
+  }
+  const std::string command = args->words.empty() ? "info" : args->words[0];
+  if (command == "version") {
+    std::printf("%s\n", version_line().c_str());
+    return cli::kExitOk;
+  }
+  auto config = load_config(args->config);
+  if (!config) {
+    std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
+    return cli::kExitUsage;
+  }
+  if (command == "info" || command == "config") {
+    if (command == "info" && !args->json) std::printf("%s\n", version_line().c_str());
+    std::printf("%s", format_config(*config, args->json).c_str());
+    return cli::kExitOk;
+  }
+  if (command == "cache") return cli::run_cache_command(*args, *config);
+  std::fprintf(stderr, "kiln: unknown command '%s' (see kiln --help)\n", command.c_str());
+  return cli::kExitUsage;
+}

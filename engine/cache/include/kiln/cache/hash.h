@@ -1,0 +1,54 @@
+#pragma once
+// Content hashes. XXH3 (64/128) is the fast hash for cache keys and checksums; SHA-256 is for
+// digests that must match other tools (the variant digest of the seed, reports).
+//
+// Thread-safety: pure functions; Xxh3Stream is single-threaded.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kiln::cache {
+
+struct Hash128 {
+  std::uint64_t high = 0;
+  std::uint64_t low = 0;
+
+  // 32 lowercase hex characters, high half first (the order `xxhsum -H2` prints).
+  std::string hex() const;
+  friend bool operator==(const Hash128&, const Hash128&) = default;
+};
+
+std::uint64_t xxh3_64(std::span<const std::byte> data);
+std::uint64_t xxh3_64(std::string_view data);
+Hash128 xxh3_128(std::span<const std::byte> data);
+Hash128 xxh3_128(std::string_view data);
+
+// Incremental XXH3-128 over several pieces: the same result as hashing their concatenation.
+class Xxh3Stream {
+ public:
+  Xxh3Stream();
+  ~Xxh3Stream();
+  Xxh3Stream(const Xxh3Stream&) = delete;
+  Xxh3Stream& operator=(const Xxh3Stream&) = delete;
+
+  Xxh3Stream& update(std::span<const std::byte> data);
+  Xxh3Stream& update(std::string_view data);
+  Hash128 digest128() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// 64 lowercase hex characters of SHA-256 (OpenSSL EVP).
+std::string sha256_hex(std::string_view data);
+std::string sha256_hex(std::span<const std::byte> data);
+
+// 16 lowercase hex characters.
+std::string hex64(std::uint64_t value);
+
+}  // namespace kiln::cache

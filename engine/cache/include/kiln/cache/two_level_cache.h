@@ -1,0 +1,430 @@
+#pragma once
+// TwoLevelCache<Key, Value>: the in-memory cache that shader variants, script pages and texture
+// tiles go through (seed image-tile-cache.txt, "Tile Cache" and "Thread Safety").
+//
+// Level 1 is a few entries per thread, read without any lock. Level 2 is global, sharded, and holds
+// everything under a byte budget with LRU eviction (an entry still pinned elsewhere gets a second
+// chance instead: evicting it would free nothing). Loading is single-flight: on a miss the key is
+// marked loading and the loader runs with no lock held; other threads that want that key wait for
+// it, threads that want other keys load in parallel. A loader's error reaches every waiter and is
+// not cached.
+//
+// Values are handed out pinned (Pinned<Value> is a shared_ptr): eviction and invalidation never free
+// what a reader holds. The budget counts every live value, also ones that left level 2 but are still
+// pinned; stats().bytes_pinned_only says how much of the use that is.
+//
+// Thread-safety: every member function may be called from any thread. A loader runs on the calling
+// thread, holds no cache lock, and may use the cache for other keys (not for its own key).
+// Lock order: shard lock, then a flight's lock; the eviction lock is taken before shard locks.
+// Each thread's level 1 keeps up to `l1_entries` values pinned until that thread touches the cache
+// again after an invalidation, or exits.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "kiln/cache/cache_stats.h"
+#include "kiln/cache/detail/cache_accounting.h"
+#include "kiln/cache/detail/thread_slots.h"
+#include "kiln/core/result.h"
+
+namespace kiln::cache {
+
+// A tag groups entries for invalidation: "every tile of image X", "every variant of shader S".
+using Tag = std::uint64_t;
+
+template <class Value>
+using Pinned = std::shared_ptr<const Value>;
+
+// What a loader returns: the value, what it costs in memory, and the tags it belongs to.
+template <class Value>
+struct Loaded {
+  Value value;
+  std::size_t bytes = 0;
+  std::vector<Tag> tags;
+};
+
+struct TwoLevelCacheOptions {
+  std::size_t budget_bytes = std::size_t{256} << 20;
+  std::size_t l1_entries = 8;  // per thread; 0 disables level 1
+  std::size_t shards = 16;
+};
+
+template <class Key, class Value, class Hash = std::hash<Key>, class Eq = std::equal_to<Key>>
+class TwoLevelCache {
+ public:
+  using Handle = Pinned<Value>;
+
+  explicit TwoLevelCache(TwoLevelCacheOptions options = {})
+      : options_(options),
+        shards_(std::max<std::size_t>(1, options.shards)),
+        lease_(detail::acquire_slot_index()),
+        accounting_(std::make_shared<detail::CacheAccounting>()) {
+    accounting_->budget.store(options.budget_bytes, std::memory_order_relaxed);
+  }
+  ~TwoLevelCache() { detail::release_slot_index(lease_.index); }
+  TwoLevelCache(const TwoLevelCache&) = delete;
+  TwoLevelCache& operator=(const TwoLevelCache&) = delete;
+
+  // Returns the value of `key`, calling `load()` (-> Result<Loaded<Value>>) only on a miss.
+  template <class Loader>
+  Result<Handle> get(const Key& key, Loader&& load) {
+    const std::size_t hash = hasher_(key);
+    const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+    ThreadLevel* l1 = thread_level();
+    if (l1) {
+      if (Handle h = l1->find(hash, key, generation)) return h;
+    }
+    Result<Handle> result = get_shared(key, hash, std::forward<Loader>(load));
+    if (l1 && result) l1->insert(hash, key, *result, generation);
+    return result;
+  }
+
+  // The value of `key` if either level has it; never loads.
+  std::optional<Handle> peek(const Key& key) {
+    const std::size_t hash = hasher_(key);
+    const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+    ThreadLevel* l1 = thread_level();
+    if (l1) {
+      if (Handle h = l1->find(hash, key, generation)) return h;
+    }
+    Shard& shard = shard_for(hash);
+    std::lock_guard lock(shard.mu);
+    auto it = shard.map.find(key);
+    if (it == shard.map.end() || !it->second.value) return std::nullopt;
+    return it->second.value;
+  }
+
+  // Drops `key`. A load of it in flight completes for its waiters but is not cached.
+  std::size_t invalidate(const Key& key) {
+    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+      auto it = shard.map.find(key);
+      if (it == shard.map.end()) return std::size_t{0};
+      return erase(shard, it, dropped);
+    }, &shard_for(hasher_(key)));
+  }
+
+  // Drops every entry carrying `tag`; returns how many.
+  std::size_t invalidate_tag(Tag tag) {
+    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+      auto t = shard.tags.find(tag);
+      if (t == shard.tags.end()) return std::size_t{0};
+      std::vector<const Key*> keys(t->second.begin(), t->second.end());
+      std::size_t n = 0;
+      for (const Key* k : keys) n += erase(shard, shard.map.find(*k), dropped);
+      return n;
+    });
+  }
+
+  // Drops every entry whose key satisfies `pred`; returns how many. Scans everything.
+  template <class Pred>
+  std::size_t invalidate_if(Pred&& pred) {
+    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+      std::size_t n = 0;
+      for (auto it = shard.map.begin(); it != shard.map.end();) {
+        auto next = std::next(it);
+        if (pred(it->first)) n += erase(shard, it, dropped);
+        it = next;
+      }
+      return n;
+    });
+  }
+
+  std::size_t clear() {
+    return invalidate_if([](const Key&) { return true; });
+  }
+
+  // Changes the budget; shrinking it evicts at once.
+  void set_budget(std::size_t bytes) {
+    accounting_->budget.store(bytes, std::memory_order_relaxed);
+    evict_if_over_budget();
+  }
+
+  TwoLevelCacheStats stats() const {
+    TwoLevelCacheStats s = accounting_->snapshot();
+    for (const Shard& shard : shards_) {
+      std::lock_guard lock(shard.mu);
+      s.l2_hits += shard.l2_hits;
+      s.misses += shard.misses;
+      s.load_waits += shard.load_waits;
+      s.evictions += shard.evictions;
+      s.entries += shard.lru.size();
+      s.bytes_resident += shard.resident_bytes;
+    }
+    s.bytes_pinned_only = s.bytes_in_use > s.bytes_resident ? s.bytes_in_use - s.bytes_resident : 0;
+    return s;
+  }
+
+ private:
+  struct Flight {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<Result<Handle>> result;
+
+    void complete(Result<Handle> r) {
+      {
+        std::lock_guard lock(mu);
+        result.emplace(std::move(r));
+      }
+      cv.notify_all();
+    }
+    Result<Handle> wait() {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return result.has_value(); });
+      return *result;
+    }
+  };
+
+  struct Entry {
+    std::shared_ptr<Flight> flight;  // set while loading
+    Handle value;                    // set once loaded
+    std::size_t bytes = 0;
+    std::vector<Tag> tags;
+    typename std::list<const Key*>::iterator lru;  // valid once loaded; front = most recent
+  };
+
+  struct Shard {
+    mutable std::mutex mu;
+    std::unordered_map<Key, Entry, Hash, Eq> map;  // node-based: key addresses are stable
+    std::list<const Key*> lru;
+    std::unordered_map<Tag, std::unordered_set<const Key*>> tags;
+    std::size_t resident_bytes = 0;
+    std::uint64_t l2_hits = 0, misses = 0, load_waits = 0, evictions = 0;
+  };
+
+  // Level 1 of one thread. Only that thread touches the slots; counters are read by stats().
+  struct ThreadLevel final : detail::ThreadSlot {
+    struct Slot {
+      std::size_t hash = 0;
+      std::optional<Key> key;
+      Handle value;
+    };
+    std::vector<Slot> slots;
+    std::size_t next = 0;
+    std::uint64_t generation = 0;
+    std::shared_ptr<detail::CacheAccounting> accounting;
+    detail::ThreadCounters* counters;
+
+    ThreadLevel(std::size_t n, std::shared_ptr<detail::CacheAccounting> acct)
+        : slots(n), accounting(std::move(acct)), counters(accounting->register_thread()) {}
+    ~ThreadLevel() override { accounting->retire_thread(counters); }
+
+    Handle find(std::size_t hash, const Key& key, std::uint64_t current) {
+      if (generation != current) reset(current);
+      for (Slot& s : slots) {
+        if (s.hash == hash && s.key && Eq{}(*s.key, key)) {
+          counters->bump_l1_hit();
+          return s.value;
+        }
+      }
+      return nullptr;
+    }
+    // `seen` is the generation read before the value was fetched: if an invalidation happened since,
+    // the value may be stale and must not enter level 1.
+    void insert(std::size_t hash, const Key& key, const Handle& value, std::uint64_t seen) {
+      if (seen != generation) {
+        if (seen < generation) return;
+        reset(seen);
+      }
+      Slot& s = slots[next];
+      next = (next + 1) % slots.size();
+      s.hash = hash;
+      s.key.emplace(key);
+      s.value = value;
+    }
+    void reset(std::uint64_t current) {
+      for (Slot& s : slots) s = Slot{};
+      generation = current;
+    }
+  };
+
+  ThreadLevel* thread_level() {
+    if (options_.l1_entries == 0) return nullptr;
+    auto& slots = detail::t_slots;
+    if (slots.size() <= lease_.index) slots.resize(lease_.index + 1);
+    auto& slot = slots[lease_.index];
+    if (!slot || slot->owner_uid != lease_.uid) {
+      slot = std::make_unique<ThreadLevel>(options_.l1_entries, accounting_);
+      slot->owner_uid = lease_.uid;
+    }
+    return static_cast<ThreadLevel*>(slot.get());
+  }
+
+  Shard& shard_for(std::size_t hash) {
+    // Mix the hash: std::hash of integers is the identity, whose low bits may all agree.
+    std::uint64_t h = hash * 0x9E3779B97F4A7C15ull;
+    return shards_[(h >> 32) % shards_.size()];
+  }
+
+  template <class Loader>
+  Result<Handle> get_shared(const Key& key, std::size_t hash, Loader&& load) {
+    Shard& shard = shard_for(hash);
+    std::unique_lock lock(shard.mu);
+    auto it = shard.map.find(key);
+    if (it != shard.map.end()) {
+      Entry& e = it->second;
+      if (e.value) {
+        ++shard.l2_hits;
+        shard.lru.splice(shard.lru.begin(), shard.lru, e.lru);
+        return e.value;
+      }
+      std::shared_ptr<Flight> flight = e.flight;
+      ++shard.load_waits;
+      lock.unlock();
+      return flight->wait();
+    }
+    ++shard.misses;
+    auto flight = std::make_shared<Flight>();
+    shard.map.emplace(key, Entry{flight, nullptr, 0, {}, {}});
+    lock.unlock();
+
+    Result<Loaded<Value>> loaded = run_loader(std::forward<Loader>(load));
+    if (!loaded) {
+      lock.lock();
+      if (auto again = shard.map.find(key); again != shard.map.end() && again->second.flight == flight)
+        shard.map.erase(again);
+      lock.unlock();
+      flight->complete(loaded.error());
+      return loaded.error();
+    }
+
+    Loaded<Value>& l = *loaded;
+    Handle value = accounting_->template charge<Value>(std::move(l.value), l.bytes);
+    bool cached = false;
+    lock.lock();
+    // Still ours unless an invalidation dropped the key while it loaded; then serve, don't cache.
+    if (auto again = shard.map.find(key); again != shard.map.end() && again->second.flight == flight) {
+      Entry& e = again->second;
+      e.flight.reset();
+      e.value = value;
+      e.bytes = l.bytes;
+      e.tags = std::move(l.tags);
+      shard.lru.push_front(&again->first);
+      e.lru = shard.lru.begin();
+      for (Tag t : e.tags) shard.tags[t].insert(&again->first);
+      shard.resident_bytes += e.bytes;
+      cached = true;
+    }
+    lock.unlock();
+    flight->complete(value);
+    if (cached) evict_if_over_budget();
+    return value;
+  }
+
+  template <class Loader>
+  Result<Loaded<Value>> run_loader(Loader&& load) {
+    accounting_->loads.fetch_add(1, std::memory_order_relaxed);
+    try {
+      Result<Loaded<Value>> r = std::forward<Loader>(load)();
+      if (!r) accounting_->load_errors.fetch_add(1, std::memory_order_relaxed);
+      return r;
+    } catch (const std::exception& e) {
+      accounting_->load_errors.fetch_add(1, std::memory_order_relaxed);
+      return make_error(std::string("loader failed: ") + e.what());
+    }
+  }
+
+  // Removes a loaded or loading entry; a loaded value is moved to `dropped` so that it is released
+  // after the shard lock. Returns 1 if a loaded entry went away.
+  std::size_t erase(Shard& shard, typename std::unordered_map<Key, Entry, Hash, Eq>::iterator it,
+                    std::vector<Handle>& dropped) {
+    Entry& e = it->second;
+    std::size_t removed = 0;
+    if (e.value) {
+      shard.lru.erase(e.lru);
+      for (Tag t : e.tags) {
+        auto s = shard.tags.find(t);
+        s->second.erase(&it->first);
+        if (s->second.empty()) shard.tags.erase(s);
+      }
+      shard.resident_bytes -= e.bytes;
+      dropped.push_back(std::move(e.value));
+      removed = 1;
+    }
+    shard.map.erase(it);
+    return removed;
+  }
+
+  // Runs `step(shard, dropped)` on one shard or all, then bumps the generation so that every
+  // thread's level 1 forgets what it had (it may hold the entry even after level 2 evicted it).
+  template <class Step>
+  std::size_t invalidate_where(Step&& step, Shard* only = nullptr) {
+    std::size_t n = 0;
+    std::vector<Handle> dropped;
+    for (Shard& shard : shards_) {
+      if (only && &shard != only) continue;
+      std::lock_guard lock(shard.mu);
+      n += step(shard, dropped);
+    }
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    accounting_->invalidations.fetch_add(n, std::memory_order_relaxed);
+    return n;
+  }
+
+  // Whoever pushes the cache over budget evicts, unless another thread already is; the loop
+  // re-checks after the lock is released so that an insert racing with the end of an eviction is
+  // not left over budget.
+  void evict_if_over_budget() {
+    while (accounting_->over_budget()) {
+      std::unique_lock evicting(evict_mu_, std::try_to_lock);
+      if (!evicting) return;
+      if (!evict_pass()) return;  // everything left is pinned: nothing to free
+    }
+  }
+
+  // Evicts least recently used unpinned entries round-robin over shards until under budget.
+  // Returns false if a full round freed nothing.
+  bool evict_pass() {
+    bool freed_any = false;
+    std::size_t idle_shards = 0;
+    while (accounting_->over_budget() && idle_shards < shards_.size()) {
+      Shard& shard = shards_[evict_hand_++ % shards_.size()];
+      std::vector<Handle> dropped;
+      {
+        std::lock_guard lock(shard.mu);
+        // Look at a few entries from the cold end; pinned ones move to the front (second chance).
+        for (std::size_t looked = 0; looked < 8 && !shard.lru.empty() && dropped.empty(); ++looked) {
+          const Key* k = shard.lru.back();
+          auto it = shard.map.find(*k);
+          if (it->second.value.use_count() > 1) {
+            shard.lru.splice(shard.lru.begin(), shard.lru, it->second.lru);
+            continue;
+          }
+          ++shard.evictions;
+          erase(shard, it, dropped);
+        }
+      }
+      if (dropped.empty()) {
+        ++idle_shards;
+      } else {
+        idle_shards = 0;
+        freed_any = true;
+      }
+    }
+    return freed_any;
+  }
+
+  TwoLevelCacheOptions options_;
+  std::vector<Shard> shards_;
+  detail::SlotLease lease_;
+  std::shared_ptr<detail::CacheAccounting> accounting_;
+  Hash hasher_;
+  alignas(64) std::atomic<std::uint64_t> generation_{1};
+  alignas(64) std::mutex evict_mu_;
+  std::size_t evict_hand_ = 0;  // guarded by evict_mu_
+};
+
+}  // namespace kiln::cache

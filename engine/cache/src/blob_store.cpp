@@ -1,0 +1,158 @@
+#include "kiln/cache/blob_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "blob_format.h"
+#include "blob_store_impl.h"
+#include "private_files.h"
+
+namespace kiln::cache {
+namespace fs = std::filesystem;
+
+void BlobStore::Impl::record_error(std::string message) {
+  std::lock_guard lock(mu);
+  last_error = std::move(message);
+}
+
+Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
+  if (options.root.empty()) return make_error("blob store: no cache root given");
+  options.root = fs::absolute(options.root).lexically_normal();
+  const fs::path& root = options.root;
+  if (auto s = make_private_dirs(root); !s) return s.error();
+
+  const uid_t owner = options.trusted_owner.value_or(::geteuid());
+  struct stat st;
+  if (::lstat(root.c_str(), &st) != 0)
+    return make_error(root.string() + ": cannot stat cache root: " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": cache root is not a directory");
+  if (st.st_uid != owner)
+    return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) +
+                      ", not by uid " + std::to_string(owner) + "; refusing to use it");
+  if ((st.st_mode & 077) != 0 && ::chmod(root.c_str(), 0700) != 0)
+    return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
+
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->owner = owner;
+  if (impl->options.auto_prune_after_bytes == 0)
+    impl->options.auto_prune_after_bytes = std::max<std::uint64_t>(1, impl->options.max_bytes / 16);
+  std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
+  Impl* self = store->impl_.get();
+  BlobStore* outer = store.get();
+  self->writer = std::make_unique<BlobWriter>(
+      self->options.background_writes, [self, outer](const fs::path& path, std::uint64_t bytes, const Status& s) {
+        if (!s) {
+          self->write_errors.fetch_add(1, std::memory_order_relaxed);
+          self->record_error(s.error().message);
+          return;
+        }
+        (void)path;
+        self->writes.fetch_add(1, std::memory_order_relaxed);
+        self->bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+        if (self->written_since_prune.fetch_add(bytes) + bytes >= self->options.auto_prune_after_bytes &&
+            !self->pruning.exchange(true)) {
+          self->written_since_prune.store(0);
+          if (auto r = outer->prune(); !r) self->record_error(r.error().message);
+          self->pruning.store(false);
+        }
+      });
+  return store;
+}
+
+BlobStore::BlobStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BlobStore::~BlobStore() {
+  // Join the writer first: its callback uses the rest of Impl.
+  impl_->writer.reset();
+}
+
+Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind,
+                                                std::vector<std::pair<std::string, std::string>> identity) {
+  const bool kind_ok = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+  if (!kind_ok) return make_error("blob store: bad namespace kind '" + std::string(kind) + "' (use [a-z0-9_-]+)");
+
+  std::sort(identity.begin(), identity.end());
+  // Length-prefixed so that no choice of names and values can make two identities hash alike.
+  std::string canonical, readable;
+  for (const auto& [name, value] : identity) {
+    canonical += std::to_string(name.size()) + ":" + name + "=" + std::to_string(value.size()) + ":" + value + ";";
+    readable += name + " = " + value + "\n";
+  }
+  BlobNamespace ns;
+  ns.kind = std::string(kind);
+  ns.id = xxh3_128(canonical).hex().substr(0, 16);
+  ns.dir = impl_->options.root / ns.kind / ns.id;
+  if (auto s = make_private_dirs(ns.dir); !s) return s.error();
+  const fs::path about = ns.dir / "NAMESPACE.txt";
+  if (std::error_code ec; !fs::exists(about, ec)) {
+    const std::string text = "# identity of this cache namespace (kind " + ns.kind + ")\n" + readable;
+    if (auto s = write_file_atomic(about, std::as_bytes(std::span(text.data(), text.size()))); !s) return s.error();
+  }
+  // The directory mtime orders namespaces for pruning: this one is now the newest of its kind.
+  ::utimensat(AT_FDCWD, ns.dir.c_str(), nullptr, 0);
+  std::lock_guard lock(impl_->mu);
+  impl_->open_namespaces.insert(ns.dir);
+  return ns;
+}
+
+fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const {
+  const std::string hex = key.hex();
+  return ns.dir / hex.substr(0, 2) / (hex + std::string(blob_format::kExtension));
+}
+
+std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key) {
+  const fs::path path = blob_path(ns, key);
+  if (auto image = impl_->writer->pending(path)) {
+    impl_->hits.fetch_add(1, std::memory_order_relaxed);
+    return Bytes(image->begin() + blob_format::kHeaderSize, image->end());
+  }
+  BlobRead read = read_blob_file(path, key, impl_->owner, impl_->options.touch_interval);
+  if (auto* payload = std::get_if<Bytes>(&read)) {
+    impl_->hits.fetch_add(1, std::memory_order_relaxed);
+    return std::move(*payload);
+  }
+  impl_->misses.fetch_add(1, std::memory_order_relaxed);
+  if (std::holds_alternative<BlobForeign>(read)) {
+    impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed);
+  } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
+    impl_->corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
+    impl_->record_error(path.string() + ": corrupt blob deleted: " + bad->problem);
+  }
+  return std::nullopt;
+}
+
+void BlobStore::put(const BlobNamespace& ns, const BlobKey& key, Bytes payload) {
+  auto image = std::make_shared<const Bytes>(blob_format::encode(key, payload));
+  impl_->writer->enqueue(blob_path(ns, key), std::move(image));
+}
+
+void BlobStore::flush() { impl_->writer->flush(); }
+
+BlobStoreStats BlobStore::stats() const {
+  const Impl& i = *impl_;
+  BlobStoreStats s;
+  s.hits = i.hits.load();
+  s.misses = i.misses.load();
+  s.corrupt_deleted = i.corrupt_deleted.load();
+  s.foreign_rejected = i.foreign_rejected.load();
+  s.writes = i.writes.load();
+  s.write_errors = i.write_errors.load();
+  s.bytes_written = i.bytes_written.load();
+  s.pruned_blobs = i.pruned_blobs.load();
+  s.pruned_namespaces = i.pruned_namespaces.load();
+  std::lock_guard lock(i.mu);
+  s.last_error = i.last_error;
+  return s;
+}
+
+const fs::path& BlobStore::root() const { return impl_->options.root; }
+
+}  // namespace kiln::cache

@@ -1,0 +1,67 @@
+#include "blob_writer.h"
+
+#include "private_files.h"
+
+namespace kiln::cache {
+
+BlobWriter::BlobWriter(bool background, Written on_written) : on_written_(std::move(on_written)) {
+  if (background) thread_ = std::thread([this] { run(); });
+}
+
+BlobWriter::~BlobWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image) {
+  if (!thread_.joinable()) {
+    write(Job{std::move(path), std::move(image)});
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    pending_[path] = image;
+    queue_.push_back(Job{std::move(path), std::move(image)});
+  }
+  work_cv_.notify_one();
+}
+
+std::shared_ptr<const Bytes> BlobWriter::pending(const std::filesystem::path& path) const {
+  std::lock_guard lock(mu_);
+  auto it = pending_.find(path);
+  return it == pending_.end() ? nullptr : it->second;
+}
+
+void BlobWriter::flush() {
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [&] { return queue_.empty() && in_progress_ == 0; });
+}
+
+void BlobWriter::run() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and everything is written
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    ++in_progress_;
+    lock.unlock();
+    write(job);
+    lock.lock();
+    --in_progress_;
+    // A later put of the same path may have replaced the image; only drop our own.
+    if (auto it = pending_.find(job.path); it != pending_.end() && it->second == job.image) pending_.erase(it);
+    if (queue_.empty() && in_progress_ == 0) idle_cv_.notify_all();
+  }
+}
+
+void BlobWriter::write(const Job& job) {
+  Status s = write_file_atomic(job.path, *job.image);
+  on_written_(job.path, job.image->size(), s);
+}
+
+}  // namespace kiln::cache

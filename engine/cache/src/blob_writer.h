@@ -1,0 +1,51 @@
+#pragma once
+// The background writer of a BlobStore: a queue of finished file images and one thread that
+// writes them atomically. Until a blob is on disk, pending() serves it to readers of this process.
+//
+// Thread-safety: enqueue/pending/flush from any thread; the writer thread owns the file writes.
+// The callback runs on the writer thread (or the caller's, when not in background) after each write.
+
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "kiln/cache/blob_store.h"
+
+namespace kiln::cache {
+
+class BlobWriter {
+ public:
+  using Written = std::function<void(const std::filesystem::path&, std::uint64_t bytes, const Status&)>;
+
+  BlobWriter(bool background, Written on_written);
+  ~BlobWriter();  // writes what is queued, then stops
+
+  void enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image);
+  std::shared_ptr<const Bytes> pending(const std::filesystem::path& path) const;
+  void flush();
+
+ private:
+  struct Job {
+    std::filesystem::path path;
+    std::shared_ptr<const Bytes> image;
+  };
+  void run();
+  void write(const Job& job);
+
+  Written on_written_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable idle_cv_;
+  std::deque<Job> queue_;
+  std::map<std::filesystem::path, std::shared_ptr<const Bytes>> pending_;
+  std::size_t in_progress_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started after everything above exists
+};
+
+}  // namespace kiln::cache

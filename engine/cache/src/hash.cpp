@@ -1,0 +1,68 @@
+#include "kiln/cache/hash.h"
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+
+#include <cassert>
+#include <cstdio>
+
+namespace kiln::cache {
+namespace {
+
+std::span<const std::byte> bytes_of(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+}  // namespace
+
+std::string hex64(std::uint64_t value) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string Hash128::hex() const { return hex64(high) + hex64(low); }
+
+std::uint64_t xxh3_64(std::span<const std::byte> data) { return XXH3_64bits(data.data(), data.size()); }
+std::uint64_t xxh3_64(std::string_view data) { return xxh3_64(bytes_of(data)); }
+
+Hash128 xxh3_128(std::span<const std::byte> data) {
+  XXH128_hash_t h = XXH3_128bits(data.data(), data.size());
+  return {h.high64, h.low64};
+}
+Hash128 xxh3_128(std::string_view data) { return xxh3_128(bytes_of(data)); }
+
+struct Xxh3Stream::State {
+  XXH3_state_t* state = XXH3_createState();
+  ~State() { XXH3_freeState(state); }
+};
+
+Xxh3Stream::Xxh3Stream() : state_(std::make_unique<State>()) { XXH3_128bits_reset(state_->state); }
+Xxh3Stream::~Xxh3Stream() = default;
+
+Xxh3Stream& Xxh3Stream::update(std::span<const std::byte> data) {
+  XXH3_128bits_update(state_->state, data.data(), data.size());
+  return *this;
+}
+Xxh3Stream& Xxh3Stream::update(std::string_view data) { return update(bytes_of(data)); }
+
+Hash128 Xxh3Stream::digest128() const {
+  XXH128_hash_t h = XXH3_128bits_digest(state_->state);
+  return {h.high64, h.low64};
+}
+
+std::string sha256_hex(std::span<const std::byte> data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  // EVP_Digest fails only on allocation failure; that is a broken invariant, not bad input.
+  [[maybe_unused]] int ok = EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  assert(ok == 1 && len == 32);
+  static const char* digits = "0123456789abcdef";
+  std::string out(2 * len, '0');
+  for (unsigned int i = 0; i < len; ++i) {
+    out[2 * i] = digits[md[i] >> 4];
+    out[2 * i + 1] = digits[md[i] & 15];
+  }
+  return out;
+}
+std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)); }
+
+}  // namespace kiln::cache

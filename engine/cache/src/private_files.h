@@ -1,0 +1,22 @@
+#pragma once
+// File-system primitives of the persistent stores: private directories and atomic writes.
+
+#include <filesystem>
+#include <span>
+
+#include "kiln/core/result.h"
+
+namespace kiln::cache {
+
+// Creates `dir` and its missing parents with mode 0700.
+Status make_private_dirs(const std::filesystem::path& dir);
+
+// Writes `data` to `path` through a temp file in the same directory, fsync and rename: readers
+// see the old file, no file, or the whole new one, whatever crashes when. Creates the directory
+// (0700) if it is missing, also when a pruner removed it concurrently.
+Status write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> data);
+
+// Temp files are named ".tmp.<pid>.<n>.<target name>", so that a pruner can tell them apart.
+bool is_temp_file_name(std::string_view name);
+
+}  // namespace kiln::cache

@@ -1,0 +1,325 @@
+#include "kiln/core/config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/json_document.h"
+
+extern char** environ;
+
+namespace kiln {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kMiB = 1024ull * 1024;
+constexpr std::uint64_t kGiB = 1024 * kMiB;
+
+// How a setting reads its value. Text comes from env and flags; a file may also give JSON numbers
+// and booleans. Returns an explanation of what was expected when the value is bad.
+struct Setting {
+  SettingInfo info;
+  std::function<std::optional<std::string>(Config&, std::string_view text, const fs::path& base)> set;
+  std::function<json(const Config&)> get;
+};
+
+std::string upper_snake(std::string_view name) {
+  std::string out = "KILN_";
+  for (char c : name) out += (c == '.') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string flag_of(std::string_view name) {
+  std::string out = "--";
+  for (char c : name) out += (c == '.' || c == '_') ? '-' : c;
+  return out;
+}
+
+std::optional<long long> parse_int(std::string_view text) {
+  long long v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_bool(std::string_view text) {
+  std::string t(text);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "1" || t == "true" || t == "on" || t == "yes") return true;
+  if (t == "0" || t == "false" || t == "off" || t == "no") return false;
+  return std::nullopt;
+}
+
+Setting path_setting(std::string name, fs::path Config::*field, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "path", std::move(def), std::move(help)},
+          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
+            if (text.empty()) return "expected a non-empty path";
+            fs::path p(text);
+            c.*field = p.is_absolute() ? p : (base / p).lexically_normal();
+            return std::nullopt;
+          },
+          [field](const Config& c) { return json((c.*field).string()); }};
+}
+
+Setting size_setting(std::string name, std::uint64_t Config::*field, std::string def, std::string help,
+                     bool allow_auto) {
+  return {{name, upper_snake(name), flag_of(name), allow_auto ? "size-or-auto" : "size", std::move(def),
+           std::move(help)},
+          [field, allow_auto](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+            if (allow_auto && text == "auto") {
+              c.*field = 0;
+              return std::nullopt;
+            }
+            auto v = parse_size(text);
+            if (!v || *v == 0)
+              return std::string("expected a size like 512MiB, 4GiB or a byte count") + (allow_auto ? ", or auto" : "");
+            c.*field = *v;
+            return std::nullopt;
+          },
+          [field, allow_auto](const Config& c) {
+            if (allow_auto && c.*field == 0) return json("auto");
+            return json(format_size(c.*field));
+          }};
+}
+
+Setting bool_setting(std::string name, bool Config::*field, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "bool", std::move(def), std::move(help)},
+          [field](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+            auto v = parse_bool(text);
+            if (!v) return "expected true/false (also on/off, yes/no, 1/0)";
+            c.*field = *v;
+            return std::nullopt;
+          },
+          [field](const Config& c) { return json(c.*field); }};
+}
+
+Setting int_setting(std::string name, int Config::*field, int lo, int hi, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "int", std::move(def), std::move(help)},
+          [field, lo, hi](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+            auto v = parse_int(text);
+            if (!v || *v < lo || *v > hi)
+              return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+            c.*field = static_cast<int>(*v);
+            return std::nullopt;
+          },
+          [field](const Config& c) { return json(c.*field); }};
+}
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> table = {
+      path_setting("cache.root", &Config::cache_root, "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln",
+                   "directory of the persistent caches (created private to the user, 0700)"),
+      size_setting("cache.disk_max", &Config::cache_disk_max_bytes, "4GiB",
+                   "size cap of the persistent caches; least recently used blobs are pruned beyond it", false),
+      int_setting("cache.keep_builds", &Config::cache_keep_builds, 1, 100, "3",
+                  "namespaces (compiler/build identities) kept per cache kind; older ones are pruned"),
+      size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
+                   "in-memory budget for compiled shader variants and script pages", false),
+      size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
+                   "memory budget of the texture tile cache; auto derives it from physical memory", true),
+      bool_setting("shaders.disk_cache", &Config::shader_disk_cache, "true",
+                   "kill switch of the persistent shader variant cache"),
+      bool_setting("jit.disk_cache", &Config::jit_disk_cache, "true",
+                   "kill switch of the persistent script page code cache"),
+      int_setting("jobs", &Config::jobs, 0, 1024, "0", "worker threads for compiles and cooks; 0 = one per core"),
+  };
+  return table;
+}
+
+Config defaults(const std::map<std::string, std::string>& env) {
+  Config c;
+  auto xdg = env.find("XDG_CACHE_HOME");
+  auto home = env.find("HOME");
+  if (xdg != env.end() && fs::path(xdg->second).is_absolute())
+    c.cache_root = fs::path(xdg->second) / "kiln";
+  else if (home != env.end() && !home->second.empty())
+    c.cache_root = fs::path(home->second) / ".cache" / "kiln";
+  else
+    c.cache_root = fs::temp_directory_path() / ("kiln-cache-" + std::to_string(::getuid()));
+  c.cache_disk_max_bytes = 4 * kGiB;
+  c.cache_keep_builds = 3;
+  c.cache_memory_max_bytes = 512 * kMiB;
+  c.texture_memory_max_bytes = 0;
+  c.shader_disk_cache = true;
+  c.jit_disk_cache = true;
+  c.jobs = 0;
+  return c;
+}
+
+// The text a JSON scalar stands for, so that files, env and flags share one parser per type.
+std::optional<std::string> scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  return std::nullopt;
+}
+
+// RFC 6901: '~' is written "~0" and '/' is written "~1".
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+Status apply_file(const fs::path& file, Config& config, std::map<std::string, std::string>& origin) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return make_error(file.string() + ": cannot open config file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  auto parsed = parse_json_document(file.string(), text);
+  if (!parsed) return parsed.error();
+  const json& root = *parsed;
+  if (!root.is_object()) return make_error(file.string() + ": /: expected a JSON object");
+
+  const fs::path base = fs::absolute(file).parent_path();
+  // Walk every leaf so that a typo is an error, not a silently ignored setting.
+  std::function<Status(const json&, const std::string&, const std::string&)> walk =
+      [&](const json& node, const std::string& dotted, const std::string& pointer) -> Status {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string name = dotted.empty() ? it.key() : dotted + "." + it.key();
+      const std::string ptr = pointer + "/" + escape_pointer_token(it.key());
+      if (it->is_object()) {
+        if (auto s = walk(*it, name, ptr); !s) return s;
+        continue;
+      }
+      const auto& table = settings();
+      auto setting = std::find_if(table.begin(), table.end(), [&](const Setting& s) { return s.info.name == name; });
+      if (setting == table.end()) return make_error(file.string() + ": " + ptr + ": unknown setting '" + name + "'");
+      auto value_text = scalar_text(*it);
+      std::optional<std::string> problem =
+          value_text ? setting->set(config, *value_text, base) : std::optional<std::string>("expected a scalar value");
+      if (problem) return make_error(file.string() + ": " + ptr + ": " + *problem + ", got " + it->dump());
+      origin[name] = "file";
+    }
+    return {};
+  };
+  return walk(root, "", "");
+}
+
+}  // namespace
+
+std::span<const SettingInfo> config_settings() {
+  static const std::vector<SettingInfo> infos = [] {
+    std::vector<SettingInfo> v;
+    for (const auto& s : settings()) v.push_back(s.info);
+    return v;
+  }();
+  return infos;
+}
+
+std::map<std::string, std::string> ConfigInputs::process_env() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    auto eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string key(kv.substr(0, eq));
+    if (key.rfind("KILN_", 0) == 0 || key == "HOME" || key == "XDG_CACHE_HOME") env[key] = std::string(kv.substr(eq + 1));
+  }
+  return env;
+}
+
+Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
+  LoadedConfig loaded;
+  loaded.config = defaults(inputs.env);
+  for (const auto& s : settings()) loaded.origin[s.info.name] = "default";
+
+  std::optional<fs::path> file = inputs.file;
+  if (!file) {
+    if (auto it = inputs.env.find("KILN_CONFIG"); it != inputs.env.end() && !it->second.empty())
+      file = it->second;
+    else if (std::error_code ec; fs::is_regular_file(inputs.default_file, ec))
+      file = inputs.default_file;
+  }
+  if (file) {
+    if (auto s = apply_file(*file, loaded.config, loaded.origin); !s) return s.error();
+    loaded.file = *file;
+  }
+
+  const fs::path cwd = fs::current_path();
+  for (const auto& s : settings()) {
+    auto it = inputs.env.find(s.info.env);
+    if (it == inputs.env.end()) continue;
+    if (auto problem = s.set(loaded.config, it->second, cwd))
+      return make_error("environment " + s.info.env + "=" + it->second + ": " + *problem);
+    loaded.origin[s.info.name] = "env " + s.info.env;
+  }
+
+  const auto& table = settings();
+  for (const auto& [flag, value] : inputs.flags) {
+    auto s = std::find_if(table.begin(), table.end(), [&](const Setting& x) { return x.info.flag == flag; });
+    if (s == table.end()) return make_error("unknown option " + flag);
+    if (auto problem = s->set(loaded.config, value, cwd)) return make_error("option " + flag + " " + value + ": " + *problem);
+    loaded.origin[s->info.name] = "flag " + flag;
+  }
+  return loaded;
+}
+
+std::string format_config(const LoadedConfig& loaded, bool as_json) {
+  if (as_json) {
+    json out = json::object();
+    out["file"] = loaded.file.empty() ? json(nullptr) : json(loaded.file.string());
+    for (const auto& s : settings())
+      out["settings"][s.info.name] = {{"value", s.get(loaded.config)}, {"origin", loaded.origin.at(s.info.name)}};
+    return out.dump(2) + "\n";
+  }
+  std::string text = "config file: " + (loaded.file.empty() ? std::string("(none)") : loaded.file.string()) + "\n";
+  std::size_t width = 0;
+  for (const auto& s : settings()) width = std::max(width, s.info.name.size());
+  for (const auto& s : settings()) {
+    json v = s.get(loaded.config);
+    std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+    text += s.info.name + std::string(width - s.info.name.size(), ' ') + " = " + value + "  (" +
+            loaded.origin.at(s.info.name) + ")\n";
+  }
+  return text;
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) return std::nullopt;
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + digits, n);
+  if (ec != std::errc{} || end != text.data() + digits) return std::nullopt;
+  static const std::pair<std::string_view, std::uint64_t> units[] = {
+      {"", 1},           {"B", 1},
+      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
+      {"KB", 1000ull},   {"MB", 1000ull * 1000}, {"GB", 1000ull * 1000 * 1000}, {"TB", 1000ull * 1000 * 1000 * 1000}};
+  const std::string_view unit = text.substr(digits);
+  for (const auto& [name, scale] : units) {
+    if (unit != name) continue;
+    if (n > std::numeric_limits<std::uint64_t>::max() / scale) return std::nullopt;
+    return n * scale;
+  }
+  return std::nullopt;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  std::uint64_t v = bytes;
+  while (u < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    ++u;
+  }
+  return std::to_string(v) + units[u];
+}
+
+}  // namespace kiln

@@ -1,0 +1,27 @@
+#include "kiln/core/json_document.h"
+
+namespace kiln {
+
+Result<nlohmann::json> parse_json_document(const std::string& file_name, std::string_view text) {
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points one past the offending character; count lines up to it.
+    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C: what".
+    std::string what = e.what();
+    if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    return make_error(file_name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": parse error: " + what);
+  }
+}
+
+}  // namespace kiln
