@@ -50,7 +50,7 @@ int write_forever(const char* root) {
     store->put(ns, test::pattern_key(i), test::pattern_payload(i));
     if (i % 16 == 15) {
       store->flush();
-      std::printf("written %llu\n", static_cast<unsigned long long>(i + 1));
+      std::printf("written=%llu\n", static_cast<unsigned long long>(i + 1));
       std::fflush(stdout);
     }
   }

@@ -26,14 +26,16 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   const fs::path& root = options.root;
   if (auto s = make_private_dirs(root); !s) return s.error();
 
-  const uid_t owner = options.trusted_owner.value_or(::geteuid());
+  // The root must be ours, since we write into it; blobs are trusted only from `owner`.
+  const uid_t me = ::geteuid();
+  const uid_t owner = options.trusted_owner.value_or(me);
   struct stat st;
   if (::lstat(root.c_str(), &st) != 0)
     return make_error(root.string() + ": cannot stat cache root: " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": cache root is not a directory");
-  if (st.st_uid != owner)
+  if (st.st_uid != me)
     return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) +
-                      ", not by uid " + std::to_string(owner) + "; refusing to use it");
+                      ", not by uid " + std::to_string(me) + "; refusing to use it");
   if ((st.st_mode & 077) != 0 && ::chmod(root.c_str(), 0700) != 0)
     return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
 

@@ -42,7 +42,7 @@ struct BlobStoreOptions {
   std::filesystem::path root;
   std::uint64_t max_bytes = std::uint64_t{4} << 30;  // size cap over all namespaces
   int keep_namespaces = 3;                           // per kind, newest first
-  std::optional<uid_t> trusted_owner;                // default: the effective user
+  std::optional<uid_t> trusted_owner;                // whose blobs are read; default: the effective user
   // A hit refreshes the blob's mtime (the LRU clock) only when it is older than this, to keep
   // hits free of a metadata write.
   std::chrono::seconds touch_interval{60};

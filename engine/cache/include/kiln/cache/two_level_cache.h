@@ -376,11 +376,15 @@ class TwoLevelCache {
 
   // Whoever pushes the cache over budget evicts, unless another thread already is; the loop
   // re-checks after the lock is released so that an insert racing with the end of an eviction is
-  // not left over budget.
+  // not left over budget. The evicting thread may be descheduled while others keep inserting, so
+  // past budget + 1/8 an inserting thread waits for the eviction lock instead of skipping it.
   void evict_if_over_budget() {
-    while (accounting_->over_budget()) {
+    while (accounting_->over_budget(0)) {
       std::unique_lock evicting(evict_mu_, std::try_to_lock);
-      if (!evicting) return;
+      if (!evicting) {
+        if (!accounting_->over_budget(accounting_->budget.load(std::memory_order_relaxed) / 8)) return;
+        evicting.lock();
+      }
       if (!evict_pass()) return;  // everything left is pinned: nothing to free
     }
   }
@@ -390,7 +394,7 @@ class TwoLevelCache {
   bool evict_pass() {
     bool freed_any = false;
     std::size_t idle_shards = 0;
-    while (accounting_->over_budget() && idle_shards < shards_.size()) {
+    while (accounting_->over_budget(0) && idle_shards < shards_.size()) {
       Shard& shard = shards_[evict_hand_++ % shards_.size()];
       std::vector<Handle> dropped;
       {

@@ -28,8 +28,8 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   std::atomic<std::uint64_t> load_errors{0};
   std::atomic<std::uint64_t> invalidations{0};
 
-  bool over_budget() const {
-    return live_bytes_.load(std::memory_order_relaxed) > budget.load(std::memory_order_relaxed);
+  bool over_budget(std::uint64_t slack) const {
+    return live_bytes_.load(std::memory_order_relaxed) > budget.load(std::memory_order_relaxed) + slack;
   }
 
   // Wraps a value so that its bytes count as live until the last pin on it is gone.

@@ -1,0 +1,129 @@
+// Costs of the cache core: TwoLevelCache level-1 hit, level-2 hit and miss+load (1 and 2 threads),
+// BlobStore put and get for 4 KiB and 64 KiB blobs. Run: build/release/bench/bench_cache
+// (figures in BENCHMARKS.md). The cache root is a fresh directory under $TMPDIR.
+
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+
+#include "kiln/cache/blob_store.h"
+#include "kiln/cache/two_level_cache.h"
+
+using namespace kiln;
+using namespace kiln::cache;
+
+namespace {
+
+using Cache = TwoLevelCache<std::uint64_t, std::uint64_t>;
+
+Result<Loaded<std::uint64_t>> load_value(std::uint64_t key) { return Loaded<std::uint64_t>{key * 3, 64, {}}; }
+
+// Shared between the benchmark's threads; rebuilt by thread 0 at the start of each run.
+Cache* g_cache = nullptr;
+std::atomic<std::uint64_t> g_next_key{0};
+
+void setup(const benchmark::State& state, std::size_t l1_entries, std::size_t budget) {
+  if (state.thread_index() != 0) return;
+  delete g_cache;
+  g_cache = new Cache({.budget_bytes = budget, .l1_entries = l1_entries, .shards = 16});
+  g_next_key = 1'000'000;
+}
+
+// Each thread hits the same 4 keys: all in its level 1 after the first round.
+void BM_L1Hit(benchmark::State& state) {
+  setup(state, 8, 1 << 30);
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    auto v = g_cache->get(i++ & 3, [&] { return load_value(i & 3); });
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Level 1 off: every get takes a shard lock. 4096 keys spread over the shards.
+void BM_L2Hit(benchmark::State& state) {
+  setup(state, 0, 1 << 30);
+  std::uint64_t i = static_cast<std::uint64_t>(state.thread_index()) * 7919;
+  for (auto _ : state) {
+    const std::uint64_t key = i++ & 4095;
+    auto v = g_cache->get(key, [&] { return load_value(key); });
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Every get is a new key: miss, load (trivial loader), insert and, past the 1 MiB budget, evict.
+void BM_MissLoad(benchmark::State& state) {
+  setup(state, 8, 1 << 20);
+  for (auto _ : state) {
+    const std::uint64_t key = g_next_key.fetch_add(1, std::memory_order_relaxed);
+    auto v = g_cache->get(key, [&] { return load_value(key); });
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK(BM_L1Hit)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_L2Hit)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_MissLoad)->Threads(1)->Threads(2)->UseRealTime();
+
+struct StoreFixture {
+  std::filesystem::path dir;
+  std::unique_ptr<BlobStore> store;
+  BlobNamespace ns;
+  explicit StoreFixture(bool background) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-bench-XXXXXX").string();
+    dir = ::mkdtemp(pattern.data());
+    store = std::move(*BlobStore::open({.root = dir, .max_bytes = std::uint64_t{1} << 40, .background_writes = background}));
+    ns = *store->open_namespace("bench", {{"bench", "1"}});
+  }
+  ~StoreFixture() {
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+};
+
+// Synchronous put: header, checksum, temp file, write, fsync, rename.
+void BM_BlobPut(benchmark::State& state) {
+  StoreFixture f(false);
+  const Bytes payload(static_cast<std::size_t>(state.range(0)), std::byte{7});
+  std::uint64_t i = 0;
+  for (auto _ : state) f.store->put(f.ns, {xxh3_128(std::to_string(i++))}, payload);
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// Background put as a caller sees it: encode and enqueue (the writer thread does the rest;
+// flush is timed at the end so the writer's work is not hidden).
+void BM_BlobPutBackground(benchmark::State& state) {
+  StoreFixture f(true);
+  const Bytes payload(static_cast<std::size_t>(state.range(0)), std::byte{7});
+  std::uint64_t i = 0;
+  for (auto _ : state) f.store->put(f.ns, {xxh3_128(std::to_string(i++))}, payload);
+  f.store->flush();
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+// Get of a blob on disk (page cache warm): open, fstat, read, verify both checksums.
+void BM_BlobGet(benchmark::State& state) {
+  StoreFixture f(false);
+  const Bytes payload(static_cast<std::size_t>(state.range(0)), std::byte{7});
+  constexpr int kBlobs = 64;
+  for (int k = 0; k < kBlobs; ++k) f.store->put(f.ns, {xxh3_128(std::to_string(k))}, payload);
+  int k = 0;
+  for (auto _ : state) {
+    auto got = f.store->get(f.ns, {xxh3_128(std::to_string(k++ % kBlobs))});
+    benchmark::DoNotOptimize(got);
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+BENCHMARK(BM_BlobPut)->Arg(4096)->Arg(65536)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlobPutBackground)->Arg(4096)->Arg(65536)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BlobGet)->Arg(4096)->Arg(65536)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs every test:
+#   release  the whole suite
+#   asan     the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   tsan     the concurrent tests (label "concurrent") under ThreadSanitizer
+# Pass preset names to run fewer: scripts/test.sh release
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts/setup.sh
+presets=("$@")
+[[ ${#presets[@]} -gt 0 ]] || presets=(release asan tsan)
+failed=()
+for preset in "${presets[@]}"; do
+  echo "== $preset: build"
+  scripts/build.sh "$preset"
+  echo "== $preset: test"
+  ctest --preset "$preset" || failed+=("$preset")
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "FAILED presets: ${failed[*]}"
+  exit 1
+fi
+echo "all presets passed: ${presets[*]}"
