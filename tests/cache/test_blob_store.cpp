@@ -235,6 +235,19 @@ TEST_CASE("prune keeps the newest namespaces of each kind and the ones in use") 
   CHECK(store->stats().pruned_namespaces == 3);
 }
 
+TEST_CASE("a producer faster than the disk is held back by the bounded write queue") {
+  test::TempDir dir("blobs");
+  auto store = open_store(dir / "root", {.max_queued_bytes = 3 * 4096});
+  auto ns = open_ns(*store);
+  for (int i = 0; i < 200; ++i) store->put(ns, test::pattern_key(i), Bytes(4096 - 64, std::byte(i)));
+  store->flush();
+  const auto s = store->stats();
+  CHECK(s.writes == 200);
+  CHECK(s.peak_queued_bytes <= 3 * 4096);
+  CHECK(s.peak_queued_bytes >= 4096);
+  for (int i = 0; i < 200; i += 37) CHECK(store->get(ns, test::pattern_key(i)) == Bytes(4096 - 64, std::byte(i)));
+}
+
 TEST_CASE("prune removes temp files left by crashed writers - not fresh ones") {
   test::TempDir dir("blobs");
   auto store = open_store(dir / "root", {.background_writes = false});

@@ -171,3 +171,16 @@ TEST_CASE("parse_json_document reports file:line:col") {
   CHECK(parse_json_document("m.json", "{\"a\": [1, 2]}")->at("a").size() == 2);
 }
 }
+
+TEST_SUITE("core") {
+TEST_CASE("README documents every setting with its env and flag") {
+  std::ifstream in(std::filesystem::path(KILN_SOURCE_DIR) / "README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), {});
+  REQUIRE_FALSE(readme.empty());
+  for (const auto& s : config_settings()) {
+    CHECK_MESSAGE(readme.find("`" + s.name + "`") != std::string::npos, s.name);
+    CHECK_MESSAGE(readme.find("`" + s.env + "`") != std::string::npos, s.env);
+    CHECK_MESSAGE(readme.find("`" + s.flag + "`") != std::string::npos, s.flag);
+  }
+}
+}

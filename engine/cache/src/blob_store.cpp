@@ -48,7 +48,7 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   Impl* self = store->impl_.get();
   BlobStore* outer = store.get();
   self->writer = std::make_unique<BlobWriter>(
-      self->options.background_writes, [self, outer](const fs::path& path, std::uint64_t bytes, const Status& s) {
+      self->options.background_writes, self->options.max_queued_bytes, [self, outer](const fs::path& path, std::uint64_t bytes, const Status& s) {
         if (!s) {
           self->write_errors.fetch_add(1, std::memory_order_relaxed);
           self->record_error(s.error().message);
@@ -148,6 +148,7 @@ BlobStoreStats BlobStore::stats() const {
   s.writes = i.writes.load();
   s.write_errors = i.write_errors.load();
   s.bytes_written = i.bytes_written.load();
+  s.peak_queued_bytes = i.writer->peak_queued_bytes();
   s.pruned_blobs = i.pruned_blobs.load();
   s.pruned_namespaces = i.pruned_namespaces.load();
   std::lock_guard lock(i.mu);

@@ -1,10 +1,13 @@
 #include "blob_writer.h"
 
+#include <algorithm>
+
 #include "private_files.h"
 
 namespace kiln::cache {
 
-BlobWriter::BlobWriter(bool background, Written on_written) : on_written_(std::move(on_written)) {
+BlobWriter::BlobWriter(bool background, std::uint64_t max_queued_bytes, Written on_written)
+    : on_written_(std::move(on_written)), max_queued_bytes_(max_queued_bytes) {
   if (background) thread_ = std::thread([this] { run(); });
 }
 
@@ -23,7 +26,11 @@ void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes
     return;
   }
   {
-    std::lock_guard lock(mu_);
+    // Backpressure: a producer faster than the disk waits here instead of growing the queue.
+    std::unique_lock lock(mu_);
+    space_cv_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + image->size() <= max_queued_bytes_; });
+    queued_bytes_ += image->size();
+    peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
     pending_[path] = image;
     queue_.push_back(Job{std::move(path), std::move(image)});
   }
@@ -41,6 +48,11 @@ void BlobWriter::flush() {
   idle_cv_.wait(lock, [&] { return queue_.empty() && in_progress_ == 0; });
 }
 
+std::uint64_t BlobWriter::peak_queued_bytes() const {
+  std::lock_guard lock(mu_);
+  return peak_queued_bytes_;
+}
+
 void BlobWriter::run() {
   std::unique_lock lock(mu_);
   for (;;) {
@@ -53,6 +65,8 @@ void BlobWriter::run() {
     write(job);
     lock.lock();
     --in_progress_;
+    queued_bytes_ -= job.image->size();
+    space_cv_.notify_all();
     // A later put of the same path may have replaced the image; only drop our own.
     if (auto it = pending_.find(job.path); it != pending_.end() && it->second == job.image) pending_.erase(it);
     if (queue_.empty() && in_progress_ == 0) idle_cv_.notify_all();

@@ -22,12 +22,14 @@ class BlobWriter {
  public:
   using Written = std::function<void(const std::filesystem::path&, std::uint64_t bytes, const Status&)>;
 
-  BlobWriter(bool background, Written on_written);
+  // With `background`, a thread writes; enqueue() blocks while `max_queued_bytes` wait to be written.
+  BlobWriter(bool background, std::uint64_t max_queued_bytes, Written on_written);
   ~BlobWriter();  // writes what is queued, then stops
 
   void enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image);
   std::shared_ptr<const Bytes> pending(const std::filesystem::path& path) const;
   void flush();
+  std::uint64_t peak_queued_bytes() const;
 
  private:
   struct Job {
@@ -41,6 +43,10 @@ class BlobWriter {
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable idle_cv_;
+  std::condition_variable space_cv_;
+  std::uint64_t max_queued_bytes_;
+  std::uint64_t queued_bytes_ = 0;
+  std::uint64_t peak_queued_bytes_ = 0;
   std::deque<Job> queue_;
   std::map<std::filesystem::path, std::shared_ptr<const Bytes>> pending_;
   std::size_t in_progress_ = 0;

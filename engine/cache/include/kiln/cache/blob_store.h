@@ -47,6 +47,8 @@ struct BlobStoreOptions {
   // hits free of a metadata write.
   std::chrono::seconds touch_interval{60};
   bool background_writes = true;  // false: put() writes before it returns
+  // put() blocks while this many bytes wait for the writer thread, so memory stays bounded.
+  std::uint64_t max_queued_bytes = std::uint64_t{64} << 20;
   // Prune automatically after this many bytes were written by this store (0: max_bytes / 16).
   std::uint64_t auto_prune_after_bytes = 0;
 };
@@ -73,6 +75,7 @@ struct BlobStoreStats {
   std::uint64_t writes = 0;
   std::uint64_t write_errors = 0;
   std::uint64_t bytes_written = 0;
+  std::uint64_t peak_queued_bytes = 0;  // most bytes ever waiting for the writer thread
   std::uint64_t pruned_blobs = 0;
   std::uint64_t pruned_namespaces = 0;
   std::string last_error;  // the most recent write or prune failure, for logs
