@@ -196,7 +196,7 @@ class TwoLevelCache {
     typename std::list<const Key*>::iterator lru;  // valid once loaded; front = most recent
   };
 
-  struct Shard {
+  struct alignas(64) Shard {  // own cache lines: threads on different shards do not share them
     mutable std::mutex mu;
     std::unordered_map<Key, Entry, Hash, Eq> map;  // node-based: key addresses are stable
     std::list<const Key*> lru;

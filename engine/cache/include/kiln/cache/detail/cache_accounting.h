@@ -16,7 +16,7 @@
 namespace kiln::cache::detail {
 
 // Written only by the owning thread (no read-modify-write needed), read by stats().
-struct ThreadCounters {
+struct alignas(64) ThreadCounters {  // own cache line: written by one thread, hit after hit
   std::atomic<std::uint64_t> l1_hits{0};
   void bump_l1_hit() { l1_hits.store(l1_hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 };
