@@ -228,6 +228,71 @@ TEST_CASE("a key invalidated while it loads is served to its requester but not c
   CHECK(**cache.get(1, load(1)) == "1#1");
 }
 
+TEST_CASE("a tag invalidated while a key of that tag loads keeps the old load out of the cache") {
+  Cache cache;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool loading = false, release = false;
+  std::thread requester([&] {
+    auto r = cache.get(1, [&]() -> Result<Loaded<std::string>> {
+      std::unique_lock lock(mu);
+      loading = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+      return Loaded<std::string>{"read before the edit", 10, {77}};
+    });
+    CHECK(**r == "read before the edit");
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return loading; });
+  }
+  CHECK(cache.invalidate_tag(77) == 0);  // nothing published yet
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  requester.join();
+  CHECK_FALSE(cache.peek(1).has_value());
+  // A load that begins after the invalidation is cached as usual.
+  CountingLoader load;
+  load.tags = {77};
+  CHECK(**cache.get(1, load(1)) == "1#1");
+  CHECK(cache.peek(1).has_value());
+}
+
+TEST_CASE("repeated tags from a loader are harmless") {
+  Cache cache({.budget_bytes = 250, .l1_entries = 0, .shards = 1});
+  CountingLoader load;
+  load.tags = {5, 5, 6, 5};
+  for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));  // evicts entries with repeated tags
+  const auto entries = cache.stats().entries;
+  CHECK(entries >= 1);
+  CHECK(cache.invalidate_tag(5) == entries);
+  CHECK(cache.stats().entries == 0);
+}
+
+TEST_CASE("a loader throwing a non-std exception fails its request and its waiters - never hangs") {
+  Cache cache;
+  auto r = cache.get(3, []() -> Result<Loaded<std::string>> { throw 42; });
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("unknown exception") != std::string::npos);
+  CountingLoader load;
+  CHECK(**cache.get(3, load(3)) == "3#1");
+}
+
+TEST_CASE("release_this_thread drops the thread's level-1 pins") {
+  Cache cache;
+  CountingLoader load;
+  REQUIRE(cache.get(1, load(1)));
+  cache.invalidate(1);
+  CHECK(cache.stats().bytes_pinned_only == 100);  // this thread's level 1 still holds it
+  cache.release_this_thread();
+  CHECK(cache.stats().bytes_pinned_only == 0);
+  CHECK(cache.stats().bytes_in_use == 0);
+}
+
 TEST_CASE("structured keys with a custom hash work") {
   struct Key {
     std::string shader;

@@ -41,4 +41,19 @@ TwoLevelCacheStats CacheAccounting::snapshot() const {
   return s;
 }
 
+void TagEpochs::bump(std::uint64_t tag) {
+  std::lock_guard lock(mu_);
+  last_[tag] = clock_.fetch_add(1, std::memory_order_acq_rel) + 1;
+}
+
+bool TagEpochs::invalidated_since(const std::vector<std::uint64_t>& tags, std::uint64_t epoch) const {
+  if (tags.empty() || now() == epoch) return false;
+  std::lock_guard lock(mu_);
+  for (std::uint64_t t : tags) {
+    auto it = last_.find(t);
+    if (it != last_.end() && it->second > epoch) return true;
+  }
+  return false;
+}
+
 }  // namespace kiln::cache::detail

@@ -17,7 +17,9 @@
 // thread, holds no cache lock, and may use the cache for other keys (not for its own key).
 // Lock order: shard lock, then a flight's lock; the eviction lock is taken before shard locks.
 // Each thread's level 1 keeps up to `l1_entries` values pinned until that thread touches the cache
-// again after an invalidation, or exits.
+// again after an invalidation, calls release_this_thread(), or exits — also after the cache itself
+// is destroyed, so a Value's destructor must not rely on the cache's owner. Worker pools call
+// release_this_thread() when they stop using a cache.
 
 #include <algorithm>
 #include <atomic>
@@ -119,6 +121,9 @@ class TwoLevelCache {
 
   // Drops every entry carrying `tag`; returns how many.
   std::size_t invalidate_tag(Tag tag) {
+    // Loads in flight carry no tags yet: record the invalidation first, so that one that began
+    // before it is not cached when it completes.
+    tag_epochs_.bump(tag);
     return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
       auto t = shard.tags.find(tag);
       if (t == shard.tags.end()) return std::size_t{0};
@@ -147,6 +152,13 @@ class TwoLevelCache {
     return invalidate_if([](const Key&) { return true; });
   }
 
+  // Drops the calling thread's level 1 of this cache and the pins it holds.
+  void release_this_thread() {
+    auto& slots = detail::t_slots;
+    if (lease_.index < slots.size() && slots[lease_.index] && slots[lease_.index]->owner_uid == lease_.uid)
+      slots[lease_.index].reset();
+  }
+
   // Changes the budget; shrinking it evicts at once.
   void set_budget(std::size_t bytes) {
     accounting_->budget.store(bytes, std::memory_order_relaxed);
@@ -170,6 +182,7 @@ class TwoLevelCache {
 
  private:
   struct Flight {
+    std::uint64_t tag_epoch = 0;  // tag invalidations up to this one happened before the load began
     std::mutex mu;
     std::condition_variable cv;
     std::optional<Result<Handle>> result;
@@ -288,40 +301,60 @@ class TwoLevelCache {
     }
     ++shard.misses;
     auto flight = std::make_shared<Flight>();
+    flight->tag_epoch = tag_epochs_.now();  // before the loader reads anything
     shard.map.emplace(key, Entry{flight, nullptr, 0, {}, {}});
     lock.unlock();
 
-    Result<Loaded<Value>> loaded = run_loader(std::forward<Loader>(load));
-    if (!loaded) {
-      lock.lock();
-      if (auto again = shard.map.find(key); again != shard.map.end() && again->second.flight == flight)
-        shard.map.erase(again);
-      lock.unlock();
-      flight->complete(loaded.error());
-      return loaded.error();
-    }
-
-    Loaded<Value>& l = *loaded;
-    Handle value = accounting_->template charge<Value>(std::move(l.value), l.bytes);
+    // Whatever happens from here on, the flight completes and the loading entry goes away unless
+    // it was published: a waiter must never hang on a load that threw.
     bool cached = false;
-    lock.lock();
-    // Still ours unless an invalidation dropped the key while it loaded; then serve, don't cache.
-    if (auto again = shard.map.find(key); again != shard.map.end() && again->second.flight == flight) {
-      Entry& e = again->second;
-      e.flight.reset();
-      e.value = value;
-      e.bytes = l.bytes;
-      e.tags = std::move(l.tags);
-      shard.lru.push_front(&again->first);
-      e.lru = shard.lru.begin();
-      for (Tag t : e.tags) shard.tags[t].insert(&again->first);
-      shard.resident_bytes += e.bytes;
-      cached = true;
+    std::optional<Result<Handle>> result;
+    try {
+      result.emplace(load_and_publish(key, shard, flight, std::forward<Loader>(load), cached));
+    } catch (...) {
+      result.emplace(make_error("out of memory while caching a loaded value"));
     }
-    lock.unlock();
-    flight->complete(value);
+    if (!cached) forget_flight(shard, key, flight);
+    flight->complete(*result);
     if (cached) evict_if_over_budget();
+    return std::move(*result);
+  }
+
+  template <class Loader>
+  Result<Handle> load_and_publish(const Key& key, Shard& shard, const std::shared_ptr<Flight>& flight,
+                                  Loader&& load, bool& cached) {
+    Result<Loaded<Value>> loaded = run_loader(std::forward<Loader>(load));
+    if (!loaded) return loaded.error();
+    Loaded<Value>& l = *loaded;
+    std::sort(l.tags.begin(), l.tags.end());
+    l.tags.erase(std::unique(l.tags.begin(), l.tags.end()), l.tags.end());
+    Handle value = accounting_->template charge<Value>(std::move(l.value), l.bytes);
+    // A tag invalidated while this loaded may mean the loader read old data: serve, don't cache.
+    if (tag_epochs_.invalidated_since(l.tags, flight->tag_epoch)) return value;
+    std::lock_guard lock(shard.mu);
+    // Still ours unless an invalidation dropped the key while it loaded; then serve, don't cache.
+    auto again = shard.map.find(key);
+    if (again == shard.map.end() || again->second.flight != flight) return value;
+    Entry& e = again->second;
+    shard.lru.push_front(&again->first);
+    e.lru = shard.lru.begin();
+    e.value = value;
+    e.bytes = l.bytes;
+    shard.resident_bytes += e.bytes;
+    accounting_->resident.fetch_add(e.bytes, std::memory_order_relaxed);
+    e.tags = std::move(l.tags);
+    for (Tag t : e.tags) shard.tags[t].insert(&again->first);
+    e.flight.reset();  // last: until here forget_flight() can still recognise the entry as ours
+    cached = true;
     return value;
+  }
+
+  // Removes the entry of a load that did not publish, if no invalidation removed it already.
+  void forget_flight(Shard& shard, const Key& key, const std::shared_ptr<Flight>& flight) {
+    std::vector<Handle> dropped;
+    std::lock_guard lock(shard.mu);
+    auto it = shard.map.find(key);
+    if (it != shard.map.end() && it->second.flight == flight) erase(shard, it, dropped);
   }
 
   template <class Loader>
@@ -334,6 +367,9 @@ class TwoLevelCache {
     } catch (const std::exception& e) {
       accounting_->load_errors.fetch_add(1, std::memory_order_relaxed);
       return make_error(std::string("loader failed: ") + e.what());
+    } catch (...) {
+      accounting_->load_errors.fetch_add(1, std::memory_order_relaxed);
+      return make_error("loader failed with an unknown exception");
     }
   }
 
@@ -347,12 +383,14 @@ class TwoLevelCache {
       shard.lru.erase(e.lru);
       for (Tag t : e.tags) {
         auto s = shard.tags.find(t);
+        if (s == shard.tags.end()) continue;
         s->second.erase(&it->first);
         if (s->second.empty()) shard.tags.erase(s);
       }
       shard.resident_bytes -= e.bytes;
+      accounting_->resident.fetch_sub(e.bytes, std::memory_order_relaxed);
       dropped.push_back(std::move(e.value));
-      removed = 1;
+      removed = e.flight ? 0 : 1;
     }
     shard.map.erase(it);
     return removed;
@@ -377,30 +415,33 @@ class TwoLevelCache {
   // Whoever pushes the cache over budget evicts, unless another thread already is; the loop
   // re-checks after the lock is released so that an insert racing with the end of an eviction is
   // not left over budget. The evicting thread may be descheduled while others keep inserting, so
-  // past budget + 1/8 an inserting thread waits for the eviction lock instead of skipping it.
+  // when level 2 alone is past budget + 1/8 an inserting thread waits for the eviction lock instead
+  // of skipping it. Evicted values are released after the lock: their destructors may use the cache.
   void evict_if_over_budget() {
-    while (accounting_->over_budget(0)) {
+    std::vector<Handle> evicted;
+    std::uint64_t evicted_bytes = 0;  // live until `evicted` is released, after the lock
+    while (accounting_->over_budget(evicted_bytes)) {
       std::unique_lock evicting(evict_mu_, std::try_to_lock);
       if (!evicting) {
-        if (!accounting_->over_budget(accounting_->budget.load(std::memory_order_relaxed) / 8)) return;
+        if (!accounting_->resident_far_over_budget()) return;
         evicting.lock();
       }
-      if (!evict_pass()) return;  // everything left is pinned: nothing to free
+      if (!evict_pass(evicted, evicted_bytes)) return;  // everything left is pinned: nothing to free
     }
   }
 
   // Evicts least recently used unpinned entries round-robin over shards until under budget.
   // Returns false if a full round freed nothing.
-  bool evict_pass() {
+  bool evict_pass(std::vector<Handle>& evicted, std::uint64_t& evicted_bytes) {
     bool freed_any = false;
     std::size_t idle_shards = 0;
-    while (accounting_->over_budget(0) && idle_shards < shards_.size()) {
+    while (accounting_->over_budget(evicted_bytes) && idle_shards < shards_.size()) {
       Shard& shard = shards_[evict_hand_++ % shards_.size()];
-      std::vector<Handle> dropped;
+      bool freed = false;
       {
         std::lock_guard lock(shard.mu);
         // Look at a few entries from the cold end; pinned ones move to the front (second chance).
-        for (std::size_t looked = 0; looked < 8 && !shard.lru.empty() && dropped.empty(); ++looked) {
+        for (std::size_t looked = 0; looked < 8 && !shard.lru.empty() && !freed; ++looked) {
           const Key* k = shard.lru.back();
           auto it = shard.map.find(*k);
           if (it->second.value.use_count() > 1) {
@@ -408,15 +449,13 @@ class TwoLevelCache {
             continue;
           }
           ++shard.evictions;
-          erase(shard, it, dropped);
+          evicted_bytes += it->second.bytes;
+          erase(shard, it, evicted);
+          freed = true;
         }
       }
-      if (dropped.empty()) {
-        ++idle_shards;
-      } else {
-        idle_shards = 0;
-        freed_any = true;
-      }
+      idle_shards = freed ? 0 : idle_shards + 1;
+      freed_any = freed_any || freed;
     }
     return freed_any;
   }
@@ -429,6 +468,7 @@ class TwoLevelCache {
   alignas(64) std::atomic<std::uint64_t> generation_{1};
   alignas(64) std::mutex evict_mu_;
   std::size_t evict_hand_ = 0;  // guarded by evict_mu_
+  detail::TagEpochs tag_epochs_;
 };
 
 }  // namespace kiln::cache

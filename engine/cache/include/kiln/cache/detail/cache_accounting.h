@@ -3,11 +3,13 @@
 // Held by shared_ptr from all of them, so a value or a thread that outlives its cache still has
 // somewhere to give its bytes back to.
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,15 +30,25 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   std::atomic<std::uint64_t> load_errors{0};
   std::atomic<std::uint64_t> invalidations{0};
 
-  bool over_budget(std::uint64_t slack) const {
-    return live_bytes_.load(std::memory_order_relaxed) > budget.load(std::memory_order_relaxed) + slack;
+  std::atomic<std::uint64_t> resident{0};  // bytes held by level 2
+
+  // Live bytes, less `releasing` (evicted values about to be released), above the budget?
+  bool over_budget(std::uint64_t releasing = 0) const {
+    const std::uint64_t live = live_bytes_.load(std::memory_order_relaxed);
+    return live - std::min(live, releasing) > budget.load(std::memory_order_relaxed);
+  }
+  // Level 2 alone more than 1/8 over the budget: inserting threads stop skipping eviction.
+  bool resident_far_over_budget() const {
+    const std::uint64_t b = budget.load(std::memory_order_relaxed);
+    return resident.load(std::memory_order_relaxed) > b + b / 8;
   }
 
   // Wraps a value so that its bytes count as live until the last pin on it is gone.
   template <class Value>
   std::shared_ptr<const Value> charge(Value&& value, std::size_t bytes) {
+    auto owner = std::make_shared<Charged<Value>>(std::move(value), Charge{shared_from_this(), 0});
+    owner->charge.bytes = bytes;  // counted from here on: nothing below can throw
     add(bytes);
-    auto owner = std::make_shared<Charged<Value>>(std::move(value), Charge{shared_from_this(), bytes});
     return std::shared_ptr<const Value>(owner, &owner->value);
   }
 
@@ -69,6 +81,21 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   mutable std::mutex threads_mu_;
   std::vector<std::unique_ptr<ThreadCounters>> threads_;
   std::uint64_t retired_l1_hits_ = 0;
+};
+
+// When each tag was last invalidated, on a clock that loads read when they begin. A load that
+// completes with a tag invalidated after it began is served but not cached: it may have read
+// data from before the change.
+class TagEpochs {
+ public:
+  std::uint64_t now() const { return clock_.load(std::memory_order_acquire); }
+  void bump(std::uint64_t tag);
+  bool invalidated_since(const std::vector<std::uint64_t>& tags, std::uint64_t epoch) const;
+
+ private:
+  std::atomic<std::uint64_t> clock_{0};
+  mutable std::mutex mu_;
+  std::unordered_map<std::uint64_t, std::uint64_t> last_;  // tag -> clock value of its last invalidation
 };
 
 }  // namespace kiln::cache::detail
