@@ -263,3 +263,64 @@ TEST_CASE("prune removes temp files left by crashed writers - not fresh ones") {
   CHECK(store->get(ns, test::pattern_key(1)));
 }
 }
+
+TEST_SUITE("cache") {
+
+TEST_CASE("a namespace another store holds open is never pruned, however old") {
+  test::TempDir dir("blobs");
+  auto user = open_store(dir / "root", {.background_writes = false});
+  auto in_use = open_ns(*user, "long-running");
+  user->put(in_use, test::pattern_key(1), test::pattern_payload(1));
+  set_mtime(in_use.dir, std::time(nullptr) - 100000);
+
+  auto other = open_store(dir / "root", {.keep_namespaces = 1});
+  open_ns(*other, "newer-1");
+  open_ns(*other, "newer-2");
+  REQUIRE(other->prune());
+  CHECK(fs::exists(in_use.dir));
+  CHECK(user->get(in_use, test::pattern_key(1)) == test::pattern_payload(1));
+  CHECK(other->stats().pruned_namespaces == 0);
+
+  user.reset();  // released: now it is an old namespace like any other
+  REQUIRE(other->prune());
+  CHECK_FALSE(fs::exists(in_use.dir));
+  CHECK(other->stats().pruned_namespaces == 1);
+}
+
+TEST_CASE("odd files at a blob path are misses that never block - and are removed") {
+  test::TempDir dir("blobs");
+  auto store = open_store(dir / "root", {.background_writes = false});
+  auto ns = open_ns(*store);
+  store->put(ns, test::pattern_key(1), test::pattern_payload(1));
+  const fs::path path = store->blob_path(ns, test::pattern_key(2));
+  fs::create_directories(path.parent_path());
+
+  SUBCASE("a FIFO") { REQUIRE(::mkfifo(path.c_str(), 0600) == 0); }
+  SUBCASE("a symlink to a sound blob") { fs::create_symlink(store->blob_path(ns, test::pattern_key(1)), path); }
+  SUBCASE("a directory") { fs::create_directory(path); }
+
+  CHECK_FALSE(store->get(ns, test::pattern_key(2)));
+  CHECK_FALSE(fs::exists(fs::symlink_status(path)));
+  CHECK(store->stats().corrupt_deleted == 1);
+  CHECK(store->get(ns, test::pattern_key(1)) == test::pattern_payload(1));
+}
+
+TEST_CASE("a sound blob of another format version is a miss and is left alone") {
+  test::TempDir dir("blobs");
+  auto store = open_store(dir / "root", {.background_writes = false});
+  auto ns = open_ns(*store);
+  store->put(ns, test::pattern_key(1), test::pattern_payload(1));
+  const fs::path path = store->blob_path(ns, test::pattern_key(1));
+  Bytes b = read_file(path);
+  b[8] = std::byte{99};  // format version
+  const std::uint64_t header_sum = xxh3_64(std::span<const std::byte>(b.data(), 56));
+  for (int i = 0; i < 8; ++i) b[56 + i] = static_cast<std::byte>(header_sum >> (8 * i));
+  write_file(path, b);
+
+  CHECK_FALSE(store->get(ns, test::pattern_key(1)));
+  CHECK(fs::exists(path));
+  CHECK(store->stats().corrupt_deleted == 0);
+  CHECK(store->stats().unreadable == 1);
+  CHECK(store->stats().last_error.find("format version 99") != std::string::npos);
+}
+}

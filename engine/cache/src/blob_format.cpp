@@ -1,5 +1,6 @@
 #include "blob_format.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::cache::blob_format {
@@ -42,19 +43,29 @@ Bytes encode(const BlobKey& key, std::span<const std::byte> payload) {
   return out;
 }
 
-std::optional<std::string> check(std::span<const std::byte> file, const BlobKey& key) {
-  if (file.size() < kHeaderSize) return "truncated header (" + std::to_string(file.size()) + " bytes)";
-  const std::byte* h = file.data();
-  if (std::memcmp(h, kMagic, 8) != 0) return "bad magic";
-  if (get_le(h + 56, 8) != xxh3_64(file.first(56))) return "header checksum mismatch";
-  if (get_le(h + 8, 4) != kFormatVersion) return "format version " + std::to_string(get_le(h + 8, 4));
-  if (get_le(h + 12, 4) != kHeaderSize) return "bad header size";
-  if (get_be(h + 16) != key.hash.high || get_be(h + 24) != key.hash.low) return "key does not match file name";
+std::optional<HeaderProblem> check_header(std::span<const std::byte> header, const BlobKey& key,
+                                          std::uint64_t file_size) {
+  auto corrupt = [](std::string text) { return HeaderProblem{HeaderProblem::kCorrupt, std::move(text)}; };
+  if (header.size() < kHeaderSize) return corrupt("truncated header (" + std::to_string(header.size()) + " bytes)");
+  const std::byte* h = header.data();
+  if (std::memcmp(h, kMagic, 8) != 0) return corrupt("bad magic");
+  if (get_le(h + 56, 8) != xxh3_64(header.first(56))) return corrupt("header checksum mismatch");
+  if (get_le(h + 8, 4) != kFormatVersion)
+    return HeaderProblem{HeaderProblem::kOtherVersion, "format version " + std::to_string(get_le(h + 8, 4))};
+  if (get_le(h + 12, 4) != kHeaderSize) return corrupt("bad header size");
+  if (get_be(h + 16) != key.hash.high || get_be(h + 24) != key.hash.low) return corrupt("key does not match file name");
   const std::uint64_t length = get_le(h + 32, 8);
-  if (length != file.size() - kHeaderSize)
-    return "payload length " + std::to_string(length) + " but " + std::to_string(file.size() - kHeaderSize) +
-           " bytes present";
-  if (get_le(h + 40, 8) != xxh3_64(file.subspan(kHeaderSize))) return "payload checksum mismatch";
+  if (length != file_size - kHeaderSize)
+    return corrupt("payload length " + std::to_string(length) + " but " + std::to_string(file_size - kHeaderSize) +
+                   " bytes present");
+  if (length > kMaxBlobBytes) return corrupt("payload length " + std::to_string(length) + " over the 1 GiB limit");
+  return std::nullopt;
+}
+
+std::optional<std::string> check(std::span<const std::byte> file, const BlobKey& key) {
+  if (auto problem = check_header(file.first(std::min(file.size(), kHeaderSize)), key, file.size()))
+    return problem->text;
+  if (get_le(file.data() + 40, 8) != xxh3_64(file.subspan(kHeaderSize))) return "payload checksum mismatch";
   return std::nullopt;
 }
 

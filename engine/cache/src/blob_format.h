@@ -28,6 +28,19 @@ inline constexpr std::string_view kExtension = ".blob";
 
 Bytes encode(const BlobKey& key, std::span<const std::byte> payload);
 
+// Blobs larger than this are refused as corrupt rather than read into memory.
+inline constexpr std::uint64_t kMaxBlobBytes = std::uint64_t{1} << 30;
+
+struct HeaderProblem {
+  enum Kind { kCorrupt, kOtherVersion } kind;
+  std::string text;
+};
+
+// Checks the 64-byte header alone against `key` and the file's size, before the payload is read.
+// A sound header of another format version is not corruption: another build's blob, a miss.
+std::optional<HeaderProblem> check_header(std::span<const std::byte> header, const BlobKey& key,
+                                          std::uint64_t file_size);
+
 // The problem with `file` as the blob of `key`, or nothing if it is sound.
 std::optional<std::string> check(std::span<const std::byte> file, const BlobKey& key);
 

@@ -1,9 +1,13 @@
 // prune() and verify(): the walks over the whole store.
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <ctime>
+#include <set>
 
 #include "blob_format.h"
 #include "blob_store_impl.h"
@@ -55,6 +59,22 @@ void collect_blobs(const fs::path& ns_dir, std::vector<FoundBlob>& blobs, std::u
   }
 }
 
+// Removes a namespace no store holds open (see BlobStore::lock_namespace). Holding its lock
+// exclusively while removing makes a store that opens it meanwhile wait, then notice and recreate.
+bool remove_unused_namespace(const fs::path& ns) {
+  const fs::path lock_path = ns / "LOCK";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  bool removed = false;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    std::error_code ec;
+    fs::remove_all(ns, ec);
+    removed = !ec;
+  }
+  ::close(fd);
+  return removed;
+}
+
 }  // namespace
 
 Result<BlobScan> BlobStore::prune() {
@@ -63,7 +83,7 @@ Result<BlobScan> BlobStore::prune() {
   std::set<fs::path> keep;
   {
     std::lock_guard lock(self.mu);
-    keep = self.open_namespaces;
+    for (const auto& [dir, fd] : self.namespace_locks) keep.insert(dir);
   }
 
   std::vector<FoundBlob> blobs;
@@ -73,9 +93,8 @@ Result<BlobScan> BlobStore::prune() {
     std::sort(namespaces.begin(), namespaces.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (std::size_t i = 0; i < namespaces.size(); ++i) {
       const fs::path& ns = namespaces[i].second;
-      if (i >= static_cast<std::size_t>(std::max(1, self.options.keep_namespaces)) && !keep.count(ns)) {
-        std::error_code ec;
-        fs::remove_all(ns, ec);  // another process may be removing it too: errors are not ours
+      if (i >= static_cast<std::size_t>(std::max(1, self.options.keep_namespaces)) && !keep.count(ns) &&
+          remove_unused_namespace(ns)) {
         self.pruned_namespaces.fetch_add(1, std::memory_order_relaxed);
         ++scan.removed;
         continue;
@@ -114,7 +133,9 @@ Result<BlobScan> BlobStore::verify() {
     auto key = blob_format::key_from_file_name(b.path.filename().string());
     // A verify must not count as a use: an interval no blob can reach keeps mtimes as they are.
     BlobRead read = read_blob_file(b.path, *key, self.owner, std::chrono::seconds::max());
-    if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
+    if (auto* unreadable = std::get_if<BlobUnreadable>(&read)) {
+      self.record_error(b.path.string() + ": " + unreadable->problem);
+    } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
       ++scan.corrupt;
       self.corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
       self.record_error(b.path.string() + ": corrupt blob deleted: " + bad->problem);

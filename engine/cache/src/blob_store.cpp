@@ -1,6 +1,7 @@
 #include "kiln/cache/blob_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,14 @@ namespace fs = std::filesystem;
 void BlobStore::Impl::record_error(std::string message) {
   std::lock_guard lock(mu);
   last_error = std::move(message);
+}
+
+void BlobStore::Impl::request_prune() {
+  {
+    std::lock_guard lock(prune_mu);
+    prune_requested = true;
+  }
+  prune_cv.notify_all();
 }
 
 Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
@@ -47,8 +56,22 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
   Impl* self = store->impl_.get();
   BlobStore* outer = store.get();
+  self->pruner = std::thread([self, outer] {
+    std::unique_lock lock(self->prune_mu);
+    for (;;) {
+      self->prune_cv.wait(lock, [&] { return self->prune_stop || self->prune_requested; });
+      if (!self->prune_requested) return;
+      self->prune_requested = false;
+      self->prune_running = true;
+      lock.unlock();
+      if (auto r = outer->prune(); !r) self->record_error(r.error().message);
+      lock.lock();
+      self->prune_running = false;
+      self->prune_cv.notify_all();
+    }
+  });
   self->writer = std::make_unique<BlobWriter>(
-      self->options.background_writes, self->options.max_queued_bytes, [self, outer](const fs::path& path, std::uint64_t bytes, const Status& s) {
+      self->options.background_writes, self->options.max_queued_bytes, [self](const fs::path& path, std::uint64_t bytes, const Status& s) {
         if (!s) {
           self->write_errors.fetch_add(1, std::memory_order_relaxed);
           self->record_error(s.error().message);
@@ -57,11 +80,9 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
         (void)path;
         self->writes.fetch_add(1, std::memory_order_relaxed);
         self->bytes_written.fetch_add(bytes, std::memory_order_relaxed);
-        if (self->written_since_prune.fetch_add(bytes) + bytes >= self->options.auto_prune_after_bytes &&
-            !self->pruning.exchange(true)) {
+        if (self->written_since_prune.fetch_add(bytes) + bytes >= self->options.auto_prune_after_bytes) {
           self->written_since_prune.store(0);
-          if (auto r = outer->prune(); !r) self->record_error(r.error().message);
-          self->pruning.store(false);
+          self->request_prune();
         }
       });
   return store;
@@ -70,8 +91,15 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
 BlobStore::BlobStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BlobStore::~BlobStore() {
-  // Join the writer first: its callback uses the rest of Impl.
+  // The writer first: its callback may request a prune. Then the pruner, then the locks.
   impl_->writer.reset();
+  {
+    std::lock_guard lock(impl_->prune_mu);
+    impl_->prune_stop = true;
+  }
+  impl_->prune_cv.notify_all();
+  impl_->pruner.join();
+  for (const auto& [dir, fd] : impl_->namespace_locks) ::close(fd);
 }
 
 Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind,
@@ -81,6 +109,8 @@ Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind,
   });
   if (!kind_ok) return make_error("blob store: bad namespace kind '" + std::string(kind) + "' (use [a-z0-9_-]+)");
 
+  // The blob format is part of every identity: a build with another format never shares a namespace.
+  identity.emplace_back("kiln.blob_format", std::to_string(blob_format::kFormatVersion));
   std::sort(identity.begin(), identity.end());
   // Length-prefixed so that no choice of names and values can make two identities hash alike.
   std::string canonical, readable;
@@ -98,11 +128,36 @@ Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind,
     const std::string text = "# identity of this cache namespace (kind " + ns.kind + ")\n" + readable;
     if (auto s = write_file_atomic(about, std::as_bytes(std::span(text.data(), text.size()))); !s) return s.error();
   }
+  if (auto s = lock_namespace(ns.dir); !s) return s.error();
   // The directory mtime orders namespaces for pruning: this one is now the newest of its kind.
   ::utimensat(AT_FDCWD, ns.dir.c_str(), nullptr, 0);
-  std::lock_guard lock(impl_->mu);
-  impl_->open_namespaces.insert(ns.dir);
   return ns;
+}
+
+Status BlobStore::lock_namespace(const fs::path& dir) {
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->namespace_locks.count(dir)) return {};
+  }
+  const fs::path lock_path = dir / "LOCK";
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (auto s = make_private_dirs(dir); !s) return s;
+    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return make_error(lock_path.string() + ": cannot open: " + std::strerror(errno));
+    while (::flock(fd, LOCK_SH) != 0 && errno == EINTR) {
+    }
+    // A pruner may have removed the namespace between our open and our lock: then the file we
+    // locked is no longer in the tree, and we start again.
+    struct stat held, now;
+    if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev) {
+      std::lock_guard lock(impl_->mu);
+      if (!impl_->namespace_locks.emplace(dir, fd).second) ::close(fd);
+      return {};
+    }
+    ::close(fd);
+  }
+  return make_error(dir.string() + ": namespace keeps disappearing under a pruner");
 }
 
 fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const {
@@ -127,6 +182,9 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key)
   } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
     impl_->corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
     impl_->record_error(path.string() + ": corrupt blob deleted: " + bad->problem);
+  } else if (auto* unreadable = std::get_if<BlobUnreadable>(&read)) {
+    impl_->unreadable.fetch_add(1, std::memory_order_relaxed);
+    impl_->record_error(path.string() + ": " + unreadable->problem);
   }
   return std::nullopt;
 }
@@ -136,7 +194,11 @@ void BlobStore::put(const BlobNamespace& ns, const BlobKey& key, Bytes payload) 
   impl_->writer->enqueue(blob_path(ns, key), std::move(image));
 }
 
-void BlobStore::flush() { impl_->writer->flush(); }
+void BlobStore::flush() {
+  impl_->writer->flush();
+  std::unique_lock lock(impl_->prune_mu);
+  impl_->prune_cv.wait(lock, [&] { return !impl_->prune_requested && !impl_->prune_running; });
+}
 
 BlobStoreStats BlobStore::stats() const {
   const Impl& i = *impl_;
@@ -144,6 +206,7 @@ BlobStoreStats BlobStore::stats() const {
   s.hits = i.hits.load();
   s.misses = i.misses.load();
   s.corrupt_deleted = i.corrupt_deleted.load();
+  s.unreadable = i.unreadable.load();
   s.foreign_rejected = i.foreign_rejected.load();
   s.writes = i.writes.load();
   s.write_errors = i.write_errors.load();

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <mutex>
-#include <set>
+#include <condition_variable>
+#include <map>
+#include <thread>
 #include <string>
 #include <variant>
 
@@ -23,24 +25,39 @@ struct BlobStore::Impl {
   std::atomic<std::uint64_t> written_since_prune{0};
   std::atomic<bool> pruning{false};
 
-  mutable std::mutex mu;  // guards last_error and open_namespaces
+  std::atomic<std::uint64_t> unreadable{0};
+
+  mutable std::mutex mu;  // guards last_error and namespace_locks
   std::string last_error;
-  std::set<std::filesystem::path> open_namespaces;
+  // Namespaces this store uses, each with an open LOCK file under a shared flock: a pruner in any
+  // process takes the lock exclusively before it removes a namespace, so one in use is skipped.
+  std::map<std::filesystem::path, int> namespace_locks;
+
+  // Auto-prune runs on its own thread so that the writer keeps draining meanwhile.
+  std::mutex prune_mu;
+  std::condition_variable prune_cv;
+  bool prune_requested = false, prune_running = false, prune_stop = false;
+  std::thread pruner;
 
   std::unique_ptr<BlobWriter> writer;  // last: its thread calls back into the members above
 
   void record_error(std::string message);
+  void request_prune();
 };
 
 // The outcome of reading one blob file.
 struct BlobAbsent {};
 struct BlobForeign {};
-struct BlobCorrupt {
+struct BlobCorrupt {  // failed a check and was deleted
   std::string problem;
 };
-using BlobRead = std::variant<Bytes, BlobAbsent, BlobForeign, BlobCorrupt>;
+struct BlobUnreadable {  // not readable now (no file descriptors, I/O error, another format version)
+  std::string problem;
+};
+using BlobRead = std::variant<Bytes, BlobAbsent, BlobForeign, BlobCorrupt, BlobUnreadable>;
 
 // Reads and checks the blob of `key` at `path`; a corrupt blob is deleted before this returns.
+// Never throws, never blocks on a non-regular file.
 // On success, refreshes the blob's mtime if it is older than `touch_interval`.
 BlobRead read_blob_file(const std::filesystem::path& path, const BlobKey& key, uid_t owner,
                         std::chrono::seconds touch_interval);

@@ -32,7 +32,7 @@ void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes
     queued_bytes_ += image->size();
     peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
     pending_[path] = image;
-    queue_.push_back(Job{std::move(path), std::move(image)});
+    queue_.push_back(Job{std::move(path), std::move(image), ++enqueued_seq_});
   }
   work_cv_.notify_one();
 }
@@ -45,7 +45,8 @@ std::shared_ptr<const Bytes> BlobWriter::pending(const std::filesystem::path& pa
 
 void BlobWriter::flush() {
   std::unique_lock lock(mu_);
-  idle_cv_.wait(lock, [&] { return queue_.empty() && in_progress_ == 0; });
+  const std::uint64_t target = enqueued_seq_;
+  idle_cv_.wait(lock, [&] { return completed_seq_ >= target; });
 }
 
 std::uint64_t BlobWriter::peak_queued_bytes() const {
@@ -60,16 +61,15 @@ void BlobWriter::run() {
     if (queue_.empty()) return;  // stopping, and everything is written
     Job job = std::move(queue_.front());
     queue_.pop_front();
-    ++in_progress_;
     lock.unlock();
     write(job);
     lock.lock();
-    --in_progress_;
+    completed_seq_ = job.seq;
     queued_bytes_ -= job.image->size();
     space_cv_.notify_all();
     // A later put of the same path may have replaced the image; only drop our own.
     if (auto it = pending_.find(job.path); it != pending_.end() && it->second == job.image) pending_.erase(it);
-    if (queue_.empty() && in_progress_ == 0) idle_cv_.notify_all();
+    idle_cv_.notify_all();
   }
 }
 

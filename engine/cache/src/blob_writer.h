@@ -28,6 +28,7 @@ class BlobWriter {
 
   void enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image);
   std::shared_ptr<const Bytes> pending(const std::filesystem::path& path) const;
+  // Waits until every image enqueued before the call is written (or failed); later ones may remain.
   void flush();
   std::uint64_t peak_queued_bytes() const;
 
@@ -35,6 +36,7 @@ class BlobWriter {
   struct Job {
     std::filesystem::path path;
     std::shared_ptr<const Bytes> image;
+    std::uint64_t seq = 0;
   };
   void run();
   void write(const Job& job);
@@ -49,7 +51,8 @@ class BlobWriter {
   std::uint64_t peak_queued_bytes_ = 0;
   std::deque<Job> queue_;
   std::map<std::filesystem::path, std::shared_ptr<const Bytes>> pending_;
-  std::size_t in_progress_ = 0;
+  std::uint64_t enqueued_seq_ = 0;   // jobs are written in order: seq of the last enqueued...
+  std::uint64_t completed_seq_ = 0;  // ...and of the last written
   bool stopping_ = false;
   std::thread thread_;  // last: started after everything above exists
 };

@@ -18,10 +18,8 @@ Status write_all(int fd, std::span<const std::byte> data) {
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return make_error(errno_text(errno));
-    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return make_error(n < 0 ? errno_text(errno) : std::string("write made no progress"));
     done += static_cast<std::size_t>(n);
   }
   return {};

@@ -145,8 +145,8 @@ Config defaults(const std::map<std::string, std::string>& env) {
     c.cache_root = fs::path(xdg->second) / "kiln";
   else if (home != env.end() && !home->second.empty())
     c.cache_root = fs::path(home->second) / ".cache" / "kiln";
-  else
-    c.cache_root = fs::temp_directory_path() / ("kiln-cache-" + std::to_string(::getuid()));
+  else  // no home at all (a service account): a per-user directory that BlobStore checks is ours
+    c.cache_root = fs::path("/tmp") / ("kiln-cache-" + std::to_string(::getuid()));
   c.cache_disk_max_bytes = 4 * kGiB;
   c.cache_keep_builds = 3;
   c.cache_memory_max_bytes = 512 * kMiB;
@@ -161,7 +161,7 @@ Config defaults(const std::map<std::string, std::string>& env) {
 std::optional<std::string> scalar_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number()) return v.dump();  // a float reaches the setting's parser and its message
   return std::nullopt;
 }
 
@@ -187,7 +187,9 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
   const json& root = *parsed;
   if (!root.is_object()) return make_error(file.string() + ": /: expected a JSON object");
 
-  const fs::path base = fs::absolute(file).parent_path();
+  std::error_code ec;
+  const fs::path base = fs::absolute(file, ec).parent_path();
+  if (ec) return make_error(file.string() + ": cannot resolve the config file's directory: " + ec.message());
   // Walk every leaf so that a typo is an error, not a silently ignored setting.
   std::function<Status(const json&, const std::string&, const std::string&)> walk =
       [&](const json& node, const std::string& dotted, const std::string& pointer) -> Status {
@@ -252,7 +254,9 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
     loaded.file = *file;
   }
 
-  const fs::path cwd = fs::current_path();
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) return make_error("cannot read the current directory: " + ec.message());
   for (const auto& s : settings()) {
     auto it = inputs.env.find(s.info.env);
     if (it == inputs.env.end()) continue;

@@ -13,7 +13,9 @@
 // read. The root is created private to the user (0700).
 //
 // Several processes may use one store at once: writes are atomic renames of identical content,
-// pruning only unlinks, and a reader holding an open file is unaffected by an unlink.
+// pruning only unlinks, and a reader holding an open file is unaffected by an unlink. A store holds
+// a shared flock on <namespace>/LOCK of every namespace it opened; pruning never removes a
+// namespace whose lock it cannot take exclusively.
 //
 // Thread-safety: every member function may be called from any thread. One writer thread per store
 // owns the temp files; flush() waits until what was put before it is on disk.
@@ -71,6 +73,7 @@ struct BlobStoreStats {
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
   std::uint64_t corrupt_deleted = 0;   // blobs that failed a check and were removed
+  std::uint64_t unreadable = 0;        // misses for a passing reason (I/O error, no descriptors, other format)
   std::uint64_t foreign_rejected = 0;  // blobs not owned by the trusted user, never read
   std::uint64_t writes = 0;
   std::uint64_t write_errors = 0;
@@ -110,7 +113,10 @@ class BlobStore {
   // A blob put and not yet written is already visible to get() of this store.
   void put(const BlobNamespace& ns, const BlobKey& key, Bytes payload);
 
-  // Waits until every put() issued before it is on disk (or has failed).
+  // Waits until every put() issued before it has been written and renamed into place (or has
+  // failed), and any prune that writing triggered has finished. Then other processes see the blobs.
+  // The file data is fsynced before the rename; the directory is not, so after a power loss a
+  // flushed blob may be missing (a miss), never torn.
   void flush();
 
   // Enforces the size cap (least recently used first, down to 90% of it), keeps the newest
@@ -129,6 +135,7 @@ class BlobStore {
  private:
   struct Impl;
   explicit BlobStore(std::unique_ptr<Impl> impl);
+  Status lock_namespace(const std::filesystem::path& dir);
   std::unique_ptr<Impl> impl_;
 };
 
