@@ -341,7 +341,6 @@ class TwoLevelCache {
     e.value = value;
     e.bytes = l.bytes;
     shard.resident_bytes += e.bytes;
-    accounting_->resident.fetch_add(e.bytes, std::memory_order_relaxed);
     e.tags = std::move(l.tags);
     for (Tag t : e.tags) shard.tags[t].insert(&again->first);
     e.flight.reset();  // last: until here forget_flight() can still recognise the entry as ours
@@ -388,7 +387,6 @@ class TwoLevelCache {
         if (s->second.empty()) shard.tags.erase(s);
       }
       shard.resident_bytes -= e.bytes;
-      accounting_->resident.fetch_sub(e.bytes, std::memory_order_relaxed);
       dropped.push_back(std::move(e.value));
       removed = e.flight ? 0 : 1;
     }
@@ -415,15 +413,14 @@ class TwoLevelCache {
   // Whoever pushes the cache over budget evicts, unless another thread already is; the loop
   // re-checks after the lock is released so that an insert racing with the end of an eviction is
   // not left over budget. The evicting thread may be descheduled while others keep inserting, so
-  // when level 2 alone is past budget + 1/8 an inserting thread waits for the eviction lock instead
-  // of skipping it. Evicted values are released after the lock: their destructors may use the cache.
+  // past budget + 1/8 an inserting thread waits for the eviction lock instead of skipping it. Evicted values are released after the lock: their destructors may use the cache.
   void evict_if_over_budget() {
     std::vector<Handle> evicted;
     std::uint64_t evicted_bytes = 0;  // live until `evicted` is released, after the lock
     while (accounting_->over_budget(evicted_bytes)) {
       std::unique_lock evicting(evict_mu_, std::try_to_lock);
       if (!evicting) {
-        if (!accounting_->resident_far_over_budget()) return;
+        if (!accounting_->far_over_budget()) return;
         evicting.lock();
       }
       if (!evict_pass(evicted, evicted_bytes)) return;  // everything left is pinned: nothing to free

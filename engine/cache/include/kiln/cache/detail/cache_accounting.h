@@ -30,17 +30,16 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   std::atomic<std::uint64_t> load_errors{0};
   std::atomic<std::uint64_t> invalidations{0};
 
-  std::atomic<std::uint64_t> resident{0};  // bytes held by level 2
 
   // Live bytes, less `releasing` (evicted values about to be released), above the budget?
   bool over_budget(std::uint64_t releasing = 0) const {
     const std::uint64_t live = live_bytes_.load(std::memory_order_relaxed);
     return live - std::min(live, releasing) > budget.load(std::memory_order_relaxed);
   }
-  // Level 2 alone more than 1/8 over the budget: inserting threads stop skipping eviction.
-  bool resident_far_over_budget() const {
+  // More than 1/8 over the budget: inserting threads stop leaving eviction to whoever holds the lock.
+  bool far_over_budget() const {
     const std::uint64_t b = budget.load(std::memory_order_relaxed);
-    return resident.load(std::memory_order_relaxed) > b + b / 8;
+    return live_bytes_.load(std::memory_order_relaxed) > b + b / 8;
   }
 
   // Wraps a value so that its bytes count as live until the last pin on it is gone.
