@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -197,32 +198,40 @@ TEST_CASE("invalidation by tag and by predicate drops exactly the matching entri
   CHECK(cache.stats().invalidations == 5 + 3 + 5 + 5);
 }
 
-TEST_CASE("a key invalidated while it loads is served to its requester but not cached") {
-  Cache cache;
+// Runs get(1) on a thread whose load blocks until the test has done `during_load`, then returns
+// `value` with `tags`. Returns what the requester was served.
+std::string load_around(Cache& cache, std::string value, std::vector<Tag> tags, const std::function<void()>& during_load) {
   std::mutex mu;
   std::condition_variable cv;
   bool loading = false, release = false;
+  std::string served;
   std::thread requester([&] {
     auto r = cache.get(1, [&]() -> Result<Loaded<std::string>> {
       std::unique_lock lock(mu);
       loading = true;
       cv.notify_all();
       cv.wait(lock, [&] { return release; });
-      return Loaded<std::string>{"old", 10, {}};
+      return Loaded<std::string>{value, 10, tags};
     });
-    CHECK(**r == "old");
+    if (r) served = **r;
   });
   {
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return loading; });
   }
-  cache.invalidate(1);
+  during_load();
   {
     std::lock_guard lock(mu);
     release = true;
   }
   cv.notify_all();
   requester.join();
+  return served;
+}
+
+TEST_CASE("a key invalidated while it loads is served to its requester but not cached") {
+  Cache cache;
+  CHECK(load_around(cache, "old", {}, [&] { cache.invalidate(1); }) == "old");
   CHECK_FALSE(cache.peek(1).has_value());
   CountingLoader load;
   CHECK(**cache.get(1, load(1)) == "1#1");
@@ -230,30 +239,9 @@ TEST_CASE("a key invalidated while it loads is served to its requester but not c
 
 TEST_CASE("a tag invalidated while a key of that tag loads keeps the old load out of the cache") {
   Cache cache;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool loading = false, release = false;
-  std::thread requester([&] {
-    auto r = cache.get(1, [&]() -> Result<Loaded<std::string>> {
-      std::unique_lock lock(mu);
-      loading = true;
-      cv.notify_all();
-      cv.wait(lock, [&] { return release; });
-      return Loaded<std::string>{"read before the edit", 10, {77}};
-    });
-    CHECK(**r == "read before the edit");
-  });
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return loading; });
-  }
-  CHECK(cache.invalidate_tag(77) == 0);  // nothing published yet
-  {
-    std::lock_guard lock(mu);
-    release = true;
-  }
-  cv.notify_all();
-  requester.join();
+  CHECK(load_around(cache, "read before the edit", {77}, [&] {
+          CHECK(cache.invalidate_tag(77) == 0);  // nothing published yet
+        }) == "read before the edit");
   CHECK_FALSE(cache.peek(1).has_value());
   // A load that begins after the invalidation is cached as usual.
   CountingLoader load;
