@@ -134,6 +134,21 @@ class TwoLevelCache {
     });
   }
 
+  // Drops the entries carrying `tag` whose key satisfies `pred`; costs O(entries with that tag),
+  // not O(entries). Unlike invalidate_tag, loads in flight are left alone: `pred` selects by key.
+  template <class Pred>
+  std::size_t invalidate_tag_if(Tag tag, Pred&& pred) {
+    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+      auto t = shard.tags.find(tag);
+      if (t == shard.tags.end()) return std::size_t{0};
+      std::vector<const Key*> keys(t->second.begin(), t->second.end());
+      std::size_t n = 0;
+      for (const Key* k : keys)
+        if (pred(*k)) n += erase(shard, shard.map.find(*k), dropped);
+      return n;
+    });
+  }
+
   // Drops every entry whose key satisfies `pred`; returns how many. Scans everything.
   template <class Pred>
   std::size_t invalidate_if(Pred&& pred) {

@@ -1,0 +1,46 @@
+#pragma once
+// What a shader declares about its variants, with the shader itself, in its source:
+//
+//   #pragma kiln keywords FOG SKIN NORMALMAP ALPHA_TEST
+//   #pragma kiln passes Forward Shadow Depth
+//
+// A shader of several stage files (lit.vert + lit.frag) declares the union of its stages'
+// pragmas. Without a passes pragma a shader has the single pass "Main". glslang ignores these
+// pragmas; the compiler passes keywords as `#define KW 1` and the pass as `#define KILN_PASS_<PASS> 1`
+// (upper case).
+//
+// Thread-safety: plain values and pure functions.
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln::materials {
+
+struct ShaderDeclaration {
+  std::set<std::string> keywords;
+  std::set<std::string> passes;
+};
+
+// Reads the kiln pragmas of one source file. Errors name `file:line`.
+Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std::string_view source);
+
+// Merges the declarations of a shader's stages; a shader with no passes pragma gets "Main".
+ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stages);
+
+// A keyword is a non-empty identifier-like token: no ';', '|' or whitespace (they would break the
+// canonical key) — checked here, with a message naming the keyword.
+Status check_keyword_syntax(std::string_view keyword);
+
+// Checks a request against the shader's declaration: every keyword legal, the pass declared.
+// An unknown keyword is an error naming it, the shader and the legal set — never dropped.
+Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration,
+                             const std::string& pass, const std::vector<std::string>& keywords);
+
+// The define the pass becomes: "Shadow" -> "KILN_PASS_SHADOW".
+std::string pass_define(std::string_view pass);
+
+}  // namespace kiln::materials

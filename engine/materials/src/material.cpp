@@ -1,0 +1,131 @@
+#include "kiln/materials/material.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/json_document.h"
+
+namespace kiln::materials {
+namespace {
+
+using nlohmann::json;
+
+struct Problems {
+  std::string file;
+  std::vector<std::string> lines;
+  void add(const std::string& pointer, const std::string& problem) { lines.push_back(file + ": " + pointer + ": " + problem); }
+  Error error() const {
+    std::string msg;
+    for (const auto& l : lines) msg += (msg.empty() ? "" : "\n") + l;
+    return make_error(msg);
+  }
+};
+
+std::string type_name(const json& v) { return v.type_name(); }
+
+void read_keywords(const json& v, Material& m, Problems& p) {
+  if (!v.is_array()) return p.add("/keywords", std::string("expected an array of strings, got ") + type_name(v));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string ptr = "/keywords/" + std::to_string(i);
+    if (!v[i].is_string()) {
+      p.add(ptr, std::string("expected a string, got ") + type_name(v[i]));
+      continue;
+    }
+    const std::string k = v[i].get<std::string>();
+    if (auto s = check_keyword_syntax(k); !s) p.add(ptr, s.error().message);
+    else m.keywords.push_back(k);
+  }
+}
+
+void read_params(const json& v, Material& m, Problems& p) {
+  if (!v.is_object()) return p.add("/params", std::string("expected an object, got ") + type_name(v));
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string ptr = "/params/" + it.key();
+    std::vector<double> values;
+    if (it->is_number()) {
+      values.push_back(it->get<double>());
+    } else if (it->is_array() && !it->empty() && it->size() <= 4) {
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        if (!(*it)[i].is_number()) {
+          p.add(ptr + "/" + std::to_string(i), std::string("expected a number, got ") + type_name((*it)[i]));
+          values.clear();
+          break;
+        }
+        values.push_back((*it)[i].get<double>());
+      }
+      if (values.empty()) continue;
+    } else {
+      p.add(ptr, "expected a number or an array of 1 to 4 numbers, got " + it->dump());
+      continue;
+    }
+    m.params[it.key()] = std::move(values);
+  }
+}
+
+void read_textures(const json& v, Material& m, Problems& p) {
+  if (!v.is_object()) return p.add("/textures", std::string("expected an object, got ") + type_name(v));
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!it->is_string() || it->get<std::string>().empty())
+      p.add("/textures/" + it.key(), "expected a texture path, got " + it->dump());
+    else
+      m.textures[it.key()] = it->get<std::string>();
+  }
+}
+
+}  // namespace
+
+Result<Material> parse_material(const std::string& file, std::string_view json_text) {
+  auto doc = parse_json_document(file, json_text);
+  if (!doc) return doc.error();
+  Problems p{file, {}};
+  Material m;
+  m.file = file;
+  const json& root = *doc;
+  if (!root.is_object()) {
+    p.add("", std::string("expected a JSON object, got ") + type_name(root));
+    return p.error();
+  }
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "shader") {
+      if (!it->is_string() || it->get<std::string>().empty()) p.add("/shader", "expected a shader name, got " + it->dump());
+      else m.shader = it->get<std::string>();
+    } else if (key == "keywords") {
+      read_keywords(*it, m, p);
+    } else if (key == "params") {
+      read_params(*it, m, p);
+    } else if (key == "textures") {
+      read_textures(*it, m, p);
+    } else {
+      p.add("/" + key, "unknown field (expected shader, keywords, params, textures)");
+    }
+  }
+  if (!root.contains("shader")) p.add("/shader", "missing (every material names its shader)");
+  if (!p.lines.empty()) return p.error();
+  return m;
+}
+
+Result<Material> load_material(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return make_error(file + ": cannot open material");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_material(file, buffer.str());
+}
+
+Status check_material_keywords(const Material& material, const ShaderDeclaration& declaration) {
+  Problems p{material.file, {}};
+  for (std::size_t i = 0; i < material.keywords.size(); ++i) {
+    const std::string& k = material.keywords[i];
+    if (!declaration.keywords.count(k)) {
+      std::string legal;
+      for (const auto& l : declaration.keywords) legal += (legal.empty() ? "" : " ") + l;
+      p.add("/keywords/" + std::to_string(i), "unknown keyword '" + k + "' for shader " + material.shader +
+                                                  " (legal keywords: " + (legal.empty() ? "(none)" : legal) + ")");
+    }
+  }
+  if (!p.lines.empty()) return p.error();
+  return {};
+}
+
+}  // namespace kiln::materials

@@ -1,0 +1,88 @@
+#include "kiln/materials/shader_declaration.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace kiln::materials {
+namespace {
+
+std::string join(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
+  return out.empty() ? "(none)" : out;
+}
+
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(text)};
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+}  // namespace
+
+Status check_keyword_syntax(std::string_view keyword) {
+  if (keyword.empty()) return make_error("empty keyword");
+  for (char c : keyword) {
+    if (c == ';' || c == '|' || std::isspace(static_cast<unsigned char>(c)))
+      return make_error("keyword '" + std::string(keyword) + "' contains '" + std::string(1, c) +
+                        "' (keywords may not contain ';', '|' or whitespace)");
+  }
+  return {};
+}
+
+Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std::string_view source) {
+  ShaderDeclaration decl;
+  std::size_t line_no = 0, pos = 0;
+  while (pos <= source.size()) {
+    std::size_t end = source.find('\n', pos);
+    if (end == std::string_view::npos) end = source.size();
+    std::string_view line = source.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    const auto words = split_words(line);
+    if (words.size() < 2 || words[0] != "#pragma" || words[1] != "kiln") continue;
+    const std::string where = file + ":" + std::to_string(line_no) + ": ";
+    if (words.size() < 3) return make_error(where + "error: '#pragma kiln' needs 'keywords' or 'passes'");
+    std::set<std::string>* target = words[2] == "keywords" ? &decl.keywords
+                                    : words[2] == "passes" ? &decl.passes
+                                                           : nullptr;
+    if (!target) return make_error(where + "error: unknown '#pragma kiln " + words[2] + "' (expected keywords or passes)");
+    for (std::size_t i = 3; i < words.size(); ++i) {
+      if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
+      target->insert(words[i]);
+    }
+  }
+  return decl;
+}
+
+ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stages) {
+  ShaderDeclaration merged;
+  for (const auto& s : stages) {
+    merged.keywords.insert(s.keywords.begin(), s.keywords.end());
+    merged.passes.insert(s.passes.begin(), s.passes.end());
+  }
+  if (merged.passes.empty()) merged.passes.insert("Main");
+  return merged;
+}
+
+Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration,
+                             const std::string& pass, const std::vector<std::string>& keywords) {
+  if (!declaration.passes.count(pass))
+    return make_error("shader " + shader + " has no pass '" + pass + "' (passes: " + join(declaration.passes) + ")");
+  for (const auto& k : keywords) {
+    if (auto s = check_keyword_syntax(k); !s) return make_error("shader " + shader + ": " + s.error().message);
+    if (!declaration.keywords.count(k))
+      return make_error("unknown keyword '" + k + "' for shader " + shader +
+                        " (legal keywords: " + join(declaration.keywords) + ")");
+  }
+  return {};
+}
+
+std::string pass_define(std::string_view pass) {
+  std::string out = "KILN_PASS_";
+  for (char c : pass) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace kiln::materials

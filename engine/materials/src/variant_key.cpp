@@ -1,0 +1,48 @@
+#include "kiln/materials/variant_key.h"
+
+#include <algorithm>
+
+#include "kiln/cache/hash.h"
+
+namespace kiln::materials {
+
+VariantKey VariantKey::create(std::string shader, std::string pass, const std::vector<std::string>& keywords,
+                              int source_revision) {
+  std::vector<std::string> sorted = keywords;
+  // std::string's operator< compares bytes (char_traits<char>): ordinal, never locale-aware.
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string joined;
+  for (const std::string& k : sorted) {
+    if (!joined.empty()) joined += ';';
+    joined += k;
+  }
+  return VariantKey{std::move(shader), std::move(pass), std::move(joined), source_revision};
+}
+
+std::vector<std::string> VariantKey::keyword_list() const {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < keywords.size()) {
+    std::size_t end = keywords.find(';', start);
+    if (end == std::string::npos) end = keywords.size();
+    out.push_back(keywords.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string VariantKey::digest() const {
+  return cache::sha256_hex(shader + "|" + pass + "|" + keywords + "|" + std::to_string(source_revision)).substr(0, 12);
+}
+
+std::size_t VariantKeyHash::operator()(const VariantKey& k) const {
+  std::size_t h = std::hash<std::string>{}(k.shader);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  mix(std::hash<std::string>{}(k.pass));
+  mix(std::hash<std::string>{}(k.keywords));
+  mix(std::hash<int>{}(k.source_revision));
+  return h;
+}
+
+}  // namespace kiln::materials

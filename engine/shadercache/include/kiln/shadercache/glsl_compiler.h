@@ -1,0 +1,49 @@
+#pragma once
+// One GLSL stage to SPIR-V with glslang, in process. glslang's process state is initialised once;
+// after that any number of threads may compile at the same time.
+//
+// Diagnostics are rewritten to `path:line: error: message` (or `warning:`) naming the file the user
+// edits, an include's path included, so editors and terminals can jump to them.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln::shadercache {
+
+enum class Stage { kVertex, kTessControl, kTessEval, kGeometry, kFragment, kCompute };
+enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_2, kVulkan1_3 };
+
+// From the file extension: .vert .tesc .tese .geom .frag .comp.
+std::optional<Stage> stage_from_path(const std::filesystem::path& file);
+std::string_view stage_name(Stage stage);  // "vert", "frag", ...
+std::optional<TargetEnv> parse_target_env(std::string_view text);  // "vulkan1.2"
+std::string_view target_env_name(TargetEnv env);
+
+struct GlslInput {
+  std::filesystem::path file;  // as the user names it; used in diagnostics
+  std::string source;
+  Stage stage = Stage::kFragment;
+  std::vector<std::string> defines;  // "NAME" becomes `#define NAME 1`; "NAME=VALUE" `#define NAME VALUE`
+  std::vector<std::filesystem::path> include_dirs;
+  TargetEnv target = TargetEnv::kVulkan1_0;
+};
+
+struct GlslOutput {
+  std::vector<std::uint32_t> spirv;
+  std::vector<std::filesystem::path> includes;  // every file #included, in first-seen order
+  std::string warnings;                          // rewritten like errors, one per line
+};
+
+// Compiles `input`. On failure the error lists every diagnostic, one per line.
+Result<GlslOutput> compile_glsl(const GlslInput& input);
+
+// "glslang 12.0.0": part of every persistent cache namespace.
+std::string glslang_version();
+
+}  // namespace kiln::shadercache

@@ -1,0 +1,180 @@
+#include "kiln/shadercache/glsl_compiler.h"
+
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+#include <glslang/build_info.h>
+
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "include_resolver.h"
+
+namespace kiln::shadercache {
+namespace fs = std::filesystem;
+namespace {
+
+void initialise_glslang_once() {
+  static std::once_flag once;
+  // Builds the built-in symbol tables once per process (about 175 ms); never finalised, since
+  // compiles may run on any thread until exit.
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+EShLanguage to_glslang(Stage s) {
+  switch (s) {
+    case Stage::kVertex: return EShLangVertex;
+    case Stage::kTessControl: return EShLangTessControl;
+    case Stage::kTessEval: return EShLangTessEvaluation;
+    case Stage::kGeometry: return EShLangGeometry;
+    case Stage::kFragment: return EShLangFragment;
+    case Stage::kCompute: return EShLangCompute;
+  }
+  return EShLangFragment;
+}
+
+// Resolves includes with the rule the content key uses, and records what was read.
+class Includer final : public glslang::TShader::Includer {
+ public:
+  explicit Includer(const std::vector<fs::path>& dirs) : dirs_(dirs) {}
+
+  IncludeResult* includeLocal(const char* header, const char* includer, size_t) override {
+    return include(header, includer);
+  }
+  IncludeResult* includeSystem(const char* header, const char* includer, size_t) override {
+    return include(header, includer);
+  }
+  void releaseInclude(IncludeResult* result) override {
+    if (!result) return;
+    delete static_cast<std::string*>(result->userData);
+    delete result;
+  }
+  std::vector<fs::path> files;
+
+ private:
+  IncludeResult* include(const char* header, const char* includer) {
+    auto found = resolve_include(header, fs::path(includer), dirs_);
+    auto* text = new std::string;
+    if (!found || !read_text_file(*found, *text)) {
+      delete text;
+      return nullptr;  // glslang reports "cannot find or open include file"
+    }
+    if (seen_.insert(*found).second) files.push_back(*found);
+    return new IncludeResult(found->string(), text->data(), text->size(), text);
+  }
+  const std::vector<fs::path>& dirs_;
+  std::set<fs::path> seen_;
+};
+
+// "ERROR: path:12: 'x' : undeclared identifier" -> "path:12: error: 'x' : undeclared identifier".
+std::string rewrite_log(const std::string& log, const fs::path& file) {
+  static const std::regex located(R"(^(ERROR|WARNING): (.*?):([0-9]+): (.*)$)");
+  static const std::regex summary(R"(^(ERROR|WARNING): [0-9]+ compilation (errors|warnings)\..*$)");
+  std::string out;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || std::regex_match(line, summary)) continue;
+    std::smatch m;
+    if (std::regex_match(line, m, located)) {
+      out += m[2].str() + ":" + m[3].str() + ": " + (m[1] == "ERROR" ? "error: " : "warning: ") + m[4].str() + "\n";
+    } else if (line.rfind("ERROR: ", 0) == 0) {
+      out += file.string() + ": error: " + line.substr(7) + "\n";
+    } else if (line.rfind("WARNING: ", 0) == 0) {
+      out += file.string() + ": warning: " + line.substr(9) + "\n";
+    } else {
+      out += file.string() + ": " + line + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Stage> stage_from_path(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext == ".vert") return Stage::kVertex;
+  if (ext == ".tesc") return Stage::kTessControl;
+  if (ext == ".tese") return Stage::kTessEval;
+  if (ext == ".geom") return Stage::kGeometry;
+  if (ext == ".frag") return Stage::kFragment;
+  if (ext == ".comp") return Stage::kCompute;
+  return std::nullopt;
+}
+
+std::string_view stage_name(Stage s) {
+  static constexpr std::string_view names[] = {"vert", "tesc", "tese", "geom", "frag", "comp"};
+  return names[static_cast<int>(s)];
+}
+
+std::optional<TargetEnv> parse_target_env(std::string_view text) {
+  if (text == "vulkan1.0") return TargetEnv::kVulkan1_0;
+  if (text == "vulkan1.1") return TargetEnv::kVulkan1_1;
+  if (text == "vulkan1.2") return TargetEnv::kVulkan1_2;
+  if (text == "vulkan1.3") return TargetEnv::kVulkan1_3;
+  return std::nullopt;
+}
+
+std::string_view target_env_name(TargetEnv env) {
+  static constexpr std::string_view names[] = {"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"};
+  return names[static_cast<int>(env)];
+}
+
+std::string glslang_version() {
+  return "glslang " + std::to_string(GLSLANG_VERSION_MAJOR) + "." + std::to_string(GLSLANG_VERSION_MINOR) + "." +
+         std::to_string(GLSLANG_VERSION_PATCH);
+}
+
+Result<GlslOutput> compile_glsl(const GlslInput& input) {
+  initialise_glslang_once();
+  const EShLanguage lang = to_glslang(input.stage);
+  // The settings of `glslangValidator -V --target-env <env>`, so that the output is the same.
+  static constexpr glslang::EShTargetClientVersion client[] = {glslang::EShTargetVulkan_1_0, glslang::EShTargetVulkan_1_1,
+                                                               glslang::EShTargetVulkan_1_2, glslang::EShTargetVulkan_1_3};
+  static constexpr glslang::EShTargetLanguageVersion spirv_version[] = {glslang::EShTargetSpv_1_0, glslang::EShTargetSpv_1_3,
+                                                                        glslang::EShTargetSpv_1_5, glslang::EShTargetSpv_1_6};
+  const int env = static_cast<int>(input.target);
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+
+  std::string preamble;
+  for (const std::string& d : input.defines) {
+    const auto eq = d.find('=');
+    preamble += eq == std::string::npos ? "#define " + d + " 1\n" : "#define " + d.substr(0, eq) + " " + d.substr(eq + 1) + "\n";
+  }
+
+  glslang::TShader shader(lang);
+  const std::string name = input.file.string();
+  const char* text = input.source.c_str();
+  const int length = static_cast<int>(input.source.size());
+  const char* names[] = {name.c_str()};
+  shader.setStringsWithLengthsAndNames(&text, &length, names, 1);
+  shader.setPreamble(preamble.c_str());
+  shader.setEnvInput(glslang::EShSourceGlsl, lang, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, client[env]);
+  shader.setEnvTarget(glslang::EShTargetSpv, spirv_version[env]);
+
+  Includer includer(input.include_dirs);
+  const bool parsed = shader.parse(GetDefaultResources(), 100, false, messages, includer);
+  std::string log = rewrite_log(shader.getInfoLog(), input.file);
+  if (!parsed) return make_error(log.empty() ? name + ": error: compilation failed" : log.substr(0, log.size() - 1));
+
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages) || !program.mapIO()) {
+    log += rewrite_log(program.getInfoLog(), input.file);
+    return make_error(log.empty() ? name + ": error: link failed" : log.substr(0, log.size() - 1));
+  }
+  GlslOutput out;
+  spv::SpvBuildLogger logger;
+  glslang::SpvOptions options;
+  glslang::GlslangToSpv(*program.getIntermediate(lang), out.spirv, &logger, &options);
+  const std::string spv_messages = logger.getAllMessages();
+  if (!spv_messages.empty()) log += rewrite_log(spv_messages, input.file);
+  out.includes = std::move(includer.files);
+  out.warnings = std::move(log);
+  return out;
+}
+
+}  // namespace kiln::shadercache
