@@ -18,6 +18,12 @@ Result<Args> parse_args(int argc, char** argv) {
       args.help = true;
       continue;
     }
+    // Short options of subcommands take a value: -I dir, -o file.
+    if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
+      if (i + 1 >= argc) return make_error("option " + arg + " needs a value");
+      args.options.emplace_back(arg, argv[++i]);
+      continue;
+    }
     if (arg.rfind("--", 0) != 0 || arg == "--") {
       args.words.push_back(arg);
       continue;
@@ -31,17 +37,39 @@ Result<Args> parse_args(int argc, char** argv) {
     }
     const bool known = name == "--config" || std::any_of(settings.begin(), settings.end(),
                                                          [&](const SettingInfo& s) { return s.flag == name; });
-    if (!known) return make_error("unknown option " + name + " (see kiln --help)");
     if (!has_value) {
       if (i + 1 >= argc) return make_error("option " + name + " needs a value");
       value = argv[++i];
     }
     if (name == "--config")
       args.config.file = value;
-    else
+    else if (known)
       args.config.flags.emplace_back(name, value);
+    else
+      args.options.emplace_back(name, value);  // the subcommand checks it
   }
   return args;
+}
+
+std::string Args::option(const std::string& name, const std::string& fallback) const {
+  std::string value = fallback;
+  for (const auto& [n, v] : options)
+    if (n == name) value = v;
+  return value;
+}
+
+std::vector<std::string> Args::option_values(const std::string& name) const {
+  std::vector<std::string> values;
+  for (const auto& [n, v] : options)
+    if (n == name) values.push_back(v);
+  return values;
+}
+
+Status Args::check_options(const std::vector<std::string>& allowed) const {
+  for (const auto& [n, v] : options)
+    if (std::find(allowed.begin(), allowed.end(), n) == allowed.end())
+      return make_error("unknown option " + n + " (see kiln --help)");
+  return {};
 }
 
 }  // namespace kiln::cli

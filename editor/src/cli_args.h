@@ -14,6 +14,14 @@ struct Args {
   ConfigInputs config;
   bool json = false;
   bool help = false;
+  // Options of the subcommand (not settings): "--pass" -> "Forward", "-I" -> "dir", in order.
+  std::vector<std::pair<std::string, std::string>> options;
+
+  // The last value of an option, or `fallback`.
+  std::string option(const std::string& name, const std::string& fallback = "") const;
+  std::vector<std::string> option_values(const std::string& name) const;
+  // Fails naming the first option not in `allowed`.
+  Status check_options(const std::vector<std::string>& allowed) const;
 };
 
 // Fails on an unknown option or a missing value; the message names the option.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cache_commands.h"
+#include "shader_commands.h"
 #include "cli_args.h"
 #include "kiln/core/config.h"
 
@@ -22,6 +23,11 @@ void print_help() {
       "  config          the resolved configuration, each value with where it came from\n"
       "  cache prune     apply the size cap and namespace limit to the persistent caches\n"
       "  cache verify    check every cached blob, deleting corrupt ones\n"
+      "  shader compile <file> [--keywords A,B] [--pass P] [--target-env vulkan1.0..1.3]\n"
+      "                 [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [-o out]\n"
+      "                  one variant, through the variant cache and its persistent level\n"
+      "  shader reflect <file> [same options]   its reflection record (--json: the stored JSON)\n"
+      "  probe variants  the shader-variant seed's regression checks on a live cache\n"
       "\n"
       "options:\n"
       "  --config PATH   project config file (default: KILN_CONFIG, else ./kiln.json if present)\n"
@@ -46,6 +52,13 @@ int main(int argc, char** argv) {
     return cli::kExitOk;
   }
   const std::string command = args->words.empty() ? "info" : args->words[0];
+  if (command == "probe") return cli::run_probe_command(*args);
+  if (command != "shader") {
+    if (auto s = args->check_options({}); !s) {
+      std::fprintf(stderr, "kiln: %s\n", s.error().message.c_str());
+      return cli::kExitUsage;
+    }
+  }
   if (command == "version") {
     std::printf("%s\n", version_line().c_str());
     return cli::kExitOk;
@@ -61,6 +74,7 @@ int main(int argc, char** argv) {
     return cli::kExitOk;
   }
   if (command == "cache") return cli::run_cache_command(*args, *config);
+  if (command == "shader") return cli::run_shader_command(*args, *config);
   std::fprintf(stderr, "kiln: unknown command '%s' (see kiln --help)\n", command.c_str());
   return cli::kExitUsage;
 }

@@ -62,6 +62,7 @@ ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stage
     merged.keywords.insert(s.keywords.begin(), s.keywords.end());
     merged.passes.insert(s.passes.begin(), s.passes.end());
   }
+  merged.declares_passes = !merged.passes.empty();
   if (merged.passes.empty()) merged.passes.insert("Main");
   return merged;
 }

@@ -23,6 +23,7 @@ namespace kiln::materials {
 struct ShaderDeclaration {
   std::set<std::string> keywords;
   std::set<std::string> passes;
+  bool declares_passes = false;  // false: the implicit single pass "Main", which defines nothing
 };
 
 // Reads the kiln pragmas of one source file. Errors name `file:line`.

@@ -1,0 +1,100 @@
+#pragma once
+// ShaderLibrary: the shaders of one project, compiled on demand through a VariantCache with a
+// persistent level in a BlobStore.
+//
+// A shader id names its stage files relative to the project root: "shaders/lit" is every existing
+// shaders/lit.{vert,tesc,tese,geom,frag,comp}; an id with a stage extension ("shaders/lit.frag") is
+// that file alone. Its declaration (#pragma kiln, see materials/shader_declaration.h) decides which
+// requests are legal.
+//
+// Each shader has an in-session revision, bumped by file_changed() for its stage files and every
+// file they include; the bump invalidates exactly that shader's stale variants. The persistent level
+// is keyed by content instead — the sources and includes, pass, keywords — under a namespace of the
+// compiler and SPIRV-Cross versions, target environment, backend and options: a restarted editor or
+// a second cook hits the disk; a failed compile is never stored.
+//
+// Thread-safety: every member function may be called from any thread; compiles of different keys
+// run in parallel on the calling threads.
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kiln/cache/blob_store.h"
+#include "kiln/materials/shader_declaration.h"
+#include "kiln/shadercache/glsl_compiler.h"
+#include "kiln/shadercache/reflection.h"
+#include "kiln/shadercache/variant_cache.h"
+
+namespace kiln::shadercache {
+
+struct ShaderLibraryOptions {
+  std::filesystem::path root;
+  std::vector<std::filesystem::path> include_dirs;  // searched after the including file's directory
+  TargetEnv target = TargetEnv::kVulkan1_0;
+  Backend backend = Backend::kSpirv;
+  cache::BlobStore* store = nullptr;  // the persistent level; nullptr turns it off
+  std::size_t memory_budget_bytes = std::size_t{512} << 20;
+};
+
+struct ShaderProgram {
+  std::string id;
+  std::vector<std::string> stage_files;  // relative to the root, in stage order
+  materials::ShaderDeclaration declaration;
+};
+
+struct ShaderLibraryStats {
+  std::uint64_t disk_hits = 0;
+  std::uint64_t disk_misses = 0;
+  std::uint64_t compiles = 0;        // glslang runs of whole variants
+  std::uint64_t compile_errors = 0;
+  std::uint64_t undecodable_blobs = 0;
+};
+
+class ShaderLibrary {
+ public:
+  explicit ShaderLibrary(ShaderLibraryOptions options);
+
+  Result<ShaderProgram> program(const std::string& id);
+  int revision(const std::string& id) const;
+
+  // The variant of `id` for `pass` and `keywords` at the shader's current revision. An unknown
+  // keyword or pass is an error naming it, the shader and the legal set.
+  Result<VariantCache::Handle> variant(const std::string& id, const std::string& pass,
+                                       const std::vector<std::string>& keywords);
+  materials::VariantKey key(const std::string& id, const std::string& pass, const std::vector<std::string>& keywords) const;
+
+  // `file` (relative to the root or absolute) changed on disk: bumps the revision of every shader
+  // that reads it and drops their stale variants. Returns those shaders' ids.
+  std::vector<std::string> file_changed(const std::filesystem::path& file);
+
+  VariantCache& cache() { return cache_; }
+  ShaderLibraryStats stats() const;
+  const cache::BlobNamespace* disk_namespace() const { return ns_ ? &*ns_ : nullptr; }
+  // The namespace identity of this library's persistent level (compiler, backend, target, ...).
+  std::vector<std::pair<std::string, std::string>> namespace_identity() const;
+
+ private:
+  Result<CompiledVariant> build(const materials::VariantKey& key);
+  Result<CompiledVariant> compile(const materials::VariantKey& key, const ShaderProgram& program);
+  std::filesystem::path absolute(const std::string& relative) const;
+  std::string relative(const std::filesystem::path& file) const;
+
+  ShaderLibraryOptions options_;
+  std::vector<std::filesystem::path> include_dirs_;  // absolute
+  std::optional<cache::BlobNamespace> ns_;
+  VariantCache cache_;
+  mutable std::mutex mu_;  // guards the maps below
+  std::map<std::string, int> revisions_;
+  std::map<std::string, ShaderProgram> programs_;
+  std::map<std::string, std::set<std::string>> dependencies_;  // shader -> files it reads (relative)
+  std::atomic<std::uint64_t> disk_hits_{0}, disk_misses_{0}, compiles_{0}, compile_errors_{0}, undecodable_{0};
+};
+
+}  // namespace kiln::shadercache

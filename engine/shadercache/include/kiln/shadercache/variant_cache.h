@@ -1,0 +1,76 @@
+#pragma once
+// VariantCache: owns the compiled variants of a session (seed shader-variant-cache.zh.txt).
+// get_or_compile (the seed's GetOrCompile) calls the compiler only on a miss; concurrent requests
+// for one key compile once (single flight through engine/cache); different keys compile in
+// parallel. invalidate_shader (InvalidateShader) drops the variants of one shader whose revision is
+// not current — through a shader -> keys index, O(variants of that shader) — and touches no other
+// shader. count() is the seed's Count.
+//
+// A failed compile is never cached; the last good variant of the same shader, pass and keywords
+// stays available through last_good(), marked stale by its older revision.
+//
+// Thread-safety: every member function may be called from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/cache/two_level_cache.h"
+#include "kiln/materials/variant_key.h"
+
+namespace kiln::shadercache {
+
+struct CompiledStage {
+  std::string stage;                 // "vert", "frag", "comp", ...
+  std::string file;                  // the stage's source, relative to the project root
+  std::vector<std::uint32_t> spirv;
+  std::string reflection_json;       // reflect_spirv()
+  std::string backend_source;        // cross-compiled source, empty for the SPIR-V backend
+};
+
+struct CompiledVariant {
+  std::vector<CompiledStage> stages;
+  std::vector<std::string> dependencies;  // every file read: stage sources and includes
+  bool from_disk = false;                 // served by the persistent store, not compiled
+  std::size_t bytes() const;
+};
+
+class VariantCache {
+ public:
+  using Key = materials::VariantKey;
+  using Handle = cache::Pinned<CompiledVariant>;
+  using Compiler = std::function<Result<CompiledVariant>(const Key&)>;
+
+  explicit VariantCache(std::size_t memory_budget_bytes = std::size_t{512} << 20);
+
+  Result<Handle> get_or_compile(const Key& key, const Compiler& compiler);
+  std::size_t invalidate_shader(const std::string& shader, int current_revision);
+  std::size_t count() const;
+
+  struct LastGood {
+    Handle variant;
+    int revision;  // older than the request's: the variant is stale
+  };
+  // The newest good variant of key's shader, pass and keywords, whatever its revision.
+  std::optional<LastGood> last_good(const Key& key) const;
+
+  std::uint64_t requests() const { return requests_.load(); }
+  std::uint64_t compiles() const { return compiles_.load(); }
+  cache::TwoLevelCacheStats stats() const { return cache_.stats(); }
+
+ private:
+  cache::TwoLevelCache<Key, CompiledVariant, materials::VariantKeyHash> cache_;
+  std::atomic<std::uint64_t> requests_{0}, compiles_{0};
+  mutable std::mutex last_good_mu_;
+  std::map<std::string, LastGood> last_good_;  // "shader|pass|keywords"
+};
+
+// The tag of every variant of `shader` (the index behind invalidate_shader).
+cache::Tag shader_tag(const std::string& shader);
+
+}  // namespace kiln::shadercache

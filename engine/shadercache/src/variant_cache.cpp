@@ -1,0 +1,59 @@
+#include "kiln/shadercache/variant_cache.h"
+
+#include "kiln/cache/hash.h"
+
+namespace kiln::shadercache {
+namespace {
+
+std::string identity_without_revision(const materials::VariantKey& k) {
+  return k.shader + "|" + k.pass + "|" + k.keywords;
+}
+
+}  // namespace
+
+std::size_t CompiledVariant::bytes() const {
+  std::size_t n = sizeof(*this);
+  for (const auto& s : stages)
+    n += sizeof(s) + s.spirv.size() * 4 + s.reflection_json.size() + s.backend_source.size() + s.file.size();
+  for (const auto& d : dependencies) n += d.size() + sizeof(d);
+  return n;
+}
+
+cache::Tag shader_tag(const std::string& shader) { return cache::xxh3_64("shader:" + shader); }
+
+VariantCache::VariantCache(std::size_t memory_budget_bytes)
+    : cache_({.budget_bytes = memory_budget_bytes, .l1_entries = 8, .shards = 16}) {}
+
+Result<VariantCache::Handle> VariantCache::get_or_compile(const Key& key, const Compiler& compiler) {
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  auto result = cache_.get(key, [&]() -> Result<cache::Loaded<CompiledVariant>> {
+    compiles_.fetch_add(1, std::memory_order_relaxed);
+    auto compiled = compiler(key);
+    if (!compiled) return compiled.error();
+    const std::size_t bytes = compiled->bytes();
+    return cache::Loaded<CompiledVariant>{std::move(*compiled), bytes, {shader_tag(key.shader)}};
+  });
+  if (result) {
+    std::lock_guard lock(last_good_mu_);
+    auto& slot = last_good_[identity_without_revision(key)];
+    if (!slot.variant || slot.revision <= key.source_revision) slot = LastGood{*result, key.source_revision};
+  }
+  return result;
+}
+
+std::size_t VariantCache::invalidate_shader(const std::string& shader, int current_revision) {
+  return cache_.invalidate_tag_if(shader_tag(shader), [&](const Key& k) {
+    return k.shader == shader && k.source_revision != current_revision;
+  });
+}
+
+std::size_t VariantCache::count() const { return cache_.stats().entries; }
+
+std::optional<VariantCache::LastGood> VariantCache::last_good(const Key& key) const {
+  std::lock_guard lock(last_good_mu_);
+  auto it = last_good_.find(identity_without_revision(key));
+  if (it == last_good_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace kiln::shadercache
