@@ -47,3 +47,41 @@ TEST_CASE("kiln cache verify and prune run on the configured root") {
   CHECK(r.output.find("prune ") == 0);
 }
 }
+
+TEST_SUITE("editor") {
+TEST_CASE("kiln shader compile: a second process hits the disk and writes the same SPIR-V") {
+  test::TempDir dir("cli");
+  const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
+  const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+  auto first = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass", "Forward",
+                                  "--json", "-o", (dir / "a.spv").string()}, env);
+  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+  auto second = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "SKIN,FOG", "--pass", "Forward",
+                                   "--json", "-o", (dir / "b.spv").string()}, env);
+  REQUIRE_MESSAGE(second.exit_code == 0, second.output);
+  CHECK(nlohmann::json::parse(first.output)["result"] == "compiled");
+  CHECK(nlohmann::json::parse(second.output)["result"] == "disk hit");
+  std::ifstream a(dir / "a.spv", std::ios::binary), b(dir / "b.spv", std::ios::binary);
+  const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+  CHECK(sa.size() > 1000);
+  CHECK(sa == sb);
+  // The kill switch: no persistent level, so a compile again.
+  auto off = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass", "Forward",
+                                "--json", "--shaders-disk-cache", "false"}, env);
+  REQUIRE_MESSAGE(off.exit_code == 0, off.output);
+  CHECK(nlohmann::json::parse(off.output)["result"] == "compiled");
+}
+
+TEST_CASE("kiln shader compile reports an unknown keyword and a broken shader with exit code 1") {
+  test::TempDir dir("cli");
+  const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+  const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
+  auto r = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOGG"}, env);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("unknown keyword 'FOGG'") != std::string::npos);
+  std::ofstream(dir / "bad.frag") << "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = nope; }\n";
+  r = test::run_process({KILN_CLI, "shader", "compile", (dir / "bad.frag").string()}, env);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find((dir / "bad.frag").string() + ":3: error: 'nope' : undeclared identifier") != std::string::npos);
+}
+}

@@ -1,0 +1,251 @@
+#include <doctest/doctest.h>
+
+#include <barrier>
+#include <fstream>
+#include <thread>
+
+#include "child_process.h"
+#include "kiln/materials/material.h"
+#include "kiln/shadercache/shader_library.h"
+#include "temp_dir.h"
+
+using namespace kiln;
+using namespace kiln::shadercache;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path copy_assets(const test::TempDir& dir) {
+  const fs::path to = dir / "assets";
+  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", to, fs::copy_options::recursive);
+  return to;
+}
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::trunc) << text; }
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
+  std::string text = read_text(p);
+  const auto at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from << " not in " << p);
+  text.replace(at, from.size(), to);
+  write_text(p, text);
+}
+
+std::unique_ptr<cache::BlobStore> open_store(const fs::path& root) {
+  auto s = cache::BlobStore::open({.root = root, .background_writes = false});
+  REQUIRE(s);
+  return std::move(*s);
+}
+
+}  // namespace
+
+TEST_SUITE("shadercache") {
+
+TEST_CASE("every sample variant is valid SPIR-V and byte-identical to glslangValidator's") {
+  test::TempDir dir("spv");
+  const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+  ShaderLibrary library({.root = assets});
+  int compared = 0;
+  for (const auto& entry : fs::directory_iterator(assets / "materials")) {
+    auto material = materials::load_material(entry.path().string());
+    REQUIRE_MESSAGE(material, material.error().message);
+    auto program = library.program(material->shader);
+    REQUIRE_MESSAGE(program, program.error().message);
+    REQUIRE(materials::check_material_keywords(*material, program->declaration));
+    for (const std::string& pass : program->declaration.passes) {
+      auto variant = library.variant(material->shader, pass, material->keywords);
+      REQUIRE_MESSAGE(variant, variant.error().message);
+      REQUIRE((*variant)->stages.size() == program->stage_files.size());
+      for (const CompiledStage& stage : (*variant)->stages) {
+        const fs::path ours = dir / ("kiln-" + std::to_string(compared) + ".spv");
+        std::ofstream(ours, std::ios::binary)
+            .write(reinterpret_cast<const char*>(stage.spirv.data()), std::streamsize(stage.spirv.size() * 4));
+        auto val = test::run_process({"/usr/bin/spirv-val", "--target-env", "vulkan1.0", ours.string()});
+        CHECK_MESSAGE(val.exit_code == 0, stage.file << " " << pass << ": " << val.output);
+
+        std::vector<std::string> argv = {"/usr/bin/glslangValidator", "-V"};
+        for (const auto& k : material->keywords) argv.push_back("-D" + k + "=1");
+        if (program->declaration.declares_passes) argv.push_back("-D" + materials::pass_define(pass) + "=1");
+        const fs::path reference = dir / ("ref-" + std::to_string(compared) + ".spv");
+        argv.insert(argv.end(), {(assets / stage.file).string(), "-o", reference.string()});
+        auto ref = test::run_process(argv);
+        REQUIRE_MESSAGE(ref.exit_code == 0, ref.output);
+        CHECK_MESSAGE(read_text(ours) == read_text(reference), stage.file << " pass " << pass << " differs from glslangValidator");
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared >= 20);
+}
+
+TEST_CASE("the target environment reaches the SPIR-V as glslangValidator's --target-env does") {
+  test::TempDir dir("spv");
+  const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+  ShaderLibrary library({.root = assets, .target = TargetEnv::kVulkan1_2});
+  auto variant = library.variant("shaders/post_bloom", "Main", {"HDR"});
+  REQUIRE(variant);
+  const auto& spirv = (*variant)->stages.at(0).spirv;
+  CHECK(spirv.at(1) == 0x00010500u);  // SPIR-V 1.5 for Vulkan 1.2
+  std::ofstream(dir / "k.spv", std::ios::binary).write(reinterpret_cast<const char*>(spirv.data()), std::streamsize(spirv.size() * 4));
+  auto ref = test::run_process({"/usr/bin/glslangValidator", "-V", "--target-env", "vulkan1.2", "-DHDR=1",
+                                (assets / "shaders/post_bloom.comp").string(), "-o", (dir / "r.spv").string()});
+  REQUIRE(ref.exit_code == 0);
+  CHECK(read_text(dir / "k.spv") == read_text(dir / "r.spv"));
+}
+
+TEST_CASE("eight threads asking for one variant compile it once") {
+  ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+  std::barrier start(8);
+  std::vector<std::thread> threads;
+  std::vector<const CompiledVariant*> seen(8);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      auto v = library.variant("shaders/lit", "Forward", {"FOG", "SKIN"});
+      REQUIRE(v);
+      seen[t] = v->get();
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(library.stats().compiles == 1);
+  CHECK(library.cache().compiles() == 1);
+  CHECK(library.cache().requests() == 8);
+  for (auto* p : seen) CHECK(p == seen[0]);
+}
+
+TEST_CASE("an include edit invalidates every shader that includes it and nothing else") {
+  test::TempDir dir("incl");
+  const fs::path assets = copy_assets(dir);
+  ShaderLibrary library({.root = assets});
+  REQUIRE(library.variant("shaders/lit", "Forward", {"FOG"}));
+  REQUIRE(library.variant("shaders/lit", "Shadow", {}));
+  REQUIRE(library.variant("shaders/unlit", "Forward", {"FOG"}));
+  REQUIRE(library.variant("shaders/post_bloom", "Main", {}));
+  CHECK(library.cache().count() == 4);
+
+  auto affected = library.file_changed("shaders/common/lighting.glsl");
+  CHECK(affected == std::vector<std::string>{"shaders/lit"});
+  CHECK(library.cache().count() == 2);  // both lit variants went, unlit and bloom stayed
+  CHECK(library.revision("shaders/lit") == 2);
+  CHECK(library.revision("shaders/unlit") == 1);
+
+  affected = library.file_changed(assets / "shaders/common/camera.glsl");
+  CHECK(affected == std::vector<std::string>{"shaders/lit", "shaders/unlit"});
+  CHECK(library.cache().count() == 1);
+  const auto compiles = library.stats().compiles;
+  REQUIRE(library.variant("shaders/post_bloom", "Main", {}));
+  CHECK(library.stats().compiles == compiles);  // untouched: still a hit
+}
+
+TEST_CASE("a new process's library hits the disk - and another backend's namespace serves nothing") {
+  test::TempDir dir("disk");
+  const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+  {
+    auto store = open_store(dir / "cache");
+    ShaderLibrary first({.root = assets, .store = store.get()});
+    REQUIRE(first.variant("shaders/lit", "Forward", {"FOG", "NORMALMAP"}));
+    REQUIRE(first.variant("shaders/unlit", "Forward", {}));
+    CHECK(first.stats().compiles == 2);
+    CHECK(first.stats().disk_misses == 2);
+  }
+  {
+    auto store = open_store(dir / "cache");
+    ShaderLibrary second({.root = assets, .store = store.get()});
+    auto v = second.variant("shaders/lit", "Forward", {"NORMALMAP", "FOG"});
+    REQUIRE(v);
+    CHECK((*v)->from_disk);
+    REQUIRE(second.variant("shaders/unlit", "Forward", {}));
+    CHECK(second.stats().compiles == 0);
+    CHECK(second.stats().disk_hits == 2);
+    CHECK((*v)->stages.size() == 2);
+    CHECK_FALSE((*v)->stages[1].reflection_json.empty());
+  }
+  {
+    auto store = open_store(dir / "cache");
+    ShaderLibrary glsl({.root = assets, .backend = Backend::kGlsl, .store = store.get()});
+    auto v = glsl.variant("shaders/lit", "Forward", {"FOG", "NORMALMAP"});
+    REQUIRE(v);
+    CHECK(glsl.stats().disk_hits == 0);
+    CHECK(glsl.stats().compiles == 1);
+    CHECK((*v)->stages[1].backend_source.find("#version 450") != std::string::npos);
+  }
+}
+
+TEST_CASE("a broken edit reports file:line - keeps the last good variant - a fix recovers - a revert hits the disk") {
+  test::TempDir dir("broken");
+  const fs::path assets = copy_assets(dir);
+  auto store = open_store(dir / "cache");
+  ShaderLibrary library({.root = assets, .store = store.get()});
+  const fs::path frag = assets / "shaders/unlit.frag";
+  const std::string original = read_text(frag);
+  auto good = library.variant("shaders/unlit", "Forward", {"FOG"});
+  REQUIRE(good);
+
+  replace_in(frag, "out_color = c;", "out_color = c + undefined_thing;");
+  library.file_changed(frag);
+  auto broken = library.variant("shaders/unlit", "Forward", {"FOG"});
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().message.find(frag.string() + ":29: error:") != std::string::npos);
+  CHECK(broken.error().message.find("undefined_thing") != std::string::npos);
+  auto last = library.cache().last_good(library.key("shaders/unlit", "Forward", {"FOG"}));
+  REQUIRE(last);
+  CHECK(last->variant.get() == good->get());
+  CHECK(last->revision == 1);  // stale: the current revision is 2
+  CHECK(library.revision("shaders/unlit") == 2);
+
+  // An error in an include names the include's line.
+  write_text(frag, original);
+  replace_in(assets / "shaders/common/fog.glsl", "float d =", "float d = nope +");
+  library.file_changed(assets / "shaders/common/fog.glsl");
+  auto in_include = library.variant("shaders/unlit", "Forward", {"FOG"});
+  REQUIRE_FALSE(in_include);
+  CHECK(in_include.error().message.find((assets / "shaders/common/fog.glsl").string() + ":6: error:") != std::string::npos);
+
+  // Reverting to content the store has seen is a disk hit, not a compile.
+  replace_in(assets / "shaders/common/fog.glsl", "float d = nope +", "float d =");
+  library.file_changed(assets / "shaders/common/fog.glsl");
+  const auto compiles = library.stats().compiles;
+  auto fixed = library.variant("shaders/unlit", "Forward", {"FOG"});
+  REQUIRE(fixed);
+  CHECK((*fixed)->from_disk);
+  CHECK(library.stats().compiles == compiles);
+  CHECK(library.cache().last_good(library.key("shaders/unlit", "Forward", {"FOG"}))->revision == 4);
+}
+
+TEST_CASE("an unknown keyword or pass is refused before any compile") {
+  ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+  auto v = library.variant("shaders/lit", "Forward", {"FOG", "GLOW"});
+  REQUIRE_FALSE(v);
+  CHECK(v.error().message == "unknown keyword 'GLOW' for shader shaders/lit (legal keywords: ALPHA_TEST FOG NORMALMAP SKIN)");
+  auto p = library.variant("shaders/unlit", "Shadow", {});
+  REQUIRE_FALSE(p);
+  CHECK(p.error().message == "shader shaders/unlit has no pass 'Shadow' (passes: Forward)");
+  CHECK_FALSE(library.variant("shaders/nothing", "Main", {}));
+  CHECK(library.stats().compiles == 0);
+}
+
+TEST_CASE("reflection records bindings - push constants - interface and specialization constants") {
+  ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+  auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP", "SKIN"});
+  REQUIRE(v);
+  const auto vert = nlohmann::json::parse((*v)->stages.at(0).reflection_json);
+  const auto frag = nlohmann::json::parse((*v)->stages.at(1).reflection_json);
+  CHECK(vert["push_constants"][0]["size"] == 64);
+  bool skin = false;
+  for (const auto& b : vert["bindings"])
+    if (b["name"] == "Skin") skin = b["kind"] == "storage_buffer" && b["set"] == 1 && b["binding"] == 0;
+  CHECK(skin);
+  CHECK(vert["inputs"].size() == 6);
+  CHECK(frag["specialization_constants"][0]["name"] == "LIGHT_COUNT");
+  CHECK(frag["outputs"][0]["type"] == "vec4");
+  CHECK(frag["bindings"].size() == 4);
+  auto comp = library.variant("shaders/post_bloom", "Main", {});
+  REQUIRE(comp);
+  CHECK(nlohmann::json::parse((*comp)->stages.at(0).reflection_json)["local_size"] == nlohmann::json::array({64, 1, 1}));
+}
+}
