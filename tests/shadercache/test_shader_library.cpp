@@ -98,7 +98,7 @@ TEST_CASE("the target environment reaches the SPIR-V as glslangValidator's --tar
   CHECK(read_text(dir / "k.spv") == read_text(dir / "r.spv"));
 }
 
-TEST_CASE("eight threads asking for one variant compile it once") {
+TEST_CASE("eight threads asking for one variant compile it once" * doctest::test_suite("shadercache/concurrent")) {
   ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
   std::barrier start(8);
   std::vector<std::thread> threads;

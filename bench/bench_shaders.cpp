@@ -1,0 +1,135 @@
+// Shader variants, side by side with the naive pipeline (issue 3). Run:
+//   build/release/bench/bench_shaders [assets-dir]
+// 1. cold: every sample variant compiled in this process (glslang initialised once), against one
+//    `glslangValidator -V` process per stage of every variant — the naive pipeline;
+// 2. warm: the same variants loaded from the persistent store by a fresh library;
+// 3. hits: ns per ShaderLibrary::variant() hit, 1 and 2 threads.
+
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "kiln/materials/material.h"
+#include "kiln/shadercache/shader_library.h"
+
+extern char** environ;
+
+using namespace kiln;
+using namespace kiln::shadercache;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Request {
+  std::string shader, pass;
+  std::vector<std::string> keywords;
+};
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+int run(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path assets = argc > 1 ? fs::path(argv[1]) : fs::path(KILN_SOURCE_DIR) / "assets";
+  std::string tmp_pattern = (fs::temp_directory_path() / "kiln-bench-shaders-XXXXXX").string();
+  const fs::path tmp = ::mkdtemp(tmp_pattern.data());
+
+  // The variants the sample materials use, in every pass of their shaders.
+  std::vector<Request> requests;
+  {
+    ShaderLibrary probe({.root = assets});
+    for (const auto& entry : fs::directory_iterator(assets / "materials")) {
+      auto m = materials::load_material(entry.path().string());
+      if (!m) return std::fprintf(stderr, "%s\n", m.error().message.c_str()), 1;
+      auto p = probe.program(m->shader);
+      if (!p) return std::fprintf(stderr, "%s\n", p.error().message.c_str()), 1;
+      for (const auto& pass : p->declaration.passes) requests.push_back({m->shader, pass, m->keywords});
+    }
+  }
+
+  auto store = std::move(*cache::BlobStore::open({.root = tmp / "cache"}));
+  const auto cold_start = Clock::now();
+  std::size_t stages = 0;
+  {
+    ShaderLibrary cold({.root = assets, .store = store.get()});
+    for (const auto& r : requests) {
+      auto v = cold.variant(r.shader, r.pass, r.keywords);
+      if (!v) return std::fprintf(stderr, "%s\n", v.error().message.c_str()), 1;
+      stages += (*v)->stages.size();
+    }
+  }
+  const double cold_ms = ms_since(cold_start);
+  store->flush();
+
+  // The naive pipeline: one glslangValidator process per stage of every variant.
+  const auto naive_start = Clock::now();
+  {
+    ShaderLibrary probe({.root = assets});
+    for (const auto& r : requests) {
+      auto p = probe.program(r.shader);
+      for (const auto& file : p->stage_files) {
+        std::vector<std::string> args = {"/usr/bin/glslangValidator", "-V", "-o", (tmp / "out.spv").string()};
+        for (const auto& k : r.keywords) args.push_back("-D" + k + "=1");
+        if (p->declaration.declares_passes) args.push_back("-D" + materials::pass_define(r.pass) + "=1");
+        args.push_back((assets / file).string());
+        if (run(args) != 0) return std::fprintf(stderr, "glslangValidator failed on %s\n", file.c_str()), 1;
+      }
+    }
+  }
+  const double naive_ms = ms_since(naive_start);
+
+  const auto warm_start = Clock::now();
+  ShaderLibrary warm({.root = assets, .store = store.get()});
+  for (const auto& r : requests)
+    if (!warm.variant(r.shader, r.pass, r.keywords)) return 1;
+  const double warm_ms = ms_since(warm_start);
+  if (warm.stats().compiles != 0) return std::fprintf(stderr, "warm run compiled\n"), 1;
+
+  // Hits: every thread cycles over all requests of the warm library.
+  auto hits = [&](int threads) {
+    constexpr int kRounds = 20000;
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    const auto start = Clock::now();
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int i = 0; i < kRounds; ++i) {
+          const Request& r = requests[(i + t) % requests.size()];
+          if (!warm.variant(r.shader, r.pass, r.keywords)) std::abort();
+        }
+      });
+    for (auto& th : pool) th.join();
+    return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / (double(kRounds) * threads);
+  };
+  const double hit1 = hits(1), hit2 = hits(2);
+
+  std::printf("variants: %zu (%zu stages) from %s/materials\n", requests.size(), stages, assets.c_str());
+  std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms, cold_ms / requests.size());
+  std::printf("cold, glslangValidator per stage:      %8.1f ms  (%.2f ms per variant)\n", naive_ms, naive_ms / requests.size());
+  std::printf("  ratio naive / in-process:            %8.1fx\n", naive_ms / cold_ms);
+  std::printf("warm, disk hits (fresh library):       %8.1f ms  (%.3f ms per variant)\n", warm_ms, warm_ms / requests.size());
+  std::printf("  ratio cold in-process / warm:        %8.1fx\n", cold_ms / warm_ms);
+  std::printf("hit, ShaderLibrary::variant():         %8.0f ns (1 thread), %.0f ns per op (2 threads, wall/op/thread)\n",
+              hit1, hit2);
+  store.reset();
+  fs::remove_all(tmp);
+  return 0;
+}
