@@ -62,7 +62,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
   auto program = library.program(file);
   if (!program) return fail(program.error().message);
-  const std::string pass = args.option("--pass", *program->declaration.passes.begin());
+  const std::string pass = args.option("--pass", *(*program)->declaration.passes.begin());
   const auto keywords = split_keywords(args.option("--keywords"));
   const auto start = std::chrono::steady_clock::now();
   auto variant = library.variant(file, pass, keywords);

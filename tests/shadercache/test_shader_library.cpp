@@ -56,11 +56,12 @@ TEST_CASE("every sample variant is valid SPIR-V and byte-identical to glslangVal
     REQUIRE_MESSAGE(material, material.error().message);
     auto program = library.program(material->shader);
     REQUIRE_MESSAGE(program, program.error().message);
-    REQUIRE(materials::check_material_keywords(*material, program->declaration));
-    for (const std::string& pass : program->declaration.passes) {
+    const ShaderProgram& prog = **program;
+    REQUIRE(materials::check_material_keywords(*material, prog.declaration));
+    for (const std::string& pass : prog.declaration.passes) {
       auto variant = library.variant(material->shader, pass, material->keywords);
       REQUIRE_MESSAGE(variant, variant.error().message);
-      REQUIRE((*variant)->stages.size() == program->stage_files.size());
+      REQUIRE((*variant)->stages.size() == prog.stage_files.size());
       for (const CompiledStage& stage : (*variant)->stages) {
         const fs::path ours = dir / ("kiln-" + std::to_string(compared) + ".spv");
         std::ofstream(ours, std::ios::binary)
@@ -70,7 +71,7 @@ TEST_CASE("every sample variant is valid SPIR-V and byte-identical to glslangVal
 
         std::vector<std::string> argv = {"/usr/bin/glslangValidator", "-V"};
         for (const auto& k : material->keywords) argv.push_back("-D" + k + "=1");
-        if (program->declaration.declares_passes) argv.push_back("-D" + materials::pass_define(pass) + "=1");
+        if (prog.declaration.declares_passes) argv.push_back("-D" + materials::pass_define(pass) + "=1");
         const fs::path reference = dir / ("ref-" + std::to_string(compared) + ".spv");
         argv.insert(argv.end(), {(assets / stage.file).string(), "-o", reference.string()});
         auto ref = test::run_process(argv);

@@ -39,12 +39,13 @@ std::string ShaderLibrary::relative(const fs::path& file) const {
   return rel.empty() || rel.string().rfind("..", 0) == 0 ? normal.string() : rel.string();
 }
 
-Result<ShaderProgram> ShaderLibrary::program(const std::string& id) {
+Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::string& id) {
   {
     std::lock_guard lock(mu_);
     if (auto it = programs_.find(id); it != programs_.end()) return it->second;
   }
-  ShaderProgram p;
+  auto made = std::make_shared<ShaderProgram>();
+  ShaderProgram& p = *made;
   p.id = id;
   std::error_code ec;
   if (stage_from_path(id)) {
@@ -65,9 +66,10 @@ Result<ShaderProgram> ShaderLibrary::program(const std::string& id) {
     stages.push_back(*decl);
   }
   p.declaration = materials::merge_declarations(stages);
+  std::shared_ptr<const ShaderProgram> shared = std::move(made);
   std::lock_guard lock(mu_);
-  programs_[id] = p;
-  return p;
+  programs_[id] = shared;
+  return shared;
 }
 
 int ShaderLibrary::revision(const std::string& id) const {
@@ -85,7 +87,7 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
                                                     const std::vector<std::string>& keywords) {
   auto p = program(id);
   if (!p) return p.error();
-  if (auto s = materials::check_variant_request(id, p->declaration, pass, keywords); !s) return s.error();
+  if (auto s = materials::check_variant_request(id, (*p)->declaration, pass, keywords); !s) return s.error();
   return cache_.get_or_compile(key(id, pass, keywords), [this](const materials::VariantKey& k) { return build(k); });
 }
 
@@ -99,7 +101,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   content.update("kiln-variant|").update(key.pass).update("|").update(key.keywords).update("|");
   std::set<std::string> deps;
   bool complete = true;
-  for (const auto& file : p->stage_files) {
+  for (const auto& file : (*p)->stage_files) {
     std::string source;
     if (!read_text_file(absolute(file), source)) return make_error(absolute(file).string() + ": cannot read");
     content.update(file).update("\n").update(std::to_string(source.size())).update("\n").update(source);
@@ -130,7 +132,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     }
     disk_misses_.fetch_add(1, std::memory_order_relaxed);
   }
-  auto compiled = compile(key, *p);
+  auto compiled = compile(key, **p);
   if (!compiled) {
     compile_errors_.fetch_add(1, std::memory_order_relaxed);
     return compiled.error();
@@ -181,7 +183,7 @@ std::vector<std::string> ShaderLibrary::file_changed(const fs::path& file) {
     for (const auto& [id, deps] : dependencies_)
       if (deps.count(rel)) ids.insert(id);
     for (const auto& [id, p] : programs_)
-      for (const auto& f : p.stage_files)
+      for (const auto& f : p->stage_files)
         if (f == rel) ids.insert(id);
     for (const auto& id : ids) {
       programs_.erase(id);  // its pragmas may have changed

@@ -26,14 +26,17 @@ VariantCache::VariantCache(std::size_t memory_budget_bytes)
 
 Result<VariantCache::Handle> VariantCache::get_or_compile(const Key& key, const Compiler& compiler) {
   requests_.fetch_add(1, std::memory_order_relaxed);
+  bool loaded = false;
   auto result = cache_.get(key, [&]() -> Result<cache::Loaded<CompiledVariant>> {
     compiles_.fetch_add(1, std::memory_order_relaxed);
     auto compiled = compiler(key);
     if (!compiled) return compiled.error();
+    loaded = true;
     const std::size_t bytes = compiled->bytes();
     return cache::Loaded<CompiledVariant>{std::move(*compiled), bytes, {shader_tag(key.shader)}};
   });
-  if (result) {
+  // Only the request that produced a variant records it: hits stay off this lock.
+  if (loaded && result) {
     std::lock_guard lock(last_good_mu_);
     auto& slot = last_good_[identity_without_revision(key)];
     if (!slot.variant || slot.revision <= key.source_revision) slot = LastGood{*result, key.source_revision};

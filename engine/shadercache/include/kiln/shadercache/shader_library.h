@@ -61,7 +61,8 @@ class ShaderLibrary {
  public:
   explicit ShaderLibrary(ShaderLibraryOptions options);
 
-  Result<ShaderProgram> program(const std::string& id);
+  // Read once per revision of the shader; shared, immutable.
+  Result<std::shared_ptr<const ShaderProgram>> program(const std::string& id);
   int revision(const std::string& id) const;
 
   // The variant of `id` for `pass` and `keywords` at the shader's current revision. An unknown
@@ -92,7 +93,7 @@ class ShaderLibrary {
   VariantCache cache_;
   mutable std::mutex mu_;  // guards the maps below
   std::map<std::string, int> revisions_;
-  std::map<std::string, ShaderProgram> programs_;
+  std::map<std::string, std::shared_ptr<const ShaderProgram>> programs_;
   std::map<std::string, std::set<std::string>> dependencies_;  // shader -> files it reads (relative)
   std::atomic<std::uint64_t> disk_hits_{0}, disk_misses_{0}, compiles_{0}, compile_errors_{0}, undecodable_{0};
 };
