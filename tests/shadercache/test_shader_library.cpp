@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <barrier>
 #include <fstream>
 #include <thread>
@@ -189,8 +190,10 @@ TEST_CASE("a broken edit reports file:line - keeps the last good variant - a fix
 
   replace_in(frag, "out_color = c;", "out_color = c + undefined_thing;");
   library.file_changed(frag);
+  const auto writes_before = store->stats().writes;
   auto broken = library.variant("shaders/unlit", "Forward", {"FOG"});
   REQUIRE_FALSE(broken);
+  CHECK(store->stats().writes == writes_before);  // a failed compile is never stored
   CHECK(broken.error().message.find(frag.string() + ":29: error:") != std::string::npos);
   CHECK(broken.error().message.find("undefined_thing") != std::string::npos);
   auto last = library.cache().last_good(library.key("shaders/unlit", "Forward", {"FOG"}));
@@ -248,5 +251,48 @@ TEST_CASE("reflection records bindings - push constants - interface and speciali
   auto comp = library.variant("shaders/post_bloom", "Main", {});
   REQUIRE(comp);
   CHECK(nlohmann::json::parse((*comp)->stages.at(0).reflection_json)["local_size"] == nlohmann::json::array({64, 1, 1}));
+}
+}
+
+TEST_SUITE("shadercache") {
+TEST_CASE("each backend cross-compiles the variant - selected per library") {
+  const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+  const std::pair<Backend, const char*> expected[] = {{Backend::kGlsl, "#version 450"},
+                                                      {Backend::kEssl, "#version 310 es"},
+                                                      {Backend::kHlsl, "float4"},
+                                                      {Backend::kMsl, "#include <metal_stdlib>"}};
+  for (const auto& [backend, marker] : expected) {
+    ShaderLibrary library({.root = assets, .backend = backend});
+    auto v = library.variant("shaders/post_bloom", "Main", {"HDR"});
+    REQUIRE_MESSAGE(v, v.error().message);
+    CHECK_MESSAGE((*v)->stages[0].backend_source.find(marker) != std::string::npos, backend_name(backend));
+    CHECK_FALSE((*v)->stages[0].spirv.empty());  // the SPIR-V is kept too
+  }
+}
+}
+
+TEST_SUITE("shadercache/concurrent") {
+TEST_CASE("different variants compile in parallel threads to what one thread compiles") {
+  const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+  const std::vector<std::vector<std::string>> keyword_sets = {{}, {"FOG"}, {"SKIN"}, {"NORMALMAP", "FOG"},
+                                                              {"ALPHA_TEST"}, {"SKIN", "NORMALMAP"}};
+  ShaderLibrary serial({.root = assets});
+  std::vector<std::vector<std::uint32_t>> expected;
+  for (const auto& k : keyword_sets) expected.push_back((*serial.variant("shaders/lit", "Forward", k))->stages[1].spirv);
+
+  ShaderLibrary parallel({.root = assets});
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (std::size_t i = static_cast<std::size_t>(t); i < keyword_sets.size(); i += 3) {
+        auto v = parallel.variant("shaders/lit", "Forward", keyword_sets[i]);
+        if (!v || (*v)->stages[1].spirv != expected[i]) ++mismatches;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(mismatches == 0);
+  CHECK(parallel.stats().compiles == keyword_sets.size());
 }
 }
