@@ -48,8 +48,10 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
     auto opened = cache::BlobStore::open({.root = loaded.config.cache_root,
                                           .max_bytes = loaded.config.cache_disk_max_bytes,
                                           .keep_namespaces = loaded.config.cache_keep_builds});
-    if (!opened) return fail("kiln shader: " + opened.error().message);
-    store = std::move(*opened);
+    if (opened)
+      store = std::move(*opened);
+    else  // the cache is an optimisation: compile without it
+      std::fprintf(stderr, "kiln shader: persistent cache off: %s\n", opened.error().message.c_str());
   }
   ShaderLibraryOptions options;
   options.root = ".";

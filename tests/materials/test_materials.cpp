@@ -38,6 +38,12 @@ TEST_CASE("shader declarations come from #pragma kiln lines") {
   auto bad = parse_shader_declaration("lit.frag", "#version 450\n\n#pragma kiln kewords FOG\n");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.rfind("lit.frag:3: error: unknown '#pragma kiln kewords'", 0) == 0);
+  auto spaced = parse_shader_declaration("a.frag", "# pragma kiln keywords A\n");
+  REQUIRE(spaced);
+  CHECK(spaced->keywords == std::set<std::string>{"A"});
+  auto clash = parse_shader_declaration("a.frag", "#pragma kiln passes Shadow shadow\n");
+  REQUIRE_FALSE(clash);
+  CHECK(clash.error().message.find("differ only in case") != std::string::npos);
   const auto merged = merge_declarations({*parse_shader_declaration("a.vert", "#pragma kiln keywords A\n"),
                                           *parse_shader_declaration("a.frag", "#pragma kiln keywords B\n")});
   CHECK(merged.keywords == std::set<std::string>{"A", "B"});
@@ -54,7 +60,9 @@ TEST_CASE("an unknown keyword is an error naming it - the shader and the legal s
   auto p = check_variant_request("shaders/lit", d, "Shadow", {});
   REQUIRE_FALSE(p);
   CHECK(p.error().message == "shader shaders/lit has no pass 'Shadow' (passes: Forward)");
-  for (const char* bad : {"", "A;B", "A|B", "A B", "A\tB"}) CHECK_FALSE(check_keyword_syntax(bad));
+  for (const char* bad : {"", "A;B", "A|B", "A B", "A\tB", "1X", "FOG=0", "PRE-Z", "GL_FOG", "A__B"})
+    CHECK_MESSAGE(!check_keyword_syntax(bad), bad);
+  for (const char* good : {"FOG", "_X", "NORMAL_MAP2", "fog"}) CHECK_MESSAGE(check_keyword_syntax(good), good);
 }
 
 TEST_CASE("a material loads with its shader - keywords - params and textures") {
@@ -80,6 +88,9 @@ TEST_CASE("bad material JSON reports every problem as file: /pointer: problem") 
   CHECK(e.find("mats/bad.json: /textures/albedo: expected a texture path") != std::string::npos);
   CHECK(e.find("mats/bad.json: /colour: unknown field") != std::string::npos);
   CHECK(e.find("mats/bad.json: /shader: missing") != std::string::npos);
+  auto escaped = parse_material("m.json", R"({"shader": "s", "params": {"a/b~c": "x"}})");
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error().message.rfind("m.json: /params/a~1b~0c: ", 0) == 0);
   auto syntax = parse_material("mats/bad.json", "{\"shader\": \"x\",\n \"keywords\": [}");
   REQUIRE_FALSE(syntax);
   CHECK(syntax.error().message.rfind("mats/bad.json:2:", 0) == 0);

@@ -296,3 +296,26 @@ TEST_CASE("different variants compile in parallel threads to what one thread com
   CHECK(parallel.stats().compiles == keyword_sets.size());
 }
 }
+
+TEST_SUITE("shadercache") {
+TEST_CASE("a new file that an include would now find - or a commented-out-looking include - invalidates the shader") {
+  test::TempDir dir("resolve");
+  const fs::path root = dir / "proj";
+  fs::create_directories(root / "shaders");
+  fs::create_directories(root / "inc");
+  write_text(root / "inc/extra.glsl", "const float EXTRA = 1.0;\n");
+  write_text(root / "inc/other.glsl", "const float OTHER = 2.0;\n");
+  write_text(root / "shaders/s.frag",
+             "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"extra.glsl\"\n"
+             "/* note */ #include \"other.glsl\"\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(EXTRA + OTHER); }\n");
+  ShaderLibrary library({.root = root, .include_dirs = {"inc"}});
+  REQUIRE(library.variant("shaders/s", "Main", {}));
+  // A file next to the shader now wins over the include directory's.
+  write_text(root / "shaders/extra.glsl", "const float EXTRA = 3.0;\n");
+  CHECK(library.file_changed("shaders/extra.glsl") == std::vector<std::string>{"shaders/s"});
+  CHECK(library.file_changed("inc/other.glsl") == std::vector<std::string>{"shaders/s"});
+  // A new stage file belongs to the shader too.
+  CHECK(library.file_changed(root / "shaders/s.vert") == std::vector<std::string>{"shaders/s"});
+  CHECK(library.file_changed("shaders/unrelated.glsl").empty());
+}
+}

@@ -87,6 +87,16 @@ TEST_CASE("a failed compile is not cached and the last good variant stays availa
   CHECK_FALSE(c.last_good(VariantKey::create("Lit", "Shadow", {"FOG"}, 2)));
 }
 
+TEST_CASE("keeping last good variants does not stop the budget from evicting") {
+  VariantCache c(4096);
+  SeedCompiler compiler;
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(c.get_or_compile(VariantKey::create("S", "P", {"K" + std::to_string(i)}, 1), compiler.fn()));
+  CHECK(c.count() < 200);
+  CHECK(c.stats().evictions > 0);
+  CHECK(c.stats().bytes_in_use <= 4096 + 4096 / 8);
+}
+
 TEST_CASE("invalidate_shader scales with the variants of that shader through its index") {
   VariantCache c;
   SeedCompiler compiler;

@@ -165,17 +165,6 @@ std::optional<std::string> scalar_text(const json& v) {
   return std::nullopt;
 }
 
-// RFC 6901: '~' is written "~0" and '/' is written "~1".
-std::string escape_pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 Status apply_file(const fs::path& file, Config& config, std::map<std::string, std::string>& origin) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return make_error(file.string() + ": cannot open config file");
@@ -195,7 +184,7 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
       [&](const json& node, const std::string& dotted, const std::string& pointer) -> Status {
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string name = dotted.empty() ? it.key() : dotted + "." + it.key();
-      const std::string ptr = pointer + "/" + escape_pointer_token(it.key());
+      const std::string ptr = pointer + "/" + json_pointer_token(it.key());
       if (it->is_object()) {
         if (auto s = walk(*it, name, ptr); !s) return s;
         continue;

@@ -40,7 +40,7 @@ void read_keywords(const json& v, Material& m, Problems& p) {
 void read_params(const json& v, Material& m, Problems& p) {
   if (!v.is_object()) return p.add("/params", std::string("expected an object, got ") + type_name(v));
   for (auto it = v.begin(); it != v.end(); ++it) {
-    const std::string ptr = "/params/" + it.key();
+    const std::string ptr = "/params/" + json_pointer_token(it.key());
     std::vector<double> values;
     if (it->is_number()) {
       values.push_back(it->get<double>());
@@ -66,7 +66,7 @@ void read_textures(const json& v, Material& m, Problems& p) {
   if (!v.is_object()) return p.add("/textures", std::string("expected an object, got ") + type_name(v));
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!it->is_string() || it->get<std::string>().empty())
-      p.add("/textures/" + it.key(), "expected a texture path, got " + it->dump());
+      p.add("/textures/" + json_pointer_token(it.key()), "expected a texture path, got " + it->dump());
     else
       m.textures[it.key()] = it->get<std::string>();
   }
@@ -97,7 +97,7 @@ Result<Material> parse_material(const std::string& file, std::string_view json_t
     } else if (key == "textures") {
       read_textures(*it, m, p);
     } else {
-      p.add("/" + key, "unknown field (expected shader, keywords, params, textures)");
+      p.add("/" + json_pointer_token(key), "unknown field (expected shader, keywords, params, textures)");
     }
   }
   if (!root.contains("shader")) p.add("/shader", "missing (every material names its shader)");

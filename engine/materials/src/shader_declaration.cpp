@@ -1,5 +1,6 @@
 #include "kiln/materials/shader_declaration.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -28,6 +29,13 @@ Status check_keyword_syntax(std::string_view keyword) {
       return make_error("keyword '" + std::string(keyword) + "' contains '" + std::string(1, c) +
                         "' (keywords may not contain ';', '|' or whitespace)");
   }
+  // It becomes a preprocessor name: an identifier, and not one GLSL reserves.
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  if (std::isdigit(static_cast<unsigned char>(keyword[0])) ||
+      !std::all_of(keyword.begin(), keyword.end(), ident))
+    return make_error("keyword '" + std::string(keyword) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  if (keyword.rfind("GL_", 0) == 0 || keyword.find("__") != std::string_view::npos)
+    return make_error("keyword '" + std::string(keyword) + "' uses a name GLSL reserves (GL_ prefix or '__')");
   return {};
 }
 
@@ -40,7 +48,11 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     std::string_view line = source.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    const auto words = split_words(line);
+    auto words = split_words(line);
+    if (!words.empty() && words[0] == "#" && words.size() > 1) {  // "# pragma kiln", as the preprocessor allows
+      words.erase(words.begin());
+      words[0] = "#" + words[0];
+    }
     if (words.size() < 2 || words[0] != "#pragma" || words[1] != "kiln") continue;
     const std::string where = file + ":" + std::to_string(line_no) + ": ";
     if (words.size() < 3) return make_error(where + "error: '#pragma kiln' needs 'keywords' or 'passes'");
@@ -50,6 +62,12 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     if (!target) return make_error(where + "error: unknown '#pragma kiln " + words[2] + "' (expected keywords or passes)");
     for (std::size_t i = 3; i < words.size(); ++i) {
       if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
+      if (target == &decl.passes) {
+        // Passes become KILN_PASS_<UPPER>: two that differ only in case would share a define.
+        for (const auto& other : decl.passes)
+          if (other != words[i] && pass_define(other) == pass_define(words[i]))
+            return make_error(where + "error: passes '" + other + "' and '" + words[i] + "' differ only in case");
+      }
       target->insert(words[i]);
     }
   }

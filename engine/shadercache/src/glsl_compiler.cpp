@@ -6,7 +6,7 @@
 #include <glslang/build_info.h>
 
 #include <mutex>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -35,16 +35,18 @@ EShLanguage to_glslang(Stage s) {
   return EShLangFragment;
 }
 
-// Resolves includes with the rule the content key uses, and records what was read.
+// Resolves includes with the rule the content key uses, serving the snapshot's bytes when there is
+// one, and records what was read.
 class Includer final : public glslang::TShader::Includer {
  public:
-  explicit Includer(const std::vector<fs::path>& dirs) : dirs_(dirs) {}
+  Includer(const std::vector<fs::path>& dirs, const std::map<fs::path, std::string>* snapshot)
+      : dirs_(dirs), snapshot_(snapshot) {}
 
-  IncludeResult* includeLocal(const char* header, const char* includer, size_t) override {
-    return include(header, includer);
+  IncludeResult* includeLocal(const char* header, const char* includer, size_t depth) override {
+    return include(header, includer, depth);
   }
-  IncludeResult* includeSystem(const char* header, const char* includer, size_t) override {
-    return include(header, includer);
+  IncludeResult* includeSystem(const char* header, const char* includer, size_t depth) override {
+    return include(header, includer, depth);
   }
   void releaseInclude(IncludeResult* result) override {
     if (!result) return;
@@ -52,41 +54,74 @@ class Includer final : public glslang::TShader::Includer {
     delete result;
   }
   std::vector<fs::path> files;
+  bool outside_snapshot = false;
 
  private:
-  IncludeResult* include(const char* header, const char* includer) {
-    auto found = resolve_include(header, fs::path(includer), dirs_);
-    auto* text = new std::string;
-    if (!found || !read_text_file(*found, *text)) {
-      delete text;
-      return nullptr;  // glslang reports "cannot find or open include file"
+  static constexpr size_t kMaxDepth = 64;  // an include cycle without guards ends here, as an error
+
+  IncludeResult* include(const char* header, const char* includer, size_t depth) {
+    if (depth > kMaxDepth) return nullptr;
+    for (const fs::path& candidate : include_candidates(header, fs::path(includer), dirs_)) {
+      auto* text = new std::string;
+      bool found = false;
+      if (snapshot_) {
+        if (auto it = snapshot_->find(candidate); it != snapshot_->end()) {
+          *text = it->second;
+          found = true;
+        }
+      }
+      std::error_code ec;
+      if (!found && fs::is_regular_file(candidate, ec) && read_text_file(candidate, *text)) {
+        found = true;
+        if (snapshot_) outside_snapshot = true;
+      }
+      if (!found) {
+        delete text;
+        continue;
+      }
+      if (seen_.insert(candidate).second) files.push_back(candidate);
+      return new IncludeResult(candidate.string(), text->data(), text->size(), text);
     }
-    if (seen_.insert(*found).second) files.push_back(*found);
-    return new IncludeResult(found->string(), text->data(), text->size(), text);
+    return nullptr;  // glslang reports "Could not process include directive"
   }
   const std::vector<fs::path>& dirs_;
+  const std::map<fs::path, std::string>* snapshot_;
   std::set<fs::path> seen_;
 };
 
 // "ERROR: path:12: 'x' : undeclared identifier" -> "path:12: error: 'x' : undeclared identifier".
+// Parsed by hand: the first ":<digits>: " after the severity ends the path.
 std::string rewrite_log(const std::string& log, const fs::path& file) {
-  static const std::regex located(R"(^(ERROR|WARNING): (.*?):([0-9]+): (.*)$)");
-  static const std::regex summary(R"(^(ERROR|WARNING): [0-9]+ compilation (errors|warnings)\..*$)");
   std::string out;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || std::regex_match(line, summary)) continue;
-    std::smatch m;
-    if (std::regex_match(line, m, located)) {
-      out += m[2].str() + ":" + m[3].str() + ": " + (m[1] == "ERROR" ? "error: " : "warning: ") + m[4].str() + "\n";
-    } else if (line.rfind("ERROR: ", 0) == 0) {
-      out += file.string() + ": error: " + line.substr(7) + "\n";
+    if (line.empty()) continue;
+    std::string severity, rest;
+    if (line.rfind("ERROR: ", 0) == 0) {
+      severity = "error";
+      rest = line.substr(7);
     } else if (line.rfind("WARNING: ", 0) == 0) {
-      out += file.string() + ": warning: " + line.substr(9) + "\n";
+      severity = "warning";
+      rest = line.substr(9);
     } else {
       out += file.string() + ": " + line + "\n";
+      continue;
     }
+    // glslang's closing count ("ERROR: 2 compilation errors.  No code generated.") says nothing new.
+    if (rest.find(" compilation errors.") != std::string::npos || rest.find(" compilation warnings.") != std::string::npos)
+      continue;
+    bool located = false;
+    for (std::size_t colon = rest.find(':'); colon != std::string::npos; colon = rest.find(':', colon + 1)) {
+      std::size_t d = colon + 1;
+      while (d < rest.size() && std::isdigit(static_cast<unsigned char>(rest[d]))) ++d;
+      if (d > colon + 1 && rest.compare(d, 2, ": ") == 0) {
+        out += rest.substr(0, d) + ": " + severity + ": " + rest.substr(d + 2) + "\n";
+        located = true;
+        break;
+      }
+    }
+    if (!located) out += file.string() + ": " + severity + ": " + rest + "\n";
   }
   return out;
 }
@@ -155,7 +190,7 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   shader.setEnvClient(glslang::EShClientVulkan, client[env]);
   shader.setEnvTarget(glslang::EShTargetSpv, spirv_version[env]);
 
-  Includer includer(input.include_dirs);
+  Includer includer(input.include_dirs, input.snapshot);
   const bool parsed = shader.parse(GetDefaultResources(), 100, false, messages, includer);
   std::string log = rewrite_log(shader.getInfoLog(), input.file);
   if (!parsed) return make_error(log.empty() ? name + ": error: compilation failed" : log.substr(0, log.size() - 1));
@@ -173,6 +208,7 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   const std::string spv_messages = logger.getAllMessages();
   if (!spv_messages.empty()) log += rewrite_log(spv_messages, input.file);
   out.includes = std::move(includer.files);
+  out.read_outside_snapshot = includer.outside_snapshot;
   out.warnings = std::move(log);
   return out;
 }

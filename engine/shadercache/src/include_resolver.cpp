@@ -1,7 +1,6 @@
 #include "include_resolver.h"
 
 #include <fstream>
-#include <set>
 #include <sstream>
 
 namespace kiln::shadercache {
@@ -13,16 +12,21 @@ bool read_text_file(const fs::path& file, std::string& out) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   out = buffer.str();
-  return true;
+  return static_cast<bool>(in) || in.eof();
+}
+
+std::vector<fs::path> include_candidates(const std::string& name, const fs::path& includer,
+                                         const std::vector<fs::path>& include_dirs) {
+  std::vector<fs::path> candidates{(includer.parent_path() / name).lexically_normal()};
+  for (const fs::path& dir : include_dirs) candidates.push_back((dir / name).lexically_normal());
+  return candidates;
 }
 
 std::optional<fs::path> resolve_include(const std::string& name, const fs::path& includer,
-                                        const std::vector<fs::path>& include_dirs) {
+                                        const std::vector<fs::path>& include_dirs, std::set<fs::path>* probed) {
   std::error_code ec;
-  const fs::path relative = (includer.parent_path() / name).lexically_normal();
-  if (fs::is_regular_file(relative, ec)) return relative;
-  for (const fs::path& dir : include_dirs) {
-    const fs::path candidate = (dir / name).lexically_normal();
+  for (const fs::path& candidate : include_candidates(name, includer, include_dirs)) {
+    if (probed) probed->insert(candidate);
     if (fs::is_regular_file(candidate, ec)) return candidate;
   }
   return std::nullopt;
@@ -30,10 +34,30 @@ std::optional<fs::path> resolve_include(const std::string& name, const fs::path&
 
 namespace {
 
-// The names of the `#include "x"` / `#include <x>` lines of a source, in order.
+// The names of the include directives of a source, in order. Comments are blanked first and
+// continuation lines joined, so that `/* c */ #include "a"` and a split directive are seen; the
+// scan may find more than the preprocessor will read, never less.
 std::vector<std::string> include_names(const std::string& source) {
+  std::string text;
+  text.reserve(source.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
+      ++i;  // line continuation
+    } else if (source.compare(i, 2, "//") == 0) {
+      while (i < source.size() && source[i] != '\n') ++i;
+      text += '\n';
+    } else if (source.compare(i, 2, "/*") == 0) {
+      const std::size_t end = source.find("*/", i + 2);
+      for (std::size_t j = i; j < (end == std::string::npos ? source.size() : end); ++j)
+        if (source[j] == '\n') text += '\n';
+      text += ' ';
+      i = end == std::string::npos ? source.size() : end + 1;
+    } else {
+      text += source[i];
+    }
+  }
   std::vector<std::string> names;
-  std::istringstream lines(source);
+  std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     std::size_t i = line.find_first_not_of(" \t");
     if (i == std::string::npos || line[i] != '#') continue;
@@ -50,27 +74,32 @@ std::vector<std::string> include_names(const std::string& source) {
 
 }  // namespace
 
-IncludeScan scan_includes(const fs::path& file, const std::vector<fs::path>& include_dirs) {
-  IncludeScan scan;
-  std::set<fs::path> seen{file.lexically_normal()};
-  std::vector<fs::path> work{file};
+bool snapshot_tree(const fs::path& file, const std::vector<fs::path>& include_dirs, SourceSnapshot& snapshot) {
+  const fs::path root = file.lexically_normal();
+  std::string text;
+  if (!read_text_file(root, text)) return false;
+  snapshot.files[root] = std::move(text);
+  std::vector<fs::path> work{root};
   while (!work.empty()) {
     const fs::path current = work.back();
     work.pop_back();
-    std::string source;
-    if (!read_text_file(current, source)) continue;
-    for (const std::string& name : include_names(source)) {
-      auto found = resolve_include(name, current, include_dirs);
+    for (const std::string& name : include_names(snapshot.files.at(current))) {
+      auto found = resolve_include(name, current, include_dirs, &snapshot.probed);
       if (!found) {
-        scan.missing.push_back(name);
+        snapshot.missing.push_back(name);
         continue;
       }
-      if (!seen.insert(*found).second) continue;
-      scan.files.push_back(*found);
+      if (snapshot.files.count(*found)) continue;
+      std::string included;
+      if (!read_text_file(*found, included)) {
+        snapshot.missing.push_back(name);
+        continue;
+      }
+      snapshot.files[*found] = std::move(included);
       work.push_back(*found);
     }
   }
-  return scan;
+  return true;
 }
 
 }  // namespace kiln::shadercache

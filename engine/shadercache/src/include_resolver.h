@@ -1,26 +1,40 @@
 #pragma once
 // How `#include "name"` is found — the one rule shared by the compiler (glslang's includer) and the
-// content key (which must hash exactly the files a compile may read): relative to the including
-// file first, then each include directory in order.
+// content key: relative to the including file first, then each include directory in order.
+//
+// A build reads every file once into a SourceSnapshot, hashes the snapshot for the content key and
+// compiles from the snapshot, so an edit during a compile can never pair one text's key with
+// another text's output.
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace kiln::shadercache {
 
-std::optional<std::filesystem::path> resolve_include(const std::string& name, const std::filesystem::path& includer,
-                                                     const std::vector<std::filesystem::path>& include_dirs);
+// Where `name` may be, in the order tried.
+std::vector<std::filesystem::path> include_candidates(const std::string& name, const std::filesystem::path& includer,
+                                                      const std::vector<std::filesystem::path>& include_dirs);
 
-// Every file that `file` may include, transitively, whatever the defines: a conservative superset
-// for the content key (an include behind an #ifdef still counts). Unresolvable names are listed in
-// `missing` — the compile will report them properly.
-struct IncludeScan {
-  std::vector<std::filesystem::path> files;  // first-seen order, without `file` itself
-  std::vector<std::string> missing;
+// `probed` (if given) collects every candidate path looked at, found or not: creating one of them
+// later can change what the include means.
+std::optional<std::filesystem::path> resolve_include(const std::string& name, const std::filesystem::path& includer,
+                                                     const std::vector<std::filesystem::path>& include_dirs,
+                                                     std::set<std::filesystem::path>* probed = nullptr);
+
+struct SourceSnapshot {
+  std::map<std::filesystem::path, std::string> files;  // absolute, normalised -> bytes
+  std::set<std::filesystem::path> probed;
+  std::vector<std::string> missing;  // include names that resolved to nothing
 };
-IncludeScan scan_includes(const std::filesystem::path& file, const std::vector<std::filesystem::path>& include_dirs);
+
+// Reads `file` and, transitively, every file it may include whatever the defines (a conservative
+// superset: an include behind an #ifdef counts too) into `snapshot`. False if `file` is unreadable.
+bool snapshot_tree(const std::filesystem::path& file, const std::vector<std::filesystem::path>& include_dirs,
+                   SourceSnapshot& snapshot);
 
 bool read_text_file(const std::filesystem::path& file, std::string& out);
 

@@ -10,12 +10,32 @@ namespace {
 
 constexpr const char* kStageExtensions[] = {".vert", ".tesc", ".tese", ".geom", ".frag", ".comp"};
 
+// The stage files an id may have, whether they exist or not: creating one changes the shader.
+std::vector<std::string> stage_candidates(const std::string& id) {
+  if (stage_from_path(id)) return {id};
+  std::vector<std::string> out;
+  for (const char* ext : kStageExtensions) out.push_back(id + ext);
+  return out;
+}
+
 }  // namespace
+
+// Everything one variant build reads, read once: the compile sees exactly the bytes the key hashes.
+struct ShaderLibrary::Build {
+  materials::VariantKey key;
+  std::vector<std::string> stage_files;  // relative
+  SourceSnapshot snapshot;
+  std::vector<std::string> defines;
+  std::set<std::string> dependencies;    // relative: read, probed, or a possible stage file
+};
 
 ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
     : options_(std::move(options)), cache_(options_.memory_budget_bytes) {
+  std::error_code ec;
+  const fs::path root = fs::absolute(options_.root, ec);
+  options_.root = (ec ? options_.root : root).lexically_normal();
   for (const auto& dir : options_.include_dirs)
-    include_dirs_.push_back(dir.is_absolute() ? dir : options_.root / dir);
+    include_dirs_.push_back((dir.is_absolute() ? dir : options_.root / dir).lexically_normal());
   if (options_.store) {
     auto ns = options_.store->open_namespace("shaders", namespace_identity());
     if (ns) ns_ = *ns;  // without a namespace the persistent level is off; compiles still work
@@ -28,145 +48,156 @@ std::vector<std::pair<std::string, std::string>> ShaderLibrary::namespace_identi
           {"target", std::string(target_env_name(options_.target))},
           {"backend", std::string(backend_name(options_.backend))},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
+          {"backend-options", "glsl=450;essl=310;hlsl=sm50;msl=default;vulkan-semantics=off"},
+          {"reflection-format", "1"},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
 }
+
+std::string ShaderLibrary::normal_id(const std::string& id) { return fs::path(id).lexically_normal().generic_string(); }
 
 fs::path ShaderLibrary::absolute(const std::string& rel) const { return (options_.root / rel).lexically_normal(); }
 
 std::string ShaderLibrary::relative(const fs::path& file) const {
-  const fs::path normal = file.lexically_normal();
-  const fs::path rel = normal.lexically_relative(options_.root.lexically_normal());
-  return rel.empty() || rel.string().rfind("..", 0) == 0 ? normal.string() : rel.string();
+  const fs::path full = (file.is_absolute() ? file : options_.root / file).lexically_normal();
+  const fs::path rel = full.lexically_relative(options_.root);
+  const bool inside = !rel.empty() && *rel.begin() != "..";
+  return inside ? rel.generic_string() : full.generic_string();
 }
 
-Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::string& id) {
+Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::string& raw_id) {
+  const std::string id = normal_id(raw_id);
+  std::uint64_t generation;
   {
     std::lock_guard lock(mu_);
     if (auto it = programs_.find(id); it != programs_.end()) return it->second;
+    generation = generation_;
   }
   auto made = std::make_shared<ShaderProgram>();
-  ShaderProgram& p = *made;
-  p.id = id;
+  made->id = id;
   std::error_code ec;
-  if (stage_from_path(id)) {
-    if (fs::is_regular_file(absolute(id), ec)) p.stage_files.push_back(id);
-  } else {
-    for (const char* ext : kStageExtensions)
-      if (fs::is_regular_file(absolute(id + ext), ec)) p.stage_files.push_back(id + ext);
-  }
-  if (p.stage_files.empty())
+  for (const auto& candidate : stage_candidates(id))
+    if (fs::is_regular_file(absolute(candidate), ec)) made->stage_files.push_back(candidate);
+  if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
-                      "{.vert,.tesc,.tese,.geom,.frag,.comp})");
+                      (stage_from_path(id) ? "" : "{.vert,.tesc,.tese,.geom,.frag,.comp}") + ")");
   std::vector<materials::ShaderDeclaration> stages;
-  for (const auto& file : p.stage_files) {
+  for (const auto& file : made->stage_files) {
     std::string source;
-    if (!read_text_file(absolute(file), source)) return make_error(absolute(file).string() + ": cannot read");
+    if (!read_text_file(absolute(file), source)) return make_error(absolute(file).string() + ": error: cannot read");
     auto decl = materials::parse_shader_declaration(absolute(file).string(), source);
     if (!decl) return decl.error();
     stages.push_back(*decl);
   }
-  p.declaration = materials::merge_declarations(stages);
+  made->declaration = materials::merge_declarations(stages);
   std::shared_ptr<const ShaderProgram> shared = std::move(made);
   std::lock_guard lock(mu_);
-  programs_[id] = shared;
+  if (generation == generation_) programs_[id] = shared;  // else a file changed meanwhile: read again next time
   return shared;
 }
 
 int ShaderLibrary::revision(const std::string& id) const {
   std::lock_guard lock(mu_);
-  auto it = revisions_.find(id);
+  auto it = revisions_.find(normal_id(id));
   return it == revisions_.end() ? 1 : it->second;
 }
 
 materials::VariantKey ShaderLibrary::key(const std::string& id, const std::string& pass,
                                          const std::vector<std::string>& keywords) const {
-  return materials::VariantKey::create(id, pass, keywords, revision(id));
+  return materials::VariantKey::create(normal_id(id), pass, keywords, revision(id));
 }
 
 Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const std::string& pass,
                                                     const std::vector<std::string>& keywords) {
   auto p = program(id);
   if (!p) return p.error();
-  if (auto s = materials::check_variant_request(id, (*p)->declaration, pass, keywords); !s) return s.error();
+  if (auto s = materials::check_variant_request((*p)->id, (*p)->declaration, pass, keywords); !s) return s.error();
   return cache_.get_or_compile(key(id, pass, keywords), [this](const materials::VariantKey& k) { return build(k); });
 }
 
 Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
-  auto p = program(key.shader);
-  if (!p) return p.error();
-
-  // The content key: every byte a compile may read, plus what it is asked for. Includes come from a
-  // conservative scan (an include behind an #ifdef counts too).
-  cache::Xxh3Stream content;
-  content.update("kiln-variant|").update(key.pass).update("|").update(key.keywords).update("|");
-  std::set<std::string> deps;
-  bool complete = true;
-  for (const auto& file : (*p)->stage_files) {
-    std::string source;
-    if (!read_text_file(absolute(file), source)) return make_error(absolute(file).string() + ": cannot read");
-    content.update(file).update("\n").update(std::to_string(source.size())).update("\n").update(source);
-    deps.insert(file);
-    const IncludeScan scan = scan_includes(absolute(file), include_dirs_);
-    complete = complete && scan.missing.empty();
-    for (const auto& inc : scan.files) {
-      std::string text;
-      if (!read_text_file(inc, text)) complete = false;
-      const std::string rel = relative(inc);
-      content.update(rel).update("\n").update(std::to_string(text.size())).update("\n").update(text);
-      deps.insert(rel);
-    }
+  Build b;
+  b.key = key;
+  std::error_code ec;
+  for (const auto& candidate : stage_candidates(key.shader)) {
+    b.dependencies.insert(candidate);
+    if (fs::is_regular_file(absolute(candidate), ec)) b.stage_files.push_back(candidate);
   }
+  if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
+
+  std::vector<materials::ShaderDeclaration> declarations;
+  for (const auto& file : b.stage_files) {
+    if (!snapshot_tree(absolute(file), include_dirs_, b.snapshot))
+      return make_error(absolute(file).string() + ": error: cannot read");
+    auto decl = materials::parse_shader_declaration(absolute(file).string(), b.snapshot.files.at(absolute(file)));
+    if (!decl) return decl.error();
+    declarations.push_back(*decl);
+  }
+  // Defines from the snapshot's own pragmas, so they always match the hashed text.
+  const auto declaration = materials::merge_declarations(declarations);
+  b.defines = key.keyword_list();
+  if (declaration.declares_passes) b.defines.push_back(materials::pass_define(key.pass));
+  for (const auto& [path, text] : b.snapshot.files) b.dependencies.insert(relative(path));
+  for (const auto& path : b.snapshot.probed) b.dependencies.insert(relative(path));
   {
     std::lock_guard lock(mu_);
-    dependencies_[key.shader].insert(deps.begin(), deps.end());
+    dependencies_[key.shader] = b.dependencies;  // replaced: an include no longer used stops counting
   }
-  const cache::BlobKey blob_key{content.digest128()};
 
-  if (ns_ && complete) {
+  // The content key: the stages, the defines, and every byte of every file the compile may read.
+  cache::Xxh3Stream content;
+  content.update("kiln-variant|");
+  for (const auto& file : b.stage_files) content.update("stage:").update(file).update("\n");
+  for (const auto& d : b.defines) content.update("define:").update(d).update("\n");
+  for (const auto& [path, text] : b.snapshot.files)
+    content.update("file:").update(relative(path)).update("\n").update(std::to_string(text.size())).update("\n").update(text);
+  const cache::BlobKey blob_key{content.digest128()};
+  bool storable = ns_.has_value() && b.snapshot.missing.empty();
+
+  if (storable) {
     if (auto bytes = options_.store->get(*ns_, blob_key)) {
       if (auto decoded = decode_variant(*bytes)) {
         disk_hits_.fetch_add(1, std::memory_order_relaxed);
+        decoded->dependencies.assign(b.dependencies.begin(), b.dependencies.end());
         return std::move(*decoded);
       }
       undecodable_.fetch_add(1, std::memory_order_relaxed);
     }
     disk_misses_.fetch_add(1, std::memory_order_relaxed);
   }
-  auto compiled = compile(key, **p);
+  bool outside = false;
+  auto compiled = compile(b, outside);
   if (!compiled) {
     compile_errors_.fetch_add(1, std::memory_order_relaxed);
     return compiled.error();
   }
-  compiled->dependencies.assign(deps.begin(), deps.end());
-  if (ns_ && complete) options_.store->put(*ns_, blob_key, encode_variant(*compiled));
+  compiled->dependencies.assign(b.dependencies.begin(), b.dependencies.end());
+  if (storable && !outside) options_.store->put(*ns_, blob_key, encode_variant(*compiled));
   return compiled;
 }
 
-Result<CompiledVariant> ShaderLibrary::compile(const materials::VariantKey& key, const ShaderProgram& p) {
+Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_snapshot) {
   compiles_.fetch_add(1, std::memory_order_relaxed);
-  // Keywords and a declared pass become defines; a shader without them compiles with none, exactly
-  // as glslangValidator would.
-  std::vector<std::string> defines = key.keyword_list();
-  if (p.declaration.declares_passes) defines.push_back(materials::pass_define(key.pass));
   CompiledVariant out;
   std::string errors;
-  for (const auto& file : p.stage_files) {
+  for (const auto& file : b.stage_files) {
     GlslInput in;
     in.file = absolute(file);
-    if (!read_text_file(in.file, in.source)) return make_error(in.file.string() + ": cannot read");
+    in.source = b.snapshot.files.at(in.file);
     in.stage = *stage_from_path(file);
-    in.defines = defines;
+    in.defines = b.defines;
     in.include_dirs = include_dirs_;
     in.target = options_.target;
+    in.snapshot = &b.snapshot.files;
     auto spirv = compile_glsl(in);
     if (!spirv) {
       errors += (errors.empty() ? "" : "\n") + spirv.error().message;
       continue;
     }
+    outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
     auto reflection = reflect_spirv(spirv->spirv);
-    if (!reflection) return make_error(in.file.string() + ": " + reflection.error().message);
+    if (!reflection) return make_error(in.file.string() + ": error: " + reflection.error().message);
     auto source = cross_compile(spirv->spirv, options_.backend);
-    if (!source) return make_error(in.file.string() + ": " + source.error().message);
+    if (!source) return make_error(in.file.string() + ": error: " + source.error().message);
     out.stages.push_back({std::string(stage_name(in.stage)), file, std::move(spirv->spirv), reflection->dump(),
                           std::move(*source)});
   }
@@ -175,16 +206,18 @@ Result<CompiledVariant> ShaderLibrary::compile(const materials::VariantKey& key,
 }
 
 std::vector<std::string> ShaderLibrary::file_changed(const fs::path& file) {
-  const std::string rel = relative(file.is_absolute() ? file : options_.root / file);
+  const std::string rel = relative(file);
+  std::lock_guard serial(invalidate_mu_);
   std::vector<std::pair<std::string, int>> affected;
   {
     std::lock_guard lock(mu_);
+    ++generation_;
     std::set<std::string> ids;
     for (const auto& [id, deps] : dependencies_)
       if (deps.count(rel)) ids.insert(id);
     for (const auto& [id, p] : programs_)
-      for (const auto& f : p->stage_files)
-        if (f == rel) ids.insert(id);
+      for (const auto& candidate : stage_candidates(id))
+        if (candidate == rel) ids.insert(id);
     for (const auto& id : ids) {
       programs_.erase(id);  // its pragmas may have changed
       int& r = revisions_.try_emplace(id, 1).first->second;

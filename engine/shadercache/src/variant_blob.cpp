@@ -29,9 +29,10 @@ cache::Bytes encode_variant(const CompiledVariant& v) {
 std::optional<CompiledVariant> decode_variant(const cache::Bytes& bytes) {
   const auto* begin = reinterpret_cast<const std::uint8_t*>(bytes.data());
   const json doc = json::from_cbor(begin, begin + bytes.size(), true, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("format", 0) != kVariantBlobFormat) return std::nullopt;
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
   CompiledVariant v;
   try {
+    if (doc.at("format").get<int>() != kVariantBlobFormat) return std::nullopt;
     for (const auto& s : doc.at("stages")) {
       CompiledStage stage;
       stage.stage = s.at("stage").get<std::string>();
@@ -45,6 +46,7 @@ std::optional<CompiledVariant> decode_variant(const cache::Bytes& bytes) {
       v.stages.push_back(std::move(stage));
     }
     v.dependencies = doc.at("dependencies").get<std::vector<std::string>>();
+    if (v.stages.empty()) return std::nullopt;
   } catch (const json::exception&) {
     return std::nullopt;
   }

@@ -39,15 +39,20 @@ Result<VariantCache::Handle> VariantCache::get_or_compile(const Key& key, const 
   if (loaded && result) {
     std::lock_guard lock(last_good_mu_);
     auto& slot = last_good_[identity_without_revision(key)];
-    if (!slot.variant || slot.revision <= key.source_revision) slot = LastGood{*result, key.source_revision};
+    if (slot.live.expired() && !slot.kept) slot.revision = 0;
+    if (slot.revision <= key.source_revision) slot = LastGoodSlot{*result, nullptr, key.source_revision};
   }
   return result;
 }
 
 std::size_t VariantCache::invalidate_shader(const std::string& shader, int current_revision) {
-  return cache_.invalidate_tag_if(shader_tag(shader), [&](const Key& k) {
-    return k.shader == shader && k.source_revision != current_revision;
-  });
+  return cache_.invalidate_tag_if(
+      shader_tag(shader), [&](const Key& k) { return k.shader == shader && k.source_revision != current_revision; },
+      [&](const Key& k, const Handle& dropped) {
+        std::lock_guard lock(last_good_mu_);
+        auto it = last_good_.find(identity_without_revision(k));
+        if (it != last_good_.end() && it->second.revision == k.source_revision) it->second.kept = dropped;
+      });
 }
 
 std::size_t VariantCache::count() const { return cache_.stats().entries; }
@@ -56,7 +61,9 @@ std::optional<VariantCache::LastGood> VariantCache::last_good(const Key& key) co
   std::lock_guard lock(last_good_mu_);
   auto it = last_good_.find(identity_without_revision(key));
   if (it == last_good_.end()) return std::nullopt;
-  return it->second;
+  Handle variant = it->second.kept ? it->second.kept : it->second.live.lock();
+  if (!variant) return std::nullopt;  // evicted while current: the next request recompiles it
+  return LastGood{variant, it->second.revision};
 }
 
 }  // namespace kiln::shadercache

@@ -136,17 +136,25 @@ class TwoLevelCache {
 
   // Drops the entries carrying `tag` whose key satisfies `pred`; costs O(entries with that tag),
   // not O(entries). Unlike invalidate_tag, loads in flight are left alone: `pred` selects by key.
-  template <class Pred>
-  std::size_t invalidate_tag_if(Tag tag, Pred&& pred) {
-    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+  // `on_drop(key, value)` sees each dropped value after the locks are released.
+  template <class Pred, class OnDrop = void (*)(const Key&, const Handle&)>
+  std::size_t invalidate_tag_if(Tag tag, Pred&& pred, OnDrop on_drop = [](const Key&, const Handle&) {}) {
+    std::vector<std::pair<Key, Handle>> dropped_values;
+    const std::size_t n = invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
       auto t = shard.tags.find(tag);
       if (t == shard.tags.end()) return std::size_t{0};
       std::vector<const Key*> keys(t->second.begin(), t->second.end());
-      std::size_t n = 0;
-      for (const Key* k : keys)
-        if (pred(*k)) n += erase(shard, shard.map.find(*k), dropped);
-      return n;
+      std::size_t count = 0;
+      for (const Key* k : keys) {
+        if (!pred(*k)) continue;
+        auto it = shard.map.find(*k);
+        if (it->second.value) dropped_values.emplace_back(*k, it->second.value);
+        count += erase(shard, it, dropped);
+      }
+      return count;
     });
+    for (const auto& [key, value] : dropped_values) on_drop(key, value);
+    return n;
   }
 
   // Drops every entry whose key satisfies `pred`; returns how many. Scans everything.

@@ -14,4 +14,7 @@ namespace kiln {
 // "file:line:col: parse error: <what>", never an exception.
 Result<nlohmann::json> parse_json_document(const std::string& file_name, std::string_view text);
 
+// One JSON pointer token (RFC 6901): '~' is written "~0" and '/' is written "~1".
+std::string json_pointer_token(std::string_view key);
+
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,12 +33,16 @@ struct GlslInput {
   std::vector<std::string> defines;  // "NAME" becomes `#define NAME 1`; "NAME=VALUE" `#define NAME VALUE`
   std::vector<std::filesystem::path> include_dirs;
   TargetEnv target = TargetEnv::kVulkan1_0;
+  // When set, includes are served from these bytes (absolute normalised path -> text) rather than
+  // read again; an include found only on disk is read and reported in read_outside_snapshot.
+  const std::map<std::filesystem::path, std::string>* snapshot = nullptr;
 };
 
 struct GlslOutput {
   std::vector<std::uint32_t> spirv;
   std::vector<std::filesystem::path> includes;  // every file #included, in first-seen order
   std::string warnings;                          // rewritten like errors, one per line
+  bool read_outside_snapshot = false;
 };
 
 // Compiles `input`. On failure the error lists every diagnostic, one per line.

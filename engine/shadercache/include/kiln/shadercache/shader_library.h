@@ -82,16 +82,21 @@ class ShaderLibrary {
   std::vector<std::pair<std::string, std::string>> namespace_identity() const;
 
  private:
+  struct Build;
   Result<CompiledVariant> build(const materials::VariantKey& key);
-  Result<CompiledVariant> compile(const materials::VariantKey& key, const ShaderProgram& program);
+  // `read_outside_snapshot`: a file the scan did not see was read, so the key does not cover it.
+  Result<CompiledVariant> compile(const Build& build, bool& read_outside_snapshot);
   std::filesystem::path absolute(const std::string& relative) const;
   std::string relative(const std::filesystem::path& file) const;
+  static std::string normal_id(const std::string& id);
 
   ShaderLibraryOptions options_;
   std::vector<std::filesystem::path> include_dirs_;  // absolute
   std::optional<cache::BlobNamespace> ns_;
   VariantCache cache_;
-  mutable std::mutex mu_;  // guards the maps below
+  std::mutex invalidate_mu_;  // file_changed() runs one at a time: revisions reach the cache in order
+  mutable std::mutex mu_;     // guards the maps below and generation_ changes
+  std::uint64_t generation_ = 0;  // bumped by file_changed(): a program read before it is not cached
   std::map<std::string, int> revisions_;
   std::map<std::string, std::shared_ptr<const ShaderProgram>> programs_;
   std::map<std::string, std::set<std::string>> dependencies_;  // shader -> files it reads (relative)

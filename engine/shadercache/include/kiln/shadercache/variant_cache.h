@@ -56,6 +56,13 @@ class VariantCache {
     Handle variant;
     int revision;  // older than the request's: the variant is stale
   };
+  // Kept as a weak reference while the variant is in the cache (so the budget can evict it), as a
+  // strong one once invalidate_shader dropped it (so a failed recompile still has it).
+  struct LastGoodSlot {
+    std::weak_ptr<const CompiledVariant> live;
+    Handle kept;
+    int revision = 0;
+  };
   // The newest good variant of key's shader, pass and keywords, whatever its revision.
   std::optional<LastGood> last_good(const Key& key) const;
 
@@ -67,7 +74,7 @@ class VariantCache {
   cache::TwoLevelCache<Key, CompiledVariant, materials::VariantKeyHash> cache_;
   std::atomic<std::uint64_t> requests_{0}, compiles_{0};
   mutable std::mutex last_good_mu_;
-  std::map<std::string, LastGood> last_good_;  // "shader|pass|keywords"
+  std::map<std::string, LastGoodSlot> last_good_;  // "shader|pass|keywords"
 };
 
 // The tag of every variant of `shader` (the index behind invalidate_shader).
