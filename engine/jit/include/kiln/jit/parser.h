@@ -1,0 +1,16 @@
+#pragma once
+// Parsing a script of Kiln's Lua subset into its syntax tree. Lua constructs outside the subset
+// (nil, varargs, goto, method calls, string concatenation, generic for, keyed tables, anonymous
+// functions, multiple returns) are rejected here by name, with `file:line:col: message`.
+
+#include <string>
+#include <string_view>
+
+#include "kiln/core/result.h"
+#include "kiln/jit/ast.h"
+
+namespace kiln::jit {
+
+Result<Script> parse_script(const std::string& file, std::string_view source);
+
+}  // namespace kiln::jit
