@@ -414,7 +414,7 @@ class Parser {
       switch (t.kind) {
         case Tok::kDot: {
           next();
-          auto field = make_expr(ExprKind::kField, t.pos);
+          auto field = make_expr(ExprKind::kField, left->pos);  // "math.floor" starts at "math"
           auto n = name("after '.'");
           if (!n) return n.error();
           field->text = *n;

@@ -1,0 +1,74 @@
+#pragma once
+// The type checker of Kiln's Lua subset. It resolves every name (module variable = a local of the
+// chunk, function local, function), infers one static type for each variable, parameter, return
+// and expression, and rejects what cannot be typed or lies outside the subset with
+// `file:line:col: message`:
+//   - values are numbers, booleans, arrays of one of them, and string literals as print arguments;
+//   - functions are definitions, not values; a nested function may not capture a local of an
+//     enclosing function (a closure);
+//   - every local starts with a value (nil is outside the subset); globals are only functions;
+//   - `a and b` / `a or b` need one type, except the idiom `c and x or y` with x, y of one type that
+//     is never false (a number or an array).
+// Names are visible as in Lua: a function sees the chunk's locals declared before it.
+//
+// Thread-safety: pure function of its inputs.
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/jit/ast.h"
+
+namespace kiln::jit {
+
+enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid };
+std::string type_name(Type t);
+
+// A function the embedding engine registers: `engine.<name>(params...) -> result`.
+struct HostSignature {
+  std::string name;
+  std::vector<Type> params;  // numbers and booleans
+  Type result = Type::kVoid;
+};
+
+// The math functions of the subset: one number argument unless noted (fmod, pow, atan2: two;
+// min, max: one or more), and the constants math.pi and math.huge.
+enum class MathFn {
+  kAbs, kFloor, kCeil, kSqrt, kSin, kCos, kTan, kAsin, kAcos, kAtan, kExp, kLog, kLog10,
+  kFmod, kPow, kAtan2, kMin, kMax,
+};
+
+struct VarRef {
+  enum Kind { kModule, kLocal } kind = kLocal;
+  int slot = 0;
+  Type type = Type::kNumber;
+};
+
+struct CallTarget {
+  enum Kind { kScript, kMath, kHost, kPrint } kind = kScript;
+  int index = 0;  // script function, MathFn, or host signature
+};
+
+struct CheckedFunction {
+  const FunctionDef* def = nullptr;  // nullptr for the chunk itself (function 0)
+  std::string name;
+  std::vector<Type> params;
+  Type result = Type::kVoid;
+  int frame_slots = 0;  // parameters first, then every local of the body
+};
+
+struct CheckedScript {
+  const Script* script = nullptr;
+  std::vector<CheckedFunction> functions;  // [0] is the chunk
+  int module_slots = 0;
+  std::unordered_map<const Expr*, Type> types;      // every value expression
+  std::unordered_map<const Expr*, VarRef> names;    // kName uses
+  std::unordered_map<const Expr*, CallTarget> calls;
+  std::unordered_map<const Stmt*, std::vector<VarRef>> declared;  // kLocal names, kNumericFor variable
+  std::unordered_map<const Stmt*, int> function_index;            // kFunction statements
+};
+
+Result<CheckedScript> check_script(const Script& script, const std::vector<HostSignature>& host = {});
+
+}  // namespace kiln::jit

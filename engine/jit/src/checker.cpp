@@ -1,0 +1,594 @@
+#include "kiln/jit/checker.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "type_solver.h"
+
+namespace kiln::jit {
+namespace {
+
+using K = TypeSolver::Kind;
+
+const std::map<std::string, std::pair<MathFn, int>>& math_functions() {  // name -> (fn, arity; -1: one or more)
+  static const std::map<std::string, std::pair<MathFn, int>> m = {
+      {"abs", {MathFn::kAbs, 1}},     {"floor", {MathFn::kFloor, 1}}, {"ceil", {MathFn::kCeil, 1}},
+      {"sqrt", {MathFn::kSqrt, 1}},   {"sin", {MathFn::kSin, 1}},     {"cos", {MathFn::kCos, 1}},
+      {"tan", {MathFn::kTan, 1}},     {"asin", {MathFn::kAsin, 1}},   {"acos", {MathFn::kAcos, 1}},
+      {"atan", {MathFn::kAtan, 1}},   {"exp", {MathFn::kExp, 1}},     {"log", {MathFn::kLog, 1}},
+      {"log10", {MathFn::kLog10, 1}}, {"fmod", {MathFn::kFmod, 2}},   {"pow", {MathFn::kPow, 2}},
+      {"atan2", {MathFn::kAtan2, 2}}, {"min", {MathFn::kMin, -1}},    {"max", {MathFn::kMax, -1}}};
+  return m;
+}
+
+struct Symbol {
+  enum Kind { kVar, kFunction } kind = kVar;
+  VarRef::Kind storage = VarRef::kLocal;
+  int slot = 0;
+  int tv = 0;
+  int function = 0;  // kFunction: its index; kVar kLocal: the function that owns the frame
+  Pos pos;
+};
+
+struct FunctionState {
+  int index;
+  std::vector<int> param_tvs;
+  int result_tv;
+  std::optional<Pos> value_return, bare_return;
+};
+
+class Checker {
+ public:
+  Checker(const Script& s, const std::vector<HostSignature>& host) : script_(s), host_(host) {}
+
+  Result<CheckedScript> run() {
+    out_.script = &script_;
+    out_.functions.push_back({nullptr, "main chunk", {}, Type::kVoid, 0});
+    states_.push_back({0, {}, solver_.fresh(K::kVoid), {}, {}});
+    if (auto s = declare_globals(script_.body); !s) return s.error();
+    scopes_.emplace_back();
+    loop_depth_.push_back(0);
+    if (auto s = block(script_.body, false); !s) return s.error();
+    if (auto s = finish(); !s) return s.error();
+    return std::move(out_);
+  }
+
+ private:
+  // ---- errors, scopes -------------------------------------------------------------------------
+  Error fail(Pos p, const std::string& m) const {
+    return make_error(script_.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) + ": " + m);
+  }
+  static std::string at(Pos p) { return std::to_string(p.line) + ":" + std::to_string(p.col); }
+  int cur_fn() const { return current_; }
+  bool in_chunk() const { return current_ == 0; }
+
+  const Symbol* lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto f = it->find(name); f != it->end()) return &f->second;
+    return nullptr;
+  }
+
+  VarRef declare_var(const std::string& name, Pos pos, int tv) {
+    Symbol s;
+    s.kind = Symbol::kVar;
+    s.tv = tv;
+    s.pos = pos;
+    if (in_chunk()) {
+      s.storage = VarRef::kModule;
+      s.slot = out_.module_slots++;
+    } else {
+      s.storage = VarRef::kLocal;
+      s.slot = out_.functions[cur_fn()].frame_slots++;
+      s.function = cur_fn();
+    }
+    scopes_.back()[name] = s;
+    return {s.storage, s.slot, Type::kNumber};
+  }
+
+  // ---- pass 1: global functions are visible everywhere (mutual recursion) ------------------------
+  Status declare_globals(const Block& b) {
+    for (const auto& st : b) {
+      if (st->kind == StmtKind::kFunction && !st->function->is_local) {
+        const FunctionDef& f = *st->function;
+        if (auto it = globals_.find(f.name); it != globals_.end())
+          return fail(f.pos, "function '" + f.name + "' is defined twice (first at " +
+                                 at(out_.functions[it->second].def->pos) + ")");
+        if (f.name == "print" || f.name == "math" || f.name == "engine")
+          return fail(f.pos, "'" + f.name + "' is a library name and cannot be redefined");
+        globals_[f.name] = new_function(f, st.get());
+      }
+      for (const Block* inner : children(*st))
+        if (auto s = declare_globals(*inner); !s) return s;
+    }
+    return {};
+  }
+
+  static std::vector<const Block*> children(const Stmt& st) {
+    std::vector<const Block*> out;
+    if (st.kind == StmtKind::kFunction) out.push_back(&st.function->body);
+    for (const auto& b : st.blocks) out.push_back(&b);
+    if (st.kind == StmtKind::kDo || st.kind == StmtKind::kWhile || st.kind == StmtKind::kRepeat ||
+        st.kind == StmtKind::kNumericFor)
+      out.push_back(&st.body);
+    return out;
+  }
+
+  int new_function(const FunctionDef& f, const Stmt* st) {
+    const int index = static_cast<int>(out_.functions.size());
+    out_.functions.push_back({&f, f.name, {}, Type::kVoid, 0});
+    FunctionState fs{index, {}, solver_.fresh(), {}, {}};
+    for (std::size_t i = 0; i < f.params.size(); ++i) fs.param_tvs.push_back(solver_.fresh());
+    states_.push_back(fs);
+    out_.function_index[st] = index;
+    return index;
+  }
+
+  // ---- statements --------------------------------------------------------------------------------
+  Status block(const Block& b, bool new_scope = true) {
+    if (new_scope) scopes_.emplace_back();
+    for (const auto& st : b)
+      if (auto s = statement(*st); !s) return s;
+    if (new_scope) scopes_.pop_back();
+    return {};
+  }
+
+  Status statement(const Stmt& st) {
+    switch (st.kind) {
+      case StmtKind::kLocal: {
+        if (st.values.size() != st.names.size())
+          return fail(st.pos, st.values.empty()
+                                  ? "local '" + st.names[0] + "' needs a value (nil is outside Kiln's script subset)"
+                                  : "'local' declares " + std::to_string(st.names.size()) + " names but gives " +
+                                        std::to_string(st.values.size()) + " values");
+        std::vector<int> tvs;
+        for (const auto& v : st.values) {  // evaluated before the new names are in scope, as in Lua
+          auto tv = value(*v);
+          if (!tv) return tv.error();
+          tvs.push_back(*tv);
+        }
+        auto& refs = out_.declared[&st];
+        for (std::size_t i = 0; i < st.names.size(); ++i) refs.push_back(declare_var(st.names[i], st.name_pos[i], tvs[i]));
+        for (std::size_t i = 0; i < refs.size(); ++i) pending_refs_.push_back({&refs[i], tvs[i]});  // stable now
+        return {};
+      }
+      case StmtKind::kAssign: {
+        if (st.values.size() != st.targets.size())
+          return fail(st.pos, "assignment of " + std::to_string(st.values.size()) + " values to " +
+                                  std::to_string(st.targets.size()) + " targets");
+        for (std::size_t i = 0; i < st.targets.size(); ++i) {
+          auto target = assign_target(*st.targets[i]);
+          if (!target) return target.error();
+          auto v = value(*st.values[i]);
+          if (!v) return v.error();
+          if (!solver_.unify(*target, *v))
+            return fail(st.values[i]->pos, "type mismatch: assigning " + solver_.describe(*v) + " to " +
+                                               solver_.describe(*target));
+        }
+        return {};
+      }
+      case StmtKind::kCall: {
+        auto c = call(*st.expr);
+        return c ? Status{} : Status(c.error());
+      }
+      case StmtKind::kDo: return block(st.body);
+      case StmtKind::kWhile: {
+        auto c = value(*st.expr);
+        if (!c) return c.error();
+        return loop_body(st.body);
+      }
+      case StmtKind::kRepeat: {
+        scopes_.emplace_back();  // the condition sees the body's locals
+        ++loop_depth_.back();
+        if (auto s = block(st.body, false); !s) return s;
+        --loop_depth_.back();
+        auto c = value(*st.expr);
+        scopes_.pop_back();
+        return c ? Status{} : Status(c.error());
+      }
+      case StmtKind::kIf: {
+        for (std::size_t i = 0; i < st.blocks.size(); ++i) {
+          if (i < st.conds.size()) {
+            auto c = value(*st.conds[i]);
+            if (!c) return c.error();
+          }
+          if (auto s = block(st.blocks[i]); !s) return s;
+        }
+        return {};
+      }
+      case StmtKind::kNumericFor: {
+        for (const auto& v : st.values) {
+          auto tv = value(*v);
+          if (!tv) return tv.error();
+          if (!solver_.unify(*tv, solver_.fresh(K::kNum)))
+            return fail(v->pos, "a for loop's start, limit and step must be numbers, not " + solver_.describe(*tv));
+        }
+        scopes_.emplace_back();
+        auto& refs = out_.declared[&st];
+        refs.push_back(declare_var(st.names[0], st.name_pos[0], solver_.fresh(K::kNum)));
+        refs.back().type = Type::kNumber;
+        ++loop_depth_.back();
+        auto s = block(st.body, false);
+        --loop_depth_.back();
+        scopes_.pop_back();
+        return s;
+      }
+      case StmtKind::kBreak:
+        if (loop_depth_.back() == 0) return fail(st.pos, "'break' outside a loop");
+        return {};
+      case StmtKind::kReturn: return return_stat(st);
+      case StmtKind::kFunction: return function_stat(st);
+    }
+    return {};
+  }
+
+  Status loop_body(const Block& body) {
+    ++loop_depth_.back();
+    auto s = block(body);
+    --loop_depth_.back();
+    return s;
+  }
+
+  Status return_stat(const Stmt& st) {
+    FunctionState& fs = states_[cur_fn()];
+    if (st.values.empty()) {
+      if (!fs.bare_return) fs.bare_return = st.pos;
+      return {};
+    }
+    if (in_chunk()) return fail(st.pos, "the chunk cannot return a value in Kiln's script subset");
+    auto v = value(*st.values[0]);
+    if (!v) return v.error();
+    if (!solver_.unify(fs.result_tv, *v))
+      return fail(st.values[0]->pos, "function '" + out_.functions[cur_fn()].name + "' returns " +
+                                         solver_.describe(*v) + " here but " + solver_.describe(fs.result_tv) +
+                                         " elsewhere");
+    if (!fs.value_return) fs.value_return = st.pos;
+    return {};
+  }
+
+  Status function_stat(const Stmt& st) {
+    const FunctionDef& f = *st.function;
+    int index;
+    if (f.is_local) {
+      index = new_function(f, &st);
+      Symbol s;
+      s.kind = Symbol::kFunction;
+      s.function = index;
+      s.pos = f.pos;
+      scopes_.back()[f.name] = s;  // visible in its own body: recursion
+    } else {
+      index = globals_.at(f.name);
+    }
+    const int saved = current_;
+    current_ = index;
+    scopes_.emplace_back();
+    loop_depth_.push_back(0);
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j)
+        if (f.params[j] == f.params[i]) return fail(f.param_pos[i], "duplicate parameter '" + f.params[i] + "'");
+      const VarRef ref = declare_var(f.params[i], f.param_pos[i], states_[index].param_tvs[i]);
+      (void)ref;
+    }
+    auto s = block(f.body, false);
+    loop_depth_.pop_back();
+    scopes_.pop_back();
+    current_ = saved;
+    if (!s) return s;
+    FunctionState& fs = states_[index];
+    if (fs.value_return && fs.bare_return)
+      return fail(*fs.bare_return, "function '" + f.name + "' returns a value at " + at(*fs.value_return) +
+                                       " but not here (nil is outside Kiln's script subset)");
+    if (fs.value_return && !always_returns(f.body))
+      return fail(f.pos, "function '" + f.name + "' may reach its end without returning a value");
+    if (!fs.value_return) solver_.unify(fs.result_tv, solver_.fresh(K::kVoid));
+    return {};
+  }
+
+  static bool always_returns(const Block& b) {
+    if (b.empty()) return false;
+    const Stmt& last = *b.back();
+    if (last.kind == StmtKind::kReturn) return true;
+    if (last.kind == StmtKind::kDo) return always_returns(last.body);
+    if (last.kind == StmtKind::kIf && last.blocks.size() > last.conds.size()) {
+      for (const auto& branch : last.blocks)
+        if (!always_returns(branch)) return false;
+      return true;
+    }
+    return false;
+  }
+
+  Result<int> assign_target(const Expr& e) {
+    if (e.kind == ExprKind::kIndex) return index(e);
+    if (e.kind == ExprKind::kField) return fail(e.pos, "assignment to a field (a.b = ...) is outside Kiln's script subset");
+    const Symbol* s = lookup(e.text);
+    if (!s) {
+      if (globals_.count(e.text) || e.text == "math" || e.text == "print" || e.text == "engine")
+        return fail(e.pos, "cannot assign to function '" + e.text + "'");
+      return fail(e.pos, "assignment to undeclared global '" + e.text + "' (declare it with 'local')");
+    }
+    if (s->kind == Symbol::kFunction) return fail(e.pos, "cannot assign to function '" + e.text + "'");
+    if (auto c = closure_check(*s, e); !c) return c.error();
+    out_.names[&e] = {s->storage, s->slot, Type::kNumber};
+    name_uses_.push_back({&e, s->tv});
+    return s->tv;
+  }
+
+  Status closure_check(const Symbol& s, const Expr& e) {
+    if (s.storage == VarRef::kLocal && s.function != cur_fn())
+      return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
+                             "': closures are outside Kiln's script subset");
+    return {};
+  }
+
+  // ---- expressions -------------------------------------------------------------------------------
+  // An expression used as a value: anything but a call of a function that returns nothing.
+  Result<int> value(const Expr& e) {
+    auto tv = expr(e);
+    if (!tv) return tv;
+    deferred_.push_back({[this, tv = *tv, pos = e.pos]() -> Status {
+      if (solver_.kind(tv) == K::kVoid) return fail(pos, "this call returns no value");
+      return {};
+    }});
+    return tv;
+  }
+
+  int record(const Expr& e, int tv) {
+    expr_tvs_.push_back({&e, tv});
+    return tv;
+  }
+
+  Result<int> expr(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kNumber: return record(e, solver_.fresh(K::kNum));
+      case ExprKind::kBool: return record(e, solver_.fresh(K::kBool));
+      case ExprKind::kString: return fail(e.pos, "strings are only allowed as arguments of print in Kiln's script subset");
+      case ExprKind::kName: {
+        const Symbol* s = lookup(e.text);
+        if (!s && globals_.count(e.text))
+          return fail(e.pos, "function '" + e.text + "' used as a value: functions are not values in Kiln's script subset");
+        if (!s) {
+          if (e.text == "math" || e.text == "engine" || e.text == "print")
+            return fail(e.pos, "library '" + e.text + "' used as a value");
+          return fail(e.pos, "unknown name '" + e.text + "'");
+        }
+        if (s->kind == Symbol::kFunction)
+          return fail(e.pos, "function '" + e.text + "' used as a value: functions are not values in Kiln's script subset");
+        if (auto c = closure_check(*s, e); !c) return c.error();
+        out_.names[&e] = {s->storage, s->slot, Type::kNumber};
+        name_uses_.push_back({&e, s->tv});
+        return record(e, s->tv);
+      }
+      case ExprKind::kField: {
+        if (e.a->kind == ExprKind::kName && e.a->text == "math" && !lookup("math")) {
+          if (e.text == "pi" || e.text == "huge") return record(e, solver_.fresh(K::kNum));
+          if (math_functions().count(e.text))
+            return fail(e.pos, "math." + e.text + " used as a value: functions are not values in Kiln's script subset");
+          return fail(e.pos, "unknown math member '" + e.text + "'");
+        }
+        return fail(e.pos, "field access (a.b) is outside Kiln's script subset (only math.* and engine.*)");
+      }
+      case ExprKind::kCall: return call(e);
+      case ExprKind::kIndex: return index(e);
+      case ExprKind::kTable: {
+        const int elem = solver_.fresh();
+        for (const auto& item : e.items) {
+          auto tv = value(*item);
+          if (!tv) return tv;
+          if (!solver_.unify(elem, *tv))
+            return fail(item->pos, "array elements must have one type: " + solver_.describe(*tv) + " after " +
+                                       solver_.describe(elem));
+        }
+        deferred_.push_back({[this, elem, pos = e.pos]() -> Status {
+          const K k = solver_.kind(elem);
+          if (k == K::kArray) return fail(pos, "arrays of arrays are outside Kiln's script subset");
+          return {};
+        }});
+        return record(e, solver_.array_of(elem));
+      }
+      case ExprKind::kUnary: {
+        auto a = value(*e.a);
+        if (!a) return a;
+        if (e.unop == UnOp::kNot) return record(e, solver_.fresh(K::kBool));
+        if (e.unop == UnOp::kLen) {
+          if (!solver_.unify(*a, solver_.array_of(solver_.fresh())))
+            return fail(e.pos, "'#' needs an array, not " + solver_.describe(*a));
+          return record(e, solver_.fresh(K::kNum));
+        }
+        if (!solver_.unify(*a, solver_.fresh(K::kNum)))
+          return fail(e.pos, "unary '-' needs a number, not " + solver_.describe(*a));
+        return record(e, solver_.fresh(K::kNum));
+      }
+      case ExprKind::kBinary: return binary(e);
+    }
+    return fail(e.pos, "unsupported expression");
+  }
+
+  Result<int> index(const Expr& e) {
+    auto arr = value(*e.a);
+    if (!arr) return arr;
+    const int elem = solver_.fresh();
+    if (!solver_.unify(*arr, solver_.array_of(elem)))
+      return fail(e.pos, "indexing needs an array, not " + solver_.describe(*arr));
+    auto i = value(*e.b);
+    if (!i) return i;
+    if (!solver_.unify(*i, solver_.fresh(K::kNum)))
+      return fail(e.b->pos, "an array index must be a number, not " + solver_.describe(*i));
+    return record(e, elem);
+  }
+
+  Result<int> binary(const Expr& e) {
+    const BinOp op = e.binop;
+    if (op == BinOp::kOr && e.a->kind == ExprKind::kBinary && e.a->binop == BinOp::kAnd) {
+      // c and x or y: the conditional idiom.
+      const Expr& conj = *e.a;
+      auto c = value(*conj.a);
+      if (!c) return c;
+      auto x = value(*conj.b);
+      if (!x) return x;
+      auto y = value(*e.b);
+      if (!y) return y;
+      if (!solver_.unify(*x, *y))
+        return fail(e.pos, "'c and x or y' needs x and y of one type, not " + solver_.describe(*x) + " and " +
+                               solver_.describe(*y));
+      deferred_.push_back({[this, c = *c, x = *x, pos = e.pos]() -> Status {
+        const K k = solver_.kind(x);
+        if (k == K::kNum || k == K::kArray || k == K::kUnknown) return {};
+        if (solver_.unify(c, x)) return {};  // all booleans: plain and/or
+        return fail(pos, "'c and x or y' with a boolean x needs a boolean c");
+      }});
+      record(conj, *x);
+      return record(e, *x);
+    }
+    auto a = value(*e.a);
+    if (!a) return a;
+    auto b = value(*e.b);
+    if (!b) return b;
+    const char* spelling[] = {"+", "-", "*", "/", "%", "^", "==", "~=", "<", "<=", ">", ">=", "and", "or"};
+    const std::string opname = spelling[static_cast<int>(op)];
+    switch (op) {
+      case BinOp::kAdd: case BinOp::kSub: case BinOp::kMul: case BinOp::kDiv: case BinOp::kMod: case BinOp::kPow:
+      case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe: {
+        for (int tv : {*a, *b})
+          if (!solver_.unify(tv, solver_.fresh(K::kNum)))
+            return fail(e.pos, "'" + opname + "' needs numbers, not " + solver_.describe(tv));
+        const bool comparison = op == BinOp::kLt || op == BinOp::kLe || op == BinOp::kGt || op == BinOp::kGe;
+        return record(e, solver_.fresh(comparison ? K::kBool : K::kNum));
+      }
+      case BinOp::kEq: case BinOp::kNe:
+        if (!solver_.unify(*a, *b))
+          return fail(e.pos, "'" + opname + "' compares " + solver_.describe(*a) + " with " + solver_.describe(*b) +
+                                 ": values of different types are never equal");
+        return record(e, solver_.fresh(K::kBool));
+      case BinOp::kAnd: case BinOp::kOr:
+        if (!solver_.unify(*a, *b))
+          return fail(e.pos, "'" + opname + "' needs operands of one type, not " + solver_.describe(*a) + " and " +
+                                 solver_.describe(*b));
+        return record(e, *a);
+    }
+    return fail(e.pos, "unsupported operator");
+  }
+
+  Result<int> call(const Expr& e) {
+    const Expr& callee = *e.a;
+    std::vector<int> args;
+    auto check_args = [&]() -> Status {
+      for (const auto& arg : e.items) {
+        if (arg->kind == ExprKind::kString && callee.kind == ExprKind::kName && callee.text == "print" &&
+            !lookup("print")) {
+          args.push_back(record(*arg, solver_.fresh(K::kStr)));
+          continue;
+        }
+        auto tv = value(*arg);
+        if (!tv) return tv.error();
+        args.push_back(*tv);
+      }
+      return {};
+    };
+    if (callee.kind == ExprKind::kName) {
+      const Symbol* s = lookup(callee.text);
+      if (!s && callee.text == "print") {
+        if (auto st = check_args(); !st) return st.error();
+        for (std::size_t i = 0; i < args.size(); ++i)
+          deferred_.push_back({[this, tv = args[i], pos = e.items[i]->pos]() -> Status {
+            const K k = solver_.kind(tv);
+            if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
+            return {};
+          }});
+        out_.calls[&e] = {CallTarget::kPrint, 0};
+        return record(e, solver_.fresh(K::kVoid));
+      }
+      int fn = -1;
+      if (s && s->kind == Symbol::kFunction) fn = s->function;
+      else if (!s && globals_.count(callee.text)) fn = globals_.at(callee.text);
+      if (fn < 0) {
+        if (s) return fail(callee.pos, "'" + callee.text + "' is " + solver_.describe(s->tv) + ", not a function");
+        return fail(callee.pos, "unknown function '" + callee.text + "'");
+      }
+      if (auto st = check_args(); !st) return st.error();
+      const FunctionDef& def = *out_.functions[fn].def;
+      if (args.size() != def.params.size())
+        return fail(e.pos, "function '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                               " arguments, not " + std::to_string(args.size()) + " (defined at " + at(def.pos) + ")");
+      for (std::size_t i = 0; i < args.size(); ++i)
+        if (!solver_.unify(states_[fn].param_tvs[i], args[i]))
+          return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of '" + def.name + "' is " +
+                                           solver_.describe(args[i]) + " here but " +
+                                           solver_.describe(states_[fn].param_tvs[i]) + " elsewhere");
+      out_.calls[&e] = {CallTarget::kScript, fn};
+      return record(e, states_[fn].result_tv);
+    }
+    if (callee.kind == ExprKind::kField && callee.a->kind == ExprKind::kName && !lookup(callee.a->text)) {
+      const std::string& lib = callee.a->text;
+      if (lib == "math") {
+        auto it = math_functions().find(callee.text);
+        if (it == math_functions().end()) return fail(callee.pos, "unknown math function 'math." + callee.text + "'");
+        if (auto st = check_args(); !st) return st.error();
+        const int arity = it->second.second;
+        if ((arity < 0 && args.empty()) || (arity >= 0 && static_cast<int>(args.size()) != arity))
+          return fail(e.pos, "math." + callee.text + " takes " +
+                                 (arity < 0 ? std::string("one or more") : std::to_string(arity)) + " arguments");
+        for (std::size_t i = 0; i < args.size(); ++i)
+          if (!solver_.unify(args[i], solver_.fresh(K::kNum)))
+            return fail(e.items[i]->pos, "math." + callee.text + " needs numbers, not " + solver_.describe(args[i]));
+        out_.calls[&e] = {CallTarget::kMath, static_cast<int>(it->second.first)};
+        return record(e, solver_.fresh(K::kNum));
+      }
+      if (lib == "engine") {
+        for (std::size_t h = 0; h < host_.size(); ++h) {
+          if (host_[h].name != callee.text) continue;
+          if (auto st = check_args(); !st) return st.error();
+          if (args.size() != host_[h].params.size())
+            return fail(e.pos, "engine." + callee.text + " takes " + std::to_string(host_[h].params.size()) + " arguments");
+          for (std::size_t i = 0; i < args.size(); ++i) {
+            const K want = host_[h].params[i] == Type::kBoolean ? K::kBool : K::kNum;
+            if (!solver_.unify(args[i], solver_.fresh(want)))
+              return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of engine." + callee.text + " must be " +
+                                               type_name(host_[h].params[i]) + ", not " + solver_.describe(args[i]));
+          }
+          out_.calls[&e] = {CallTarget::kHost, static_cast<int>(h)};
+          const K r = host_[h].result == Type::kVoid ? K::kVoid : host_[h].result == Type::kBoolean ? K::kBool : K::kNum;
+          return record(e, solver_.fresh(r));
+        }
+        return fail(callee.pos, "unknown host function 'engine." + callee.text + "'");
+      }
+    }
+    return fail(e.pos, "only named functions, math.* and engine.* can be called in Kiln's script subset");
+  }
+
+  // ---- the end: deferred checks and final types -------------------------------------------------
+  Status finish() {
+    for (auto& d : deferred_)
+      if (auto s = d(); !s) return s;
+    for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
+    for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
+    for (const auto& [ref, tv] : pending_refs_) ref->type = solver_.resolve(tv);
+    for (std::size_t i = 1; i < states_.size(); ++i) {
+      CheckedFunction& f = out_.functions[i];
+      for (int tv : states_[i].param_tvs) f.params.push_back(solver_.resolve(tv));
+      f.result = solver_.resolve(states_[i].result_tv);
+    }
+    return {};
+  }
+
+  const Script& script_;
+  const std::vector<HostSignature>& host_;
+  CheckedScript out_;
+  TypeSolver solver_;
+  std::vector<FunctionState> states_;
+  std::map<std::string, int> globals_;
+  std::vector<std::map<std::string, Symbol>> scopes_;
+  std::vector<int> loop_depth_;
+  int current_ = 0;
+  std::vector<std::pair<VarRef*, int>> pending_refs_;
+  std::vector<std::pair<const Expr*, int>> expr_tvs_;
+  std::vector<std::pair<const Expr*, int>> name_uses_;
+  std::vector<std::function<Status()>> deferred_;
+};
+
+}  // namespace
+
+Result<CheckedScript> check_script(const Script& script, const std::vector<HostSignature>& host) {
+  return Checker(script, host).run();
+}
+
+}  // namespace kiln::jit

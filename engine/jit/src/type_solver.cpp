@@ -1,0 +1,79 @@
+#include "type_solver.h"
+
+namespace kiln::jit {
+
+int TypeSolver::fresh(Kind k, int elem) {
+  nodes_.push_back({static_cast<int>(nodes_.size()), k, elem});
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int TypeSolver::find(int v) {
+  while (nodes_[v].parent != v) {
+    nodes_[v].parent = nodes_[nodes_[v].parent].parent;
+    v = nodes_[v].parent;
+  }
+  return v;
+}
+
+bool TypeSolver::unify(int a, int b) {
+  a = find(a);
+  b = find(b);
+  if (a == b) return true;
+  Node& na = nodes_[a];
+  Node& nb = nodes_[b];
+  if (na.kind == kUnknown) {
+    na.parent = b;
+    return true;
+  }
+  if (nb.kind == kUnknown) {
+    nb.parent = a;
+    return true;
+  }
+  if (na.kind != nb.kind) return false;
+  if (na.kind == kArray) {
+    const int ea = na.elem, eb = nb.elem;
+    na.parent = b;
+    return unify(ea, eb);
+  }
+  na.parent = b;
+  return true;
+}
+
+Type TypeSolver::resolve(int v) {
+  switch (kind(v)) {
+    case kBool: return Type::kBoolean;
+    case kStr: return Type::kString;
+    case kVoid: return Type::kVoid;
+    case kArray: return kind(elem(v)) == kBool ? Type::kBooleanArray : Type::kNumberArray;
+    default: return Type::kNumber;
+  }
+}
+
+std::string TypeSolver::describe(int v) {
+  switch (kind(v)) {
+    case kUnknown: return "a value of unknown type";
+    case kNum: return "a number";
+    case kBool: return "a boolean";
+    case kStr: return "a string";
+    case kVoid: return "no value";
+    case kArray: {
+      const Kind e = kind(elem(v));
+      return e == kBool ? "an array of booleans" : e == kArray ? "an array of arrays" : "an array of numbers";
+    }
+  }
+  return "?";
+}
+
+std::string type_name(Type t) {
+  switch (t) {
+    case Type::kNumber: return "number";
+    case Type::kBoolean: return "boolean";
+    case Type::kNumberArray: return "number[]";
+    case Type::kBooleanArray: return "boolean[]";
+    case Type::kString: return "string";
+    case Type::kVoid: return "void";
+  }
+  return "?";
+}
+
+}  // namespace kiln::jit
