@@ -1,0 +1,105 @@
+#pragma once
+// Kiln's script bytecode: 32-bit instruction words in pages of kPageWords (the "guest code" of the
+// JIT seed). A word is  op:8 | a:8 | b:8 | c:8  or  op:8 | a:8 | d:16 (d signed for jumps).
+// Number constants are inline: LOADN is followed by two words holding the double's bits; PUTS by a
+// length word and the string's bytes. So a page's bytes, with the function table and host/math
+// tables resolved at run time, fully determine what it means: calls name a function index,
+// never an address; jumps are relative.
+//
+// Layout: every function starts on a fresh page, so editing one function's body changes only its
+// own pages, and a function that grows shifts no other function. A function longer than a page
+// continues on the next pages. Line numbers live beside the code (not in it), so that editing
+// lines above a function does not change its pages.
+
+#include <span>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/jit/checker.h"
+
+namespace kiln::jit {
+
+inline constexpr std::size_t kPageWords = 1024;
+
+enum class Op : std::uint8_t {
+  kLoadN,    // a = number (next two words)
+  kLoadB,    // a = b (0 or 1)
+  kMove,     // a = b
+  kGetMod,   // a = module[d]
+  kSetMod,   // module[d] = a
+  kAdd, kSub, kMul, kDiv, kMod, kPow,  // a = b op c
+  kNeg,      // a = -b
+  kNot,      // a = !b (booleans)
+  kEq, kLt, kLe,  // a = b op c (numbers and booleans)
+  kEqRef,    // a = (array b is array c)
+  kJmp,      // pc += d
+  kJmpIf,    // if a != 0: pc += d
+  kJmpIfNot, // if a == 0: pc += d
+  kForPrep,  // a, a+1, a+2 = start, limit, step; a+3 = loop variable; pc += d to the loop test
+  kForLoop,  // a += a+2; if in range: a+3 = a, pc += d
+  kNewArr,   // a = new empty array (b: 1 = booleans)
+  kAppend,   // append b to array a
+  kGetI,     // a = b[c]
+  kSetI,     // a[b] = c (b may be #a + 1)
+  kLen,      // a = #b
+  kCall,     // call function d with its arguments in a, a+1, ...; result in a
+  kMath,     // a = math function b of c arguments in a, a+1, ...
+  kHost,     // a = host function b of c arguments in a, a+1, ...
+  kRet,      // return a
+  kRet0,     // return nothing
+  kPutN,     // print buffer += number a
+  kPutB,     // print buffer += boolean a
+  kPutS,     // print buffer += string (next word: length, then the bytes)
+  kPutTab,   // print buffer += '\t'
+  kPrintLn,  // write the print buffer and '\n'
+  kDefine,   // function d is defined from here on (Lua defines functions when the statement runs)
+  kCount,
+};
+
+const char* op_name(Op op);
+
+inline std::uint32_t encode_abc(Op op, unsigned a, unsigned b, unsigned c) {
+  return std::uint32_t(op) | (a << 8) | (b << 16) | (c << 24);
+}
+inline std::uint32_t encode_ad(Op op, unsigned a, int d) {
+  return std::uint32_t(op) | (a << 8) | (std::uint32_t(std::uint16_t(d)) << 16);
+}
+inline Op op_of(std::uint32_t w) { return Op(w & 0xff); }
+inline unsigned a_of(std::uint32_t w) { return (w >> 8) & 0xff; }
+inline unsigned b_of(std::uint32_t w) { return (w >> 16) & 0xff; }
+inline unsigned c_of(std::uint32_t w) { return (w >> 24) & 0xff; }
+inline int d_of(std::uint32_t w) { return std::int16_t(w >> 16); }
+inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
+
+struct FunctionCode {
+  std::string name;
+  std::size_t first_page = 0;  // code starts at word 0 of this page
+  std::size_t words = 0;       // length of the code
+  int params = 0;
+  int frame_slots = 0;         // registers: locals and temporaries
+  Type result = Type::kVoid;
+  std::vector<int> lines;      // source line of each code word (0 for inline data)
+};
+
+struct Program {
+  std::string file;
+  std::vector<std::uint32_t> words;               // all pages, back to back: page p is words[p * kPageWords, ...)
+  std::vector<std::vector<std::uint16_t>> entries;  // per page: word offsets where execution may enter from outside
+  std::vector<FunctionCode> functions;            // [0] is the chunk
+  int module_slots = 0;
+  std::vector<HostSignature> host;
+
+  std::size_t page_count() const { return words.size() / kPageWords; }
+  std::span<const std::uint32_t> page(std::size_t p) const { return {words.data() + p * kPageWords, kPageWords}; }
+  // The code of function f as one run of words (its pages are consecutive).
+  const std::uint32_t* code(std::size_t f) const { return words.data() + functions[f].first_page * kPageWords; }
+};
+
+// Compiles a checked script to paged bytecode.
+Result<Program> compile_program(const CheckedScript& checked, const std::vector<HostSignature>& host);
+
+// One line per instruction: "page 0 +12  ADD r3 r1 r2   ; line 7".
+std::string disassemble(const Program& program);
+
+}  // namespace kiln::jit

@@ -1,0 +1,20 @@
+#pragma once
+// The front end in one call: source -> syntax tree -> checked -> paged bytecode.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/jit/bytecode.h"
+#include "kiln/jit/checker.h"
+#include "kiln/jit/parser.h"
+
+namespace kiln::jit {
+
+// Errors are `file:line:col: message` (lexer, parser, checker).
+Result<Program> compile_script(const std::string& file, std::string_view source,
+                               const std::vector<HostSignature>& host = {});
+Result<Program> compile_script_file(const std::string& file, const std::vector<HostSignature>& host = {});
+
+}  // namespace kiln::jit

@@ -1,0 +1,65 @@
+#pragma once
+// The interpreter of Kiln's script bytecode: every script runs here first; the JIT (issue 6)
+// replaces hot pages. A register machine with a computed-goto dispatch loop and an explicit frame
+// stack (deep script recursion never deepens the C++ stack).
+//
+// A runaway script cannot hang its host: call depth is bounded, an instruction budget and a
+// cancellation flag are checked on every backward jump and call. Runtime errors (array index out
+// of range, call depth exceeded, budget exhausted) come back as `file:line: message`.
+//
+// Arrays live until the Vm is destroyed or reset() (no collection during a run).
+//
+// Thread-safety: a Vm is used by one thread at a time; cancel() may be called from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/jit/bytecode.h"
+
+namespace kiln::jit {
+
+struct VmOptions {
+  int max_call_depth = 10000;
+  std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
+};
+
+// A host function: numbers and booleans (0/1) in, a number or boolean out (ignored for void).
+using HostFunction = std::function<double(std::span<const double>)>;
+
+class Vm {
+ public:
+  explicit Vm(const Program& program, VmOptions options = {});
+  ~Vm();
+  Vm(const Vm&) = delete;
+  Vm& operator=(const Vm&) = delete;
+
+  // Binds `engine.<name>`; every host function the program calls must be bound before run().
+  void bind(const std::string& name, HostFunction fn);
+  // Where print writes, one call per line (default: stdout).
+  void set_output(std::function<void(std::string_view)> out);
+
+  // Runs the chunk: module variables are set and global functions defined.
+  Status run();
+  // Calls a function of the script with numbers (booleans as 0/1); its result, 0 for none.
+  Result<double> call(const std::string& function, std::span<const double> args);
+
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  std::uint64_t instructions_counted() const { return counted_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> cancelled_{false};
+  std::uint64_t counted_ = 0;
+};
+
+// Lua 5.1's number formatting for print: "%.14g", with inf, -inf and nan as the C library spells them.
+std::string format_number(double v);
+
+}  // namespace kiln::jit

@@ -1,0 +1,497 @@
+// Checked syntax tree -> paged bytecode (see bytecode.h for the layout rules).
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "kiln/jit/bytecode.h"
+
+namespace kiln::jit {
+namespace {
+
+constexpr int kMaxRegisters = 250;
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(const CheckedScript& checked, int function, const std::string& file)
+      : c_(checked), index_(function), file_(file), next_reg_(checked.functions[function].frame_slots) {}
+
+  Result<FunctionCode> run(const Block& body) {
+    FunctionCode f;
+    const auto& info = c_.functions[index_];
+    f.name = info.name;
+    f.params = static_cast<int>(info.params.size());
+    f.result = info.result;
+    if (auto s = block(body); !s) return s.error();
+    emit(encode_ad(Op::kRet0, 0, 0), line_);
+    if (too_long_) return make_error(file_ + ": function '" + info.name + "' is too long for 16-bit jumps");
+    f.frame_slots = max_reg_ + 1;
+    f.words = code_.size();
+    f.lines = std::move(lines_);
+    code_out = std::move(code_);
+    return f;
+  }
+  std::vector<std::uint32_t> code_out;
+
+ private:
+  // ---- emission ---------------------------------------------------------------------------------
+  std::size_t emit(std::uint32_t word, int line) {
+    code_.push_back(word);
+    lines_.push_back(line);
+    return code_.size() - 1;
+  }
+  void emit_number(unsigned reg, double v, int line) {
+    emit(encode_ad(Op::kLoadN, reg, 0), line);
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    emit(static_cast<std::uint32_t>(bits), 0);
+    emit(static_cast<std::uint32_t>(bits >> 32), 0);
+  }
+  std::size_t emit_jump(Op op, unsigned a, int line) { return emit(encode_ad(op, a, 0), line); }
+  // A jump reaches +-32767 words; a longer one marks the function too long (reported by run()).
+  void patch(std::size_t at, std::size_t target) {
+    const long d = static_cast<long>(target) - static_cast<long>(at) - 1;
+    if (d < -32768 || d > 32767) too_long_ = true;
+    code_[at] = encode_ad(op_of(code_[at]), a_of(code_[at]), static_cast<int>(d));
+  }
+  Error fail(Pos p, const std::string& m) const {
+    return make_error(file_ + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) + ": " + m);
+  }
+  Result<unsigned> temp(Pos p) {
+    if (next_reg_ >= kMaxRegisters) return fail(p, "expression too complex (more than " + std::to_string(kMaxRegisters) + " registers)");
+    max_reg_ = std::max(max_reg_, next_reg_);
+    return static_cast<unsigned>(next_reg_++);
+  }
+  // Temporaries are released in stack order by restoring the mark.
+  int mark() const { return next_reg_; }
+  void release(int m) { next_reg_ = m; }
+
+  Type type_of(const Expr& e) const {
+    auto it = c_.types.find(&e);
+    return it == c_.types.end() ? Type::kNumber : it->second;
+  }
+  static bool never_false(Type t) { return t != Type::kBoolean; }
+
+  // ---- statements -------------------------------------------------------------------------------
+  Status block(const Block& b) {
+    for (const auto& st : b)
+      if (auto s = statement(*st); !s) return s;
+    return {};
+  }
+
+  void store(const VarRef& ref, unsigned reg, int line) {
+    if (ref.kind == VarRef::kLocal) {
+      if (static_cast<unsigned>(ref.slot) != reg) emit(encode_abc(Op::kMove, ref.slot, reg, 0), line);
+    } else {
+      emit(encode_ad(Op::kSetMod, reg, ref.slot), line);
+    }
+  }
+
+  Status statement(const Stmt& st) {
+    line_ = st.pos.line;
+    const int m = mark();
+    Status s = statement_inner(st);
+    release(m);
+    return s;
+  }
+
+  Status statement_inner(const Stmt& st) {
+    const int line = st.pos.line;
+    switch (st.kind) {
+      case StmtKind::kLocal: {
+        const auto& refs = c_.declared.at(&st);
+        std::vector<unsigned> regs;
+        for (const auto& v : st.values) {  // every value first, then the names: as in Lua
+          auto r = temp(v->pos);
+          if (!r) return r.error();
+          if (auto s = expr_to(*v, *r); !s) return s;
+          regs.push_back(*r);
+        }
+        for (std::size_t i = 0; i < refs.size(); ++i) store(refs[i], regs[i], line);
+        return {};
+      }
+      case StmtKind::kAssign: {
+        struct Target {
+          const Expr* e;
+          unsigned arr = 0, idx = 0;
+        };
+        std::vector<Target> targets;
+        for (const auto& t : st.targets) {
+          Target tg{t.get()};
+          if (t->kind == ExprKind::kIndex) {
+            auto a = temp(t->pos);
+            auto i = temp(t->pos);
+            if (!a || !i) return fail(t->pos, "expression too complex");
+            if (auto s = expr_to(*t->a, *a); !s) return s;
+            if (auto s = expr_to(*t->b, *i); !s) return s;
+            tg.arr = *a;
+            tg.idx = *i;
+          }
+          targets.push_back(tg);
+        }
+        std::vector<unsigned> values;
+        for (const auto& v : st.values) {
+          auto r = temp(v->pos);
+          if (!r) return r.error();
+          if (auto s = expr_to(*v, *r); !s) return s;
+          values.push_back(*r);
+        }
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+          if (targets[i].e->kind == ExprKind::kIndex)
+            emit(encode_abc(Op::kSetI, targets[i].arr, targets[i].idx, values[i]), targets[i].e->pos.line);
+          else
+            store(c_.names.at(targets[i].e), values[i], line);
+        }
+        return {};
+      }
+      case StmtKind::kCall: {
+        auto r = temp(st.pos);
+        if (!r) return r.error();
+        return call(*st.expr, *r, /*want_value=*/false);
+      }
+      case StmtKind::kDo: return block(st.body);
+      case StmtKind::kWhile: {
+        const std::size_t top = code_.size();
+        std::optional<std::size_t> exit_jump;
+        if (auto s = condition(*st.expr, exit_jump); !s) return s;
+        breaks_.emplace_back();
+        if (auto s = block(st.body); !s) return s;
+        patch(emit_jump(Op::kJmp, 0, line), top);
+        if (exit_jump) patch(*exit_jump, code_.size());
+        return close_breaks();
+      }
+      case StmtKind::kRepeat: {
+        const std::size_t top = code_.size();
+        breaks_.emplace_back();
+        if (auto s = block(st.body); !s) return s;
+        std::optional<std::size_t> exit_jump;  // jumps when the condition is false: back to the top
+        if (auto s = condition(*st.expr, exit_jump); !s) return s;
+        if (exit_jump) patch(*exit_jump, top);
+        return close_breaks();
+      }
+      case StmtKind::kIf: {
+        std::vector<std::size_t> to_end;
+        for (std::size_t i = 0; i < st.blocks.size(); ++i) {
+          std::optional<std::size_t> next;
+          if (i < st.conds.size()) {
+            if (auto s = condition(*st.conds[i], next); !s) return s;
+          }
+          if (auto s = block(st.blocks[i]); !s) return s;
+          if (i + 1 < st.blocks.size()) to_end.push_back(emit_jump(Op::kJmp, 0, line));
+          if (next) patch(*next, code_.size());
+          if (i < st.conds.size() && !next) break;  // an always-true condition: later branches are dead
+        }
+        for (std::size_t j : to_end) patch(j, code_.size());
+        return {};
+      }
+      case StmtKind::kNumericFor: {
+        auto base = temp(st.pos);
+        if (!base) return base.error();
+        for (int k = 0; k < 3; ++k)
+          if (!temp(st.pos)) return fail(st.pos, "expression too complex");
+        if (auto s = expr_to(*st.values[0], *base); !s) return s;
+        if (auto s = expr_to(*st.values[1], *base + 1); !s) return s;
+        if (st.values.size() > 2) {
+          if (auto s = expr_to(*st.values[2], *base + 2); !s) return s;
+        } else {
+          emit_number(*base + 2, 1.0, line);
+        }
+        const std::size_t prep = emit_jump(Op::kForPrep, *base, line);
+        const std::size_t body = code_.size();
+        store(c_.declared.at(&st)[0], *base + 3, line);
+        breaks_.emplace_back();
+        if (auto s = block(st.body); !s) return s;
+        patch(prep, code_.size());
+        patch(emit_jump(Op::kForLoop, *base, line), body);
+        return close_breaks();
+      }
+      case StmtKind::kBreak:
+        breaks_.back().push_back(emit_jump(Op::kJmp, 0, line));
+        return {};
+      case StmtKind::kReturn: {
+        if (st.values.empty()) {
+          emit(encode_ad(Op::kRet0, 0, 0), line);
+          return {};
+        }
+        auto r = temp(st.pos);
+        if (!r) return r.error();
+        if (auto s = expr_to(*st.values[0], *r); !s) return s;
+        emit(encode_ad(Op::kRet, *r, 0), line);
+        return {};
+      }
+      case StmtKind::kFunction:
+        emit(encode_ad(Op::kDefine, 0, c_.function_index.at(&st)), line);
+        return {};
+    }
+    return {};
+  }
+
+  Status close_breaks() {
+    for (std::size_t j : breaks_.back()) patch(j, code_.size());
+    breaks_.pop_back();
+    return {};
+  }
+  bool too_long_ = false;
+
+  // Emits the test of `cond`; `jump_if_false` is the jump to patch to where a false condition goes
+  // (none when the condition can never be false: numbers and arrays are true in Lua).
+  Status condition(const Expr& cond, std::optional<std::size_t>& jump_if_false) {
+    const int m = mark();
+    auto r = temp(cond.pos);
+    if (!r) return r.error();
+    if (auto s = expr_to(cond, *r); !s) return s;
+    if (type_of(cond) == Type::kBoolean) jump_if_false = emit_jump(Op::kJmpIfNot, *r, cond.pos.line);
+    release(m);
+    return {};
+  }
+
+  // ---- expressions ------------------------------------------------------------------------------
+  Status operands(const Expr& e, unsigned& ra, unsigned& rb) {
+    auto a = temp(e.pos);
+    auto b = temp(e.pos);
+    if (!a || !b) return fail(e.pos, "expression too complex");
+    if (auto s = expr_to(*e.a, *a); !s) return s;
+    if (auto s = expr_to(*e.b, *b); !s) return s;
+    ra = *a;
+    rb = *b;
+    return {};
+  }
+
+  Status expr_to(const Expr& e, unsigned dst) {
+    const int m = mark();
+    Status s = expr_inner(e, dst);
+    release(m);
+    return s;
+  }
+
+  Status expr_inner(const Expr& e, unsigned dst) {
+    const int line = e.pos.line;
+    switch (e.kind) {
+      case ExprKind::kNumber: emit_number(dst, e.number, line); return {};
+      case ExprKind::kBool: emit(encode_abc(Op::kLoadB, dst, e.boolean ? 1 : 0, 0), line); return {};
+      case ExprKind::kString: return fail(e.pos, "string outside print");
+      case ExprKind::kName: {
+        const VarRef& ref = c_.names.at(&e);
+        if (ref.kind == VarRef::kLocal) {
+          if (static_cast<unsigned>(ref.slot) != dst) emit(encode_abc(Op::kMove, dst, ref.slot, 0), line);
+        } else {
+          emit(encode_ad(Op::kGetMod, dst, ref.slot), line);
+        }
+        return {};
+      }
+      case ExprKind::kField:  // math.pi, math.huge
+        emit_number(dst, e.text == "pi" ? 3.141592653589793 : HUGE_VAL, line);
+        return {};
+      case ExprKind::kCall: return call(e, dst, true);
+      case ExprKind::kIndex: {
+        unsigned a, b;
+        if (auto s = operands(e, a, b); !s) return s;
+        emit(encode_abc(Op::kGetI, dst, a, b), line);
+        return {};
+      }
+      case ExprKind::kTable: {
+        auto t = temp(e.pos);
+        auto item = temp(e.pos);
+        if (!t || !item) return fail(e.pos, "expression too complex");
+        emit(encode_abc(Op::kNewArr, *t, type_of(e) == Type::kBooleanArray ? 1 : 0, 0), line);
+        for (const auto& it : e.items) {
+          if (auto s = expr_to(*it, *item); !s) return s;
+          emit(encode_abc(Op::kAppend, *t, *item, 0), it->pos.line);
+        }
+        emit(encode_abc(Op::kMove, dst, *t, 0), line);
+        return {};
+      }
+      case ExprKind::kUnary: {
+        auto a = temp(e.pos);
+        if (!a) return a.error();
+        if (auto s = expr_to(*e.a, *a); !s) return s;
+        switch (e.unop) {
+          case UnOp::kNeg: emit(encode_abc(Op::kNeg, dst, *a, 0), line); break;
+          case UnOp::kLen: emit(encode_abc(Op::kLen, dst, *a, 0), line); break;
+          case UnOp::kNot:
+            if (type_of(*e.a) == Type::kBoolean) emit(encode_abc(Op::kNot, dst, *a, 0), line);
+            else emit(encode_abc(Op::kLoadB, dst, 0, 0), line);  // numbers and arrays are true
+            break;
+        }
+        return {};
+      }
+      case ExprKind::kBinary: return binary(e, dst);
+    }
+    return {};
+  }
+
+  Status binary(const Expr& e, unsigned dst) {
+    const int line = e.pos.line;
+    if (e.binop == BinOp::kAnd || e.binop == BinOp::kOr) return logical(e, dst);
+    unsigned a, b;
+    if (auto s = operands(e, a, b); !s) return s;
+    const bool arrays = type_of(*e.a) == Type::kNumberArray || type_of(*e.a) == Type::kBooleanArray;
+    switch (e.binop) {
+      case BinOp::kAdd: emit(encode_abc(Op::kAdd, dst, a, b), line); break;
+      case BinOp::kSub: emit(encode_abc(Op::kSub, dst, a, b), line); break;
+      case BinOp::kMul: emit(encode_abc(Op::kMul, dst, a, b), line); break;
+      case BinOp::kDiv: emit(encode_abc(Op::kDiv, dst, a, b), line); break;
+      case BinOp::kMod: emit(encode_abc(Op::kMod, dst, a, b), line); break;
+      case BinOp::kPow: emit(encode_abc(Op::kPow, dst, a, b), line); break;
+      case BinOp::kLt: emit(encode_abc(Op::kLt, dst, a, b), line); break;
+      case BinOp::kLe: emit(encode_abc(Op::kLe, dst, a, b), line); break;
+      case BinOp::kGt: emit(encode_abc(Op::kLt, dst, b, a), line); break;
+      case BinOp::kGe: emit(encode_abc(Op::kLe, dst, b, a), line); break;
+      case BinOp::kEq:
+      case BinOp::kNe:
+        emit(encode_abc(arrays ? Op::kEqRef : Op::kEq, dst, a, b), line);
+        if (e.binop == BinOp::kNe) emit(encode_abc(Op::kNot, dst, dst, 0), line);
+        break;
+      default: break;
+    }
+    return {};
+  }
+
+  // Lua's and/or return an operand, not a boolean; numbers and arrays are never false.
+  Status logical(const Expr& e, unsigned dst) {
+    const int line = e.pos.line;
+    if (e.binop == BinOp::kOr && e.a->kind == ExprKind::kBinary && e.a->binop == BinOp::kAnd) {
+      const Expr& c = *e.a->a;
+      const Expr& x = *e.a->b;
+      std::optional<std::size_t> to_else;
+      if (auto s = condition(c, to_else); !s) return s;
+      if (auto s = expr_to(x, dst); !s) return s;
+      std::optional<std::size_t> to_end;
+      if (type_of(x) == Type::kBoolean) to_end = emit_jump(Op::kJmpIf, dst, line);
+      else if (to_else) to_end = emit_jump(Op::kJmp, 0, line);
+      if (!to_else && never_false(type_of(x))) {  // c and x are never false: y is never evaluated
+        if (to_end) patch(*to_end, code_.size());
+        return {};
+      }
+      if (to_else) patch(*to_else, code_.size());
+      if (auto s = expr_to(*e.b, dst); !s) return s;
+      if (to_end) patch(*to_end, code_.size());
+      return {};
+    }
+    if (auto s = expr_to(*e.a, dst); !s) return s;
+    const Type ta = type_of(*e.a);
+    if (ta != Type::kBoolean) {  // a is never false
+      if (e.binop == BinOp::kOr) return {};
+      return expr_to(*e.b, dst);
+    }
+    const std::size_t skip = emit_jump(e.binop == BinOp::kAnd ? Op::kJmpIfNot : Op::kJmpIf, dst, line);
+    if (auto s = expr_to(*e.b, dst); !s) return s;
+    patch(skip, code_.size());
+    return {};
+  }
+
+  Status call(const Expr& e, unsigned dst, bool want_value) {
+    const int line = e.pos.line;
+    const CallTarget target = c_.calls.at(&e);
+    if (target.kind == CallTarget::kPrint) {
+      // Every argument is evaluated before anything is printed, as Lua does.
+      std::vector<unsigned> regs;
+      for (const auto& arg : e.items) {
+        if (arg->kind == ExprKind::kString) {
+          regs.push_back(0);
+          continue;
+        }
+        auto r = temp(arg->pos);
+        if (!r) return r.error();
+        if (auto s = expr_to(*arg, *r); !s) return s;
+        regs.push_back(*r);
+      }
+      for (std::size_t i = 0; i < e.items.size(); ++i) {
+        if (i > 0) emit(encode_abc(Op::kPutTab, 0, 0, 0), line);
+        const Expr& arg = *e.items[i];
+        if (arg.kind == ExprKind::kString) {
+          emit(encode_abc(Op::kPutS, 0, 0, 0), line);
+          emit(static_cast<std::uint32_t>(arg.text.size()), 0);
+          for (std::size_t k = 0; k < arg.text.size(); k += 4) {
+            std::uint32_t w = 0;
+            for (std::size_t j = 0; j < 4 && k + j < arg.text.size(); ++j)
+              w |= std::uint32_t(static_cast<unsigned char>(arg.text[k + j])) << (8 * j);
+            emit(w, 0);
+          }
+        } else {
+          emit(encode_abc(type_of(arg) == Type::kBoolean ? Op::kPutB : Op::kPutN, regs[i], 0, 0), line);
+        }
+      }
+      emit(encode_abc(Op::kPrintLn, 0, 0, 0), line);
+      return {};
+    }
+    // Arguments in consecutive registers from `base`; the result comes back in `base`.
+    const unsigned base = static_cast<unsigned>(mark());
+    for (const auto& arg : e.items) {
+      auto r = temp(arg->pos);
+      if (!r) return r.error();
+      if (auto s = expr_to(*arg, *r); !s) return s;
+    }
+    if (e.items.empty() && !temp(e.pos)) return fail(e.pos, "expression too complex");
+    switch (target.kind) {
+      case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
+      case CallTarget::kMath:
+        emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())), line);
+        break;
+      case CallTarget::kHost:
+        emit(encode_abc(Op::kHost, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())), line);
+        break;
+      default: break;
+    }
+    if (want_value && base != dst) emit(encode_abc(Op::kMove, dst, base, 0), line);
+    return {};
+  }
+
+  const CheckedScript& c_;
+  int index_;
+  const std::string& file_;
+  int next_reg_;
+  int max_reg_ = 0;
+  int line_ = 0;
+  std::vector<std::uint32_t> code_;
+  std::vector<int> lines_;
+  std::vector<std::vector<std::size_t>> breaks_;
+};
+
+}  // namespace
+
+Result<Program> compile_program(const CheckedScript& checked, const std::vector<HostSignature>& host) {
+  Program program;
+  program.file = checked.script->file;
+  program.module_slots = checked.module_slots;
+  program.host = host;
+  for (std::size_t f = 0; f < checked.functions.size(); ++f) {
+    FunctionEmitter emitter(checked, static_cast<int>(f), program.file);
+    const Block& body = f == 0 ? checked.script->body : checked.functions[f].def->body;
+    auto code = emitter.run(body);
+    if (!code) return code.error();
+    // Every function starts on a fresh page: editing it moves no other function.
+    code->first_page = program.page_count();
+    const std::size_t pages = (code->words + kPageWords - 1) / kPageWords;
+    program.words.insert(program.words.end(), emitter.code_out.begin(), emitter.code_out.end());
+    program.words.resize((code->first_page + pages) * kPageWords, 0);
+    program.entries.resize(code->first_page + pages);
+    program.entries[code->first_page].push_back(0);
+    for (std::size_t p = 1; p < pages; ++p) program.entries[code->first_page + p].push_back(0);  // fall-through
+    program.functions.push_back(std::move(*code));
+  }
+  // Return sites, and jump targets reached from another page, are entries too.
+  for (const auto& fn : program.functions) {
+    const std::uint32_t* words = program.code(&fn - program.functions.data());
+    for (std::size_t pc = 0; pc < fn.words; ++pc) {
+      if (fn.lines[pc] == 0 && pc > 0) continue;  // inline data
+      const Op op = op_of(words[pc]);
+      const std::size_t page = fn.first_page + pc / kPageWords;
+      auto add = [&](std::size_t target) {
+        const std::size_t tp = fn.first_page + target / kPageWords;
+        auto& e = program.entries[tp];
+        const auto off = static_cast<std::uint16_t>(target % kPageWords);
+        if ((op == Op::kCall || tp != page) && std::find(e.begin(), e.end(), off) == e.end()) e.push_back(off);
+      };
+      if (op == Op::kCall) add(pc + 1);
+      if (op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep || op == Op::kForLoop)
+        add(static_cast<std::size_t>(static_cast<long>(pc) + 1 + d_of(words[pc])));
+    }
+  }
+  for (auto& e : program.entries) std::sort(e.begin(), e.end());
+  return program;
+}
+
+}  // namespace kiln::jit

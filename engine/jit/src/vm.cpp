@@ -1,0 +1,338 @@
+#include "kiln/jit/vm.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace kiln::jit {
+namespace {
+
+struct Array;
+
+union Value {
+  double n;
+  Array* a;
+};
+
+struct Array {
+  std::vector<Value> items;
+};
+
+struct Frame {
+  std::size_t function;
+  std::size_t pc;        // next instruction
+  std::size_t base;      // first register in the stack
+  std::size_t result;    // caller's register (absolute) for the result
+};
+
+double math_call(MathFn fn, const Value* args, unsigned n) {
+  const double x = args[0].n;
+  switch (fn) {
+    case MathFn::kAbs: return std::fabs(x);
+    case MathFn::kFloor: return std::floor(x);
+    case MathFn::kCeil: return std::ceil(x);
+    case MathFn::kSqrt: return std::sqrt(x);
+    case MathFn::kSin: return std::sin(x);
+    case MathFn::kCos: return std::cos(x);
+    case MathFn::kTan: return std::tan(x);
+    case MathFn::kAsin: return std::asin(x);
+    case MathFn::kAcos: return std::acos(x);
+    case MathFn::kAtan: return std::atan(x);
+    case MathFn::kExp: return std::exp(x);
+    case MathFn::kLog: return std::log(x);
+    case MathFn::kLog10: return std::log10(x);
+    case MathFn::kFmod: return std::fmod(x, args[1].n);
+    case MathFn::kPow: return std::pow(x, args[1].n);
+    case MathFn::kAtan2: return std::atan2(x, args[1].n);
+    case MathFn::kMin: {
+      double m = x;
+      for (unsigned i = 1; i < n; ++i)
+        if (args[i].n < m) m = args[i].n;  // Lua 5.1's loop: a NaN argument is kept only if first
+      return m;
+    }
+    case MathFn::kMax: {
+      double m = x;
+      for (unsigned i = 1; i < n; ++i)
+        if (args[i].n > m) m = args[i].n;
+      return m;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.14g", v);
+  return buf;
+}
+
+struct Vm::Impl {
+  const Program& program;
+  VmOptions options;
+  std::vector<Value> module;
+  std::vector<Value> stack;
+  std::vector<Frame> frames;
+  std::vector<std::unique_ptr<Array>> heap;
+  std::vector<bool> defined;
+  std::vector<HostFunction> host;
+  std::function<void(std::string_view)> out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  std::string line;
+
+  Impl(const Program& p, VmOptions o) : program(p), options(o), module(p.module_slots), defined(p.functions.size()) {
+    host.resize(p.host.size());
+    for (auto& v : module) v.n = 0;
+  }
+
+  Error error_at(const Frame& f, std::size_t pc, const std::string& message) const {
+    const auto& fn = program.functions[f.function];
+    int line_no = 0;
+    for (std::size_t p = std::min(pc, fn.lines.size() - 1);; --p) {  // inline data has line 0: look back
+      if (fn.lines[p] != 0) {
+        line_no = fn.lines[p];
+        break;
+      }
+      if (p == 0) break;
+    }
+    return make_error(program.file + ":" + std::to_string(line_no) + ": " + message);
+  }
+
+  Array* new_array() {
+    heap.push_back(std::make_unique<Array>());
+    return heap.back().get();
+  }
+
+  // Runs from the top frame until the frame at `stop_depth` returns; its result lands in `*result`.
+  Status execute(std::size_t stop_depth, double* result, std::atomic<bool>& cancelled, std::uint64_t& counted);
+  Status push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc);
+};
+
+Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc) {
+  if (static_cast<int>(frames.size()) >= options.max_call_depth)
+    return error_at(frames.back(), caller_pc, "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
+  const FunctionCode& fn = program.functions[function];
+  const std::size_t base = args_at;
+  if (stack.size() < base + static_cast<std::size_t>(fn.frame_slots) + 1) stack.resize(base + fn.frame_slots + 256);
+  frames.push_back({function, 0, base, result});
+  return {};
+}
+
+Status Vm::Impl::execute(std::size_t stop_depth, double* result, std::atomic<bool>& cancelled, std::uint64_t& counted) {
+  static const void* const dispatch[] = {
+      &&op_loadn, &&op_loadb, &&op_move, &&op_getmod, &&op_setmod, &&op_add, &&op_sub, &&op_mul, &&op_div,
+      &&op_mod, &&op_pow, &&op_neg, &&op_not, &&op_eq, &&op_lt, &&op_le, &&op_eqref, &&op_jmp, &&op_jmpif,
+      &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append, &&op_geti, &&op_seti, &&op_len,
+      &&op_call, &&op_math, &&op_host, &&op_ret, &&op_ret0, &&op_putn, &&op_putb, &&op_puts, &&op_puttab,
+      &&op_println, &&op_define};
+  static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
+
+  const std::uint64_t budget = options.instruction_budget;
+  Frame* f = &frames.back();
+  const std::uint32_t* code = program.code(f->function);
+  Value* R = stack.data() + f->base;
+  std::size_t pc = f->pc;
+  std::uint32_t w;
+
+// Counted on every backward jump and call: the points a runaway script must pass.
+#define KILN_TICK()                                                                                 \
+  do {                                                                                              \
+    if ((budget && ++counted > budget) || cancelled.load(std::memory_order_relaxed))                 \
+      return error_at(*f, pc - 1, cancelled.load() ? "cancelled" : "instruction budget exhausted (runaway script?)"); \
+  } while (0)
+#define NEXT()                              \
+  do {                                      \
+    w = code[pc++];                         \
+    goto* dispatch[static_cast<int>(w & 0xff)]; \
+  } while (0)
+#define A a_of(w)
+#define B b_of(w)
+#define C c_of(w)
+
+  NEXT();
+op_loadn: {
+  std::uint64_t bits = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
+  std::memcpy(&R[A].n, &bits, 8);
+  pc += 2;
+  NEXT();
+}
+op_loadb: R[A].n = B; NEXT();
+op_move: R[A] = R[B]; NEXT();
+op_getmod: R[A] = module[ud_of(w)]; NEXT();
+op_setmod: module[ud_of(w)] = R[A]; NEXT();
+op_add: R[A].n = R[B].n + R[C].n; NEXT();
+op_sub: R[A].n = R[B].n - R[C].n; NEXT();
+op_mul: R[A].n = R[B].n * R[C].n; NEXT();
+op_div: R[A].n = R[B].n / R[C].n; NEXT();
+op_mod: {
+  const double a = R[B].n, b = R[C].n;
+  R[A].n = a - std::floor(a / b) * b;  // Lua 5.1: floored
+  NEXT();
+}
+op_pow: R[A].n = std::pow(R[B].n, R[C].n); NEXT();
+op_neg: R[A].n = -R[B].n; NEXT();
+op_not: R[A].n = R[B].n == 0 ? 1 : 0; NEXT();
+op_eq: R[A].n = R[B].n == R[C].n ? 1 : 0; NEXT();
+op_lt: R[A].n = R[B].n < R[C].n ? 1 : 0; NEXT();
+op_le: R[A].n = R[B].n <= R[C].n ? 1 : 0; NEXT();
+op_eqref: R[A].n = R[B].a == R[C].a ? 1 : 0; NEXT();
+op_jmp: {
+  const int d = d_of(w);
+  pc += d;
+  if (d < 0) KILN_TICK();
+  NEXT();
+}
+op_jmpif:
+  if (R[A].n != 0) {
+    const int d = d_of(w);
+    pc += d;
+    if (d < 0) KILN_TICK();
+  }
+  NEXT();
+op_jmpifnot:
+  if (R[A].n == 0) {
+    const int d = d_of(w);
+    pc += d;
+    if (d < 0) KILN_TICK();
+  }
+  NEXT();
+op_forprep: {
+  // Lua 5.1: the loop starts one step back, and FORLOOP adds the step before each test.
+  R[A].n -= R[A + 2].n;
+  pc += d_of(w);
+  NEXT();
+}
+op_forloop: {
+  const double step = R[A + 2].n;
+  const double v = R[A].n + step;
+  R[A].n = v;
+  if (step > 0 ? v <= R[A + 1].n : v >= R[A + 1].n) {
+    R[A + 3].n = v;
+    pc += d_of(w);
+    KILN_TICK();
+  }
+  NEXT();
+}
+op_newarr: R[A].a = new_array(); NEXT();
+op_append: R[A].a->items.push_back(R[B]); NEXT();
+op_geti: {
+  const Array* arr = R[B].a;
+  const double i = R[C].n;
+  if (!(i >= 1 && i <= static_cast<double>(arr->items.size()) && i == std::floor(i)))
+    return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range (size " +
+                                    std::to_string(arr->items.size()) + "; nil is outside Kiln's script subset)");
+  R[A] = arr->items[static_cast<std::size_t>(i) - 1];
+  NEXT();
+}
+op_seti: {
+  Array* arr = R[A].a;
+  const double i = R[B].n;
+  const double n = static_cast<double>(arr->items.size());
+  if (i >= 1 && i <= n && i == std::floor(i)) {
+    arr->items[static_cast<std::size_t>(i) - 1] = R[C];
+  } else if (i == n + 1) {
+    arr->items.push_back(R[C]);
+  } else {
+    return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range for a write (size " +
+                                    std::to_string(arr->items.size()) + "; arrays grow by a[#a + 1] = v)");
+  }
+  NEXT();
+}
+op_len: R[A].n = static_cast<double>(R[B].a->items.size()); NEXT();
+op_call: {
+  const std::size_t callee = ud_of(w);
+  if (!defined[callee])
+    return error_at(*f, pc - 1, "attempt to call function '" + program.functions[callee].name + "' before its definition");
+  KILN_TICK();
+  f->pc = pc;
+  const std::size_t args_at = f->base + A;
+  if (auto s = push_frame(callee, args_at, args_at, pc - 1); !s) return s;
+  f = &frames.back();
+  code = program.code(callee);
+  R = stack.data() + f->base;
+  pc = 0;
+  NEXT();
+}
+op_math: R[A].n = math_call(static_cast<MathFn>(B), &R[A], C); NEXT();
+op_host: {
+  double args[256];
+  for (unsigned i = 0; i < C; ++i) args[i] = R[A + i].n;
+  R[A].n = host[B](std::span<const double>(args, C));
+  NEXT();
+}
+op_ret:
+op_ret0: {
+  const Value v = op_of(w) == Op::kRet ? R[A] : Value{0.0};
+  const std::size_t result_at = f->result;
+  frames.pop_back();
+  if (frames.size() == stop_depth) {
+    if (result) *result = v.n;
+    return {};
+  }
+  f = &frames.back();
+  stack[result_at] = v;
+  code = program.code(f->function);
+  R = stack.data() + f->base;
+  pc = f->pc;
+  NEXT();
+}
+op_putn: line += format_number(R[A].n); NEXT();
+op_putb: line += R[A].n != 0 ? "true" : "false"; NEXT();
+op_puts: {
+  const std::uint32_t n = code[pc++];
+  for (std::uint32_t k = 0; k < n; ++k) line += static_cast<char>((code[pc + k / 4] >> (8 * (k % 4))) & 0xff);
+  pc += (n + 3) / 4;
+  NEXT();
+}
+op_puttab: line += '\t'; NEXT();
+op_println:
+  line += '\n';
+  out(line);
+  line.clear();
+  NEXT();
+op_define: defined[ud_of(w)] = true; NEXT();
+#undef KILN_TICK
+#undef NEXT
+#undef A
+#undef B
+#undef C
+}
+
+Vm::Vm(const Program& program, VmOptions options) : impl_(std::make_unique<Impl>(program, options)) {}
+Vm::~Vm() = default;
+
+void Vm::bind(const std::string& name, HostFunction fn) {
+  for (std::size_t i = 0; i < impl_->program.host.size(); ++i)
+    if (impl_->program.host[i].name == name) impl_->host[i] = std::move(fn);
+}
+
+void Vm::set_output(std::function<void(std::string_view)> out) { impl_->out = std::move(out); }
+
+Status Vm::run() {
+  for (std::size_t i = 0; i < impl_->host.size(); ++i)
+    if (!impl_->host[i]) return make_error(impl_->program.file + ": host function engine." + impl_->program.host[i].name + " is not bound");
+  impl_->frames.clear();
+  impl_->stack.assign(impl_->program.functions[0].frame_slots + 256, Value{0.0});
+  impl_->frames.push_back({0, 0, 0, 0});
+  return impl_->execute(0, nullptr, cancelled_, counted_);
+}
+
+Result<double> Vm::call(const std::string& name, std::span<const double> args) {
+  for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
+    const FunctionCode& fn = impl_->program.functions[fi];
+    if (fn.name != name) continue;
+    if (!impl_->defined[fi]) return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
+    if (args.size() != static_cast<std::size_t>(fn.params))
+      return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) + " arguments");
+    impl_->frames.clear();
+    impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
+    for (std::size_t i = 0; i < args.size(); ++i) impl_->stack[i].n = args[i];
+    impl_->frames.push_back({fi, 0, 0, 0});
+    double result = 0;
+    if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
+    return result;
+  }
+  return make_error(impl_->program.file + ": no function '" + name + "'");
+}
+
+}  // namespace kiln::jit
