@@ -135,10 +135,10 @@ Status Vm::Impl::execute(std::size_t stop_depth, double* result, std::atomic<boo
   std::uint32_t w;
 
 // Counted on every backward jump and call: the points a runaway script must pass.
-#define KILN_TICK()                                                                                 \
+#define KILN_TICK(at)                                                                               \
   do {                                                                                              \
     if ((budget && ++counted > budget) || cancelled.load(std::memory_order_relaxed))                 \
-      return error_at(*f, pc - 1, cancelled.load() ? "cancelled" : "instruction budget exhausted (runaway script?)"); \
+      return error_at(*f, at, cancelled.load() ? "cancelled" : "instruction budget exhausted (runaway script?)"); \
   } while (0)
 #define NEXT()                              \
   do {                                      \
@@ -178,22 +178,22 @@ op_le: R[A].n = R[B].n <= R[C].n ? 1 : 0; NEXT();
 op_eqref: R[A].n = R[B].a == R[C].a ? 1 : 0; NEXT();
 op_jmp: {
   const int d = d_of(w);
+  if (d < 0) KILN_TICK(pc - 1);
   pc += d;
-  if (d < 0) KILN_TICK();
   NEXT();
 }
 op_jmpif:
   if (R[A].n != 0) {
     const int d = d_of(w);
+    if (d < 0) KILN_TICK(pc - 1);
     pc += d;
-    if (d < 0) KILN_TICK();
   }
   NEXT();
 op_jmpifnot:
   if (R[A].n == 0) {
     const int d = d_of(w);
+    if (d < 0) KILN_TICK(pc - 1);
     pc += d;
-    if (d < 0) KILN_TICK();
   }
   NEXT();
 op_forprep: {
@@ -208,8 +208,8 @@ op_forloop: {
   R[A].n = v;
   if (step > 0 ? v <= R[A + 1].n : v >= R[A + 1].n) {
     R[A + 3].n = v;
+    KILN_TICK(pc - 1);
     pc += d_of(w);
-    KILN_TICK();
   }
   NEXT();
 }
@@ -243,7 +243,7 @@ op_call: {
   const std::size_t callee = ud_of(w);
   if (!defined[callee])
     return error_at(*f, pc - 1, "attempt to call function '" + program.functions[callee].name + "' before its definition");
-  KILN_TICK();
+  KILN_TICK(pc - 1);
   f->pc = pc;
   const std::size_t args_at = f->base + A;
   if (auto s = push_frame(callee, args_at, args_at, pc - 1); !s) return s;

@@ -49,7 +49,9 @@ class Vm {
   // Calls a function of the script with numbers (booleans as 0/1); its result, 0 for none.
   Result<double> call(const std::string& function, std::span<const double> args);
 
+  // Stops the running (or the next) run()/call() with "cancelled"; stays set until reset_cancel().
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  void reset_cancel() { cancelled_.store(false, std::memory_order_relaxed); }
   std::uint64_t instructions_counted() const { return counted_; }
 
  private:

@@ -1,0 +1,6 @@
+print(math.abs(-3), math.floor(3.7), math.floor(-3.2), math.ceil(3.2), math.ceil(-3.7))
+print(math.sqrt(16), math.sqrt(2), math.sin(0), math.cos(0), math.tan(0))
+print(math.exp(1), math.log(10), math.log10(1000), math.pow(2, 10), math.fmod(7, 3), math.fmod(-7, 3))
+print(math.min(3, 1, 2), math.max(3, 1, 2), math.min(5), math.max(-1, -5))
+print(math.asin(1), math.acos(1), math.atan(1), math.atan2(1, 1))
+print(math.pi, math.huge, -math.huge)

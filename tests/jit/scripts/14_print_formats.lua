@@ -1,0 +1,7 @@
+print(1, 1.5, -0.25, 100, 1e100, 1.0e-100, 12345678901234567890)
+print(3.14159265358979, 2 / 3, 10 / 3, 1 / 7)
+print(true, false)
+print("a", "b\tc", "quote\"d", 'single')
+print()
+print("")
+print(0 / 1, -0 / 1)
