@@ -248,12 +248,27 @@ class FunctionEmitter {
   }
 
   // ---- expressions ------------------------------------------------------------------------------
-  Status operands(const Expr& e, unsigned& ra, unsigned& rb) {
+  // A variable Lua keeps in a register of the running function: the chunk's locals while compiling
+  // the chunk, a function's parameters and locals in that function.
+  bool lua_register(const Expr& e) const {
+    if (e.kind != ExprKind::kName) return false;
+    const VarRef& ref = c_.names.at(&e);
+    return ref.kind == VarRef::kLocal || index_ == 0;
+  }
+
+  // Lua reads a register operand when the operator runs, after the right operand: in `x + f()`,
+  // a change f makes to x is seen. Kiln evaluates in the same order.
+  Status operands(const Expr& e, unsigned& ra, unsigned& rb, bool lua_order = false) {
     auto a = temp(e.pos);
     auto b = temp(e.pos);
     if (!a || !b) return fail(e.pos, "expression too complex");
-    if (auto s = expr_to(*e.a, *a); !s) return s;
-    if (auto s = expr_to(*e.b, *b); !s) return s;
+    if (lua_order && lua_register(*e.a)) {
+      if (auto s = expr_to(*e.b, *b); !s) return s;
+      if (auto s = expr_to(*e.a, *a); !s) return s;
+    } else {
+      if (auto s = expr_to(*e.a, *a); !s) return s;
+      if (auto s = expr_to(*e.b, *b); !s) return s;
+    }
     ra = *a;
     rb = *b;
     return {};
@@ -326,7 +341,7 @@ class FunctionEmitter {
     const int line = e.pos.line;
     if (e.binop == BinOp::kAnd || e.binop == BinOp::kOr) return logical(e, dst);
     unsigned a, b;
-    if (auto s = operands(e, a, b); !s) return s;
+    if (auto s = operands(e, a, b, /*lua_order=*/true); !s) return s;
     const bool arrays = type_of(*e.a) == Type::kNumberArray || type_of(*e.a) == Type::kBooleanArray;
     switch (e.binop) {
       case BinOp::kAdd: emit(encode_abc(Op::kAdd, dst, a, b), line); break;
