@@ -102,6 +102,9 @@ class FunctionEmitter {
     switch (st.kind) {
       case StmtKind::kLocal: {
         const auto& refs = c_.declared.at(&st);
+        // One value into a new local register: computed in place (the new name is not in scope
+        // in its own initializer, so nothing reads the register early).
+        if (refs.size() == 1 && refs[0].kind == VarRef::kLocal) return expr_to(*st.values[0], refs[0].slot);
         std::vector<unsigned> regs;
         for (const auto& v : st.values) {  // every value first, then the names: as in Lua
           auto r = temp(v->pos);
@@ -113,6 +116,11 @@ class FunctionEmitter {
         return {};
       }
       case StmtKind::kAssign: {
+        // x = <expression whose only write to its destination is its last instruction>: in place.
+        if (st.targets.size() == 1 && st.targets[0]->kind == ExprKind::kName && writes_last(*st.values[0])) {
+          const VarRef& ref = c_.names.at(st.targets[0].get());
+          if (ref.kind == VarRef::kLocal) return expr_to(*st.values[0], ref.slot);
+        }
         struct Target {
           const Expr* e;
           unsigned arr = 0, idx = 0;
@@ -228,6 +236,15 @@ class FunctionEmitter {
     return {};
   }
 
+  static bool writes_last(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kNumber: case ExprKind::kBool: case ExprKind::kName: case ExprKind::kField:
+      case ExprKind::kIndex: case ExprKind::kUnary: return true;
+      case ExprKind::kBinary: return e.binop != BinOp::kAnd && e.binop != BinOp::kOr;
+      default: return false;  // calls, tables and and/or write their destination early
+    }
+  }
+
   Status close_breaks() {
     for (std::size_t j : breaks_.back()) patch(j, code_.size());
     breaks_.pop_back();
@@ -256,21 +273,40 @@ class FunctionEmitter {
     return ref.kind == VarRef::kLocal || index_ == 0;
   }
 
+  // The register holding a function local, used in place: no copy, and read when the operator
+  // runs — exactly when Lua reads a register operand.
+  std::optional<unsigned> local_register(const Expr& e) const {
+    if (e.kind != ExprKind::kName) return std::nullopt;
+    const VarRef& ref = c_.names.at(&e);
+    if (ref.kind != VarRef::kLocal) return std::nullopt;
+    return static_cast<unsigned>(ref.slot);
+  }
+
   // Lua reads a register operand when the operator runs, after the right operand: in `x + f()`,
-  // a change f makes to x is seen. Kiln evaluates in the same order.
+  // a change f makes to x is seen. Kiln's function locals are used in place (the same thing);
+  // the chunk's locals, which Lua keeps in registers too, are read after the right operand.
   Status operands(const Expr& e, unsigned& ra, unsigned& rb, bool lua_order = false) {
-    auto a = temp(e.pos);
-    auto b = temp(e.pos);
-    if (!a || !b) return fail(e.pos, "expression too complex");
-    if (lua_order && lua_register(*e.a)) {
-      if (auto s = expr_to(*e.b, *b); !s) return s;
-      if (auto s = expr_to(*e.a, *a); !s) return s;
-    } else {
-      if (auto s = expr_to(*e.a, *a); !s) return s;
-      if (auto s = expr_to(*e.b, *b); !s) return s;
+    const auto la = local_register(*e.a), lb = local_register(*e.b);
+    const bool a_late = lua_order && !la && lua_register(*e.a);
+    std::optional<unsigned> ta, tb;
+    if (!la) {
+      auto t = temp(e.pos);
+      if (!t) return t.error();
+      ta = *t;
     }
-    ra = *a;
-    rb = *b;
+    if (!lb) {
+      auto t = temp(e.pos);
+      if (!t) return t.error();
+      tb = *t;
+    }
+    if (ta && !a_late)
+      if (auto s = expr_to(*e.a, *ta); !s) return s;
+    if (tb)
+      if (auto s = expr_to(*e.b, *tb); !s) return s;
+    if (ta && a_late)
+      if (auto s = expr_to(*e.a, *ta); !s) return s;
+    ra = la ? *la : *ta;
+    rb = lb ? *lb : *tb;
     return {};
   }
 
