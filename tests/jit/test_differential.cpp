@@ -65,7 +65,7 @@ TEST_CASE("the corpus runs like luajit and lua5.1") {
   for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "tests/jit/scripts"))
     if (e.path().extension() == ".lua") scripts.push_back(e.path());
   std::sort(scripts.begin(), scripts.end());
-  REQUIRE(scripts.size() >= 25);
+  REQUIRE(scripts.size() >= 60);
   int agreed = 0, disagreed = 0;
   for (const auto& script : scripts) {
     const std::string kiln = run_kiln(script.string());

@@ -1,0 +1,2 @@
+local a = 3
+print(not (a == 3), not not true, -a ^ 2, (-a) ^ 2, - -a)
