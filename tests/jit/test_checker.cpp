@@ -89,6 +89,12 @@ TEST_CASE("untypable programs and constructs outside the subset are rejected at 
   CHECK(error_of("local x = 1 and true") == "t.lua:1:13: 'and' needs operands of one type, not a number and a boolean");
   CHECK(error_of("function f() end\nfunction f() end") == "t.lua:2:10: function 'f' is defined twice (first at 1:10)");
   CHECK(error_of("local t = {}\nt.x = 1") == "t.lua:2:1: assignment to a field (a.b = ...) is outside Kiln's script subset");
+  CHECK(error_of("function any(xs) if xs[1] then return 1 end return 0 end") ==
+        "t.lua:1:23: the type of this value is never fixed by the script, so it cannot be tested for truth "
+        "(compare it with a number or a boolean to fix it)");
+  CHECK(error_of("function show(x) print(x) end") ==
+        "t.lua:1:24: the type of this value is never fixed by the script, so it cannot be printed");
+  CHECK(error_of("function unused(x) return 1 end\nprint(unused(2))") == "(accepted)");
   CHECK(error_of("return 1") == "t.lua:1:1: the chunk cannot return a value in Kiln's script subset");
 }
 

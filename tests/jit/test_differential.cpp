@@ -136,6 +136,26 @@ function update(t) engine.set_param(2, base + math.sin(t)) return base * 2 end
   CHECK_FALSE(vm.call("nothing", {}));
 }
 
+TEST_CASE("the engine calls script functions with arrays and gets typed results") {
+  auto program = compile_script("k.lua", R"(
+function scaled(xs, k) local out = {} for i = 1, #xs do out[#out + 1] = xs[i] * k end return out end
+function any(flags) for i = 1, #flags do if flags[i] == true then return true end end return false end
+)");
+  REQUIRE_MESSAGE(program, program.error().message);
+  Vm vm(*program);
+  REQUIRE(vm.run());
+  const ScriptValue args[] = {std::vector<double>{1, 2, 3}, 2.0};
+  auto r = vm.call_values("scaled", args);
+  REQUIRE_MESSAGE(r, r.error().message);
+  CHECK(std::get<std::vector<double>>(*r) == std::vector<double>{2, 4, 6});
+  const ScriptValue flags[] = {std::vector<bool>{false, true}};
+  CHECK(std::get<bool>(*vm.call_values("any", flags)) == true);
+  const ScriptValue wrong[] = {1.0, 2.0};
+  auto bad = vm.call_values("scaled", wrong);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "k.lua: argument 1 of 'scaled' must be number[]");
+}
+
 TEST_CASE("editing one function of a 40-function script changes only that function's pages") {
   auto source = [](int edited_body) {
     std::string s;

@@ -141,6 +141,8 @@ class Generator {
       scopes_.back().push_back({p, T::kNum});
     }
     line(0, header + ")");
+    // Fix each parameter's type to number, as the checker wants, without changing any value.
+    for (const auto& p : scopes_.back()) line(1, "if " + p.name + " > " + p.name + " then end");
     in_function_ = true;
     const int statements = pick(0, 4);
     for (int i = 0; i < statements; ++i) statement(1, 1);

@@ -173,7 +173,7 @@ class Checker {
       }
       case StmtKind::kDo: return block(st.body);
       case StmtKind::kWhile: {
-        auto c = value(*st.expr);
+        auto c = condition(*st.expr);
         if (!c) return c.error();
         return loop_body(st.body);
       }
@@ -182,14 +182,14 @@ class Checker {
         ++loop_depth_.back();
         if (auto s = block(st.body, false); !s) return s;
         --loop_depth_.back();
-        auto c = value(*st.expr);
+        auto c = condition(*st.expr);
         scopes_.pop_back();
         return c ? Status{} : Status(c.error());
       }
       case StmtKind::kIf: {
         for (std::size_t i = 0; i < st.blocks.size(); ++i) {
           if (i < st.conds.size()) {
-            auto c = value(*st.conds[i]);
+            auto c = condition(*st.conds[i]);
             if (!c) return c.error();
           }
           if (auto s = block(st.blocks[i]); !s) return s;
@@ -332,6 +332,24 @@ class Checker {
     return tv;
   }
 
+  // Truthiness and printing depend on the type (a number is always true): a value whose type the
+  // script never fixes cannot be used there.
+  void require_known(int tv, Pos pos, const char* use) {
+    deferred_.push_back({[this, tv, pos, use]() -> Status {
+      if (solver_.kind(tv) == K::kUnknown)
+        return fail(pos, std::string("the type of this value is never fixed by the script, so it cannot be ") + use +
+                             " (compare it with a number or a boolean to fix it)");
+      return {};
+    }});
+  }
+
+  // A condition: any type, tested for truth.
+  Result<int> condition(const Expr& e) {
+    auto tv = value(e);
+    if (tv) require_known(*tv, e.pos, "tested for truth");
+    return tv;
+  }
+
   int record(const Expr& e, int tv) {
     expr_tvs_.push_back({&e, tv});
     return tv;
@@ -386,7 +404,7 @@ class Checker {
         return record(e, solver_.array_of(elem));
       }
       case ExprKind::kUnary: {
-        auto a = value(*e.a);
+        auto a = e.unop == UnOp::kNot ? condition(*e.a) : value(*e.a);
         if (!a) return a;
         if (e.unop == UnOp::kNot) return record(e, solver_.fresh(K::kBool));
         if (e.unop == UnOp::kLen) {
@@ -421,7 +439,7 @@ class Checker {
     if (op == BinOp::kOr && e.a->kind == ExprKind::kBinary && e.a->binop == BinOp::kAnd) {
       // c and x or y: the conditional idiom.
       const Expr& conj = *e.a;
-      auto c = value(*conj.a);
+      auto c = condition(*conj.a);
       if (!c) return c;
       auto x = value(*conj.b);
       if (!x) return x;
@@ -460,6 +478,7 @@ class Checker {
                                  ": values of different types are never equal");
         return record(e, solver_.fresh(K::kBool));
       case BinOp::kAnd: case BinOp::kOr:
+        require_known(*a, e.a->pos, "an operand of 'and'/'or'");
         if (!solver_.unify(*a, *b))
           return fail(e.pos, "'" + opname + "' needs operands of one type, not " + solver_.describe(*a) + " and " +
                                  solver_.describe(*b));
@@ -492,6 +511,8 @@ class Checker {
           deferred_.push_back({[this, tv = args[i], pos = e.items[i]->pos]() -> Status {
             const K k = solver_.kind(tv);
             if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
+            if (k == K::kUnknown)
+              return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
             return {};
           }});
         out_.calls[&e] = {CallTarget::kPrint, 0};

@@ -23,6 +23,7 @@ class FunctionEmitter {
     const auto& info = c_.functions[index_];
     f.name = info.name;
     f.params = static_cast<int>(info.params.size());
+    f.param_types = info.params;
     f.result = info.result;
     if (auto s = block(body); !s) return s.error();
     emit(encode_ad(Op::kRet0, 0, 0), line_);

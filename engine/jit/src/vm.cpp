@@ -104,7 +104,7 @@ struct Vm::Impl {
   }
 
   // Runs from the top frame until the frame at `stop_depth` returns; its result lands in `*result`.
-  Status execute(std::size_t stop_depth, double* result, std::atomic<bool>& cancelled, std::uint64_t& counted);
+  Status execute(std::size_t stop_depth, Value* result, std::atomic<bool>& cancelled, std::uint64_t& counted);
   Status push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc);
 };
 
@@ -118,7 +118,7 @@ Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size
   return {};
 }
 
-Status Vm::Impl::execute(std::size_t stop_depth, double* result, std::atomic<bool>& cancelled, std::uint64_t& counted) {
+Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool>& cancelled, std::uint64_t& counted) {
   static const void* const dispatch[] = {
       &&op_loadn, &&op_loadb, &&op_move, &&op_getmod, &&op_setmod, &&op_add, &&op_sub, &&op_mul, &&op_div,
       &&op_mod, &&op_pow, &&op_neg, &&op_not, &&op_eq, &&op_lt, &&op_le, &&op_eqref, &&op_jmp, &&op_jmpif,
@@ -266,7 +266,7 @@ op_ret0: {
   const std::size_t result_at = f->result;
   frames.pop_back();
   if (frames.size() == stop_depth) {
-    if (result) *result = v.n;
+    if (result) *result = v;
     return {};
   }
   f = &frames.back();
@@ -317,6 +317,57 @@ Status Vm::run() {
   return impl_->execute(0, nullptr, cancelled_, counted_);
 }
 
+Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const ScriptValue> args) {
+  for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
+    const FunctionCode& fn = impl_->program.functions[fi];
+    if (fn.name != name) continue;
+    if (!impl_->defined[fi]) return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
+    if (args.size() != fn.param_types.size())
+      return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) + " arguments");
+    impl_->frames.clear();
+    impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Type want = fn.param_types[i];
+      const ScriptValue& a = args[i];
+      const bool ok = (want == Type::kNumber && std::holds_alternative<double>(a)) ||
+                      (want == Type::kBoolean && std::holds_alternative<bool>(a)) ||
+                      (want == Type::kNumberArray && std::holds_alternative<std::vector<double>>(a)) ||
+                      (want == Type::kBooleanArray && std::holds_alternative<std::vector<bool>>(a));
+      if (!ok)
+        return make_error(impl_->program.file + ": argument " + std::to_string(i + 1) + " of '" + name + "' must be " +
+                          type_name(want));
+      Value& slot = impl_->stack[i];
+      if (auto* d = std::get_if<double>(&a)) slot.n = *d;
+      else if (auto* b = std::get_if<bool>(&a)) slot.n = *b ? 1 : 0;
+      else {
+        slot.a = impl_->new_array();
+        if (auto* nums = std::get_if<std::vector<double>>(&a))
+          for (double x : *nums) slot.a->items.push_back(Value{x});
+        else
+          for (bool x : std::get<std::vector<bool>>(a)) slot.a->items.push_back(Value{x ? 1.0 : 0.0});
+      }
+    }
+    impl_->frames.push_back({fi, 0, 0, 0});
+    Value result{0.0};
+    if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
+    switch (fn.result) {
+      case Type::kBoolean: return ScriptValue{result.n != 0};
+      case Type::kNumberArray: {
+        std::vector<double> out;
+        for (const Value& v : result.a->items) out.push_back(v.n);
+        return ScriptValue{std::move(out)};
+      }
+      case Type::kBooleanArray: {
+        std::vector<bool> out;
+        for (const Value& v : result.a->items) out.push_back(v.n != 0);
+        return ScriptValue{std::move(out)};
+      }
+      default: return ScriptValue{result.n};
+    }
+  }
+  return make_error(impl_->program.file + ": no function '" + name + "'");
+}
+
 Result<double> Vm::call(const std::string& name, std::span<const double> args) {
   for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
     const FunctionCode& fn = impl_->program.functions[fi];
@@ -328,9 +379,9 @@ Result<double> Vm::call(const std::string& name, std::span<const double> args) {
     impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
     for (std::size_t i = 0; i < args.size(); ++i) impl_->stack[i].n = args[i];
     impl_->frames.push_back({fi, 0, 0, 0});
-    double result = 0;
+    Value result{0.0};
     if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
-    return result;
+    return result.n;
   }
   return make_error(impl_->program.file + ": no function '" + name + "'");
 }

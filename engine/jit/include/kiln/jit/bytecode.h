@@ -77,6 +77,7 @@ struct FunctionCode {
   std::size_t first_page = 0;  // code starts at word 0 of this page
   std::size_t words = 0;       // length of the code
   int params = 0;
+  std::vector<Type> param_types;
   int frame_slots = 0;         // registers: locals and temporaries
   Type result = Type::kVoid;
   std::vector<int> lines;      // source line of each code word (0 for inline data)

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "kiln/jit/bytecode.h"
@@ -28,6 +29,9 @@ struct VmOptions {
   int max_call_depth = 10000;
   std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
 };
+
+// A value crossing between the engine and a script.
+using ScriptValue = std::variant<double, bool, std::vector<double>, std::vector<bool>>;
 
 // A host function: numbers and booleans (0/1) in, a number or boolean out (ignored for void).
 using HostFunction = std::function<double(std::span<const double>)>;
@@ -48,6 +52,9 @@ class Vm {
   Status run();
   // Calls a function of the script with numbers (booleans as 0/1); its result, 0 for none.
   Result<double> call(const std::string& function, std::span<const double> args);
+  // The same with typed values, arrays included (each argument must have the parameter's type);
+  // the result as the function's type (0.0 for none). An array the script changes is not copied back.
+  Result<ScriptValue> call_values(const std::string& function, std::span<const ScriptValue> args);
 
   // Stops the running (or the next) run()/call() with "cancelled"; stays set until reset_cancel().
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
