@@ -93,6 +93,8 @@ TEST_CASE("runaway scripts end with a located error instead of hanging or crashi
         "loop.lua:2: instruction budget exhausted (runaway script?)");
   CHECK(run("local i = 0\nrepeat i = i + 1 until false", {.instruction_budget = 1000}) ==
         "loop.lua:2: instruction budget exhausted (runaway script?)");
+  CHECK(run("local i = 0\nrepeat\n  i = i + 1\nuntil i < 0", {.instruction_budget = 1000}) ==
+        "loop.lua:4: instruction budget exhausted (runaway script?)");
   CHECK(run("for i = 10, 1, 0 do end", {.instruction_budget = 1000}) ==
         "loop.lua:1: instruction budget exhausted (runaway script?)");
   CHECK(run("function deep(n) return deep(n + 1) + 1 end\nprint(deep(1))", {.max_call_depth = 5000}) ==

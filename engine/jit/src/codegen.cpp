@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "kiln/jit/bytecode.h"
 
@@ -54,9 +55,14 @@ class FunctionEmitter {
   // A jump reaches +-32767 words; a longer one marks the function too long (reported by run()).
   void patch(std::size_t at, std::size_t target) {
     const long d = static_cast<long>(target) - static_cast<long>(at) - 1;
+    if (raw_offsets_.count(at)) {  // the offset word of a compare-and-branch: 32 bits
+      code_[at] = static_cast<std::uint32_t>(static_cast<std::int32_t>(d));
+      return;
+    }
     if (d < -32768 || d > 32767) too_long_ = true;
     code_[at] = encode_ad(op_of(code_[at]), a_of(code_[at]), static_cast<int>(d));
   }
+  std::set<std::size_t> raw_offsets_;
   Error fail(Pos p, const std::string& m) const {
     return make_error(file_ + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) + ": " + m);
   }
@@ -257,6 +263,29 @@ class FunctionEmitter {
   // (none when the condition can never be false: numbers and arrays are true in Lua).
   Status condition(const Expr& cond, std::optional<std::size_t>& jump_if_false) {
     const int m = mark();
+    // A comparison of numbers or booleans tests and branches in one instruction.
+    if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray && type_of(*cond.a) != Type::kBooleanArray) {
+      Op op = Op::kCount;
+      bool swap = false;
+      switch (cond.binop) {
+        case BinOp::kLt: op = Op::kJNotLt; break;
+        case BinOp::kLe: op = Op::kJNotLe; break;
+        case BinOp::kGt: op = Op::kJNotLt; swap = true; break;
+        case BinOp::kGe: op = Op::kJNotLe; swap = true; break;
+        case BinOp::kEq: op = Op::kJNotEq; break;
+        case BinOp::kNe: op = Op::kJEq; break;
+        default: break;
+      }
+      if (op != Op::kCount) {
+        unsigned a, b;
+        if (auto s = operands(cond, a, b, /*lua_order=*/true); !s) return s;
+        emit(encode_abc(op, swap ? b : a, swap ? a : b, 0), cond.pos.line);
+        jump_if_false = emit(0, 0);
+        raw_offsets_.insert(*jump_if_false);
+        release(m);
+        return {};
+      }
+    }
     auto r = temp(cond.pos);
     if (!r) return r.error();
     if (auto s = expr_to(cond, *r); !s) return s;
@@ -540,6 +569,8 @@ Result<Program> compile_program(const CheckedScript& checked, const std::vector<
       if (op == Op::kCall) add(pc + 1);
       if (op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep || op == Op::kForLoop)
         add(static_cast<std::size_t>(static_cast<long>(pc) + 1 + d_of(words[pc])));
+      if (has_inline_offset(op))
+        add(static_cast<std::size_t>(static_cast<long>(pc) + 2 + static_cast<std::int32_t>(words[pc + 1])));
     }
   }
   for (auto& e : program.entries) std::sort(e.begin(), e.end());

@@ -9,7 +9,8 @@ const char* op_name(Op op) {
   static const char* names[] = {"LOADN", "LOADB", "MOVE", "GETMOD", "SETMOD", "ADD", "SUB", "MUL", "DIV", "MOD",
                                 "POW", "NEG", "NOT", "EQ", "LT", "LE", "EQREF", "JMP", "JMPIF", "JMPIFNOT",
                                 "FORPREP", "FORLOOP", "NEWARR", "APPEND", "GETI", "SETI", "LEN", "CALL", "MATH",
-                                "HOST", "RET", "RET0", "PUTN", "PUTB", "PUTS", "PUTTAB", "PRINTLN", "DEFINE"};
+                                "HOST", "RET", "RET0", "PUTN", "PUTB", "PUTS", "PUTTAB", "PRINTLN", "DEFINE",
+                                "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
   const auto i = static_cast<std::size_t>(op);
   return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
@@ -48,6 +49,11 @@ std::string disassemble(const Program& program) {
           std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
           break;
         case Op::kDefine: std::snprintf(buf, sizeof buf, "%s", program.functions[ud_of(w)].name.c_str()); break;
+        case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+          std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w),
+                        static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
+          size = 2;
+          break;
         case Op::kPutS: {
           const std::uint32_t n = code[pc + 1];
           std::string s;

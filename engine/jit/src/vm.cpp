@@ -124,7 +124,7 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
       &&op_mod, &&op_pow, &&op_neg, &&op_not, &&op_eq, &&op_lt, &&op_le, &&op_eqref, &&op_jmp, &&op_jmpif,
       &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append, &&op_geti, &&op_seti, &&op_len,
       &&op_call, &&op_math, &&op_host, &&op_ret, &&op_ret0, &&op_putn, &&op_putb, &&op_puts, &&op_puttab,
-      &&op_println, &&op_define};
+      &&op_println, &&op_define, &&op_jnotlt, &&op_jnotle, &&op_jnoteq, &&op_jeq};
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
@@ -291,6 +291,23 @@ op_println:
   line.clear();
   NEXT();
 op_define: defined[ud_of(w)] = true; NEXT();
+// Compare and branch: the offset word follows; a backward branch is a loop, so it is counted.
+#define KILN_BRANCH(taken)                                     \
+  do {                                                         \
+    if (taken) {                                               \
+      const auto d = static_cast<std::int32_t>(code[pc]);      \
+      if (d < 0) KILN_TICK(pc - 1);                            \
+      pc += 1 + d;                                             \
+    } else {                                                   \
+      pc += 1;                                                 \
+    }                                                          \
+    NEXT();                                                    \
+  } while (0)
+op_jnotlt: KILN_BRANCH(!(R[A].n < R[B].n));
+op_jnotle: KILN_BRANCH(!(R[A].n <= R[B].n));
+op_jnoteq: KILN_BRANCH(R[A].n != R[B].n);
+op_jeq: KILN_BRANCH(R[A].n == R[B].n);
+#undef KILN_BRANCH
 #undef KILN_TICK
 #undef NEXT
 #undef A

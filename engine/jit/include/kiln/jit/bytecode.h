@@ -54,6 +54,11 @@ enum class Op : std::uint8_t {
   kPutTab,   // print buffer += '\t'
   kPrintLn,  // write the print buffer and '\n'
   kDefine,   // function d is defined from here on (Lua defines functions when the statement runs)
+  // Compare and branch: the next word is a signed offset from the word after it.
+  kJNotLt,   // if not (a < b): jump
+  kJNotLe,   // if not (a <= b): jump
+  kJNotEq,   // if a ~= b: jump
+  kJEq,      // if a == b: jump
   kCount,
 };
 
@@ -71,6 +76,7 @@ inline unsigned b_of(std::uint32_t w) { return (w >> 16) & 0xff; }
 inline unsigned c_of(std::uint32_t w) { return (w >> 24) & 0xff; }
 inline int d_of(std::uint32_t w) { return std::int16_t(w >> 16); }
 inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
+inline bool has_inline_offset(Op op) { return op >= Op::kJNotLt && op <= Op::kJEq; }
 
 struct FunctionCode {
   std::string name;
