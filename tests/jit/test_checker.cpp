@@ -59,8 +59,13 @@ TEST_CASE("untypable programs and constructs outside the subset are rejected at 
   CHECK(error_of("y = 1") == "t.lua:1:1: assignment to undeclared global 'y' (declare it with 'local')");
   CHECK(error_of("print(z)") == "t.lua:1:7: unknown name 'z'");
   CHECK(error_of("local s = \"x\"") == "t.lua:1:11: strings are only allowed as arguments of print in Kiln's script subset");
-  CHECK(error_of("function f() end\nlocal g = f") ==
-        "t.lua:2:11: function 'f' used as a value: functions are not values in Kiln's script subset");
+  CHECK(error_of("function f(a) return a end\nlocal g = f\nprint(g(1, 2))") ==
+        "t.lua:3:7: 'g' is a function of 1 parameters, not a function of 2 arguments");
+  CHECK(error_of("function f(a) return a end\nprint(f)") ==
+        "t.lua:2:7: print of a function is outside Kiln's script subset (Lua prints its address)");
+  CHECK(error_of("function f(a) return a end\nfunction g(a, b) return a end\nlocal h = f\nh = g") ==
+        "t.lua:4:5: type mismatch: assigning a function of 2 parameters to a function of 1 parameters");
+  CHECK(error_of("local x = 1\nlocal y = x(2)") == "t.lua:2:11: 'x' is a number, not a function of 1 arguments");
   CHECK(error_of("function outer(a)\n  local function inner() return a end\n  return inner()\nend") ==
         "t.lua:2:33: 'a' is a local of the enclosing function 'outer': closures are outside Kiln's script subset");
   CHECK(error_of("local t = {1, true}") == "t.lua:1:15: array elements must have one type: a boolean after a number");

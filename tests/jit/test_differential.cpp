@@ -105,6 +105,8 @@ TEST_CASE("runaway scripts end with a located error instead of hanging or crashi
         "loop.lua:2: array index 0.5 out of range for a write (size 2; arrays grow by a[#a + 1] = v)");
   CHECK(run("print(later())\nfunction later() return 1 end", {}) ==
         "loop.lua:1: attempt to call function 'later' before its definition");
+  CHECK(run("local f = later\nfunction later() return 1 end", {}) ==
+        "loop.lua:1: function 'later' used before its definition");
 }
 
 TEST_CASE("a cancellation from another thread stops a running script") {

@@ -362,15 +362,13 @@ class Checker {
       case ExprKind::kString: return fail(e.pos, "strings are only allowed as arguments of print in Kiln's script subset");
       case ExprKind::kName: {
         const Symbol* s = lookup(e.text);
-        if (!s && globals_.count(e.text))
-          return fail(e.pos, "function '" + e.text + "' used as a value: functions are not values in Kiln's script subset");
+        if (!s && globals_.count(e.text)) return function_value(e, globals_.at(e.text));
         if (!s) {
           if (e.text == "math" || e.text == "engine" || e.text == "print")
             return fail(e.pos, "library '" + e.text + "' used as a value");
           return fail(e.pos, "unknown name '" + e.text + "'");
         }
-        if (s->kind == Symbol::kFunction)
-          return fail(e.pos, "function '" + e.text + "' used as a value: functions are not values in Kiln's script subset");
+        if (s->kind == Symbol::kFunction) return function_value(e, s->function);
         if (auto c = closure_check(*s, e); !c) return c.error();
         out_.names[&e] = {s->storage, s->slot, Type::kNumber};
         name_uses_.push_back({&e, s->tv});
@@ -421,6 +419,13 @@ class Checker {
     return fail(e.pos, "unsupported expression");
   }
 
+  // A script function named as a value: its type shares the function's own parameter and result
+  // variables, so what a caller does with the value types the function.
+  Result<int> function_value(const Expr& e, int fn) {
+    out_.function_refs[&e] = fn;
+    return record(e, solver_.function_of(states_[fn].param_tvs, states_[fn].result_tv));
+  }
+
   Result<int> index(const Expr& e) {
     auto arr = value(*e.a);
     if (!arr) return arr;
@@ -450,7 +455,7 @@ class Checker {
                                solver_.describe(*y));
       deferred_.push_back({[this, c = *c, x = *x, pos = e.pos]() -> Status {
         const K k = solver_.kind(x);
-        if (k == K::kNum || k == K::kArray || k == K::kUnknown) return {};
+        if (k == K::kNum || k == K::kArray || k == K::kFunc || k == K::kUnknown) return {};
         if (solver_.unify(c, x)) return {};  // all booleans: plain and/or
         return fail(pos, "'c and x or y' with a boolean x needs a boolean c");
       }});
@@ -511,6 +516,7 @@ class Checker {
           deferred_.push_back({[this, tv = args[i], pos = e.items[i]->pos]() -> Status {
             const K k = solver_.kind(tv);
             if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
+            if (k == K::kFunc) return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
             if (k == K::kUnknown)
               return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
             return {};
@@ -521,10 +527,19 @@ class Checker {
       int fn = -1;
       if (s && s->kind == Symbol::kFunction) fn = s->function;
       else if (!s && globals_.count(callee.text)) fn = globals_.at(callee.text);
-      if (fn < 0) {
-        if (s) return fail(callee.pos, "'" + callee.text + "' is " + solver_.describe(s->tv) + ", not a function");
-        return fail(callee.pos, "unknown function '" + callee.text + "'");
+      if (fn < 0 && s) {
+        // A variable holding a function value: an indirect call, typed by its arguments.
+        auto tv = value(callee);
+        if (!tv) return tv;
+        if (auto st = check_args(); !st) return st.error();
+        const int result = solver_.fresh();
+        if (!solver_.unify(*tv, solver_.function_of(args, result)))
+          return fail(callee.pos, "'" + callee.text + "' is " + solver_.describe(*tv) + ", not a function of " +
+                                      std::to_string(args.size()) + " arguments");
+        out_.calls[&e] = {CallTarget::kIndirect, 0};
+        return record(e, result);
       }
+      if (fn < 0) return fail(callee.pos, "unknown function '" + callee.text + "'");
       if (auto st = check_args(); !st) return st.error();
       const FunctionDef& def = *out_.functions[fn].def;
       if (args.size() != def.params.size())
@@ -573,7 +588,18 @@ class Checker {
         return fail(callee.pos, "unknown host function 'engine." + callee.text + "'");
       }
     }
-    return fail(e.pos, "only named functions, math.* and engine.* can be called in Kiln's script subset");
+    if (callee.kind == ExprKind::kField)
+      return fail(e.pos, "only named functions, math.* and engine.* can be called in Kiln's script subset");
+    // Any other expression: a function value, called indirectly.
+    auto tv = value(callee);
+    if (!tv) return tv;
+    if (auto st = check_args(); !st) return st.error();
+    const int result = solver_.fresh();
+    if (!solver_.unify(*tv, solver_.function_of(args, result)))
+      return fail(callee.pos, "this is " + solver_.describe(*tv) + ", not a function of " + std::to_string(args.size()) +
+                                  " arguments");
+    out_.calls[&e] = {CallTarget::kIndirect, 0};
+    return record(e, result);
   }
 
   // ---- the end: deferred checks and final types -------------------------------------------------

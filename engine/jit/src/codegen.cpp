@@ -298,7 +298,7 @@ class FunctionEmitter {
   // A variable Lua keeps in a register of the running function: the chunk's locals while compiling
   // the chunk, a function's parameters and locals in that function.
   bool lua_register(const Expr& e) const {
-    if (e.kind != ExprKind::kName) return false;
+    if (e.kind != ExprKind::kName || c_.function_refs.count(&e)) return false;
     const VarRef& ref = c_.names.at(&e);
     return ref.kind == VarRef::kLocal || index_ == 0;
   }
@@ -306,7 +306,7 @@ class FunctionEmitter {
   // The register holding a function local, used in place: no copy, and read when the operator
   // runs — exactly when Lua reads a register operand.
   std::optional<unsigned> local_register(const Expr& e) const {
-    if (e.kind != ExprKind::kName) return std::nullopt;
+    if (e.kind != ExprKind::kName || c_.function_refs.count(&e)) return std::nullopt;
     const VarRef& ref = c_.names.at(&e);
     if (ref.kind != VarRef::kLocal) return std::nullopt;
     return static_cast<unsigned>(ref.slot);
@@ -354,6 +354,10 @@ class FunctionEmitter {
       case ExprKind::kBool: emit(encode_abc(Op::kLoadB, dst, e.boolean ? 1 : 0, 0), line); return {};
       case ExprKind::kString: return fail(e.pos, "string outside print");
       case ExprKind::kName: {
+        if (auto f = c_.function_refs.find(&e); f != c_.function_refs.end()) {
+          emit(encode_ad(Op::kLoadF, dst, f->second), line);
+          return {};
+        }
         const VarRef& ref = c_.names.at(&e);
         if (ref.kind == VarRef::kLocal) {
           if (static_cast<unsigned>(ref.slot) != dst) emit(encode_abc(Op::kMove, dst, ref.slot, 0), line);
@@ -498,6 +502,14 @@ class FunctionEmitter {
       emit(encode_abc(Op::kPrintLn, 0, 0, 0), line);
       return {};
     }
+    // Lua evaluates the called value before the arguments.
+    unsigned callee_reg = 0;
+    if (target.kind == CallTarget::kIndirect) {
+      auto r = temp(e.pos);
+      if (!r) return r.error();
+      if (auto s = expr_to(*e.a, *r); !s) return s;
+      callee_reg = *r;
+    }
     // Arguments in consecutive registers from `base`; the result comes back in `base`.
     const unsigned base = static_cast<unsigned>(mark());
     for (const auto& arg : e.items) {
@@ -508,6 +520,7 @@ class FunctionEmitter {
     if (e.items.empty() && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {
       case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
+      case CallTarget::kIndirect: emit(encode_abc(Op::kCallR, base, callee_reg, 0), line); break;
       case CallTarget::kMath:
         emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())), line);
         break;
@@ -564,9 +577,10 @@ Result<Program> compile_program(const CheckedScript& checked, const std::vector<
         const std::size_t tp = fn.first_page + target / kPageWords;
         auto& e = program.entries[tp];
         const auto off = static_cast<std::uint16_t>(target % kPageWords);
-        if ((op == Op::kCall || tp != page) && std::find(e.begin(), e.end(), off) == e.end()) e.push_back(off);
+        if ((op == Op::kCall || op == Op::kCallR || tp != page) && std::find(e.begin(), e.end(), off) == e.end())
+          e.push_back(off);
       };
-      if (op == Op::kCall) add(pc + 1);
+      if (op == Op::kCall || op == Op::kCallR) add(pc + 1);
       if (op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep || op == Op::kForLoop)
         add(static_cast<std::size_t>(static_cast<long>(pc) + 1 + d_of(words[pc])));
       if (has_inline_offset(op))

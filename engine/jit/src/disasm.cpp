@@ -10,7 +10,7 @@ const char* op_name(Op op) {
                                 "POW", "NEG", "NOT", "EQ", "LT", "LE", "EQREF", "JMP", "JMPIF", "JMPIFNOT",
                                 "FORPREP", "FORLOOP", "NEWARR", "APPEND", "GETI", "SETI", "LEN", "CALL", "MATH",
                                 "HOST", "RET", "RET0", "PUTN", "PUTB", "PUTS", "PUTTAB", "PRINTLN", "DEFINE",
-                                "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ"};
+                                "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ", "LOADF", "CALLR"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
   const auto i = static_cast<std::size_t>(op);
   return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
@@ -49,6 +49,9 @@ std::string disassemble(const Program& program) {
           std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
           break;
         case Op::kDefine: std::snprintf(buf, sizeof buf, "%s", program.functions[ud_of(w)].name.c_str()); break;
+        case Op::kLoadF:
+          std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
+          break;
         case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
           std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w),
                         static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));

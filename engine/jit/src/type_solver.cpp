@@ -3,8 +3,14 @@
 namespace kiln::jit {
 
 int TypeSolver::fresh(Kind k, int elem) {
-  nodes_.push_back({static_cast<int>(nodes_.size()), k, elem});
+  nodes_.push_back({static_cast<int>(nodes_.size()), k, elem, {}});
   return static_cast<int>(nodes_.size()) - 1;
+}
+
+int TypeSolver::function_of(std::vector<int> params, int result) {
+  const int v = fresh(kFunc, result);
+  nodes_[v].params = std::move(params);
+  return v;
 }
 
 int TypeSolver::find(int v) {
@@ -35,6 +41,15 @@ bool TypeSolver::unify(int a, int b) {
     na.parent = b;
     return unify(ea, eb);
   }
+  if (na.kind == kFunc) {
+    if (na.params.size() != nb.params.size()) return false;
+    const std::vector<int> pa = na.params, pb = nb.params;
+    const int ra = na.elem, rb = nb.elem;
+    na.parent = b;
+    for (std::size_t i = 0; i < pa.size(); ++i)
+      if (!unify(pa[i], pb[i])) return false;
+    return unify(ra, rb);
+  }
   na.parent = b;
   return true;
 }
@@ -45,6 +60,7 @@ Type TypeSolver::resolve(int v) {
     case kStr: return Type::kString;
     case kVoid: return Type::kVoid;
     case kArray: return kind(elem(v)) == kBool ? Type::kBooleanArray : Type::kNumberArray;
+    case kFunc: return Type::kFunction;
     default: return Type::kNumber;
   }
 }
@@ -60,6 +76,7 @@ std::string TypeSolver::describe(int v) {
       const Kind e = kind(elem(v));
       return e == kBool ? "an array of booleans" : e == kArray ? "an array of arrays" : "an array of numbers";
     }
+    case kFunc: return "a function of " + std::to_string(nodes_[find(v)].params.size()) + " parameters";
   }
   return "?";
 }
@@ -71,6 +88,7 @@ std::string type_name(Type t) {
     case Type::kNumberArray: return "number[]";
     case Type::kBooleanArray: return "boolean[]";
     case Type::kString: return "string";
+    case Type::kFunction: return "function";
     case Type::kVoid: return "void";
   }
   return "?";

@@ -11,10 +11,12 @@ namespace kiln::jit {
 
 class TypeSolver {
  public:
-  enum Kind { kUnknown, kNum, kBool, kStr, kVoid, kArray };
+  enum Kind { kUnknown, kNum, kBool, kStr, kVoid, kArray, kFunc };
 
   int fresh(Kind k = kUnknown, int elem = -1);
   int array_of(int elem) { return fresh(kArray, elem); }
+  // A function type: its parameters and result are shared type variables.
+  int function_of(std::vector<int> params, int result);
   int find(int v);
   Kind kind(int v) { return nodes_[find(v)].kind; }
   int elem(int v) { return nodes_[find(v)].elem; }
@@ -28,7 +30,8 @@ class TypeSolver {
   struct Node {
     int parent;
     Kind kind;
-    int elem;
+    int elem;                 // kArray: the element; kFunc: the result
+    std::vector<int> params;  // kFunc
   };
   std::vector<Node> nodes_;
 };

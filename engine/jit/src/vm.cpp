@@ -124,7 +124,7 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
       &&op_mod, &&op_pow, &&op_neg, &&op_not, &&op_eq, &&op_lt, &&op_le, &&op_eqref, &&op_jmp, &&op_jmpif,
       &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append, &&op_geti, &&op_seti, &&op_len,
       &&op_call, &&op_math, &&op_host, &&op_ret, &&op_ret0, &&op_putn, &&op_putb, &&op_puts, &&op_puttab,
-      &&op_println, &&op_define, &&op_jnotlt, &&op_jnotle, &&op_jnoteq, &&op_jeq};
+      &&op_println, &&op_define, &&op_jnotlt, &&op_jnotle, &&op_jnoteq, &&op_jeq, &&op_loadf, &&op_callr};
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
@@ -239,8 +239,17 @@ op_seti: {
   NEXT();
 }
 op_len: R[A].n = static_cast<double>(R[B].a->items.size()); NEXT();
+op_loadf: {
+  const std::size_t fn = ud_of(w);
+  // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
+  if (!defined[fn])
+    return error_at(*f, pc - 1, "function '" + program.functions[fn].name + "' used before its definition");
+  R[A].n = static_cast<double>(fn);
+  NEXT();
+}
+op_callr:
 op_call: {
-  const std::size_t callee = ud_of(w);
+  const std::size_t callee = op_of(w) == Op::kCallR ? static_cast<std::size_t>(R[B].n) : ud_of(w);
   if (!defined[callee])
     return error_at(*f, pc - 1, "attempt to call function '" + program.functions[callee].name + "' before its definition");
   KILN_TICK(pc - 1);

@@ -59,6 +59,8 @@ enum class Op : std::uint8_t {
   kJNotLe,   // if not (a <= b): jump
   kJNotEq,   // if a ~= b: jump
   kJEq,      // if a == b: jump
+  kLoadF,    // a = function d (a value; the function must be defined)
+  kCallR,    // call the function value in b with its arguments in a, a+1, ...; result in a
   kCount,
 };
 

@@ -4,8 +4,8 @@
 // and expression, and rejects what cannot be typed or lies outside the subset with
 // `file:line:col: message`:
 //   - values are numbers, booleans, arrays of one of them, and string literals as print arguments;
-//   - functions are definitions, not values; a nested function may not capture a local of an
-//     enclosing function (a closure);
+//   - functions are values (a reference to a script function: passed, stored, compared, called);
+//     a nested function may not capture a local of an enclosing function (a closure);
 //   - every local starts with a value (nil is outside the subset); globals are only functions;
 //   - `a and b` / `a or b` need one type, except the idiom `c and x or y` with x, y of one type that
 //     is never false (a number or an array).
@@ -22,7 +22,7 @@
 
 namespace kiln::jit {
 
-enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid };
+enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction };
 std::string type_name(Type t);
 
 // A function the embedding engine registers: `engine.<name>(params...) -> result`.
@@ -46,8 +46,8 @@ struct VarRef {
 };
 
 struct CallTarget {
-  enum Kind { kScript, kMath, kHost, kPrint } kind = kScript;
-  int index = 0;  // script function, MathFn, or host signature
+  enum Kind { kScript, kMath, kHost, kPrint, kIndirect } kind = kScript;
+  int index = 0;  // script function, MathFn, or host signature; kIndirect: the callee is a value
 };
 
 struct CheckedFunction {
@@ -65,6 +65,7 @@ struct CheckedScript {
   std::unordered_map<const Expr*, Type> types;      // every value expression
   std::unordered_map<const Expr*, VarRef> names;    // kName uses
   std::unordered_map<const Expr*, CallTarget> calls;
+  std::unordered_map<const Expr*, int> function_refs;  // a function named as a value: its index
   std::unordered_map<const Stmt*, std::vector<VarRef>> declared;  // kLocal names, kNumericFor variable
   std::unordered_map<const Stmt*, int> function_index;            // kFunction statements
 };
