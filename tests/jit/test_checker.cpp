@@ -100,6 +100,23 @@ TEST_CASE("untypable programs and constructs outside the subset are rejected at 
   CHECK(error_of("function show(x) print(x) end") ==
         "t.lua:1:24: the type of this value is never fixed by the script, so it cannot be printed");
   CHECK(error_of("function unused(x) return 1 end\nprint(unused(2))") == "(accepted)");
+  CHECK(error_of("function a() return b() + 1 end\nfunction b() end\nprint(a())") ==
+        "t.lua:2:10: function 'b' returns no value but a call of it is used as a number");
+  CHECK(error_of("local fs = {}\nfor i = 1, 2 do\n  local function g() return i end\nend") ==
+        "t.lua:3:29: 'i' is a local of a loop of the chunk, a new variable in every iteration: closures over it "
+        "are outside Kiln's script subset");
+  CHECK(error_of("function f() return 1 end\nlocal g = f\nprint(g == f)") ==
+        "t.lua:3:9: comparing functions is outside Kiln's script subset (Lua compares closures, which it creates anew)");
+  CHECK(error_of("local function g() return 1 end\nfunction g() return 2 end") ==
+        "t.lua:2:10: 'function g' would assign the local 'g' declared at 1:16; redefining a local is outside Kiln's "
+        "script subset");
+  CHECK(error_of("function f(a) return a[1][1] end") == "t.lua:1:23: arrays of arrays are outside Kiln's script subset");
+  {
+    std::string many = "function f()\n";
+    for (int i = 0; i < 201; ++i) many += "  local v" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+    many += "end\n";
+    CHECK(error_of(many) == "t.lua:202:9: too many local variables (more than 200 in one function)");
+  }
   CHECK(error_of("return 1") == "t.lua:1:1: the chunk cannot return a value in Kiln's script subset");
 }
 

@@ -107,6 +107,15 @@ TEST_CASE("runaway scripts end with a located error instead of hanging or crashi
         "loop.lua:1: attempt to call function 'later' before its definition");
   CHECK(run("local f = later\nfunction later() return 1 end", {}) ==
         "loop.lua:1: function 'later' used before its definition");
+  CHECK(run("local t = {}\nwhile true do t[#t + 1] = 1 end", {.max_array_elements = 1000}) ==
+        "loop.lua:2: array memory budget exhausted (1000 elements)");
+  {
+    // A function whose locals need no temporaries still gets a frame for all of them, however deep.
+    std::string src = "function many()\n";
+    for (int i = 0; i < 150; ++i) src += "  local v" + std::to_string(i) + " = 0\n";
+    src += "end\nfunction deep(n) if n > 0 then deep(n - 1) else many() end end\nfor i = 1, 300 do deep(i) end\n";
+    CHECK(run(src, {}) == "(finished)");
+  }
 }
 
 TEST_CASE("a cancellation from another thread stops a running script") {
@@ -154,6 +163,10 @@ function any(flags) for i = 1, #flags do if flags[i] == true then return true en
   CHECK(std::get<std::vector<double>>(*r) == std::vector<double>{2, 4, 6});
   const ScriptValue flags[] = {std::vector<bool>{false, true}};
   CHECK(std::get<bool>(*vm.call_values("any", flags)) == true);
+  const double plain[] = {1.0, 2.0};
+  auto refused = vm.call("scaled", plain);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == "k.lua: parameter 1 of 'scaled' is number[]: use call_values");
   const ScriptValue wrong[] = {1.0, 2.0};
   auto bad = vm.call_values("scaled", wrong);
   REQUIRE_FALSE(bad);

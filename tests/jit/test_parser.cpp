@@ -108,6 +108,15 @@ TEST_CASE("malformed input gives a located syntax error - never a crash") {
   CHECK(error_of("x = " + std::string(150, '(') + "1" + std::string(150, ')')) == "(accepted)");
   CHECK(error_of("x = " + std::string(100000, '(') + "1" + std::string(100000, ')')) ==
         "t.lua:1:204: nesting too deep (more than 200 levels)");
+  std::string chain = "x = true";
+  for (int i = 0; i < 50000; ++i) chain += " and true";
+  CHECK(error_of(chain).find("expression too long (more than 1000 operators in a chain)") != std::string::npos);
+  std::string calls = "f()";
+  for (int i = 0; i < 50000; ++i) calls += "()";
+  CHECK(error_of(calls).find("expression too long") != std::string::npos);
+  std::string sum = "x = 1";
+  for (int i = 0; i < 500; ++i) sum += " + 1";
+  CHECK(error_of(sum) == "(accepted)");
   std::string blocks;
   for (int i = 0; i < 100000; ++i) blocks += "do ";
   CHECK(error_of(blocks).find("nesting too deep") != std::string::npos);

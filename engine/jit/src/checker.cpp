@@ -24,12 +24,15 @@ const std::map<std::string, std::pair<MathFn, int>>& math_functions() {  // name
 
 struct Symbol {
   enum Kind { kVar, kFunction } kind = kVar;
+  bool in_chunk_loop = false;  // a chunk local declared inside a loop: a fresh variable per iteration in Lua
   VarRef::Kind storage = VarRef::kLocal;
   int slot = 0;
   int tv = 0;
   int function = 0;  // kFunction: its index; kVar kLocal: the function that owns the frame
   Pos pos;
 };
+
+constexpr int kMaxLocals = 200;  // as Lua 5.1: registers are 8-bit fields, temporaries need room
 
 struct FunctionState {
   int index;
@@ -77,10 +80,12 @@ class Checker {
     if (in_chunk()) {
       s.storage = VarRef::kModule;
       s.slot = out_.module_slots++;
+      s.in_chunk_loop = loop_depth_.back() > 0;
     } else {
       s.storage = VarRef::kLocal;
       s.slot = out_.functions[cur_fn()].frame_slots++;
       s.function = cur_fn();
+      if (s.slot >= kMaxLocals) too_many_locals_ = pos;
     }
     scopes_.back()[name] = s;
     return {s.storage, s.slot, Type::kNumber};
@@ -204,10 +209,10 @@ class Checker {
             return fail(v->pos, "a for loop's start, limit and step must be numbers, not " + solver_.describe(*tv));
         }
         scopes_.emplace_back();
+        ++loop_depth_.back();  // before the variable: it is a new one in every iteration
         auto& refs = out_.declared[&st];
         refs.push_back(declare_var(st.names[0], st.name_pos[0], solver_.fresh(K::kNum)));
         refs.back().type = Type::kNumber;
-        ++loop_depth_.back();
         auto s = block(st.body, false);
         --loop_depth_.back();
         scopes_.pop_back();
@@ -257,6 +262,9 @@ class Checker {
       s.pos = f.pos;
       scopes_.back()[f.name] = s;  // visible in its own body: recursion
     } else {
+      if (const Symbol* local = lookup(f.name))
+        return fail(f.pos, "'function " + f.name + "' would assign the local '" + f.name + "' declared at " +
+                               at(local->pos) + "; redefining a local is outside Kiln's script subset");
       index = globals_.at(f.name);
     }
     const int saved = current_;
@@ -280,7 +288,9 @@ class Checker {
                                        " but not here (nil is outside Kiln's script subset)");
     if (fs.value_return && !always_returns(f.body))
       return fail(f.pos, "function '" + f.name + "' may reach its end without returning a value");
-    if (!fs.value_return) solver_.unify(fs.result_tv, solver_.fresh(K::kVoid));
+    if (!fs.value_return && !solver_.unify(fs.result_tv, solver_.fresh(K::kVoid)))
+      return fail(f.pos, "function '" + f.name + "' returns no value but a call of it is used as " +
+                             solver_.describe(fs.result_tv));
     return {};
   }
 
@@ -317,6 +327,9 @@ class Checker {
     if (s.storage == VarRef::kLocal && s.function != cur_fn())
       return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
                              "': closures are outside Kiln's script subset");
+    if (s.storage == VarRef::kModule && s.in_chunk_loop && !in_chunk())
+      return fail(e.pos, "'" + e.text + "' is a local of a loop of the chunk, a new variable in every iteration: "
+                             "closures over it are outside Kiln's script subset");
     return {};
   }
 
@@ -432,6 +445,10 @@ class Checker {
     const int elem = solver_.fresh();
     if (!solver_.unify(*arr, solver_.array_of(elem)))
       return fail(e.pos, "indexing needs an array, not " + solver_.describe(*arr));
+    deferred_.push_back({[this, elem, pos = e.pos]() -> Status {
+      if (solver_.kind(elem) == K::kArray) return fail(pos, "arrays of arrays are outside Kiln's script subset");
+      return {};
+    }});
     auto i = value(*e.b);
     if (!i) return i;
     if (!solver_.unify(*i, solver_.fresh(K::kNum)))
@@ -478,6 +495,12 @@ class Checker {
         return record(e, solver_.fresh(comparison ? K::kBool : K::kNum));
       }
       case BinOp::kEq: case BinOp::kNe:
+        deferred_.push_back({[this, tv = *a, pos = e.pos]() -> Status {
+          if (solver_.kind(tv) == K::kFunc)
+            return fail(pos, "comparing functions is outside Kiln's script subset (Lua compares closures, which it "
+                             "creates anew)");
+          return {};
+        }});
         if (!solver_.unify(*a, *b))
           return fail(e.pos, "'" + opname + "' compares " + solver_.describe(*a) + " with " + solver_.describe(*b) +
                                  ": values of different types are never equal");
@@ -604,6 +627,10 @@ class Checker {
 
   // ---- the end: deferred checks and final types -------------------------------------------------
   Status finish() {
+    if (too_many_locals_)
+      return fail(*too_many_locals_, "too many local variables (more than " + std::to_string(kMaxLocals) + " in one function)");
+    if (out_.module_slots > 65535) return fail({1, 1}, "too many local variables in the chunk (more than 65535)");
+    if (out_.functions.size() > 65535) return fail({1, 1}, "too many functions (more than 65535)");
     for (auto& d : deferred_)
       if (auto s = d(); !s) return s;
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
@@ -626,6 +653,7 @@ class Checker {
   std::vector<std::map<std::string, Symbol>> scopes_;
   std::vector<int> loop_depth_;
   int current_ = 0;
+  std::optional<Pos> too_many_locals_;
   std::vector<std::pair<VarRef*, int>> pending_refs_;
   std::vector<std::pair<const Expr*, int>> expr_tvs_;
   std::vector<std::pair<const Expr*, int>> name_uses_;

@@ -29,7 +29,7 @@ class FunctionEmitter {
     if (auto s = block(body); !s) return s.error();
     emit(encode_ad(Op::kRet0, 0, 0), line_);
     if (too_long_) return make_error(file_ + ": function '" + info.name + "' is too long for 16-bit jumps");
-    f.frame_slots = max_reg_ + 1;
+    f.frame_slots = std::max(max_reg_ + 1, info.frame_slots);
     f.words = code_.size();
     f.lines = std::move(lines_);
     code_out = std::move(code_);
@@ -128,21 +128,41 @@ class FunctionEmitter {
           const VarRef& ref = c_.names.at(st.targets[0].get());
           if (ref.kind == VarRef::kLocal) return expr_to(*st.values[0], ref.slot);
         }
+        // Lua evaluates the values, then stores right to left; an indexed target reads its array
+        // and index when it stores if they are in Lua registers (locals), unless the same
+        // statement also assigns that local (Lua's check_conflict copies it first).
+        auto assigned_here = [&](const Expr& x) {
+          if (x.kind != ExprKind::kName || c_.function_refs.count(&x)) return false;
+          for (const auto& t : st.targets)
+            if (t->kind == ExprKind::kName && t->text == x.text && c_.names.at(t.get()).slot == c_.names.at(&x).slot &&
+                c_.names.at(t.get()).kind == c_.names.at(&x).kind)
+              return true;
+          return false;
+        };
         struct Target {
           const Expr* e;
           unsigned arr = 0, idx = 0;
+          bool arr_late = false, idx_late = false;
         };
         std::vector<Target> targets;
+        auto place = [&](const Expr& x, unsigned& reg, bool& late) -> Status {
+          if (!assigned_here(x)) {
+            if (auto r = local_register(x)) {
+              reg = *r;
+              return {};
+            }
+          }
+          auto t = temp(x.pos);
+          if (!t) return t.error();
+          reg = *t;
+          late = lua_register(x) && !assigned_here(x);
+          return late ? Status{} : expr_to(x, reg);
+        };
         for (const auto& t : st.targets) {
           Target tg{t.get()};
           if (t->kind == ExprKind::kIndex) {
-            auto a = temp(t->pos);
-            auto i = temp(t->pos);
-            if (!a || !i) return fail(t->pos, "expression too complex");
-            if (auto s = expr_to(*t->a, *a); !s) return s;
-            if (auto s = expr_to(*t->b, *i); !s) return s;
-            tg.arr = *a;
-            tg.idx = *i;
+            if (auto s = place(*t->a, tg.arr, tg.arr_late); !s) return s;
+            if (auto s = place(*t->b, tg.idx, tg.idx_late); !s) return s;
           }
           targets.push_back(tg);
         }
@@ -153,11 +173,17 @@ class FunctionEmitter {
           if (auto s = expr_to(*v, *r); !s) return s;
           values.push_back(*r);
         }
-        for (std::size_t i = 0; i < targets.size(); ++i) {
-          if (targets[i].e->kind == ExprKind::kIndex)
-            emit(encode_abc(Op::kSetI, targets[i].arr, targets[i].idx, values[i]), targets[i].e->pos.line);
-          else
-            store(c_.names.at(targets[i].e), values[i], line);
+        for (std::size_t k = targets.size(); k-- > 0;) {
+          const Target& tg = targets[k];
+          if (tg.e->kind == ExprKind::kIndex) {
+            if (tg.arr_late)
+              if (auto s = expr_to(*tg.e->a, tg.arr); !s) return s;
+            if (tg.idx_late)
+              if (auto s = expr_to(*tg.e->b, tg.idx); !s) return s;
+            emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
+          } else {
+            store(c_.names.at(tg.e), values[k], line);
+          }
         }
         return {};
       }
@@ -372,7 +398,7 @@ class FunctionEmitter {
       case ExprKind::kCall: return call(e, dst, true);
       case ExprKind::kIndex: {
         unsigned a, b;
-        if (auto s = operands(e, a, b); !s) return s;
+        if (auto s = operands(e, a, b, /*lua_order=*/true); !s) return s;
         emit(encode_abc(Op::kGetI, dst, a, b), line);
         return {};
       }

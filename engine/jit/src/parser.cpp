@@ -304,6 +304,7 @@ class Parser {
 
   // Every recursive construct goes through a Depth: input, not the C++ stack, decides how deep.
   static constexpr int kMaxDepth = 200;
+  static constexpr int kMaxChain = 1000;
   struct Depth {
     int& depth;
     explicit Depth(int& d) : depth(++d) {}
@@ -329,7 +330,9 @@ class Parser {
       if (!simple) return simple.error();
       left = std::move(*simple);
     }
-    for (;;) {
+    for (int chain = 0;; ++chain) {
+      // A left-associative chain grows the tree without recursing here; later passes recurse on it.
+      if (depth_ + chain > kMaxChain) return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " operators in a chain)");
       BinOp op;
       Priority p;
       if (cur().kind == Tok::kConcat)
@@ -409,7 +412,8 @@ class Parser {
     auto e = primary_expr();
     if (!e) return e.error();
     ExprPtr left = std::move(*e);
-    for (;;) {
+    for (int chain = 0;; ++chain) {
+      if (depth_ + chain > kMaxChain) return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " suffixes in a chain)");
       const Token& t = cur();
       switch (t.kind) {
         case Tok::kDot: {

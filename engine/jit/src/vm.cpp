@@ -79,6 +79,8 @@ struct Vm::Impl {
   std::vector<HostFunction> host;
   std::function<void(std::string_view)> out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   std::string line;
+  std::uint64_t elements = 0;  // arrays and array elements created, against options.max_array_elements
+  bool running = false;
 
   Impl(const Program& p, VmOptions o) : program(p), options(o), module(p.module_slots), defined(p.functions.size()) {
     host.resize(p.host.size());
@@ -213,8 +215,13 @@ op_forloop: {
   }
   NEXT();
 }
-op_newarr: R[A].a = new_array(); NEXT();
-op_append: R[A].a->items.push_back(R[B]); NEXT();
+#define KILN_GROW()                                                                                  \
+  do {                                                                                               \
+    if (++elements > options.max_array_elements)                                                     \
+      return error_at(*f, pc - 1, "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
+  } while (0)
+op_newarr: KILN_GROW(); R[A].a = new_array(); NEXT();
+op_append: KILN_GROW(); R[A].a->items.push_back(R[B]); NEXT();
 op_geti: {
   const Array* arr = R[B].a;
   const double i = R[C].n;
@@ -231,6 +238,7 @@ op_seti: {
   if (i >= 1 && i <= n && i == std::floor(i)) {
     arr->items[static_cast<std::size_t>(i) - 1] = R[C];
   } else if (i == n + 1) {
+    KILN_GROW();
     arr->items.push_back(R[C]);
   } else {
     return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range for a write (size " +
@@ -266,7 +274,8 @@ op_math: R[A].n = math_call(static_cast<MathFn>(B), &R[A], C); NEXT();
 op_host: {
   double args[256];
   for (unsigned i = 0; i < C; ++i) args[i] = R[A + i].n;
-  R[A].n = host[B](std::span<const double>(args, C));
+  const double v = host[B](std::span<const double>(args, C));
+  R[A].n = program.host[B].result == Type::kBoolean ? (v != 0 ? 1.0 : 0.0) : v;  // booleans are 0 or 1
   NEXT();
 }
 op_ret:
@@ -324,6 +333,14 @@ op_jeq: KILN_BRANCH(R[A].n == R[B].n);
 #undef C
 }
 
+namespace {
+struct Entered {
+  bool& running;
+  explicit Entered(bool& r) : running(r) { running = true; }
+  ~Entered() { running = false; }
+};
+}  // namespace
+
 Vm::Vm(const Program& program, VmOptions options) : impl_(std::make_unique<Impl>(program, options)) {}
 Vm::~Vm() = default;
 
@@ -335,6 +352,8 @@ void Vm::bind(const std::string& name, HostFunction fn) {
 void Vm::set_output(std::function<void(std::string_view)> out) { impl_->out = std::move(out); }
 
 Status Vm::run() {
+  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
+  Entered entered(impl_->running);
   for (std::size_t i = 0; i < impl_->host.size(); ++i)
     if (!impl_->host[i]) return make_error(impl_->program.file + ": host function engine." + impl_->program.host[i].name + " is not bound");
   impl_->frames.clear();
@@ -344,6 +363,8 @@ Status Vm::run() {
 }
 
 Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const ScriptValue> args) {
+  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
+  Entered entered(impl_->running);
   for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
     const FunctionCode& fn = impl_->program.functions[fi];
     if (fn.name != name) continue;
@@ -355,6 +376,9 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Type want = fn.param_types[i];
       const ScriptValue& a = args[i];
+      if (want == Type::kFunction)
+        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name +
+                          "' is a function: the engine cannot pass one");
       const bool ok = (want == Type::kNumber && std::holds_alternative<double>(a)) ||
                       (want == Type::kBoolean && std::holds_alternative<bool>(a)) ||
                       (want == Type::kNumberArray && std::holds_alternative<std::vector<double>>(a)) ||
@@ -378,6 +402,7 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
     if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
     switch (fn.result) {
       case Type::kBoolean: return ScriptValue{result.n != 0};
+      case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");
       case Type::kNumberArray: {
         std::vector<double> out;
         for (const Value& v : result.a->items) out.push_back(v.n);
@@ -395,12 +420,20 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
 }
 
 Result<double> Vm::call(const std::string& name, std::span<const double> args) {
+  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
+  Entered entered(impl_->running);
   for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
     const FunctionCode& fn = impl_->program.functions[fi];
     if (fn.name != name) continue;
     if (!impl_->defined[fi]) return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
     if (args.size() != static_cast<std::size_t>(fn.params))
       return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) + " arguments");
+    for (std::size_t i = 0; i < fn.param_types.size(); ++i)
+      if (fn.param_types[i] != Type::kNumber && fn.param_types[i] != Type::kBoolean)
+        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name + "' is " +
+                          type_name(fn.param_types[i]) + ": use call_values");
+    if (fn.result != Type::kNumber && fn.result != Type::kBoolean && fn.result != Type::kVoid)
+      return make_error(impl_->program.file + ": '" + name + "' returns " + type_name(fn.result) + ": use call_values");
     impl_->frames.clear();
     impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
     for (std::size_t i = 0; i < args.size(); ++i) impl_->stack[i].n = args[i];

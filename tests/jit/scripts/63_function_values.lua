@@ -10,7 +10,7 @@ end
 local op = square
 print(op(3), apply_twice(square, 2), apply_twice(cube, 2))
 op = cube
-print(op(3), op == cube, op == square)
+print(op(3), op(2))
 print(map_sum(square, {1, 2, 3}), map_sum(cube, {1, 2, 3}))
 local function pick(big) return big and cube or square end
 print(pick(true)(2), pick(false)(2))

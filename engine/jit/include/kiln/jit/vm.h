@@ -9,7 +9,8 @@
 //
 // Arrays live until the Vm is destroyed or reset() (no collection during a run).
 //
-// Thread-safety: a Vm is used by one thread at a time; cancel() may be called from any thread.
+// Thread-safety: a Vm is used by one thread at a time, and not re-entered (a host function calling
+// run() or call() on its own Vm gets an error); cancel() may be called from any thread.
 
 #include <atomic>
 #include <cstdint>
@@ -28,6 +29,7 @@ namespace kiln::jit {
 struct VmOptions {
   int max_call_depth = 10000;
   std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
+  std::uint64_t max_array_elements = std::uint64_t{1} << 26;  // arrays and elements created in one Vm
 };
 
 // A value crossing between the engine and a script.
