@@ -1,0 +1,68 @@
+#pragma once
+// A .tx file: a tiled TIFF with one directory per mip level, as OpenImageIO's maketx writes it.
+// Opening reads every level's size and tile grid and the metadata maketx puts in ImageDescription
+// (oiio:AverageColor — a free 1-pixel preview — oiio:ConstantColor, oiio:SHA-1); it holds no
+// pixels. Tiles are decoded on request and always delivered as 8-bit RGBA, whatever the file
+// stores (1-4 channels; 8/16-bit integers or 32-bit floats; gray becomes RGB, a missing alpha 255).
+//
+// Thread-safety: info() from any thread; read_tile_rgba8() from any thread (a libtiff handle is not
+// thread-safe, so reads of one TxFile are serialised by its mutex; parallel loads of different
+// tiles come from one TxFile per reading thread, which the tile cache arranges).
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln::textures {
+
+struct TxLevel {
+  std::uint32_t width = 0, height = 0;
+  std::uint32_t tile_width = 0, tile_height = 0;
+  std::uint32_t tiles_x() const { return (width + tile_width - 1) / tile_width; }
+  std::uint32_t tiles_y() const { return (height + tile_height - 1) / tile_height; }
+};
+
+struct TxInfo {
+  std::vector<TxLevel> levels;  // [0] is the full image
+  int channels = 0;
+  int bits_per_sample = 0;
+  bool is_float = false;
+  std::optional<std::array<float, 4>> average_color;   // oiio:AverageColor, RGBA
+  std::optional<std::array<float, 4>> constant_color;  // oiio:ConstantColor: the texture is one colour
+  std::string sha1;                                    // oiio:SHA-1 of the source pixels
+};
+
+class TxFile {
+ public:
+  // Fails naming the file and the problem: not a TIFF, not tiled, a level that is not half the
+  // previous, unsupported sample formats...
+  static Result<std::unique_ptr<TxFile>> open(const std::filesystem::path& path);
+  ~TxFile();
+  TxFile(const TxFile&) = delete;
+  TxFile& operator=(const TxFile&) = delete;
+
+  const TxInfo& info() const { return info_; }
+  const std::filesystem::path& path() const { return path_; }
+
+  // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, rows top to bottom;
+  // the part of an edge tile outside the image is whatever the file padded it with.
+  Result<std::vector<std::uint8_t>> read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+
+ private:
+  struct Handle;
+  TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info);
+
+  std::filesystem::path path_;
+  std::mutex mu_;  // guards handle_
+  std::unique_ptr<Handle> handle_;
+  TxInfo info_;
+};
+
+}  // namespace kiln::textures

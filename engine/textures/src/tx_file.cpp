@@ -1,0 +1,176 @@
+#include "kiln/textures/tx_file.h"
+
+#include <tiffio.h>
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace kiln::textures {
+namespace {
+
+// libtiff reports through global handlers: collect the message of the calling thread instead of
+// letting it print, so that it reaches the caller in a Result.
+thread_local std::string t_tiff_error;
+
+void on_tiff_error(const char* module, const char* fmt, va_list ap) {
+  char buf[512];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  if (t_tiff_error.empty()) t_tiff_error = std::string(module ? module : "libtiff") + ": " + buf;
+}
+void on_tiff_warning(const char*, const char*, va_list) {}
+
+void install_handlers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    TIFFSetErrorHandler(on_tiff_error);
+    TIFFSetWarningHandler(on_tiff_warning);
+  });
+}
+
+std::optional<std::array<float, 4>> parse_color(const std::string& description, const std::string& key) {
+  const auto at = description.find(key + "=");
+  if (at == std::string::npos) return std::nullopt;
+  std::istringstream in(description.substr(at + key.size() + 1));
+  std::array<float, 4> c{0, 0, 0, 1};
+  int n = 0;
+  for (std::string part; n < 4 && std::getline(in, part, ',');) {
+    const auto space = part.find(' ');
+    const bool last = space != std::string::npos;
+    c[n++] = std::strtof(part.substr(0, space).c_str(), nullptr);
+    if (last) break;
+  }
+  if (n == 1) c[1] = c[2] = c[0];  // gray
+  return c;
+}
+
+std::uint8_t to_u8(float v) {
+  if (!(v > 0)) return 0;  // also NaN
+  if (v >= 1) return 255;
+  return static_cast<std::uint8_t>(v * 255.0f + 0.5f);
+}
+
+}  // namespace
+
+struct TxFile::Handle {
+  TIFF* tiff = nullptr;
+  ~Handle() {
+    if (tiff) TIFFClose(tiff);
+  }
+};
+
+TxFile::TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info)
+    : path_(std::move(path)), handle_(std::move(handle)), info_(std::move(info)) {}
+TxFile::~TxFile() = default;
+
+Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) {
+  install_handlers_once();
+  t_tiff_error.clear();
+  const std::string name = path.string();
+  auto handle = std::make_unique<Handle>();
+  handle->tiff = TIFFOpen(name.c_str(), "r");
+  if (!handle->tiff)
+    return make_error(name + ": cannot open as TIFF" + (t_tiff_error.empty() ? "" : " (" + t_tiff_error + ")"));
+  TIFF* tif = handle->tiff;
+  TxInfo info;
+  int directory = 0;
+  do {
+    const std::string where = name + ": level " + std::to_string(directory) + ": ";
+    if (!TIFFIsTiled(tif)) return make_error(where + "not tiled (a .tx file stores every level in tiles)");
+    TxLevel level;
+    std::uint16_t spp = 0, bps = 0, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &level.width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &level.height) ||
+        !TIFFGetField(tif, TIFFTAG_TILEWIDTH, &level.tile_width) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &level.tile_height))
+      return make_error(where + "missing size or tile size tags");
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    if (level.width == 0 || level.height == 0 || level.tile_width == 0 || level.tile_height == 0)
+      return make_error(where + "empty image or tile");
+    if (spp < 1 || spp > 4) return make_error(where + std::to_string(spp) + " channels (1 to 4 are supported)");
+    if (planar != PLANARCONFIG_CONTIG) return make_error(where + "planar (separate) channels are not supported");
+    const bool is_float = format == SAMPLEFORMAT_IEEEFP;
+    if (!((format == SAMPLEFORMAT_UINT && (bps == 8 || bps == 16)) || (is_float && bps == 32)))
+      return make_error(where + std::to_string(bps) + "-bit " + (is_float ? "float" : "integer") +
+                        " samples (8/16-bit integers and 32-bit floats are supported)");
+    if (directory == 0) {
+      info.channels = spp;
+      info.bits_per_sample = bps;
+      info.is_float = is_float;
+      char* description = nullptr;
+      if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description) {
+        const std::string text = description;
+        info.average_color = parse_color(text, "oiio:AverageColor");
+        info.constant_color = parse_color(text, "oiio:ConstantColor");
+        if (auto at = text.find("oiio:SHA-1="); at != std::string::npos) info.sha1 = text.substr(at + 11, 40);
+      }
+    } else {
+      const TxLevel& prev = info.levels.back();
+      if (spp != info.channels || bps != info.bits_per_sample || is_float != info.is_float)
+        return make_error(where + "channels or sample format differ from level 0");
+      if (level.width != std::max(1u, prev.width / 2) || level.height != std::max(1u, prev.height / 2))
+        return make_error(where + std::to_string(level.width) + "x" + std::to_string(level.height) +
+                          " is not half of the previous level (" + std::to_string(prev.width) + "x" +
+                          std::to_string(prev.height) + ")");
+    }
+    info.levels.push_back(level);
+    ++directory;
+  } while (TIFFReadDirectory(tif));
+  if (!t_tiff_error.empty()) return make_error(name + ": " + t_tiff_error);
+  return std::unique_ptr<TxFile>(new TxFile(path, std::move(handle), std::move(info)));
+}
+
+Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+  if (level >= info_.levels.size()) return make_error(path_.string() + ": no level " + std::to_string(level));
+  const TxLevel& l = info_.levels[level];
+  if (tx >= l.tiles_x() || ty >= l.tiles_y())
+    return make_error(path_.string() + ": level " + std::to_string(level) + " has no tile " + std::to_string(tx) + "," +
+                      std::to_string(ty));
+  const int channels = info_.channels;
+  const int bytes_per_sample = info_.bits_per_sample / 8;
+  const std::size_t pixels = std::size_t(l.tile_width) * l.tile_height;
+  std::vector<std::uint8_t> raw(pixels * channels * bytes_per_sample);
+  {
+    std::lock_guard lock(mu_);
+    t_tiff_error.clear();
+    TIFF* tif = handle_->tiff;
+    if (!TIFFSetDirectory(tif, static_cast<tdir_t>(level)) ||
+        TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
+      return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
+                        std::to_string(ty) + ": cannot read" + (t_tiff_error.empty() ? "" : " (" + t_tiff_error + ")"));
+  }
+  std::vector<std::uint8_t> rgba(pixels * 4);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    float v[4] = {0, 0, 0, 1};
+    std::uint8_t b[4] = {0, 0, 0, 255};
+    for (int c = 0; c < channels; ++c) {
+      const std::size_t i = p * channels + c;
+      if (bytes_per_sample == 1) {
+        b[c] = raw[i];
+      } else if (bytes_per_sample == 2) {
+        std::uint16_t s;
+        std::memcpy(&s, &raw[i * 2], 2);
+        b[c] = static_cast<std::uint8_t>((s * 255u + 32767u) / 65535u);  // rounded, as OIIO converts
+      } else {
+        std::memcpy(&v[c], &raw[i * 4], 4);
+        b[c] = to_u8(v[c]);
+      }
+    }
+    std::uint8_t* out = &rgba[p * 4];
+    if (channels <= 2) {  // gray (and gray + alpha)
+      out[0] = out[1] = out[2] = b[0];
+      out[3] = channels == 2 ? b[1] : 255;
+    } else {
+      out[0] = b[0];
+      out[1] = b[1];
+      out[2] = b[2];
+      out[3] = channels == 4 ? b[3] : 255;
+    }
+  }
+  return rgba;
+}
+
+}  // namespace kiln::textures
