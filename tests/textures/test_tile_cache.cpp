@@ -1,0 +1,129 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include "kiln/textures/tile_cache.h"
+#include "temp_dir.h"
+#include "tx_fixtures.h"
+
+using namespace kiln;
+using namespace kiln::textures;
+using kiln::test::make_tx;
+namespace fs = std::filesystem;
+
+TEST_SUITE("textures") {
+
+TEST_CASE("tiles through the cache are the file's tiles - a second request is a hit") {
+  test::TempDir dir("tiles");
+  const fs::path tx = make_tx(dir, "img", 200, 130, 4);
+  TileCache cache({.memory_budget_bytes = 8 << 20});
+  auto image = cache.open(tx);
+  REQUIRE(image);
+  auto direct = TxFile::open(tx);
+  REQUIRE(direct);
+  for (std::size_t level = 0; level < 3; ++level) {
+    const TxLevel& l = (*image)->info().levels[level];
+    for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty)
+      for (std::uint32_t tx_ = 0; tx_ < l.tiles_x(); ++tx_) {
+        auto t = cache.tile(**image, level, tx_, ty);
+        REQUIRE_MESSAGE(t, t.error().message);
+        CHECK((*t)->rgba == *(*direct)->read_tile_rgba8(level, tx_, ty));
+      }
+  }
+  const auto loads = cache.stats().loads;
+  REQUIRE(cache.tile(**image, 0, 1, 1));
+  CHECK(cache.stats().loads == loads);
+  CHECK(cache.stats().l1_hits + cache.stats().l2_hits >= 1);
+  CHECK((*cache.open(tx)).get() == (*image).get());  // unchanged file: the same image
+}
+
+TEST_CASE("a file overwritten on disk is a new image - its old tiles are never served") {
+  test::TempDir dir("tiles");
+  const fs::path a = make_tx(dir, "a", 128, 128, 3), b = make_tx(dir, "b", 128, 128, 1);
+  const fs::path live = dir / "live.tx";
+  fs::copy_file(a, live);
+  TileCache cache({.memory_budget_bytes = 8 << 20});
+  auto first = cache.open(live);
+  REQUIRE(first);
+  auto old_tile = *cache.tile(**first, 0, 0, 0);
+  fs::copy_file(b, live, fs::copy_options::overwrite_existing);  // what an export tool does
+  auto second = cache.open(live);
+  REQUIRE(second);
+  CHECK((*second)->id() != (*first)->id());
+  CHECK((*second)->info().channels == 1);
+  auto new_tile = *cache.tile(**second, 0, 0, 0);
+  CHECK(new_tile->rgba == *(*TxFile::open(b))->read_tile_rgba8(0, 0, 0));
+  CHECK(new_tile->rgba != old_tile->rgba);
+  CHECK(cache.invalidate(live) == 1);
+  CHECK(cache.invalidate(live) == 0);
+}
+
+TEST_CASE("the automatic texture budget is 1/16 of memory within a floor and a ceiling") {
+  CHECK(auto_texture_budget(std::uint64_t{24} << 30) == std::uint64_t{1536} << 20);
+  CHECK(auto_texture_budget(std::uint64_t{512} << 20) == std::uint64_t{64} << 20);
+  CHECK(auto_texture_budget(std::uint64_t{256} << 30) == std::uint64_t{2} << 30);
+  CHECK(physical_memory_bytes() > 0);
+  CHECK(TileCache().budget_bytes() == auto_texture_budget(physical_memory_bytes()));
+}
+}
+
+TEST_SUITE("textures/concurrent") {
+
+TEST_CASE("eight threads asking for one tile load it once") {
+  test::TempDir dir("tiles");
+  const fs::path tx = make_tx(dir, "img", 256, 256, 3);
+  TileCache cache({.memory_budget_bytes = 8 << 20});
+  auto image = cache.open(tx);
+  REQUIRE(image);
+  std::barrier start(8);
+  std::vector<std::thread> threads;
+  std::vector<const Tile*> seen(8);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      auto tile = cache.tile(**image, 0, 2, 3);
+      REQUIRE(tile);
+      seen[t] = tile->get();
+    });
+  for (auto& t : threads) t.join();
+  CHECK(cache.stats().loads == 1);
+  for (auto* p : seen) CHECK(p == seen[0]);
+}
+
+TEST_CASE("the budget holds while two threads stream an image four times larger than it") {
+  test::TempDir dir("tiles");
+  const fs::path tx = make_tx(dir, "big", 1024, 1024, 4);  // level 0: 256 tiles of 16 KiB = 4 MiB
+  constexpr std::uint64_t kBudget = 1 << 20;
+  constexpr std::size_t kL1 = 16;
+  TileCache cache({.memory_budget_bytes = kBudget, .l1_entries = kL1});
+  auto image = cache.open(tx);
+  REQUIRE(image);
+  auto reference = TxFile::open(tx);
+  REQUIRE(reference);
+  const auto expected = *(*reference)->read_tile_rgba8(0, 5, 7);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      const TxLevel& l = (*image)->info().levels[0];
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty)
+          for (std::uint32_t i = 0; i < l.tiles_x(); ++i) {
+            const std::uint32_t tx_ = t == 0 ? i : l.tiles_x() - 1 - i;  // the threads cross paths
+            auto tile = cache.tile(**image, 0, tx_, ty);
+            if (!tile) ++wrong;
+            else if (tx_ == 5 && ty == 7 && (*tile)->rgba != expected) ++wrong;
+          }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(wrong == 0);
+  const auto s = cache.stats();
+  const std::uint64_t tile_bytes = 64 * 64 * 4 + sizeof(Tile);
+  // Over the budget only what is pinned: each thread's level 1, the tile it holds, one in flight.
+  CHECK(s.peak_bytes <= kBudget + 2 * (kL1 + 2) * tile_bytes);
+  CHECK(s.evictions > 0);
+  CHECK(s.loads >= 256);  // the image does not fit: tiles are loaded again on the second pass
+}
+}
