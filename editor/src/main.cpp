@@ -7,6 +7,7 @@
 #include "cache_commands.h"
 #include "script_commands.h"
 #include "shader_commands.h"
+#include "texture_commands.h"
 #include "cli_args.h"
 #include "kiln/core/config.h"
 
@@ -31,6 +32,7 @@ void print_help() {
       "  probe variants  the shader-variant seed's regression checks on a live cache\n"
       "  script run <file.lua> [--budget N]   run a script in the interpreter\n"
       "  script disasm <file.lua>             its bytecode, page by page\n"
+      "  texture info <file.tx> [--json]      levels, tile grids, format and maketx metadata\n"
       "\n"
       "options:\n"
       "  --config PATH   project config file (default: KILN_CONFIG, else ./kiln.json if present)\n"
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   const std::string command = args->words.empty() ? "info" : args->words[0];
   if (command == "probe") return cli::run_probe_command(*args);
   if (command == "script") return cli::run_script_command(*args);
+  if (command == "texture") return cli::run_texture_command(*args);
   if (command != "shader") {
     if (auto s = args->check_options({}); !s) {
       std::fprintf(stderr, "kiln: %s\n", s.error().message.c_str());

@@ -6,6 +6,7 @@
 
 #include "child_process.h"
 #include "temp_dir.h"
+#include "tx_fixtures.h"
 
 using namespace kiln;
 
@@ -83,5 +84,25 @@ TEST_CASE("kiln shader compile reports an unknown keyword and a broken shader wi
   r = test::run_process({KILN_CLI, "shader", "compile", (dir / "bad.frag").string()}, env);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find((dir / "bad.frag").string() + ":3: error: 'nope' : undeclared identifier") != std::string::npos);
+}
+}
+
+TEST_SUITE("editor") {
+TEST_CASE("kiln texture info describes a maketx file - and names a broken one") {
+  test::TempDir dir("cli");
+  const auto tx = test::make_tx(dir, "t", 300, 200, 4);
+  auto r = test::run_process({KILN_CLI, "texture", "info", tx.string(), "--json"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  auto j = nlohmann::json::parse(r.output);
+  CHECK(j["channels"] == 4);
+  CHECK(j["format"] == "8-bit uint");
+  CHECK(j["levels"].size() == 9);
+  CHECK(j["levels"][1]["width"] == 150);
+  CHECK(j["levels"][0]["tiles_x"] == 5);
+  CHECK(j["average_color"].size() == 4);
+  std::ofstream(dir / "bad.tx") << "nope";
+  r = test::run_process({KILN_CLI, "texture", "info", (dir / "bad.tx").string()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
 }
 }
