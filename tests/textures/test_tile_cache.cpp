@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <fstream>
 #include <thread>
 
 #include "kiln/textures/tile_cache.h"
@@ -58,6 +59,45 @@ TEST_CASE("a file overwritten on disk is a new image - its old tiles are never s
   CHECK(new_tile->rgba != old_tile->rgba);
   CHECK(cache.invalidate(live) == 1);
   CHECK(cache.invalidate(live) == 0);
+}
+
+TEST_CASE("a tile that fails to read is remembered until the file changes") {
+  test::TempDir dir("tiles");
+  const fs::path good = make_tx(dir, "g", 256, 256, 3);
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign((std::istreambuf_iterator<char>(in)), {});
+  }
+  // Corrupt the middle of the file: the directories (at its end) survive, some tiles do not.
+  const fs::path broken = dir / "broken.tx";
+  for (std::size_t i = bytes.size() / 4; i < bytes.size() / 2; ++i) bytes[i] = static_cast<char>(0xA5);
+  std::ofstream(broken, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  TileCache cache({.memory_budget_bytes = 8 << 20});
+  auto image = cache.open(broken);
+  REQUIRE_MESSAGE(image, image.error().message);
+  std::uint32_t bad_x = 0, bad_y = 0;
+  bool found = false;
+  const TxLevel& l = (*image)->info().levels[0];
+  for (std::uint32_t ty = 0; ty < l.tiles_y() && !found; ++ty)
+    for (std::uint32_t tx_ = 0; tx_ < l.tiles_x() && !found; ++tx_)
+      if (!cache.tile(**image, 0, tx_, ty)) {
+        bad_x = tx_;
+        bad_y = ty;
+        found = true;
+      }
+  REQUIRE(found);
+  const auto loads = cache.stats().loads;
+  auto again = cache.tile(**image, 0, bad_x, bad_y);
+  REQUIRE_FALSE(again);
+  CHECK(again.error().message.find("broken.tx") != std::string::npos);
+  CHECK(cache.stats().loads == loads);  // remembered: not read again
+  CHECK(cache.remembered_failures() >= 1);
+  fs::copy_file(good, broken, fs::copy_options::overwrite_existing);  // the artist re-exports
+  auto fixed = cache.open(broken);
+  REQUIRE(fixed);
+  CHECK(cache.tile(**fixed, 0, bad_x, bad_y));
+  CHECK(cache.remembered_failures() == 0);
 }
 
 TEST_CASE("the automatic texture budget is 1/16 of memory within a floor and a ceiling") {

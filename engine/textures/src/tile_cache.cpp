@@ -36,7 +36,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
       images_.erase(it);
     }
   }
-  if (stale) tiles_.invalidate_tag(stale->id());
+  if (stale) forget(*stale);
   auto file = TxFile::open(path);
   if (!file) return file.error();
   auto image = std::make_shared<TiledImage>();
@@ -52,9 +52,19 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
   return inserted ? image : it->second;  // another thread opened it meanwhile: share its image
 }
 
+std::uint64_t TileCache::remembered_failures() const {
+  std::lock_guard lock(images_mu_);
+  return failures_.size();
+}
+
 Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   const Key key{image.id(), static_cast<std::uint32_t>(level), tx, ty};
-  return tiles_.get(key, [&]() -> Result<cache::Loaded<Tile>> {
+  const auto failure_key = std::make_tuple(key.image, key.level, key.tx, key.ty);
+  {
+    std::lock_guard lock(images_mu_);
+    if (auto it = failures_.find(failure_key); it != failures_.end()) return make_error(it->second);
+  }
+  auto result = tiles_.get(key, [&]() -> Result<cache::Loaded<Tile>> {
     // A libtiff handle of our own for the read, so that other tiles of the file load meanwhile.
     std::unique_ptr<TxFile> handle;
     {
@@ -80,6 +90,11 @@ Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level
     const std::size_t bytes = t.rgba.size() + sizeof(Tile);
     return cache::Loaded<Tile>{std::move(t), bytes, {image.id()}};
   });
+  if (!result) {
+    std::lock_guard lock(images_mu_);
+    failures_.emplace(failure_key, result.error().message);
+  }
+  return result;
 }
 
 std::size_t TileCache::invalidate(const std::filesystem::path& path) {
@@ -91,7 +106,16 @@ std::size_t TileCache::invalidate(const std::filesystem::path& path) {
     image = it->second;
     images_.erase(it);
   }
-  return tiles_.invalidate_tag(image->id());
+  return forget(*image);
+}
+
+std::size_t TileCache::forget(const TiledImage& image) {
+  {
+    std::lock_guard lock(images_mu_);
+    failures_.erase(failures_.lower_bound(std::make_tuple(image.id(), 0u, 0u, 0u)),
+                    failures_.lower_bound(std::make_tuple(image.id() + 1, 0u, 0u, 0u)));
+  }
+  return tiles_.invalidate_tag(image.id());
 }
 
 }  // namespace kiln::textures

@@ -6,7 +6,9 @@
 //
 // An image is identified by its path and the file's size, modification time and inode: a file
 // overwritten on disk is a new image whose tiles never mix with the old ones; invalidate(path)
-// drops an image's tiles at once.
+// drops an image's tiles at once. A tile that failed to read is remembered (its error, not
+// pixels: nothing charged to the budget) until the file changes or is invalidated, so a broken
+// file costs one failed read per tile, not one per request.
 //
 // Thread-safety: every member function may be called from any thread.
 
@@ -15,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "kiln/cache/two_level_cache.h"
@@ -66,6 +70,7 @@ class TileCache {
   std::size_t invalidate(const std::filesystem::path& path);
 
   cache::TwoLevelCacheStats stats() const { return tiles_.stats(); }
+  std::uint64_t remembered_failures() const;
   std::uint64_t budget_bytes() const { return budget_; }
 
  private:
@@ -81,10 +86,13 @@ class TileCache {
     }
   };
 
+  std::size_t forget(const TiledImage& image);  // its tiles and remembered failures
+
   std::uint64_t budget_;
   cache::TwoLevelCache<Key, Tile, KeyHash> tiles_;
-  std::mutex images_mu_;
+  mutable std::mutex images_mu_;  // guards images_ and failures_
   std::map<std::filesystem::path, std::shared_ptr<TiledImage>> images_;
+  std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string> failures_;
   std::uint64_t next_id_ = 1;
 };
 
