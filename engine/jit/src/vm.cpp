@@ -419,30 +419,27 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
   return make_error(impl_->program.file + ": no function '" + name + "'");
 }
 
+// The numbers-only form: converts to and from call_values, which does the checking and the call.
 Result<double> Vm::call(const std::string& name, std::span<const double> args) {
-  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
-  Entered entered(impl_->running);
-  for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
-    const FunctionCode& fn = impl_->program.functions[fi];
-    if (fn.name != name) continue;
-    if (!impl_->defined[fi]) return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
-    if (args.size() != static_cast<std::size_t>(fn.params))
-      return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) + " arguments");
-    for (std::size_t i = 0; i < fn.param_types.size(); ++i)
-      if (fn.param_types[i] != Type::kNumber && fn.param_types[i] != Type::kBoolean)
-        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name + "' is " +
-                          type_name(fn.param_types[i]) + ": use call_values");
-    if (fn.result != Type::kNumber && fn.result != Type::kBoolean && fn.result != Type::kVoid)
-      return make_error(impl_->program.file + ": '" + name + "' returns " + type_name(fn.result) + ": use call_values");
-    impl_->frames.clear();
-    impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
-    for (std::size_t i = 0; i < args.size(); ++i) impl_->stack[i].n = args[i];
-    impl_->frames.push_back({fi, 0, 0, 0});
-    Value result{0.0};
-    if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
-    return result.n;
+  const FunctionCode* fn = nullptr;
+  for (std::size_t fi = 1; fi < impl_->program.functions.size() && !fn; ++fi)
+    if (impl_->program.functions[fi].name == name) fn = &impl_->program.functions[fi];
+  std::vector<ScriptValue> values;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Type want = fn && i < fn->param_types.size() ? fn->param_types[i] : Type::kNumber;
+    if (want != Type::kNumber && want != Type::kBoolean)
+      return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name + "' is " +
+                        type_name(want) + ": use call_values");
+    if (want == Type::kBoolean)
+      values.emplace_back(std::in_place_type<bool>, args[i] != 0);
+    else
+      values.emplace_back(std::in_place_type<double>, args[i]);
   }
-  return make_error(impl_->program.file + ": no function '" + name + "'");
+  auto result = call_values(name, values);
+  if (!result) return result.error();
+  if (auto* d = std::get_if<double>(&*result)) return *d;
+  if (auto* b = std::get_if<bool>(&*result)) return *b ? 1.0 : 0.0;
+  return make_error(impl_->program.file + ": '" + name + "' returns " + type_name(fn->result) + ": use call_values");
 }
 
 }  // namespace kiln::jit
