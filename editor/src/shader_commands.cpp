@@ -3,25 +3,17 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/core/text.h"
 #include "kiln/shadercache/shader_library.h"
 
 namespace kiln::cli {
 namespace {
 
 using namespace kiln::shadercache;
-
-std::vector<std::string> split_keywords(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string k; std::getline(in, k, ',');)
-    if (!k.empty()) out.push_back(k);
-  return out;
-}
 
 int fail(const std::string& message, int code = kExitFailed) {
   std::fprintf(stderr, "%s\n", message.c_str());
@@ -65,7 +57,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   auto program = library.program(file);
   if (!program) return fail(program.error().message);
   const std::string pass = args.option("--pass", *(*program)->declaration.passes.begin());
-  const auto keywords = split_keywords(args.option("--keywords"));
+  const auto keywords = split_nonempty(args.option("--keywords"), ',');
   const auto start = std::chrono::steady_clock::now();
   auto variant = library.variant(file, pass, keywords);
   if (!variant) return fail(variant.error().message);

@@ -184,3 +184,13 @@ TEST_CASE("README documents every setting with its env and flag") {
   }
 }
 }
+
+#include "kiln/core/text.h"
+
+TEST_SUITE("core") {
+TEST_CASE("split_nonempty drops empty pieces") {
+  CHECK(kiln::split_nonempty("a;;b;", ';') == std::vector<std::string>{"a", "b"});
+  CHECK(kiln::split_nonempty("", ',').empty());
+  CHECK(kiln::split_nonempty("FOG", ';') == std::vector<std::string>{"FOG"});
+}
+}

@@ -143,11 +143,9 @@ class Generator {
     line(0, header + ")");
     // Fix each parameter's type to number, as the checker wants, without changing any value.
     for (const auto& p : scopes_.back()) line(1, "if " + p.name + " > " + p.name + " then end");
-    in_function_ = true;
     const int statements = pick(0, 4);
     for (int i = 0; i < statements; ++i) statement(1, 1);
     line(1, "return " + num(0));
-    in_function_ = false;
     line(0, "end");
     scopes_.pop_back();
     functions_.push_back({name, params});
@@ -249,7 +247,6 @@ class Generator {
   std::mt19937_64 rng_;
   std::string out_;
   int counter_ = 0;
-  bool in_function_ = false;
   std::vector<std::vector<Var>> scopes_;
   std::vector<std::pair<std::string, int>> functions_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kiln/cache/hash.h"
+#include "kiln/core/text.h"
 
 namespace kiln::materials {
 
@@ -20,17 +21,7 @@ VariantKey VariantKey::create(std::string shader, std::string pass, const std::v
   return VariantKey{std::move(shader), std::move(pass), std::move(joined), source_revision};
 }
 
-std::vector<std::string> VariantKey::keyword_list() const {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < keywords.size()) {
-    std::size_t end = keywords.find(';', start);
-    if (end == std::string::npos) end = keywords.size();
-    out.push_back(keywords.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+std::vector<std::string> VariantKey::keyword_list() const { return split_nonempty(keywords, ';'); }
 
 std::string VariantKey::digest() const {
   return cache::sha256_hex(shader + "|" + pass + "|" + keywords + "|" + std::to_string(source_revision)).substr(0, 12);

@@ -60,7 +60,7 @@ std::uint64_t TileCache::remembered_failures() const {
 Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   const Key key{image.id(), static_cast<std::uint32_t>(level), tx, ty};
   const auto failure_key = std::make_tuple(key.image, key.level, key.tx, key.ty);
-  {
+  if (failure_count_.load(std::memory_order_acquire) != 0) {
     std::lock_guard lock(images_mu_);
     if (auto it = failures_.find(failure_key); it != failures_.end()) return make_error(it->second);
   }
@@ -93,6 +93,7 @@ Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level
   if (!result) {
     std::lock_guard lock(images_mu_);
     failures_.emplace(failure_key, result.error().message);
+    failure_count_.store(failures_.size(), std::memory_order_release);
   }
   return result;
 }
@@ -114,6 +115,7 @@ std::size_t TileCache::forget(const TiledImage& image) {
     std::lock_guard lock(images_mu_);
     failures_.erase(failures_.lower_bound(std::make_tuple(image.id(), 0u, 0u, 0u)),
                     failures_.lower_bound(std::make_tuple(image.id() + 1, 0u, 0u, 0u)));
+    failure_count_.store(failures_.size(), std::memory_order_release);
   }
   return tiles_.invalidate_tag(image.id());
 }

@@ -12,6 +12,7 @@
 //
 // Thread-safety: every member function may be called from any thread.
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -93,6 +94,9 @@ class TileCache {
   mutable std::mutex images_mu_;  // guards images_ and failures_
   std::map<std::filesystem::path, std::shared_ptr<TiledImage>> images_;
   std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string> failures_;
+  // failures_.size(), readable without the lock: a tile request looks at failures_ only when there
+  // are any, so a hit stays lock-free.
+  std::atomic<std::size_t> failure_count_{0};
   std::uint64_t next_id_ = 1;
 };
 
