@@ -33,10 +33,10 @@ TEST_CASE("tiles through the cache are the file's tiles - a second request is a 
         CHECK((*t)->rgba == *(*direct)->read_tile_rgba8(level, tx_, ty));
       }
   }
-  const auto loads = cache.stats().loads;
+  const auto loads = cache.stats().tiles.loads;
   REQUIRE(cache.tile(**image, 0, 1, 1));
-  CHECK(cache.stats().loads == loads);
-  CHECK(cache.stats().l1_hits + cache.stats().l2_hits >= 1);
+  CHECK(cache.stats().tiles.loads == loads);
+  CHECK(cache.stats().tiles.l1_hits + cache.stats().tiles.l2_hits >= 1);
   CHECK((*cache.open(tx)).get() == (*image).get());  // unchanged file: the same image
 }
 
@@ -87,11 +87,11 @@ TEST_CASE("a tile that fails to read is remembered until the file changes") {
         found = true;
       }
   REQUIRE(found);
-  const auto loads = cache.stats().loads;
+  const auto loads = cache.stats().tiles.loads;
   auto again = cache.tile(**image, 0, bad_x, bad_y);
   REQUIRE_FALSE(again);
   CHECK(again.error().message.find("broken.tx") != std::string::npos);
-  CHECK(cache.stats().loads == loads);  // remembered: not read again
+  CHECK(cache.stats().tiles.loads == loads);  // remembered: not read again
   CHECK(cache.remembered_failures() >= 1);
   fs::copy_file(good, broken, fs::copy_options::overwrite_existing);  // the artist re-exports
   auto fixed = cache.open(broken);
@@ -128,7 +128,7 @@ TEST_CASE("eight threads asking for one tile load it once") {
       seen[t] = tile->get();
     });
   for (auto& t : threads) t.join();
-  CHECK(cache.stats().loads == 1);
+  CHECK(cache.stats().tiles.loads == 1);
   for (auto* p : seen) CHECK(p == seen[0]);
 }
 
@@ -162,8 +162,8 @@ TEST_CASE("the budget holds while two threads stream an image four times larger 
   const auto s = cache.stats();
   const std::uint64_t tile_bytes = 64 * 64 * 4 + sizeof(Tile);
   // Over the budget only what is pinned: each thread's level 1, the tile it holds, one in flight.
-  CHECK(s.peak_bytes <= kBudget + 2 * (kL1 + 2) * tile_bytes);
-  CHECK(s.evictions > 0);
-  CHECK(s.loads >= 256);  // the image does not fit: tiles are loaded again on the second pass
+  CHECK(s.tiles.peak_bytes <= kBudget + 2 * (kL1 + 2) * tile_bytes);
+  CHECK(s.tiles.evictions > 0);
+  CHECK(s.tiles.loads >= 256);  // the image does not fit: tiles are loaded again on the second pass
 }
 }

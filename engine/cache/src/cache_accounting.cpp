@@ -34,6 +34,7 @@ TwoLevelCacheStats CacheAccounting::snapshot() const {
   }
   s.loads = loads.load(std::memory_order_relaxed);
   s.load_errors = load_errors.load(std::memory_order_relaxed);
+  s.load_wait_ns = load_wait_ns.load(std::memory_order_relaxed);
   s.invalidations = invalidations.load(std::memory_order_relaxed);
   s.bytes_in_use = live_bytes_.load(std::memory_order_relaxed);
   s.peak_bytes = peak_bytes_.load(std::memory_order_relaxed);

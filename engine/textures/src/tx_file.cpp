@@ -2,33 +2,16 @@
 
 #include <tiffio.h>
 
+#include <atomic>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <tuple>
+
+#include "tiff_errors.h"
 
 namespace kiln::textures {
 namespace {
-
-// libtiff reports through global handlers: collect the message of the calling thread instead of
-// letting it print, so that it reaches the caller in a Result.
-thread_local std::string t_tiff_error;
-
-void on_tiff_error(const char* module, const char* fmt, va_list ap) {
-  char buf[512];
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  if (t_tiff_error.empty()) t_tiff_error = std::string(module ? module : "libtiff") + ": " + buf;
-}
-void on_tiff_warning(const char*, const char*, va_list) {}
-
-void install_handlers_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    TIFFSetErrorHandler(on_tiff_error);
-    TIFFSetWarningHandler(on_tiff_warning);
-  });
-}
 
 std::optional<std::array<float, 4>> parse_color(const std::string& description, const std::string& key) {
   const auto at = description.find(key + "=");
@@ -46,6 +29,17 @@ std::optional<std::array<float, 4>> parse_color(const std::string& description, 
   return c;
 }
 
+// maketx writes "s,t" (OIIO 2.4 repeats the pair: "periodic,mirror,periodic,mirror"); the first two count.
+Result<std::pair<WrapMode, WrapMode>> parse_wrap_modes(const std::string& text) {
+  std::istringstream in(text);
+  std::string s, t;
+  std::getline(in, s, ',');
+  if (!std::getline(in, t, ',')) t = s;
+  const auto ws = parse_wrap_mode(s), wt = parse_wrap_mode(t);
+  if (!ws || !wt) return make_error("unknown wrap modes \"" + text + "\"");
+  return std::make_pair(*ws, *wt);
+}
+
 std::uint8_t to_u8(float v) {
   if (!(v > 0)) return 0;  // also NaN
   if (v >= 1) return 255;
@@ -54,6 +48,24 @@ std::uint8_t to_u8(float v) {
 
 }  // namespace
 
+std::optional<WrapMode> parse_wrap_mode(std::string_view name) {
+  if (name == "black") return WrapMode::Black;
+  if (name == "clamp") return WrapMode::Clamp;
+  if (name == "periodic" || name == "repeat") return WrapMode::Periodic;
+  if (name == "mirror") return WrapMode::Mirror;
+  return std::nullopt;
+}
+
+const char* wrap_mode_name(WrapMode mode) {
+  switch (mode) {
+    case WrapMode::Black: return "black";
+    case WrapMode::Clamp: return "clamp";
+    case WrapMode::Periodic: return "periodic";
+    case WrapMode::Mirror: return "mirror";
+  }
+  return "black";
+}
+
 struct TxFile::Handle {
   TIFF* tiff = nullptr;
   ~Handle() {
@@ -61,18 +73,25 @@ struct TxFile::Handle {
   }
 };
 
+namespace {
+std::atomic<std::uint64_t> g_open_handles{0};
+}
+
+std::uint64_t TxFile::open_handles() { return g_open_handles.load(std::memory_order_relaxed); }
+
 TxFile::TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info)
-    : path_(std::move(path)), handle_(std::move(handle)), info_(std::move(info)) {}
-TxFile::~TxFile() = default;
+    : path_(std::move(path)), handle_(std::move(handle)), info_(std::move(info)) {
+  g_open_handles.fetch_add(1, std::memory_order_relaxed);
+}
+TxFile::~TxFile() { g_open_handles.fetch_sub(1, std::memory_order_relaxed); }
 
 Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) {
-  install_handlers_once();
-  t_tiff_error.clear();
+  begin_tiff_call();
   const std::string name = path.string();
   auto handle = std::make_unique<Handle>();
   handle->tiff = TIFFOpen(name.c_str(), "r");
   if (!handle->tiff)
-    return make_error(name + ": cannot open as TIFF" + (t_tiff_error.empty() ? "" : " (" + t_tiff_error + ")"));
+    return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   TIFF* tif = handle->tiff;
   TxInfo info;
   int directory = 0;
@@ -107,6 +126,12 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
         info.constant_color = parse_color(text, "oiio:ConstantColor");
         if (auto at = text.find("oiio:SHA-1="); at != std::string::npos) info.sha1 = text.substr(at + 11, 40);
       }
+      char* wrapmodes = nullptr;
+      if (TIFFGetField(tif, TIFFTAG_PIXAR_WRAPMODES, &wrapmodes) && wrapmodes) {
+        auto modes = parse_wrap_modes(wrapmodes);
+        if (!modes) return make_error(where + modes.error().message);
+        std::tie(info.wrap_s, info.wrap_t) = *modes;
+      }
     } else {
       const TxLevel& prev = info.levels.back();
       if (spp != info.channels || bps != info.bits_per_sample || is_float != info.is_float)
@@ -119,7 +144,7 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
     info.levels.push_back(level);
     ++directory;
   } while (TIFFReadDirectory(tif));
-  if (!t_tiff_error.empty()) return make_error(name + ": " + t_tiff_error);
+  if (!tiff_error().empty()) return make_error(name + ": " + tiff_error());
   return std::unique_ptr<TxFile>(new TxFile(path, std::move(handle), std::move(info)));
 }
 
@@ -135,12 +160,12 @@ Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std
   std::vector<std::uint8_t> raw(pixels * channels * bytes_per_sample);
   {
     std::lock_guard lock(mu_);
-    t_tiff_error.clear();
+    begin_tiff_call();
     TIFF* tif = handle_->tiff;
     if (!TIFFSetDirectory(tif, static_cast<tdir_t>(level)) ||
         TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
       return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
-                        std::to_string(ty) + ": cannot read" + (t_tiff_error.empty() ? "" : " (" + t_tiff_error + ")"));
+                        std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   }
   std::vector<std::uint8_t> rgba(pixels * 4);
   for (std::size_t p = 0; p < pixels; ++p) {

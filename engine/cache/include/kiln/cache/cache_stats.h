@@ -12,6 +12,7 @@ struct TwoLevelCacheStats {
   std::uint64_t misses = 0;         // requests that started a load
   std::uint64_t loads = 0;          // loader calls (== misses; kept apart to prove single flight)
   std::uint64_t load_waits = 0;     // requests that waited for another thread's load of their key
+  std::uint64_t load_wait_ns = 0;  // time those requests spent waiting
   std::uint64_t load_errors = 0;    // loads that failed (never cached)
   std::uint64_t evictions = 0;      // entries dropped for the budget
   std::uint64_t invalidations = 0;  // entries dropped by invalidate*

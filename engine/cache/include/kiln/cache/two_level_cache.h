@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -320,7 +321,12 @@ class TwoLevelCache {
       std::shared_ptr<Flight> flight = e.flight;
       ++shard.load_waits;
       lock.unlock();
-      return flight->wait();
+      const auto waited_from = std::chrono::steady_clock::now();
+      Result<Handle> waited = flight->wait();
+      accounting_->load_wait_ns.fetch_add(
+          std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waited_from).count()),
+          std::memory_order_relaxed);
+      return waited;
     }
     ++shard.misses;
     auto flight = std::make_shared<Flight>();

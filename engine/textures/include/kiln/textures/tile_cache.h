@@ -10,8 +10,17 @@
 // pixels: nothing charged to the budget) until the file changes or is invalidated, so a broken
 // file costs one failed read per tile, not one per request.
 //
-// Thread-safety: every member function may be called from any thread.
+// Plain (untiled) images share the budget without load/unload thrash: open_texture() converts a
+// source without a current .tx once into a .tx in `conversion_dir` (named by the source's identity,
+// so later runs reuse it) and streams that like any .tx. Two large plain images used in turn then
+// cost tile reads of what is sampled, never a whole-image decode per switch.
+//
+// A constant image (maketx's oiio:ConstantColor) is served from one tile, whatever is asked.
+//
+// Thread-safety: every TileCache member function may be called from any thread. TileReader is
+// owned by one thread.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -23,13 +32,17 @@
 #include <vector>
 
 #include "kiln/cache/two_level_cache.h"
+#include "kiln/textures/image.h"
 #include "kiln/textures/tx_file.h"
 
 namespace kiln::textures {
 
+inline constexpr std::size_t kMaxLevels = 32;
+
 struct Tile {
   std::uint32_t width = 0, height = 0;  // the tile size of its level (edge tiles are padded)
   std::vector<std::uint8_t> rgba;       // width * height * 4
+  const std::uint8_t* texel(std::uint32_t x, std::uint32_t y) const { return &rgba[(std::size_t(y) * width + x) * 4]; }
 };
 
 // A .tx file as the cache knows it: every level's size and tile grid, no pixels.
@@ -38,15 +51,23 @@ class TiledImage {
   const std::filesystem::path& path() const { return path_; }
   const TxInfo& info() const { return info_; }
   std::uint64_t id() const { return id_; }
+  // The plain image this .tx was converted from by open_texture(), or empty.
+  const std::filesystem::path& converted_from() const { return converted_from_; }
+  // True once the image was invalidated or found overwritten: holders should open it again.
+  bool stale() const { return stale_.load(std::memory_order_relaxed); }
 
  private:
   friend class TileCache;
-  std::filesystem::path path_;
+  std::filesystem::path path_, converted_from_;
   TxInfo info_;
   std::uint64_t id_ = 0;
   std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
-  std::mutex pool_mu_;
+  std::atomic<bool> stale_{false};
+  std::vector<std::size_t> level_first_tile_;       // index of each level's first tile in tiles_read_
+  std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
+  std::mutex mu_;  // guards pool_ and full_pixels_
   std::vector<std::unique_ptr<TxFile>> pool_;  // libtiff handles not in use: one per concurrent reader
+  std::shared_ptr<const Image> full_pixels_;   // pixels(): the explicit, permanent conversion
 };
 
 // The default budget: 1/16 of physical memory, at least 64 MiB and at most 2 GiB — room for the
@@ -57,24 +78,50 @@ std::uint64_t physical_memory_bytes();
 struct TileCacheOptions {
   std::uint64_t memory_budget_bytes = 0;  // 0: auto_texture_budget(physical memory)
   std::size_t l1_entries = 16;            // tiles per thread without a lock
+  std::filesystem::path conversion_dir;   // where open_texture() puts .tx made from plain images
+};
+
+// Statistics in the spirit of OIIO's ImageCache::getstats().
+struct TileCacheStats {
+  cache::TwoLevelCacheStats tiles;                // hits, misses, evictions, peak bytes, load waits
+  std::vector<std::uint64_t> requests_per_level;  // tile requests by mip level
+  std::vector<std::uint64_t> reads_per_level;     // tiles read from disk by mip level
+  std::uint64_t redundant_reads = 0;  // reads of a tile that had been read before (evicted meanwhile)
+  std::uint64_t read_ns = 0;          // time spent reading tiles from disk
+  std::uint64_t failed_reads = 0;     // tiles whose read failed (remembered)
+  std::uint64_t open_images = 0, open_files = 0;
+  std::uint64_t plain_conversions = 0;  // plain images converted to .tx by open_texture()
+  std::uint64_t full_image_bytes = 0;   // held by pixels() conversions, outside the tile budget
+
+  std::uint64_t hits_at(std::size_t level) const;  // requests served without a read
+  std::string summary() const;                     // one line for logs
 };
 
 class TileCache {
  public:
   explicit TileCache(TileCacheOptions options = {});
 
-  // The image at `path`, reopened if the file changed on disk since it was last opened.
+  // The .tx at `path`, reopened if the file changed on disk since it was last opened.
   Result<std::shared_ptr<TiledImage>> open(const std::filesystem::path& path);
-  // Tile (tx, ty) of `level`, pinned while the caller holds it.
+  // A texture an asset names: its current .tx (resolve_texture_path), or the plain source
+  // converted once to a .tx in conversion_dir.
+  Result<std::shared_ptr<TiledImage>> open_texture(const std::filesystem::path& source);
+
+  // Tile (tx, ty) of `level`, pinned while the caller holds it. Hot loops use a TileReader.
   Result<cache::Pinned<Tile>> tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  // The whole of level 0 as one image, kept with the image until it is invalidated: the seed's
+  // explicit, permanent conversion (it costs width x height x 4 bytes outside the tile budget).
+  Result<std::shared_ptr<const Image>> pixels(const std::shared_ptr<TiledImage>& image);
   // Drops every tile of the image at `path` (and the image: the next open reads the file again).
+  // A plain source's path reaches the .tx converted from it.
   std::size_t invalidate(const std::filesystem::path& path);
 
-  cache::TwoLevelCacheStats stats() const { return tiles_.stats(); }
+  TileCacheStats stats() const;
   std::uint64_t remembered_failures() const;
   std::uint64_t budget_bytes() const { return budget_; }
 
  private:
+  friend class TileReader;
   struct Key {
     std::uint64_t image;
     std::uint32_t level, tx, ty;
@@ -87,17 +134,53 @@ class TileCache {
     }
   };
 
-  std::size_t forget(const TiledImage& image);  // its tiles and remembered failures
+  Result<cache::Pinned<Tile>> fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  std::size_t forget(TiledImage& image);  // its tiles and remembered failures
 
+  TileCacheOptions options_;
   std::uint64_t budget_;
   cache::TwoLevelCache<Key, Tile, KeyHash> tiles_;
-  mutable std::mutex images_mu_;  // guards images_ and failures_
+  mutable std::mutex images_mu_;  // guards images_, converted_ and failures_
   std::map<std::filesystem::path, std::shared_ptr<TiledImage>> images_;
+  std::map<std::filesystem::path, std::filesystem::path> converted_;  // plain source -> its .tx
   std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string> failures_;
   // failures_.size(), readable without the lock: a tile request looks at failures_ only when there
   // are any, so a hit stays lock-free.
   std::atomic<std::size_t> failure_count_{0};
   std::uint64_t next_id_ = 1;
+  std::mutex conversion_mu_;  // one plain-image conversion at a time (they are rare and CPU-bound)
+
+  std::array<std::atomic<std::uint64_t>, kMaxLevels> requests_{}, reads_{};
+  std::atomic<std::uint64_t> redundant_reads_{0}, read_ns_{0}, failed_reads_{0}, conversions_{0}, full_bytes_{0};
+};
+
+// One thread's accessor for one image's tiles: it keeps the last tiles it used (one per 2x2 tile
+// neighbourhood parity and level parity, so a bilinear or trilinear footprint never evicts its own
+// tiles), and a lookup in a kept tile touches neither the cache nor a reference count. Counts its
+// requests locally and adds them to the cache's statistics when destroyed or flushed.
+// Owned by one thread; the image and the cache must outlive it.
+class TileReader {
+ public:
+  TileReader(TileCache& cache, std::shared_ptr<TiledImage> image);
+  ~TileReader();
+  TileReader(const TileReader&) = delete;
+  TileReader& operator=(const TileReader&) = delete;
+
+  const TiledImage& image() const { return *image_; }
+  // The tile, valid until the next call on this reader.
+  Result<const Tile*> tile(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  void flush_stats();
+
+ private:
+  struct Slot {
+    std::uint32_t level = ~0u, tx = 0, ty = 0;
+    cache::Pinned<Tile> tile;
+  };
+  TileCache& cache_;
+  std::shared_ptr<TiledImage> image_;
+  std::array<Slot, 8> slots_;
+  std::array<std::uint64_t, kMaxLevels> requests_{};
 };
 
 }  // namespace kiln::textures

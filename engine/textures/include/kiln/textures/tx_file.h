@@ -16,11 +16,18 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/core/result.h"
 
 namespace kiln::textures {
+
+// What a lookup outside [0, 1] reads (the TIFF `wrapmodes` tag maketx writes; OIIO's names).
+enum class WrapMode { Black, Clamp, Periodic, Mirror };
+// "black", "clamp", "periodic" (also "repeat"), "mirror"; nullopt for anything else.
+std::optional<WrapMode> parse_wrap_mode(std::string_view name);
+const char* wrap_mode_name(WrapMode mode);
 
 struct TxLevel {
   std::uint32_t width = 0, height = 0;
@@ -37,6 +44,7 @@ struct TxInfo {
   std::optional<std::array<float, 4>> average_color;   // oiio:AverageColor, RGBA
   std::optional<std::array<float, 4>> constant_color;  // oiio:ConstantColor: the texture is one colour
   std::string sha1;                                    // oiio:SHA-1 of the source pixels
+  WrapMode wrap_s = WrapMode::Black, wrap_t = WrapMode::Black;  // from `wrapmodes`; maketx's default
 };
 
 class TxFile {
@@ -50,6 +58,8 @@ class TxFile {
 
   const TxInfo& info() const { return info_; }
   const std::filesystem::path& path() const { return path_; }
+  // libtiff handles open in this process (every TxFile holds one).
+  static std::uint64_t open_handles();
 
   // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, rows top to bottom;
   // the part of an edge tile outside the image is whatever the file padded it with.

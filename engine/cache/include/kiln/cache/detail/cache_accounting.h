@@ -28,6 +28,7 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   std::atomic<std::uint64_t> budget{0};
   std::atomic<std::uint64_t> loads{0};
   std::atomic<std::uint64_t> load_errors{0};
+  std::atomic<std::uint64_t> load_wait_ns{0};
   std::atomic<std::uint64_t> invalidations{0};
 
 

@@ -1,0 +1,38 @@
+#pragma once
+// Output files that appear whole or not at all. A writer (libtiff, libpng, plain writes) writes to
+// temp_path(), a sibling of the target named ".tmp.<pid>.<n>.<name>"; commit() fsyncs it and
+// renames it over the target. Until then readers see the old file or none, whatever crashes when;
+// an output dropped without commit() removes its temp file.
+//
+// Thread-safety: one object per writer; different objects may target the same path (the last
+// commit wins, each whole).
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+
+#include "kiln/core/result.h"
+
+namespace kiln {
+
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(std::filesystem::path target);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  const std::filesystem::path& temp_path() const { return temp_; }
+  const std::filesystem::path& target() const { return target_; }
+  // Makes the temp file the target. Fails (and removes the temp file) naming the target.
+  Status commit();
+
+ private:
+  std::filesystem::path target_, temp_;
+  bool committed_ = false;
+};
+
+// `data` as the whole content of `path` (mode 0644 less the umask), through an AtomicOutput.
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data);
+
+}  // namespace kiln

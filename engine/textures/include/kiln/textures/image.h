@@ -1,0 +1,46 @@
+#pragma once
+// Plain 8-bit images: what source files (PNG, untiled TIFF) decode to, what the .tx writer takes,
+// what export and thumbnails produce. Channels are kept as the source has them (1 gray, 2 gray +
+// alpha, 3 RGB, 4 RGBA), interleaved, rows top to bottom.
+//
+// Thread-safety: plain values and free functions; no shared state.
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln::textures {
+
+struct Image {
+  std::uint32_t width = 0, height = 0;
+  int channels = 0;
+  std::vector<std::uint8_t> pixels;  // width * height * channels
+
+  const std::uint8_t* at(std::uint32_t x, std::uint32_t y) const {
+    return &pixels[(std::size_t(y) * width + x) * channels];
+  }
+};
+
+// Reads a PNG (any bit depth, palette, transparency; 16-bit rounded to 8) or a TIFF (any layout
+// libtiff decodes) into 8 bits per channel. Errors name the file and the problem.
+Result<Image> read_image(const std::filesystem::path& path);
+
+// Writes `image` as an 8-bit PNG through a temporary file renamed over `path`: a crash never
+// leaves a torn file.
+Status write_png(const Image& image, const std::filesystem::path& path);
+
+// `image` with 4 channels: gray spread to RGB, a missing alpha opaque.
+Image to_rgba(const Image& image);
+
+// The next mip level as maketx makes it: each side halved and floored (never below 1), every output
+// pixel the area-weighted average of the source pixels it covers (a box filter; for even sizes the
+// plain 2x2 average). Odd sizes spread one source pixel over two output pixels instead of dropping it.
+Image half_size(const Image& image);
+
+// `image` resized to width x height with the same area-weighted box filter (shrinking only; a
+// larger target repeats pixels, nearest).
+Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height);
+
+}  // namespace kiln::textures

@@ -1,0 +1,26 @@
+#pragma once
+// Thumbnails and previews from the mip chain (the seed's third unresolved problem): they read the
+// smallest level at least as large as the request, through the tile cache, never the full image;
+// a 1-pixel preview of a file with oiio:AverageColor reads nothing at all.
+//
+// Thread-safety: free functions over a TileCache (any thread).
+
+#include <cstdint>
+#include <memory>
+
+#include "kiln/textures/image.h"
+#include "kiln/textures/tile_cache.h"
+
+namespace kiln::textures {
+
+// The smallest level whose longer side is at least `size`; level 0 when none is that large.
+std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size);
+
+// Level `level` as one RGBA image, assembled from its tiles through the cache.
+Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::size_t level);
+
+// An RGBA thumbnail whose longer side is `size` (or the image's, if smaller), aspect kept, box
+// filtered from thumbnail_level().
+Result<Image> make_thumbnail(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::uint32_t size);
+
+}  // namespace kiln::textures

@@ -1,0 +1,105 @@
+#include "kiln/textures/image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "image_formats.h"
+
+namespace kiln::textures {
+namespace {
+
+// One axis of an area-weighted box resample: for each output index, the source indices it covers
+// and their weights (summing to 1).
+struct Span {
+  std::uint32_t first = 0;
+  std::vector<float> weights;
+};
+
+std::vector<Span> box_spans(std::uint32_t from, std::uint32_t to) {
+  std::vector<Span> spans(to);
+  const double scale = double(from) / to;
+  for (std::uint32_t i = 0; i < to; ++i) {
+    if (to >= from) {  // not shrinking: nearest
+      spans[i].first = std::min<std::uint32_t>(from - 1, std::uint32_t((i + 0.5) * scale));
+      spans[i].weights = {1.0f};
+      continue;
+    }
+    const double lo = i * scale, hi = (i + 1) * scale;
+    const auto first = std::uint32_t(std::floor(lo));
+    const auto last = std::min<std::uint32_t>(from - 1, std::uint32_t(std::ceil(hi)) - 1);
+    spans[i].first = first;
+    for (std::uint32_t s = first; s <= last; ++s) {
+      const double covered = std::min<double>(hi, s + 1) - std::max<double>(lo, s);
+      spans[i].weights.push_back(float(covered / scale));
+    }
+  }
+  return spans;
+}
+
+std::uint8_t round_u8(float v) { return std::uint8_t(std::clamp(v + 0.5f, 0.0f, 255.0f)); }
+
+}  // namespace
+
+Result<Image> read_image(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path.string() + ": cannot open");
+  unsigned char magic[4] = {};
+  in.read(reinterpret_cast<char*>(magic), 4);
+  if (in.gcount() == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G') return read_png(path);
+  if (in.gcount() == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
+    return read_tiff(path);
+  return make_error(path.string() + ": not a PNG or TIFF image (unknown signature)");
+}
+
+Image to_rgba(const Image& image) {
+  Image out{image.width, image.height, 4, std::vector<std::uint8_t>(std::size_t(image.width) * image.height * 4)};
+  const std::size_t n = std::size_t(image.width) * image.height;
+  for (std::size_t p = 0; p < n; ++p) {
+    const std::uint8_t* s = &image.pixels[p * image.channels];
+    std::uint8_t* d = &out.pixels[p * 4];
+    if (image.channels <= 2) {
+      d[0] = d[1] = d[2] = s[0];
+      d[3] = image.channels == 2 ? s[1] : 255;
+    } else {
+      d[0] = s[0], d[1] = s[1], d[2] = s[2];
+      d[3] = image.channels == 4 ? s[3] : 255;
+    }
+  }
+  return out;
+}
+
+Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height) {
+  const int c = image.channels;
+  const auto xs = box_spans(image.width, width), ys = box_spans(image.height, height);
+  // Horizontal pass into floats, then vertical: separable, so each output pixel is the exact area average.
+  std::vector<float> rows(std::size_t(width) * image.height * c);
+  for (std::uint32_t y = 0; y < image.height; ++y) {
+    for (std::uint32_t x = 0; x < width; ++x) {
+      float* out = &rows[(std::size_t(y) * width + x) * c];
+      for (std::size_t k = 0; k < xs[x].weights.size(); ++k) {
+        const std::uint8_t* in = image.at(xs[x].first + std::uint32_t(k), y);
+        for (int ch = 0; ch < c; ++ch) out[ch] += xs[x].weights[k] * in[ch];
+      }
+    }
+  }
+  Image out{width, height, c, std::vector<std::uint8_t>(std::size_t(width) * height * c)};
+  std::vector<float> sum(c);
+  for (std::uint32_t y = 0; y < height; ++y) {
+    for (std::uint32_t x = 0; x < width; ++x) {
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (std::size_t k = 0; k < ys[y].weights.size(); ++k) {
+        const float* in = &rows[((ys[y].first + k) * width + x) * c];
+        for (int ch = 0; ch < c; ++ch) sum[ch] += ys[y].weights[k] * in[ch];
+      }
+      for (int ch = 0; ch < c; ++ch) out.pixels[(std::size_t(y) * width + x) * c + ch] = round_u8(sum[ch]);
+    }
+  }
+  return out;
+}
+
+Image half_size(const Image& image) {
+  return resize_box(image, std::max(1u, image.width / 2), std::max(1u, image.height / 2));
+}
+
+}  // namespace kiln::textures

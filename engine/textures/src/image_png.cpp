@@ -1,0 +1,109 @@
+// PNG through libpng's classic API: it reports errors by longjmp, so the decoding function keeps
+// no C++ objects with destructors alive across the setjmp.
+#include <png.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "image_formats.h"
+#include "kiln/core/atomic_output.h"
+#include "kiln/textures/image.h"
+
+namespace kiln::textures {
+namespace {
+
+struct PngErrors {
+  char message[256] = "";
+};
+
+void on_png_error(png_structp png, png_const_charp msg) {
+  auto* errors = static_cast<PngErrors*>(png_get_error_ptr(png));
+  std::snprintf(errors->message, sizeof errors->message, "%s", msg);
+  png_longjmp(png, 1);
+}
+void on_png_warning(png_structp, png_const_charp) {}
+
+// Decodes into `rows` (allocated by the caller once the header is known, through `alloc`).
+// Returns false with errors->message set on failure.
+bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, errors, on_png_error, on_png_warning);
+  if (!png) return std::snprintf(errors->message, sizeof errors->message, "out of memory"), false;
+  png_infop info = png_create_info_struct(png);
+  png_bytep* rows = nullptr;
+  if (!info || setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
+    std::free(rows);
+    if (!errors->message[0]) std::snprintf(errors->message, sizeof errors->message, "out of memory");
+    return false;
+  }
+  png_init_io(png, file);
+  png_read_info(png, info);
+  const int color = png_get_color_type(png, info);
+  if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  if (color == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
+  if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+  png_set_scale_16(png);  // rounds 16-bit samples to 8 (strip_16 would truncate)
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
+  const int channels = png_get_channels(png, info);
+  if (width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16) || channels < 1 || channels > 4)
+    png_error(png, "unsupported image size or channel count");
+  image->width = width;
+  image->height = height;
+  image->channels = channels;
+  image->pixels.resize(std::size_t(width) * height * channels);  // may throw: caught by the caller
+  rows = static_cast<png_bytep*>(std::malloc(sizeof(png_bytep) * height));
+  if (!rows) png_error(png, "out of memory");
+  for (png_uint_32 y = 0; y < height; ++y) rows[y] = image->pixels.data() + std::size_t(y) * width * channels;
+  png_read_image(png, rows);
+  png_read_end(png, nullptr);
+  std::free(rows);
+  png_destroy_read_struct(&png, &info, nullptr);
+  return true;
+}
+
+}  // namespace
+
+Result<Image> read_png(const std::filesystem::path& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
+  png_byte signature[8];
+  if (std::fread(signature, 1, 8, file.get()) != 8 || png_sig_cmp(signature, 0, 8) != 0)
+    return make_error(path.string() + ": not a PNG file (bad signature)");
+  std::rewind(file.get());
+  PngErrors errors;
+  Image image;
+  bool ok = false;
+  try {
+    ok = decode_png(file.get(), &errors, &image);
+  } catch (const std::bad_alloc&) {
+    return make_error(path.string() + ": out of memory decoding the PNG");
+  }
+  if (!ok) return make_error(path.string() + ": broken PNG: " + errors.message);
+  return image;
+}
+
+Status write_png(const Image& image, const std::filesystem::path& path) {
+  if (image.channels < 1 || image.channels > 4 || image.width == 0 || image.height == 0)
+    return make_error(path.string() + ": nothing to write (empty image)");
+  png_image out;
+  std::memset(&out, 0, sizeof out);
+  out.version = PNG_IMAGE_VERSION;
+  out.width = image.width;
+  out.height = image.height;
+  static const png_uint_32 formats[] = {PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
+  out.format = formats[image.channels - 1];
+  png_alloc_size_t size = 0;
+  if (!png_image_write_get_memory_size(out, size, 0, image.pixels.data(), 0, nullptr))
+    return make_error(path.string() + ": cannot encode PNG: " + out.message);
+  std::vector<std::byte> bytes(size);
+  if (!png_image_write_to_memory(&out, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr))
+    return make_error(path.string() + ": cannot encode PNG: " + out.message);
+  bytes.resize(size);
+  return write_file_atomically(path, bytes);
+}
+
+}  // namespace kiln::textures

@@ -1,0 +1,46 @@
+#include <tiffio.h>
+
+#include <memory>
+#include <vector>
+
+#include "image_formats.h"
+#include "tiff_errors.h"
+
+namespace kiln::textures {
+
+Result<Image> read_tiff(const std::filesystem::path& path) {
+  begin_tiff_call();
+  std::unique_ptr<TIFF, void (*)(TIFF*)> tif(TIFFOpen(path.c_str(), "r"), &TIFFClose);
+  if (!tif) return make_error(path.string() + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  std::uint32_t width = 0, height = 0;
+  std::uint16_t spp = 0;
+  TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
+  TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
+  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
+  if (width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16))
+    return make_error(path.string() + ": unsupported image size " + std::to_string(width) + "x" + std::to_string(height));
+  if (spp < 1 || spp > 4) return make_error(path.string() + ": " + std::to_string(spp) + " channels (1 to 4 are supported)");
+  // libtiff's RGBA decoder handles every layout (strips, tiles, planar, bit depths, palettes).
+  std::vector<std::uint32_t> rgba(std::size_t(width) * height);
+  char message[1024] = "";
+  if (!TIFFRGBAImageOK(tif.get(), message))
+    return make_error(path.string() + ": cannot decode this TIFF: " + message);
+  if (!TIFFReadRGBAImageOriented(tif.get(), width, height, rgba.data(), ORIENTATION_TOPLEFT, 0))
+    return make_error(path.string() + ": cannot decode" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  Image image{width, height, spp, {}};
+  image.pixels.resize(std::size_t(width) * height * spp);
+  for (std::size_t p = 0; p < rgba.size(); ++p) {
+    const std::uint8_t v[4] = {std::uint8_t(TIFFGetR(rgba[p])), std::uint8_t(TIFFGetG(rgba[p])),
+                               std::uint8_t(TIFFGetB(rgba[p])), std::uint8_t(TIFFGetA(rgba[p]))};
+    std::uint8_t* out = &image.pixels[p * spp];
+    switch (spp) {
+      case 1: out[0] = v[0]; break;
+      case 2: out[0] = v[0], out[1] = v[3]; break;
+      default:
+        for (int c = 0; c < spp; ++c) out[c] = v[c];
+    }
+  }
+  return image;
+}
+
+}  // namespace kiln::textures

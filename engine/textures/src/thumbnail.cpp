@@ -1,0 +1,61 @@
+#include "kiln/textures/thumbnail.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln::textures {
+
+std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size) {
+  std::size_t best = 0;
+  for (std::size_t l = 0; l < info.levels.size(); ++l) {
+    if (std::max(info.levels[l].width, info.levels[l].height) >= size) best = l;
+  }
+  return best;
+}
+
+Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::size_t level) {
+  const auto& levels = image->info().levels;
+  if (level >= levels.size())
+    return make_error(image->path().string() + ": no level " + std::to_string(level) + " (the file has " +
+                      std::to_string(levels.size()) + ")");
+  const TxLevel& l = levels[level];
+  Image out{l.width, l.height, 4, std::vector<std::uint8_t>(std::size_t(l.width) * l.height * 4)};
+  TileReader reader(cache, image);
+  for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty) {
+    for (std::uint32_t tx = 0; tx < l.tiles_x(); ++tx) {
+      auto tile = reader.tile(level, tx, ty);
+      if (!tile) return tile.error();
+      const std::uint32_t x0 = tx * l.tile_width, y0 = ty * l.tile_height;
+      const std::uint32_t w = std::min(l.tile_width, l.width - x0), h = std::min(l.tile_height, l.height - y0);
+      for (std::uint32_t y = 0; y < h; ++y)
+        std::copy_n((*tile)->texel(0, y), std::size_t(w) * 4, &out.pixels[(std::size_t(y0 + y) * l.width + x0) * 4]);
+    }
+  }
+  return out;
+}
+
+Result<Image> make_thumbnail(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::uint32_t size) {
+  const TxInfo& info = image->info();
+  const TxLevel& full = info.levels[0];
+  const std::uint32_t longest = std::max(full.width, full.height);
+  size = std::max(1u, std::min(size, longest));
+  const auto scaled = [&](std::uint32_t side) {
+    return std::max(1u, std::uint32_t(std::lround(double(side) * size / longest)));
+  };
+  const std::uint32_t width = scaled(full.width), height = scaled(full.height);
+  if (width == 1 && height == 1 && info.average_color) {  // the free preview: no pixels read
+    Image dot{1, 1, 4, std::vector<std::uint8_t>(4)};
+    const auto& c = *info.average_color;
+    const bool gray = info.channels <= 2;
+    const bool alpha = info.channels == 2 || info.channels == 4;
+    const float rgba[4] = {c[0], gray ? c[0] : c[1], gray ? c[0] : c[2], alpha ? c[gray ? 1 : 3] : 1.0f};
+    for (int k = 0; k < 4; ++k) dot.pixels[k] = std::uint8_t(std::clamp(rgba[k] * 255.0f + 0.5f, 0.0f, 255.0f));
+    return dot;
+  }
+  auto level = read_level(cache, image, thumbnail_level(info, size));
+  if (!level) return level.error();
+  if (level->width == width && level->height == height) return level;
+  return resize_box(*level, width, height);
+}
+
+}  // namespace kiln::textures

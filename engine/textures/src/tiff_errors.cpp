@@ -1,0 +1,34 @@
+#include "tiff_errors.h"
+
+#include <tiffio.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+
+namespace kiln::textures {
+namespace {
+
+thread_local std::string t_tiff_error;
+
+void on_tiff_error(const char* module, const char* fmt, va_list ap) {
+  char buf[512];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  if (t_tiff_error.empty()) t_tiff_error = std::string(module ? module : "libtiff") + ": " + buf;
+}
+void on_tiff_warning(const char*, const char*, va_list) {}
+
+}  // namespace
+
+void begin_tiff_call() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    TIFFSetErrorHandler(on_tiff_error);
+    TIFFSetWarningHandler(on_tiff_warning);
+  });
+  t_tiff_error.clear();
+}
+
+const std::string& tiff_error() { return t_tiff_error; }
+
+}  // namespace kiln::textures

@@ -1,0 +1,14 @@
+#pragma once
+// libtiff reports errors through process-wide handlers. Kiln installs handlers that keep the first
+// message of the calling thread, so that it reaches the caller in a Result instead of stderr.
+
+#include <string>
+
+namespace kiln::textures {
+
+// Installs the handlers (once) and clears the calling thread's message.
+void begin_tiff_call();
+// The calling thread's first libtiff message since begin_tiff_call(), or "".
+const std::string& tiff_error();
+
+}  // namespace kiln::textures

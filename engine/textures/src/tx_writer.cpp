@@ -1,0 +1,147 @@
+#include "kiln/textures/tx_writer.h"
+
+#include <openssl/evp.h>
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/atomic_output.h"
+#include "tiff_errors.h"
+
+namespace kiln::textures {
+namespace {
+
+std::string sha1_hex_upper(const std::vector<std::uint8_t>& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha1(), nullptr);
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned i = 0; i < length; ++i) out += {hex[digest[i] >> 4], hex[digest[i] & 15]};
+  return out;
+}
+
+std::string color_text(const std::vector<double>& values) {
+  std::string out;
+  char buf[32];
+  for (double v : values) {
+    std::snprintf(buf, sizeof buf, "%g", v);
+    out += (out.empty() ? "" : ",") + std::string(buf);
+  }
+  return out;
+}
+
+// maketx's ImageDescription: "oiio:SHA-1=… oiio:AverageColor=…" (+ oiio:ConstantColor when constant).
+std::string describe(const Image& image) {
+  const int c = image.channels;
+  const std::size_t n = std::size_t(image.width) * image.height;
+  std::vector<double> sum(c, 0.0);
+  bool constant = true;
+  for (std::size_t p = 0; p < n; ++p) {
+    for (int ch = 0; ch < c; ++ch) {
+      const std::uint8_t v = image.pixels[p * c + ch];
+      sum[ch] += v;
+      constant = constant && v == image.pixels[ch];
+    }
+  }
+  std::vector<double> average(c), first(c);
+  for (int ch = 0; ch < c; ++ch) {
+    average[ch] = sum[ch] / double(n) / 255.0;
+    first[ch] = image.pixels[ch] / 255.0;
+  }
+  std::string text = "oiio:SHA-1=" + sha1_hex_upper(image.pixels);
+  if (constant) text += " oiio:ConstantColor=" + color_text(first);
+  return text + " oiio:AverageColor=" + color_text(average);
+}
+
+Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options, const std::string& description,
+                   bool reduced) {
+  const int c = level.channels;
+  TIFFSetField(tif, TIFFTAG_SUBFILETYPE, reduced ? FILETYPE_REDUCEDIMAGE : 0);
+  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, level.width);
+  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, level.height);
+  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, c);
+  TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+  if (c == 2 || c == 4) {
+    // The pixels are stored as the source has them: straight (unassociated) alpha.
+    const std::uint16_t extra = EXTRASAMPLE_UNASSALPHA;
+    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
+  }
+  TIFFSetField(tif, TIFFTAG_TILEWIDTH, options.tile_size);
+  TIFFSetField(tif, TIFFTAG_TILELENGTH, options.tile_size);
+  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+  TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  TIFFSetField(tif, TIFFTAG_SOFTWARE, "Kiln");
+  TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
+  TIFFSetField(tif, TIFFTAG_PIXAR_TEXTUREFORMAT, "Plain Texture");
+  const std::string wrap = std::string(wrap_mode_name(options.wrap_s)) + "," + wrap_mode_name(options.wrap_t);
+  TIFFSetField(tif, TIFFTAG_PIXAR_WRAPMODES, wrap.c_str());
+  TIFFSetField(tif, TIFFTAG_PIXAR_FOVCOT, float(level.width) / float(level.height));
+
+  const std::uint32_t ts = options.tile_size;
+  std::vector<std::uint8_t> tile(std::size_t(ts) * ts * c);
+  for (std::uint32_t y0 = 0; y0 < level.height; y0 += ts) {
+    for (std::uint32_t x0 = 0; x0 < level.width; x0 += ts) {
+      // Edge tiles are padded by repeating the last row and column, as maketx does: a filter that
+      // strays past the edge reads plausible pixels, and the padding compresses to nothing.
+      for (std::uint32_t y = 0; y < ts; ++y) {
+        const std::uint32_t sy = std::min(level.height - 1, y0 + y);
+        for (std::uint32_t x = 0; x < ts; ++x) {
+          const std::uint32_t sx = std::min(level.width - 1, x0 + x);
+          std::memcpy(&tile[(std::size_t(y) * ts + x) * c], level.at(sx, sy), c);
+        }
+      }
+      if (TIFFWriteTile(tif, tile.data(), x0, y0, 0, 0) < 0) return make_error("cannot write a tile");
+    }
+  }
+  if (!TIFFWriteDirectory(tif)) return make_error("cannot write a directory");
+  return {};
+}
+
+}  // namespace
+
+Status write_tx(const Image& image, const std::filesystem::path& path, const TxWriteOptions& options) {
+  if (image.width == 0 || image.height == 0 || image.channels < 1 || image.channels > 4 ||
+      image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
+    return make_error(path.string() + ": cannot write an empty or inconsistent image");
+  if (options.tile_size == 0 || options.tile_size % 16 != 0)
+    return make_error(path.string() + ": tile size " + std::to_string(options.tile_size) + " is not a multiple of 16");
+  AtomicOutput out(path);
+  begin_tiff_call();
+  // "w8" would be BigTIFF; a classic TIFF holds 4 GiB, far more than a texture.
+  TIFF* tif = TIFFOpen(out.temp_path().c_str(), "w");
+  if (!tif) return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  const std::string description = describe(image);
+  Status status;
+  const Image* level = &image;
+  Image next;
+  for (bool first = true;; first = false) {
+    status = write_level(tif, *level, options, description, !first);
+    if (!status || (level->width == 1 && level->height == 1)) break;
+    next = half_size(*level);
+    level = &next;
+  }
+  if (status && !TIFFFlush(tif)) status = make_error("cannot flush");
+  TIFFClose(tif);
+  if (!status)
+    return make_error(path.string() + ": " + status.error().message +
+                      (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  return out.commit();
+}
+
+Status convert_to_tx(const std::filesystem::path& source, const std::filesystem::path& tx, const TxWriteOptions& options) {
+  auto image = read_image(source);
+  if (!image) return image.error();
+  return write_tx(*image, tx, options);
+}
+
+}  // namespace kiln::textures
