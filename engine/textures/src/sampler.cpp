@@ -94,7 +94,7 @@ Result<Color> TextureSampler::trilinear(float s, float t, float dsdx, float dtdx
   const float width = std::max(std::max(std::fabs(dsdx), std::fabs(dsdy)), std::max(std::fabs(dtdx), std::fabs(dtdy)));
   const auto& levels = reader_.image().info().levels;
   for (std::size_t m = 0; m < levels.size(); ++m) {
-    const float width_in_texels = float(levels[m].width) * width;
+    const float width_in_texels = float(std::min(levels[m].width, levels[m].height)) * width;
     if (width_in_texels <= 1) {
       if (m == 0) return bilinear(s, t, 0);  // magnified: the finest level
       const float blend = std::clamp(2.0f * width_in_texels - 1.0f, 0.0f, 1.0f);

@@ -1,0 +1,63 @@
+#include "oiio_oracle.h"
+
+#include <OpenImageIO/imageio.h>
+#include <OpenImageIO/texture.h>
+#include <doctest/doctest.h>
+
+namespace kiln::test {
+
+textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
+  OIIO::ImageSpec config;
+  config.attribute("oiio:UnassociatedAlpha", 1);
+  auto in = OIIO::ImageInput::open(path.string(), &config);
+  REQUIRE_MESSAGE(in, OIIO::geterror());
+  REQUIRE_MESSAGE(in->seek_subimage(0, level), in->geterror());
+  const OIIO::ImageSpec spec = in->spec();
+  textures::Image raw{std::uint32_t(spec.width), std::uint32_t(spec.height), spec.nchannels, {}};
+  raw.pixels.resize(std::size_t(spec.width) * spec.height * spec.nchannels);
+  REQUIRE_MESSAGE(in->read_image(0, level, 0, spec.nchannels, OIIO::TypeDesc::UINT8, raw.pixels.data()), in->geterror());
+  return textures::to_rgba(raw);
+}
+
+struct OiioTextures::Impl {
+  OIIO::TextureSystem* ts = nullptr;
+};
+
+OiioTextures::OiioTextures(float budget_mb) : impl_(std::make_unique<Impl>()) {
+  impl_->ts = OIIO::TextureSystem::create(false);
+  impl_->ts->attribute("max_memory_MB", budget_mb);
+}
+
+OiioTextures::~OiioTextures() { OIIO::TextureSystem::destroy(impl_->ts); }
+
+namespace {
+
+std::array<float, 4> lookup(OIIO::TextureSystem* ts, const std::filesystem::path& path, OIIO::TextureOpt& opt,
+                            const std::string& wrap, float s, float t, float dsdx, float dtdx, float dsdy, float dtdy) {
+  const auto comma = wrap.find(',');
+  opt.swrap = OIIO::TextureOpt::decode_wrapmode(wrap.substr(0, comma).c_str());
+  opt.twrap = OIIO::TextureOpt::decode_wrapmode(comma == std::string::npos ? wrap.c_str() : wrap.substr(comma + 1).c_str());
+  std::array<float, 4> out{0, 0, 0, 0};
+  const bool ok = ts->texture(OIIO::ustring(path.string()), opt, s, t, dsdx, dtdx, dsdy, dtdy, 4, out.data());
+  REQUIRE_MESSAGE(ok, ts->geterror());
+  return out;
+}
+
+}  // namespace
+
+std::array<float, 4> OiioTextures::bilinear(const std::filesystem::path& path, float s, float t, const std::string& wrap) {
+  OIIO::TextureOpt opt;
+  opt.mipmode = OIIO::TextureOpt::MipModeNoMIP;
+  opt.interpmode = OIIO::TextureOpt::InterpBilinear;
+  return lookup(impl_->ts, path, opt, wrap, s, t, 0, 0, 0, 0);
+}
+
+std::array<float, 4> OiioTextures::trilinear(const std::filesystem::path& path, float s, float t, float dsdx, float dtdx,
+                                             float dsdy, float dtdy, const std::string& wrap) {
+  OIIO::TextureOpt opt;
+  opt.mipmode = OIIO::TextureOpt::MipModeTrilinear;
+  opt.interpmode = OIIO::TextureOpt::InterpBilinear;
+  return lookup(impl_->ts, path, opt, wrap, s, t, dsdx, dtdx, dsdy, dtdy);
+}
+
+}  // namespace kiln::test
