@@ -1,23 +1,28 @@
 #include "texture_commands.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/textures/thumbnail.h"
+#include "kiln/textures/tile_cache.h"
 #include "kiln/textures/tx_file.h"
 
 namespace kiln::cli {
+namespace {
 
-int run_texture_command(const Args& args) {
-  const std::string verb = args.words.size() > 1 ? args.words[1] : "";
-  if (verb != "info" || args.words.size() != 3) {
-    std::fprintf(stderr, "usage: kiln texture info <file.tx> [--json]\n");
-    return kExitUsage;
-  }
-  if (auto s = args.check_options({}); !s) {
-    std::fprintf(stderr, "kiln texture: %s\n", s.error().message.c_str());
-    return kExitUsage;
-  }
+constexpr const char* kUsage =
+    "usage: kiln texture info <file.tx> [--json]\n"
+    "       kiln texture export <texture> --level N <out.png>\n"
+    "       kiln texture thumb <texture> --size S <out.png>\n";
+
+int usage() {
+  std::fprintf(stderr, "%s", kUsage);
+  return kExitUsage;
+}
+
+int info_command(const Args& args) {
   auto file = textures::TxFile::open(args.words[2]);
   if (!file) {
     std::fprintf(stderr, "%s\n", file.error().message.c_str());
@@ -25,20 +30,21 @@ int run_texture_command(const Args& args) {
   }
   const textures::TxInfo& info = (*file)->info();
   const std::string format = std::to_string(info.bits_per_sample) + "-bit " + (info.is_float ? "float" : "uint");
+  const std::string wrap = std::string(textures::wrap_mode_name(info.wrap_s)) + "," + textures::wrap_mode_name(info.wrap_t);
   if (args.json) {
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& l : info.levels)
       levels.push_back({{"width", l.width}, {"height", l.height}, {"tile_width", l.tile_width},
                         {"tile_height", l.tile_height}, {"tiles_x", l.tiles_x()}, {"tiles_y", l.tiles_y()}});
     nlohmann::json out = {{"file", args.words[2]}, {"channels", info.channels}, {"format", format}, {"levels", levels},
-                          {"sha1", info.sha1}};
+                          {"wrap", wrap}, {"sha1", info.sha1}};
     if (info.average_color) out["average_color"] = *info.average_color;
     if (info.constant_color) out["constant_color"] = *info.constant_color;
     std::printf("%s\n", out.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s: %ux%u, %d channels, %s, %zu levels\n", args.words[2].c_str(), info.levels[0].width,
-              info.levels[0].height, info.channels, format.c_str(), info.levels.size());
+  std::printf("%s: %ux%u, %d channels, %s, %zu levels, wrap %s\n", args.words[2].c_str(), info.levels[0].width,
+              info.levels[0].height, info.channels, format.c_str(), info.levels.size(), wrap.c_str());
   for (std::size_t i = 0; i < info.levels.size(); ++i) {
     const auto& l = info.levels[i];
     std::printf("  level %zu: %ux%u, tiles %ux%u of %ux%u\n", i, l.width, l.height, l.tiles_x(), l.tiles_y(),
@@ -48,7 +54,74 @@ int run_texture_command(const Args& args) {
     std::printf("  average colour %.4g %.4g %.4g %.4g\n", (*info.average_color)[0], (*info.average_color)[1],
                 (*info.average_color)[2], (*info.average_color)[3]);
   if (info.constant_color) std::printf("  constant colour: one tile is the whole texture\n");
+  if (!info.sha1.empty()) std::printf("  sha1 %s\n", info.sha1.substr(0, 12).c_str());
   return kExitOk;
+}
+
+// A non-negative integer option, or nullopt (with a message) when missing or malformed.
+std::optional<std::uint32_t> number_option(const Args& args, const std::string& name) {
+  const std::string text = args.option(name);
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value > 1u << 16) {
+    std::fprintf(stderr, "kiln texture: %s needs a number, got \"%s\"\n", name.c_str(), text.c_str());
+    return std::nullopt;
+  }
+  return std::uint32_t(value);
+}
+
+// export and thumb: through the tile cache, as the engine reads textures (a source image is read
+// from its current .tx, or converted once into the cache root).
+int image_command(const Args& args, const std::string& verb) {
+  const std::string option = verb == "export" ? "--level" : "--size";
+  if (auto s = args.check_options({option}); !s) {
+    std::fprintf(stderr, "kiln texture: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  const auto number = number_option(args, option);
+  if (!number) return kExitUsage;
+  auto config = load_config(args.config);
+  if (!config) {
+    std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
+    return kExitUsage;
+  }
+  textures::TileCache cache({.memory_budget_bytes = config->config.texture_memory_max_bytes,
+                             .conversion_dir = config->config.cache_root / "textures"});
+  auto image = cache.open_texture(args.words[2]);
+  if (!image) {
+    std::fprintf(stderr, "%s\n", image.error().message.c_str());
+    return kExitFailed;
+  }
+  Result<textures::Image> out = verb == "export" ? textures::read_level(cache, *image, *number)
+                                                 : textures::make_thumbnail(cache, *image, std::max(1u, *number));
+  if (!out) {
+    std::fprintf(stderr, "%s\n", out.error().message.c_str());
+    return kExitFailed;
+  }
+  if (auto written = textures::write_png(*out, args.words[3]); !written) {
+    std::fprintf(stderr, "%s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  const auto stats = cache.stats();
+  std::printf("%s: %ux%u from level %zu (%llu tiles read)\n", args.words[3].c_str(), out->width, out->height,
+              verb == "export" ? std::size_t(*number) : textures::thumbnail_level((*image)->info(), *number),
+              static_cast<unsigned long long>(stats.tiles.loads));
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_texture_command(const Args& args) {
+  const std::string verb = args.words.size() > 1 ? args.words[1] : "";
+  if (verb == "info" && args.words.size() == 3) {
+    if (auto s = args.check_options({}); !s) {
+      std::fprintf(stderr, "kiln texture: %s\n", s.error().message.c_str());
+      return kExitUsage;
+    }
+    return info_command(args);
+  }
+  if ((verb == "export" || verb == "thumb") && args.words.size() == 4) return image_command(args, verb);
+  return usage();
 }
 
 }  // namespace kiln::cli

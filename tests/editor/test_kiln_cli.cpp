@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "kiln/textures/image.h"
+#include "oiio_oracle.h"
 #include "temp_dir.h"
 #include "tx_fixtures.h"
 
@@ -104,5 +106,29 @@ TEST_CASE("kiln texture info describes a maketx file - and names a broken one") 
   r = test::run_process({KILN_CLI, "texture", "info", (dir / "bad.tx").string()});
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
+}
+
+TEST_CASE("kiln texture export and thumb write PNGs through the tiles - and refuse bad requests") {
+  test::TempDir dir("cli");
+  const auto tx = test::make_tx(dir, "t", 300, 200, 4);
+  const std::string cache_flag = "--cache-root=" + (dir / "cache").string();
+  auto r = test::run_process({KILN_CLI, "texture", "export", tx.string(), "--level", "1", (dir / "l1.png").string(), cache_flag});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("150x100 from level 1") != std::string::npos);
+  const auto exported = kiln::textures::read_image(dir / "l1.png");
+  REQUIRE(exported);
+  CHECK(exported->pixels == test::oiio_read_level(tx, 1).pixels);
+
+  r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "64", (dir / "thumb.png").string(), cache_flag});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("64x43 from level 2") != std::string::npos);  // 75x50 is the smallest level >= 64
+
+  r = test::run_process({KILN_CLI, "texture", "export", tx.string(), "--level", "12", (dir / "x.png").string(), cache_flag});
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find(tx.string() + ": no level 12 (the file has 9)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
+  r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "big", (dir / "x.png").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--size needs a number, got \"big\"") != std::string::npos);
 }
 }

@@ -127,7 +127,7 @@ const std::vector<Setting>& settings() {
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
                    "in-memory budget for compiled shader variants and script pages", false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
-                   "memory budget of the texture tile cache; auto derives it from physical memory", true),
+                   "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB", true),
       bool_setting("shaders.disk_cache", &Config::shader_disk_cache, "true",
                    "kill switch of the persistent shader variant cache"),
       bool_setting("jit.disk_cache", &Config::jit_disk_cache, "true",
