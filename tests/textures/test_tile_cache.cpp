@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
+#include "kiln/textures/sampler.h"
 #include "kiln/textures/tile_cache.h"
 #include "temp_dir.h"
 #include "tx_fixtures.h"
@@ -165,5 +167,47 @@ TEST_CASE("the budget holds while two threads stream an image four times larger 
   CHECK(s.tiles.peak_bytes <= kBudget + 2 * (kL1 + 2) * tile_bytes);
   CHECK(s.tiles.evictions > 0);
   CHECK(s.tiles.loads >= 256);  // the image does not fit: tiles are loaded again on the second pass
+}
+
+TEST_CASE("samplers on two threads see an overwrite as a stale image, never the old tiles") {
+  test::TempDir dir("tiles");
+  const fs::path tx = make_tx(dir, "live", 512, 512, 4);
+  const fs::path other = make_tx(dir, "other", 512, 512, 3);
+  TileCache cache({.memory_budget_bytes = 1 << 20, .l1_entries = 4});
+  auto first = cache.open(tx);
+  REQUIRE(first);
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0}, stale_seen{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&, t] {
+      auto image = *cache.open(tx);
+      for (int i = 0; !stop; ++i) {
+        TextureSampler sampler(cache, image);
+        for (int k = 0; k < 200; ++k) {
+          auto c = sampler.bilinear(float((i * 37 + k * 11 + t) % 512) / 512, float((k * 29) % 512) / 512);
+          if (c) continue;
+          if (c.error().message.find("open it again") == std::string::npos) ++wrong;
+          ++stale_seen;
+          auto reopened = cache.open(tx);
+          if (!reopened) ++wrong;
+          else image = *reopened;
+          break;
+        }
+      }
+      cache.release_this_thread();
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  fs::copy_file(other, dir / "swap.tx");
+  fs::rename(dir / "swap.tx", tx);  // overwritten the way tools write: temp file + rename
+  auto reopened = cache.open(tx);
+  REQUIRE(reopened);
+  CHECK((*reopened)->info().channels == 3);
+  CHECK((*first)->stale());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  stop = true;
+  for (auto& r : readers) r.join();
+  CHECK(wrong == 0);
+  CHECK(stale_seen >= 1);  // the readers noticed and moved to the new file
 }
 }

@@ -148,16 +148,39 @@ TEST_CASE("broken or unsupported files are clear errors naming the file") {
     // (then reading them fails): either way a clear error, never garbage or a crash.
     if (file) {
       bool any_error = false;
-      for (std::uint32_t ty = 0; ty < (*file)->info().levels[0].tiles_y(); ++ty)
-        for (std::uint32_t tx = 0; tx < (*file)->info().levels[0].tiles_x(); ++tx)
-          if (auto t = (*file)->read_tile_rgba8(0, tx, ty); !t) {
-            any_error = true;
-            CHECK(t.error().message.find("cut.tx: level 0 tile") != std::string::npos);
-          }
+      for (std::size_t level = 0; level < (*file)->info().levels.size(); ++level)
+        for (std::uint32_t ty = 0; ty < (*file)->info().levels[level].tiles_y(); ++ty)
+          for (std::uint32_t tx = 0; tx < (*file)->info().levels[level].tiles_x(); ++tx)
+            if (auto t = (*file)->read_tile_rgba8(level, tx, ty); !t) {
+              any_error = true;
+              CHECK(t.error().message.find("cut.tx: level " + std::to_string(level) + " tile") != std::string::npos);
+            }
       CHECK(any_error);
     } else {
       CHECK(file.error().message.find("cut.tx") != std::string::npos);
     }
+  }
+  SUBCASE("missing levels: a chain that stops before 1x1") {
+    const fs::path partial = dir / "partial.tx";
+    TIFF* tif = TIFFOpen(partial.c_str(), "w");
+    REQUIRE(tif);
+    std::vector<std::uint8_t> tile(64 * 64 * 3, 128);
+    for (std::uint32_t size : {128u, 64u}) {  // levels 0 and 1 of 8
+      TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, size);
+      TIFFSetField(tif, TIFFTAG_IMAGELENGTH, size);
+      TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+      TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+      TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+      TIFFSetField(tif, TIFFTAG_TILEWIDTH, 64);
+      TIFFSetField(tif, TIFFTAG_TILELENGTH, 64);
+      for (std::uint32_t y = 0; y < size; y += 64)
+        for (std::uint32_t x = 0; x < size; x += 64) REQUIRE(TIFFWriteTile(tif, tile.data(), x, y, 0, 0) >= 0);
+      REQUIRE(TIFFWriteDirectory(tif));
+    }
+    TIFFClose(tif);
+    auto r = TxFile::open(partial);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == partial.string() + ": missing levels: the mip chain ends at 64x64, not 1x1");
   }
   SUBCASE("a tile outside the grid") {
     auto file = TxFile::open(good);

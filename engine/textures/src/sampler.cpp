@@ -67,6 +67,20 @@ Result<Color> TextureSampler::bilinear(float s, float t, std::size_t level) {
   const int x0 = int(fx), y0 = int(fy);
   Color sum{0, 0, 0, 0};
   const float weights[4] = {(1 - wx) * (1 - wy), wx * (1 - wy), (1 - wx) * wy, wx * wy};
+  // Most footprints lie inside one tile: one tile lookup, no wrapping.
+  if (x0 >= 0 && y0 >= 0 && x0 + 1 < int(l.width) && y0 + 1 < int(l.height) &&
+      std::uint32_t(x0) / l.tile_width == std::uint32_t(x0 + 1) / l.tile_width &&
+      std::uint32_t(y0) / l.tile_height == std::uint32_t(y0 + 1) / l.tile_height) {
+    auto tile = reader_.tile(level, std::uint32_t(x0) / l.tile_width, std::uint32_t(y0) / l.tile_height);
+    if (!tile) return tile.error();
+    const std::uint32_t tx = std::uint32_t(x0) % l.tile_width, ty = std::uint32_t(y0) % l.tile_height;
+    const std::uint8_t* texels[4] = {(*tile)->texel(tx, ty), (*tile)->texel(tx + 1, ty), (*tile)->texel(tx, ty + 1),
+                                     (*tile)->texel(tx + 1, ty + 1)};
+    for (int k = 0; k < 4; ++k)
+      for (int c = 0; c < 4; ++c) sum[c] += weights[k] * texels[k][c];
+    for (float& c : sum) c /= 255.0f;
+    return sum;
+  }
   for (int k = 0; k < 4; ++k) {
     if (weights[k] == 0.0f) continue;
     auto v = texel(level, x0 + (k & 1), y0 + (k >> 1));

@@ -15,14 +15,11 @@
 namespace kiln::textures {
 namespace {
 
-struct FileIdentity {
-  std::uint64_t size = 0, mtime_ns = 0, inode = 0;
-};
-
-Result<FileIdentity> identify(const std::filesystem::path& path) {
+// What the path names now (TxFile::identity() says what an open handle reads).
+Result<TxFile::Identity> identify(const std::filesystem::path& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return make_error(path.string() + ": cannot open (no such file)");
-  return FileIdentity{std::uint64_t(st.st_size),
+  return TxFile::Identity{std::uint64_t(st.st_size),
                       std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
                       std::uint64_t(st.st_ino)};
 }
@@ -182,6 +179,9 @@ Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t 
     auto opened = TxFile::open(image.path());
     if (!opened) return opened.error();
     handle = std::move(*opened);
+    // The path may name a newer file by now: its tiles must not pass for this image's.
+    if (handle->identity() != TxFile::Identity{image.size_, image.mtime_ns_, image.inode_})
+      return make_error(image.path().string() + ": changed on disk or invalidated; open it again");
   }
   auto rgba = handle->read_tile_rgba8(level, tx, ty);
   {
@@ -253,6 +253,8 @@ std::size_t TileCache::forget(TiledImage& image) {
   }
   return tiles_.invalidate_tag(image.id());
 }
+
+void TileCache::release_this_thread() { tiles_.release_this_thread(); }
 
 TileCacheStats TileCache::stats() const {
   TileCacheStats s;

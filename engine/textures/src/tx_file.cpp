@@ -1,5 +1,6 @@
 #include "kiln/textures/tx_file.h"
 
+#include <sys/stat.h>
 #include <tiffio.h>
 
 #include <atomic>
@@ -79,6 +80,14 @@ std::atomic<std::uint64_t> g_open_handles{0};
 
 std::uint64_t TxFile::open_handles() { return g_open_handles.load(std::memory_order_relaxed); }
 
+TxFile::Identity TxFile::identity() const {
+  struct stat st;
+  if (::fstat(TIFFFileno(handle_->tiff), &st) != 0) return {};
+  return {std::uint64_t(st.st_size),
+          std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
+          std::uint64_t(st.st_ino)};
+}
+
 TxFile::TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info)
     : path_(std::move(path)), handle_(std::move(handle)), info_(std::move(info)) {
   g_open_handles.fetch_add(1, std::memory_order_relaxed);
@@ -145,6 +154,10 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
     ++directory;
   } while (TIFFReadDirectory(tif));
   if (!tiff_error().empty()) return make_error(name + ": " + tiff_error());
+  // maketx's chain always ends at 1x1: one that stops earlier lost its last levels.
+  if (const TxLevel& last = info.levels.back(); last.width != 1 || last.height != 1)
+    return make_error(name + ": missing levels: the mip chain ends at " + std::to_string(last.width) + "x" +
+                      std::to_string(last.height) + ", not 1x1");
   return std::unique_ptr<TxFile>(new TxFile(path, std::move(handle), std::move(info)));
 }
 
@@ -157,25 +170,42 @@ Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std
   const int channels = info_.channels;
   const int bytes_per_sample = info_.bits_per_sample / 8;
   const std::size_t pixels = std::size_t(l.tile_width) * l.tile_height;
+  const bool rgba8 = channels == 4 && bytes_per_sample == 1;
+  // RGBA8 (what maketx makes of most textures) decodes straight into the result.
   std::vector<std::uint8_t> raw(pixels * channels * bytes_per_sample);
   {
     std::lock_guard lock(mu_);
     begin_tiff_call();
     TIFF* tif = handle_->tiff;
-    if (!TIFFSetDirectory(tif, static_cast<tdir_t>(level)) ||
-        TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
+    // Changing directory re-reads its tags: only when the level changes.
+    const bool positioned = TIFFCurrentDirectory(tif) == level || TIFFSetDirectory(tif, static_cast<tdir_t>(level));
+    if (!positioned || TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
       return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
                         std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   }
+  if (rgba8) return raw;
+  if (bytes_per_sample == 1) {
+    std::vector<std::uint8_t> rgba(pixels * 4);
+    for (std::size_t p = 0; p < pixels; ++p) {
+      const std::uint8_t* in = &raw[p * channels];
+      std::uint8_t* out = &rgba[p * 4];
+      if (channels == 3) {
+        out[0] = in[0], out[1] = in[1], out[2] = in[2], out[3] = 255;
+      } else {  // gray, gray + alpha
+        out[0] = out[1] = out[2] = in[0];
+        out[3] = channels == 2 ? in[1] : 255;
+      }
+    }
+    return rgba;
+  }
+  // 16-bit integers and floats, converted to 8 bits.
   std::vector<std::uint8_t> rgba(pixels * 4);
   for (std::size_t p = 0; p < pixels; ++p) {
     float v[4] = {0, 0, 0, 1};
     std::uint8_t b[4] = {0, 0, 0, 255};
     for (int c = 0; c < channels; ++c) {
       const std::size_t i = p * channels + c;
-      if (bytes_per_sample == 1) {
-        b[c] = raw[i];
-      } else if (bytes_per_sample == 2) {
+      if (bytes_per_sample == 2) {
         std::uint16_t s;
         std::memcpy(&s, &raw[i * 2], 2);
         b[c] = static_cast<std::uint8_t>((s * 255u + 32767u) / 65535u);  // rounded, as OIIO converts

@@ -118,6 +118,8 @@ class TileCache {
 
   TileCacheStats stats() const;
   std::uint64_t remembered_failures() const;
+  // Drops the tiles the calling thread's first level keeps pinned (worker threads that are done).
+  void release_this_thread();
   std::uint64_t budget_bytes() const { return budget_; }
 
  private:

@@ -60,6 +60,13 @@ class TxFile {
   const std::filesystem::path& path() const { return path_; }
   // libtiff handles open in this process (every TxFile holds one).
   static std::uint64_t open_handles();
+  // The open file's size, modification time (ns) and inode: which file this handle reads, even
+  // after the path was renamed over.
+  struct Identity {
+    std::uint64_t size = 0, mtime_ns = 0, inode = 0;
+    bool operator==(const Identity&) const = default;
+  };
+  Identity identity() const;
 
   // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, rows top to bottom;
   // the part of an edge tile outside the image is whatever the file padded it with.

@@ -1,0 +1,222 @@
+// Texture tiles, side by side with OpenImageIO (issue 5). Run:
+//   build/release/bench/bench_textures [work-dir]
+// One 4096x4096 RGBA .tx made by maketx (64x64 tiles, zip; 64 MiB of tiles at level 0), one
+// memory limit for both (16 MiB), the same pseudo-random access sequences for both, in one process:
+//   tile fetch   Kiln TileReader::tile            vs  OIIO ImageCache::get_tile + tile_pixels
+//   tile copy    Kiln tile + copy of its pixels   vs  OIIO ImageCache::get_pixels of that tile
+//   bilinear     Kiln TextureSampler::bilinear    vs  OIIO TextureSystem::texture (no MIP, bilinear)
+// each for 1 and 2 threads, with a working set that fits the limit (8 MiB of tiles) and one 4x
+// over it (all 64 MiB of level 0). Every row runs its sequence once to warm up, then again timed.
+
+#include <OpenImageIO/imagecache.h>
+#include <OpenImageIO/texture.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kiln/textures/sampler.h"
+#include "kiln/textures/tile_cache.h"
+
+extern char** environ;
+
+using namespace kiln;
+using namespace kiln::textures;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kSize = 4096, kTile = 64;
+constexpr float kBudgetMb = 16;
+
+bool run(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return false;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+struct WorkingSet {
+  const char* name;
+  int tiles_x, tiles_y;  // a region of level 0, from the top left
+};
+
+// xorshift: the same sequence for Kiln and OIIO, a different one per thread.
+struct Rng {
+  std::uint64_t s;
+  std::uint32_t next() {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    return std::uint32_t(s >> 16);
+  }
+  float unit() { return float(next() & 0xFFFFFF) / float(0x1000000); }
+};
+
+// ops/s of `body(thread, count)` run by `threads` threads at once (after a warm-up run).
+double rate(int threads, std::size_t count, const std::function<void(int, std::size_t)>& body) {
+  for (int pass = 0; pass < 2; ++pass) {
+    std::barrier start(threads + 1);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        start.arrive_and_wait();
+        body(t, count);
+      });
+    start.arrive_and_wait();
+    const auto t0 = Clock::now();
+    for (auto& th : pool) th.join();
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (pass == 1) return double(count) * threads / seconds;
+  }
+  return 0;
+}
+
+std::atomic<std::uint64_t> g_sink{0};
+
+void row(const char* what, const WorkingSet& ws, int threads, double kiln, double oiio) {
+  std::printf("| %-10s | %-16s | %d | %8.3f M/s | %8.3f M/s | %5.2fx |\n", what, ws.name, threads, kiln / 1e6,
+              oiio / 1e6, kiln / oiio);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "kiln-bench-textures";
+  fs::create_directories(dir);
+  const fs::path src = dir / "big.tif", tx = dir / "big.tx";
+  if (!fs::exists(tx)) {
+    std::printf("making %s (oiiotool + maketx)...\n", tx.c_str());
+    if (!run({"/usr/bin/oiiotool", "--pattern", "noise:type=uniform", std::to_string(kSize) + "x" + std::to_string(kSize),
+              "4", "-d", "uint8", "-o", src.string()}) ||
+        !run({"/usr/bin/maketx", src.string(), "-o", tx.string()})) {
+      std::fprintf(stderr, "bench_textures: cannot make the test texture\n");
+      return 1;
+    }
+  }
+  const std::uint64_t budget = std::uint64_t(kBudgetMb) << 20;
+  std::printf("%s, %dx%d RGBA8, 64x64 tiles; memory limit %.0f MiB for both; OIIO %s; %u hardware threads\n\n",
+              tx.c_str(), kSize, kSize, double(kBudgetMb), OIIO_VERSION_STRING, std::thread::hardware_concurrency());
+  std::printf("| lookup     | working set   | threads | Kiln | OIIO | Kiln/OIIO |\n|---|---|---|---|---|---|\n");
+
+  const WorkingSet sets[] = {{"fits (8 MiB)", 32, 16}, {"4x over (64 MiB)", kSize / kTile, kSize / kTile}};
+  const OIIO::ustring name(tx.string());
+  for (const WorkingSet& ws : sets) {
+    const bool fits = ws.tiles_x * ws.tiles_y * kTile * kTile * 4 <= int(budget);
+    for (int threads : {1, 2}) {
+      // Tile fetches.
+      {
+        const std::size_t n = fits ? 2'000'000 : 20'000;
+        TileCache cache({.memory_budget_bytes = budget});
+        auto image = *cache.open(tx);
+        const double kiln = rate(threads, n, [&](int t, std::size_t count) {
+          TileReader reader(cache, image);
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          std::uint64_t sink = 0;
+          for (std::size_t i = 0; i < count; ++i) {
+            auto tile = reader.tile(0, rng.next() % ws.tiles_x, rng.next() % ws.tiles_y);
+            sink += (*tile)->rgba[i & 4095];
+          }
+          g_sink += sink;
+        });
+        OIIO::ImageCache* ic = OIIO::ImageCache::create(false);
+        ic->attribute("max_memory_MB", kBudgetMb);
+        const double oiio = rate(threads, n, [&](int t, std::size_t count) {
+          auto* pt = ic->get_perthread_info();
+          auto* handle = ic->get_image_handle(name, pt);
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          std::uint64_t sink = 0;
+          for (std::size_t i = 0; i < count; ++i) {
+            const int x = int(rng.next() % ws.tiles_x) * kTile, y = int(rng.next() % ws.tiles_y) * kTile;
+            OIIO::ImageCache::Tile* tile = ic->get_tile(handle, pt, 0, 0, x, y, 0);
+            OIIO::TypeDesc format;
+            sink += static_cast<const std::uint8_t*>(ic->tile_pixels(tile, format))[i & 4095];
+            ic->release_tile(tile);
+          }
+          g_sink += sink;
+        });
+        OIIO::ImageCache::destroy(ic);
+        row("tile fetch", ws, threads, kiln, oiio);
+      }
+      // Tile copies: the pixels of one tile into the caller's buffer.
+      {
+        const std::size_t n = fits ? 300'000 : 20'000;
+        TileCache cache({.memory_budget_bytes = budget});
+        auto image = *cache.open(tx);
+        const double kiln = rate(threads, n, [&](int t, std::size_t count) {
+          TileReader reader(cache, image);
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          std::vector<std::uint8_t> buffer(kTile * kTile * 4);
+          for (std::size_t i = 0; i < count; ++i) {
+            auto tile = reader.tile(0, rng.next() % ws.tiles_x, rng.next() % ws.tiles_y);
+            std::memcpy(buffer.data(), (*tile)->rgba.data(), buffer.size());
+          }
+          g_sink += buffer[7];
+        });
+        OIIO::ImageCache* ic = OIIO::ImageCache::create(false);
+        ic->attribute("max_memory_MB", kBudgetMb);
+        const double oiio = rate(threads, n, [&](int t, std::size_t count) {
+          auto* pt = ic->get_perthread_info();
+          auto* handle = ic->get_image_handle(name, pt);
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          std::vector<std::uint8_t> buffer(kTile * kTile * 4);
+          for (std::size_t i = 0; i < count; ++i) {
+            const int x = int(rng.next() % ws.tiles_x) * kTile, y = int(rng.next() % ws.tiles_y) * kTile;
+            ic->get_pixels(handle, pt, 0, 0, x, x + kTile, y, y + kTile, 0, 1, 0, 4, OIIO::TypeDesc::UINT8,
+                           buffer.data());
+          }
+          g_sink += buffer[7];
+        });
+        OIIO::ImageCache::destroy(ic);
+        row("tile copy", ws, threads, kiln, oiio);
+      }
+      // Bilinear lookups at random points of the working set.
+      {
+        const std::size_t n = fits ? 2'000'000 : 40'000;
+        const float s_max = float(ws.tiles_x * kTile) / kSize, t_max = float(ws.tiles_y * kTile) / kSize;
+        TileCache cache({.memory_budget_bytes = budget});
+        auto image = *cache.open(tx);
+        const double kiln = rate(threads, n, [&](int t, std::size_t count) {
+          TextureSampler sampler(cache, image, {.wrap_s = WrapMode::Clamp, .wrap_t = WrapMode::Clamp});
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          float sum = 0;
+          for (std::size_t i = 0; i < count; ++i) sum += (*sampler.bilinear(rng.unit() * s_max, rng.unit() * t_max))[0];
+          g_sink += std::uint64_t(sum);
+        });
+        OIIO::TextureSystem* ts = OIIO::TextureSystem::create(false);
+        ts->attribute("max_memory_MB", kBudgetMb);
+        const double oiio = rate(threads, n, [&](int t, std::size_t count) {
+          auto* pt = ts->get_perthread_info();
+          auto* handle = ts->get_texture_handle(name, pt);
+          OIIO::TextureOpt opt;
+          opt.mipmode = OIIO::TextureOpt::MipModeNoMIP;
+          opt.interpmode = OIIO::TextureOpt::InterpBilinear;
+          opt.swrap = opt.twrap = OIIO::TextureOpt::WrapClamp;
+          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+          float sum = 0, result[4];
+          for (std::size_t i = 0; i < count; ++i) {
+            ts->texture(handle, pt, opt, rng.unit() * s_max, rng.unit() * t_max, 0, 0, 0, 0, 4, result);
+            sum += result[0];
+          }
+          g_sink += std::uint64_t(sum);
+        });
+        OIIO::TextureSystem::destroy(ts);
+        row("bilinear", ws, threads, kiln, oiio);
+      }
+    }
+  }
+  return g_sink == 42 ? 1 : 0;  // keeps the work observable
+}
