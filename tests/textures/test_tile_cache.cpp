@@ -38,6 +38,11 @@ TEST_CASE("tiles through the cache are the file's tiles - a second request is a 
   const auto loads = cache.stats().tiles.loads;
   REQUIRE(cache.tile(**image, 0, 1, 1));
   CHECK(cache.stats().tiles.loads == loads);
+  const auto s = cache.stats();
+  CHECK(s.reads_per_level.at(0) == 4 * 3);  // 200x130 in 64x64 tiles
+  CHECK(s.hits_at(0) == 1);
+  CHECK(s.redundant_reads == 0);
+  CHECK(s.read_ns > 0);
   CHECK(cache.stats().tiles.l1_hits + cache.stats().tiles.l2_hits >= 1);
   CHECK((*cache.open(tx)).get() == (*image).get());  // unchanged file: the same image
 }
@@ -167,6 +172,8 @@ TEST_CASE("the budget holds while two threads stream an image four times larger 
   CHECK(s.tiles.peak_bytes <= kBudget + 2 * (kL1 + 2) * tile_bytes);
   CHECK(s.tiles.evictions > 0);
   CHECK(s.tiles.loads >= 256);  // the image does not fit: tiles are loaded again on the second pass
+  CHECK(s.redundant_reads == s.reads_per_level.at(0) - 256);  // every read past the first of a tile
+  CHECK(s.open_files >= 1);
 }
 
 TEST_CASE("samplers on two threads see an overwrite as a stale image, never the old tiles") {
