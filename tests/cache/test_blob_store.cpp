@@ -266,7 +266,7 @@ TEST_CASE("prune removes temp files left by crashed writers - not fresh ones") {
 
 TEST_SUITE("cache") {
 
-TEST_CASE("a namespace another store holds open is never pruned, however old") {
+TEST_CASE("a namespace another store holds open is never pruned - however old") {
   test::TempDir dir("blobs");
   auto user = open_store(dir / "root", {.background_writes = false});
   auto in_use = open_ns(*user, "long-running");

@@ -22,7 +22,7 @@ TEST_CASE("the seed's golden digest and canonical keywords") {
   CHECK(VariantKey::create("S", "P", {}, 1).keyword_list().empty());
 }
 
-TEST_CASE("shader, pass and revision each partition keys") {
+TEST_CASE("shader - pass and revision each partition keys") {
   const auto base = VariantKey::create("Lit", "Forward", {"FOG"}, 7);
   CHECK_FALSE(base == VariantKey::create("Lit", "Shadow", {"FOG"}, 7));
   CHECK_FALSE(base == VariantKey::create("Unlit", "Forward", {"FOG"}, 7));

@@ -23,12 +23,15 @@ struct OiioTextures::Impl {
   OIIO::TextureSystem* ts = nullptr;
 };
 
+// OIIO's process-wide texture system, never destroyed: OIIO 2.4's TextureSystem::destroy() deletes
+// through the wrong type (AddressSanitizer: new-delete-type-mismatch). Tests use their own temp
+// files, so sharing its cache between tests mixes nothing.
 OiioTextures::OiioTextures(float budget_mb) : impl_(std::make_unique<Impl>()) {
-  impl_->ts = OIIO::TextureSystem::create(false);
+  impl_->ts = OIIO::TextureSystem::create(true);
   impl_->ts->attribute("max_memory_MB", budget_mb);
 }
 
-OiioTextures::~OiioTextures() { OIIO::TextureSystem::destroy(impl_->ts); }
+OiioTextures::~OiioTextures() = default;
 
 namespace {
 

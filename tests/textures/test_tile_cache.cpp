@@ -176,7 +176,7 @@ TEST_CASE("the budget holds while two threads stream an image four times larger 
   CHECK(s.open_files >= 1);
 }
 
-TEST_CASE("samplers on two threads see an overwrite as a stale image, never the old tiles") {
+TEST_CASE("samplers on two threads see an overwrite as a stale image - never the old tiles") {
   test::TempDir dir("tiles");
   const fs::path tx = make_tx(dir, "live", 512, 512, 4);
   const fs::path other = make_tx(dir, "other", 512, 512, 3);

@@ -98,7 +98,7 @@ TEST_CASE("Kiln-written .tx files read in OIIO with the same pixels on every lev
   }
 }
 
-TEST_CASE("the mip chain is box filtered: 2x2 averages for even sizes, the mean kept for odd ones") {
+TEST_CASE("the mip chain is box filtered: 2x2 averages for even sizes - the mean kept for odd ones") {
   test::TempDir dir("txw");
   auto source = read_image(make_png(dir, "even", 128, 64, 4));
   REQUIRE(source);
@@ -126,7 +126,7 @@ TEST_CASE("the mip chain is box filtered: 2x2 averages for even sizes, the mean 
   for (int c = 0; c < 3; ++c) CHECK(std::abs(mean(odd_half, c) - mean(*odd, c)) < 0.5);
 }
 
-TEST_CASE("the same pixels make the same .tx bytes, and a constant image says so") {
+TEST_CASE("the same pixels make the same .tx bytes - and a constant image says so") {
   test::TempDir dir("txw");
   auto source = read_image(make_png(dir, "img", 100, 40, 3));
   REQUIRE(source);
