@@ -8,6 +8,7 @@
 #include "kiln/textures/tx_writer.h"
 #include "oiio_oracle.h"
 #include "temp_dir.h"
+#include "tx_fixtures.h"
 
 using namespace kiln;
 using namespace kiln::textures;
@@ -17,19 +18,7 @@ namespace {
 
 // A PNG with a gradient made by oiiotool: a source as artists hand them over.
 fs::path make_png(const test::TempDir& dir, const std::string& name, int w, int h, int channels) {
-  const char* corners[] = {"topleft=0.1,0.9,0.2,1", "topright=0.9,0.1,0.5,0.2", "bottomleft=0.3,0.3,0.9,0.6",
-                           "bottomright=1,1,0,0.9"};
-  std::string pattern = "fill";
-  for (std::string c : corners) {
-    std::string head = c.substr(0, c.find('=') + 1), values = c.substr(c.find('=') + 1), kept;
-    int n = 0;
-    for (std::size_t at = 0; n < channels; ++n) {
-      const std::size_t comma = values.find(',', at);
-      kept += (n ? "," : "") + values.substr(at, comma - at);
-      at = comma + 1;
-    }
-    pattern += ":" + head + kept;
-  }
+  const std::string pattern = test::gradient_pattern(channels);
   const fs::path png = dir / (name + ".png");
   auto r = test::run_process({"/usr/bin/oiiotool", "--pattern", pattern, std::to_string(w) + "x" + std::to_string(h),
                               std::to_string(channels), "-d", "uint8", "-o", png.string()});
