@@ -11,7 +11,7 @@
 
 #include "blob_format.h"
 #include "blob_store_impl.h"
-#include "private_files.h"
+#include "kiln/cache/private_files.h"
 
 namespace kiln::cache {
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "private_files.h"
+#include "kiln/cache/private_files.h"
 
 namespace kiln::cache {
 

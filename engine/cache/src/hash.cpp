@@ -1,6 +1,8 @@
 #include "kiln/cache/hash.h"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <xxhash.h>
 
 #include <cassert>
@@ -64,5 +66,23 @@ std::string sha256_hex(std::span<const std::byte> data) {
   return out;
 }
 std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)); }
+
+std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data) {
+  std::array<std::uint8_t, 32> out{};
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+  std::size_t len = 0;
+  // These fail only on allocation failure; that is a broken invariant, not bad input.
+  [[maybe_unused]] const bool ok =
+      ctx && EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) == 1 &&
+      EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1 &&
+      EVP_MAC_final(ctx, out.data(), &len, out.size()) == 1;
+  assert(ok && len == 32);
+  EVP_MAC_CTX_free(ctx);
+  EVP_MAC_free(mac);
+  return out;
+}
 
 }  // namespace kiln::cache

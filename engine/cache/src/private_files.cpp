@@ -1,4 +1,4 @@
-#include "private_files.h"
+#include "kiln/cache/private_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

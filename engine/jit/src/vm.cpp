@@ -1,22 +1,14 @@
 #include "kiln/jit/vm.h"
 
+#include "kiln/jit/page_analysis.h"
+#include "values.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 namespace kiln::jit {
 namespace {
-
-struct Array;
-
-union Value {
-  double n;
-  Array* a;
-};
-
-struct Array {
-  std::vector<Value> items;
-};
 
 struct Frame {
   std::size_t function;
@@ -82,9 +74,45 @@ struct Vm::Impl {
   std::uint64_t elements = 0;  // arrays and array elements created, against options.max_array_elements
   bool running = false;
 
+  // Compiled pages (options.jit): a slot per program page once it got hot, and its heat until then.
+  std::vector<std::shared_ptr<PageSlot>> slots;
+  std::vector<std::uint32_t> heat;
+  abi::JitMode mode = abi::JitMode::kChecked;
+  abi::Context context{};
+
   Impl(const Program& p, VmOptions o) : program(p), options(o), module(p.module_slots), defined(p.functions.size()) {
     host.resize(p.host.size());
     for (auto& v : module) v.n = 0;
+    if (options.jit) {
+      slots.resize(p.page_count());
+      heat.resize(p.page_count());
+      mode = options.instruction_budget ? abi::JitMode::kChecked : options.jit_mode;
+    }
+  }
+
+  // The code of program page `page`, asking the runtime for it once the page is hot.
+  const PageCode* compiled_page(std::size_t page) {
+    auto& slot = slots[page];
+    if (!slot) {
+      if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
+      slot = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
+    }
+    return slot->code.load(std::memory_order_acquire);
+  }
+
+  // Runs compiled code from `pc` of frame `f` for as long as there is code for where control goes;
+  // leaves `pc` where the interpreter continues.
+  void run_compiled(const Frame& f, Value* regs, std::size_t& pc) {
+    const FunctionCode& fn = program.functions[f.function];
+    while (pc < fn.words) {
+      const std::size_t offset = pc % kPageWords;
+      const PageCode* code = compiled_page(fn.first_page + pc / kPageWords);
+      if (!code || !code->entries.test(offset)) return;
+      context.regs = regs;
+      const std::uint64_t exit = code->function(&context, static_cast<std::uint32_t>(offset));
+      pc = static_cast<std::size_t>(static_cast<std::int64_t>(pc - offset) + abi::exit_target(exit));
+      if (abi::exit_interprets(exit)) return;
+    }
   }
 
   Error error_at(const Frame& f, std::size_t pc, const std::string& message) const {
@@ -135,6 +163,15 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
   Value* R = stack.data() + f->base;
   std::size_t pc = f->pc;
   std::uint32_t w;
+  const bool jit = options.jit != nullptr;
+  context = {nullptr, module.data(), abi::helper_table(), &counted, budget, &cancelled};
+
+// Where control arrives from elsewhere (a call, a return, a loop's backward branch), compiled code
+// takes over if the page has it for this entry.
+#define KILN_ENTER()                      \
+  do {                                    \
+    if (jit) run_compiled(*f, R, pc);     \
+  } while (0)
 
 // Counted on every backward jump and call: the points a runaway script must pass.
 #define KILN_TICK(at)                                                                               \
@@ -151,6 +188,7 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
 #define B b_of(w)
 #define C c_of(w)
 
+  KILN_ENTER();
   NEXT();
 op_loadn: {
   std::uint64_t bits = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
@@ -182,6 +220,7 @@ op_jmp: {
   const int d = d_of(w);
   if (d < 0) KILN_TICK(pc - 1);
   pc += d;
+  if (d < 0) KILN_ENTER();
   NEXT();
 }
 op_jmpif:
@@ -189,6 +228,7 @@ op_jmpif:
     const int d = d_of(w);
     if (d < 0) KILN_TICK(pc - 1);
     pc += d;
+    if (d < 0) KILN_ENTER();
   }
   NEXT();
 op_jmpifnot:
@@ -196,6 +236,7 @@ op_jmpifnot:
     const int d = d_of(w);
     if (d < 0) KILN_TICK(pc - 1);
     pc += d;
+    if (d < 0) KILN_ENTER();
   }
   NEXT();
 op_forprep: {
@@ -212,6 +253,7 @@ op_forloop: {
     R[A + 3].n = v;
     KILN_TICK(pc - 1);
     pc += d_of(w);
+    KILN_ENTER();
   }
   NEXT();
 }
@@ -221,32 +263,32 @@ op_forloop: {
       return error_at(*f, pc - 1, "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
   } while (0)
 op_newarr: KILN_GROW(); R[A].a = new_array(); NEXT();
-op_append: KILN_GROW(); R[A].a->items.push_back(R[B]); NEXT();
+op_append: KILN_GROW(); static_cast<Array*>(R[A].a)->push_back(R[B]); NEXT();
 op_geti: {
-  const Array* arr = R[B].a;
+  const Array* arr = static_cast<const Array*>(R[B].a);
   const double i = R[C].n;
-  if (!(i >= 1 && i <= static_cast<double>(arr->items.size()) && i == std::floor(i)))
+  if (!(i >= 1 && i <= static_cast<double>(arr->count()) && i == std::floor(i)))
     return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range (size " +
-                                    std::to_string(arr->items.size()) + "; nil is outside Kiln's script subset)");
-  R[A] = arr->items[static_cast<std::size_t>(i) - 1];
+                                    std::to_string(arr->count()) + "; nil is outside Kiln's script subset)");
+  R[A] = (*arr)[static_cast<std::size_t>(i) - 1];
   NEXT();
 }
 op_seti: {
-  Array* arr = R[A].a;
+  Array* arr = static_cast<Array*>(R[A].a);
   const double i = R[B].n;
-  const double n = static_cast<double>(arr->items.size());
+  const double n = static_cast<double>(arr->count());
   if (i >= 1 && i <= n && i == std::floor(i)) {
-    arr->items[static_cast<std::size_t>(i) - 1] = R[C];
+    (*arr)[static_cast<std::size_t>(i) - 1] = R[C];
   } else if (i == n + 1) {
     KILN_GROW();
-    arr->items.push_back(R[C]);
+    arr->push_back(R[C]);
   } else {
     return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range for a write (size " +
-                                    std::to_string(arr->items.size()) + "; arrays grow by a[#a + 1] = v)");
+                                    std::to_string(arr->count()) + "; arrays grow by a[#a + 1] = v)");
   }
   NEXT();
 }
-op_len: R[A].n = static_cast<double>(R[B].a->items.size()); NEXT();
+op_len: R[A].n = static_cast<double>(R[B].a->size); NEXT();
 op_loadf: {
   const std::size_t fn = ud_of(w);
   // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
@@ -268,6 +310,7 @@ op_call: {
   code = program.code(callee);
   R = stack.data() + f->base;
   pc = 0;
+  KILN_ENTER();
   NEXT();
 }
 op_math: R[A].n = math_call(static_cast<MathFn>(B), &R[A], C); NEXT();
@@ -292,6 +335,7 @@ op_ret0: {
   code = program.code(f->function);
   R = stack.data() + f->base;
   pc = f->pc;
+  KILN_ENTER();
   NEXT();
 }
 op_putn: line += format_number(R[A].n); NEXT();
@@ -316,6 +360,7 @@ op_define: defined[ud_of(w)] = true; NEXT();
       const auto d = static_cast<std::int32_t>(code[pc]);      \
       if (d < 0) KILN_TICK(pc - 1);                            \
       pc += 1 + d;                                             \
+      if (d < 0) KILN_ENTER();                                 \
     } else {                                                   \
       pc += 1;                                                 \
     }                                                          \
@@ -327,6 +372,7 @@ op_jnoteq: KILN_BRANCH(R[A].n != R[B].n);
 op_jeq: KILN_BRANCH(R[A].n == R[B].n);
 #undef KILN_BRANCH
 #undef KILN_TICK
+#undef KILN_ENTER
 #undef NEXT
 #undef A
 #undef B
@@ -392,9 +438,9 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       else {
         slot.a = impl_->new_array();
         if (auto* nums = std::get_if<std::vector<double>>(&a))
-          for (double x : *nums) slot.a->items.push_back(Value{x});
+          for (double x : *nums) static_cast<Array*>(slot.a)->push_back(Value{x});
         else
-          for (bool x : std::get<std::vector<bool>>(a)) slot.a->items.push_back(Value{x ? 1.0 : 0.0});
+          for (bool x : std::get<std::vector<bool>>(a)) static_cast<Array*>(slot.a)->push_back(Value{x ? 1.0 : 0.0});
       }
     }
     impl_->frames.push_back({fi, 0, 0, 0});
@@ -405,12 +451,12 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");
       case Type::kNumberArray: {
         std::vector<double> out;
-        for (const Value& v : result.a->items) out.push_back(v.n);
+        for (const Value& v : *static_cast<const Array*>(result.a)) out.push_back(v.n);
         return ScriptValue{std::move(out)};
       }
       case Type::kBooleanArray: {
         std::vector<bool> out;
-        for (const Value& v : result.a->items) out.push_back(v.n != 0);
+        for (const Value& v : *static_cast<const Array*>(result.a)) out.push_back(v.n != 0);
         return ScriptValue{std::move(out)};
       }
       default: return ScriptValue{result.n};

@@ -5,6 +5,7 @@
 // Thread-safety: pure functions; Xxh3Stream is single-threaded.
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -47,6 +48,10 @@ class Xxh3Stream {
 // 64 lowercase hex characters of SHA-256 (OpenSSL EVP).
 std::string sha256_hex(std::string_view data);
 std::string sha256_hex(std::span<const std::byte> data);
+
+// HMAC-SHA256 of `data` under `key` (OpenSSL): proves who wrote a blob, where a checksum proves
+// only that it is intact.
+std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data);
 
 // 16 lowercase hex characters.
 std::string hex64(std::uint64_t value);

@@ -19,7 +19,7 @@ inline Error make_error(std::string message) { return Error{std::move(message)};
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  Result(T v) : state_(std::in_place_index<0>, std::move(v)) {}
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool ok() const { return state_.index() == 0; }

@@ -1,6 +1,6 @@
 #pragma once
 // The interpreter of Kiln's script bytecode: every script runs here first; the JIT (issue 6)
-// replaces hot pages. A register machine with a computed-goto dispatch loop and an explicit frame
+// runs hot pages natively (VmOptions::jit). A register machine with a computed-goto dispatch loop and an explicit frame
 // stack (deep script recursion never deepens the C++ stack).
 //
 // A runaway script cannot hang its host: call depth is bounded, an instruction budget and a
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kiln/jit/bytecode.h"
+#include "kiln/jit/jit_runtime.h"
 
 namespace kiln::jit {
 
@@ -30,6 +31,12 @@ struct VmOptions {
   int max_call_depth = 10000;
   std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
   std::uint64_t max_array_elements = std::uint64_t{1} << 26;  // arrays and elements created in one Vm
+  // Compiled pages: hot pages are asked for from this runtime (which must outlive the Vm) and run
+  // natively from their entries. None: everything is interpreted.
+  JitRuntime* jit = nullptr;
+  // kUnchecked compiles loops without budget or cancellation checks; a Vm with an instruction
+  // budget always uses kChecked.
+  abi::JitMode jit_mode = abi::JitMode::kChecked;
 };
 
 // A value crossing between the engine and a script.

@@ -1,0 +1,75 @@
+#pragma once
+// The contract between the interpreter and compiled pages (the seed's "what a compiled page depends
+// on", as an ABI). A compiled page is one native function
+//
+//     std::uint64_t page(Context* ctx, std::uint32_t entry)
+//
+// entered at `entry`, a word offset in its page that its entry set contains. It runs until control
+// leaves the page, or reaches an instruction it does not run natively (calls, returns, printing,
+// host calls, allocation, an array index out of range, a budget check that would fail). It returns
+// the word offset, relative to its page start (negative or >= kPageWords when control left the
+// page), where the interpreter continues, and kInterpretFlag when the instruction there must be
+// interpreted before compiled code may run again (else it may enter compiled code at once).
+//
+// Everything the code touches comes through `ctx`: the frame's registers, module variables, the
+// helper table (math functions: no libcalls, no host address in the code), the budget counter and
+// the cancellation flag. So the code bakes no address and a blob of it runs in any process of the
+// same build on the same host.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::jit::abi {
+
+struct ArrayData;
+
+// A register or module variable: a number (booleans are 0/1) or an array.
+union Value {
+  double n;
+  ArrayData* a;
+};
+static_assert(sizeof(Value) == 8);
+
+// An array's elements (the layout compiled GETI/SETI/LEN read).
+struct ArrayData {
+  Value* data;
+  std::uint64_t size;
+  std::uint64_t capacity;
+};
+
+// The helper table: every math function compiled code calls. One signature for all (unary
+// functions ignore y), so a call through the table is uniform.
+using Helper = double (*)(double x, double y);
+enum HelperIndex : std::uint32_t {
+  kHelperPow, kHelperFmod, kHelperSin, kHelperCos, kHelperTan, kHelperAsin, kHelperAcos, kHelperAtan,
+  kHelperExp, kHelperLog, kHelperLog10, kHelperAtan2, kHelperCount,
+};
+const Helper* helper_table();  // process-wide, filled with the C library's functions
+
+struct Context {
+  Value* regs;                       // the current frame's registers
+  Value* module;                     // module variables
+  const Helper* helpers;             // helper_table()
+  std::uint64_t* counted;            // backward jumps and calls so far (checked mode)
+  std::uint64_t budget;              // 0: unlimited
+  const std::atomic<bool>* cancelled;
+};
+static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
+
+inline constexpr std::uint64_t kInterpretFlag = std::uint64_t{1} << 32;
+using PageFunction = std::uint64_t (*)(Context* ctx, std::uint32_t entry);
+
+inline std::uint64_t exit_code(std::int32_t target, bool interpret) {
+  return std::uint32_t(target) | (interpret ? kInterpretFlag : 0);
+}
+inline std::int32_t exit_target(std::uint64_t code) { return std::int32_t(std::uint32_t(code)); }
+inline bool exit_interprets(std::uint64_t code) { return (code & kInterpretFlag) != 0; }
+
+// Codegen modes (the seed's FR mode): part of every key, recorded with published code.
+enum class JitMode : std::uint32_t {
+  kChecked = 0,    // backward jumps count against the budget and look at the cancellation flag
+  kUnchecked = 1,  // no checks: for scripts the engine trusts (no budget, never cancelled)
+};
+
+}  // namespace kiln::jit::abi

@@ -1,0 +1,280 @@
+#include "kiln/jit/jit_runtime.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "kiln/cache/hash.h"
+#include "kiln/jit/page_store.h"
+
+namespace kiln::jit {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t ns_since(Clock::time_point t) {
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+
+}  // namespace
+
+const char* jit_build_id() { return KILN_JIT_BUILD_ID; }
+
+std::string JitStats::summary() const {
+  return "pages: " + std::to_string(requested) + " hot, " + std::to_string(compiled) + " compiled (" +
+         std::to_string(compile_ns / 1000000) + " ms), " + std::to_string(loaded) + " loaded from cache (" +
+         std::to_string(load_ns / 1000) + " us), " + std::to_string(interpreted) + " interpreted, " +
+         std::to_string(not_cacheable) + " not cacheable, rejected " + std::to_string(compare_rejected) +
+         " by compare / " + std::to_string(hmac_rejected) + " by HMAC / " + std::to_string(corrupt) + " corrupt";
+}
+
+struct JitRuntime::Impl {
+  JitOptions options;
+  std::unique_ptr<PageStore> store;
+
+  struct Key {
+    cache::Hash128 hash;
+    abi::JitMode mode;
+    bool operator<(const Key& o) const {
+      return std::tie(hash.high, hash.low, mode) < std::tie(o.hash.high, o.hash.low, o.mode);
+    }
+  };
+  struct Job {
+    std::vector<std::uint32_t> page;
+    std::vector<std::uint16_t> entries;
+    abi::JitMode mode;
+    std::shared_ptr<PageSlot> slot;
+  };
+
+  mutable std::mutex mu;  // guards everything below
+  std::map<Key, std::shared_ptr<PageSlot>> slots;
+  std::vector<std::unique_ptr<PageCode>> codes;
+  std::vector<std::pair<void*, std::size_t>> mappings;
+  std::deque<Job> queue;
+  int running = 0;
+  bool stopping = false;
+  std::condition_variable work_cv, idle_cv;
+  std::vector<std::thread> workers;
+  JitStats stats;
+
+  ~Impl() {
+    {
+      std::lock_guard lock(mu);
+      stopping = true;
+    }
+    work_cv.notify_all();
+    for (auto& t : workers) t.join();
+    store.reset();  // flushes its writer
+    for (auto& [p, n] : mappings) ::munmap(p, n);
+  }
+
+  // Maps `code` writable, copies it, then makes it read+execute: never writable and executable.
+  Result<abi::PageFunction> install(const std::vector<std::uint8_t>& code, std::uint32_t function_offset) {
+    const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+    const std::size_t size = (code.size() + page - 1) / page * page;
+    void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return make_error("cannot map memory for compiled code");
+    std::memcpy(mem, code.data(), code.size());
+    if (::mprotect(mem, size, PROT_READ | PROT_EXEC) != 0) {
+      ::munmap(mem, size);
+      return make_error("cannot make compiled code executable");
+    }
+    std::lock_guard lock(mu);
+    mappings.emplace_back(mem, size);
+    return reinterpret_cast<abi::PageFunction>(static_cast<char*>(mem) + function_offset);
+  }
+
+  void publish(const std::shared_ptr<PageSlot>& slot, abi::PageFunction fn, const std::vector<std::uint16_t>& entries,
+               abi::JitMode mode) {
+    auto code = std::make_unique<PageCode>();
+    code->function = fn;
+    code->mode = mode;  // recorded: a request for another mode is never covered by this code
+    for (std::uint16_t e : entries) code->entries.set(e);
+    std::lock_guard lock(mu);
+    slot->code.store(code.get(), std::memory_order_release);
+    codes.push_back(std::move(code));
+  }
+
+  void give_up(const std::shared_ptr<PageSlot>& slot) {
+    slot->unavailable.store(true, std::memory_order_release);
+  }
+
+  // A cache hit, loaded; false when the cache has nothing to serve. Fills `union_entries` with what
+  // a compile should cover on a miss.
+  bool load_cached(const Job& job, std::vector<std::uint16_t>& union_entries) {
+    union_entries = job.entries;
+    if (!store) return false;
+    const auto started = Clock::now();
+    PageLookup found = store->find(job.page, job.entries, job.mode);
+    {
+      std::lock_guard lock(mu);
+      stats.compare_rejected += std::uint64_t(found.compare_rejected);
+      stats.hmac_rejected += std::uint64_t(found.hmac_rejected);
+      stats.corrupt += std::uint64_t(found.corrupt);
+    }
+    if (!found.hit) {
+      // Union on a miss: the new variant also covers the best cached one, so variants converge.
+      union_entries.insert(union_entries.end(), found.variant_entries.begin(), found.variant_entries.end());
+      std::sort(union_entries.begin(), union_entries.end());
+      union_entries.erase(std::unique(union_entries.begin(), union_entries.end()), union_entries.end());
+      return false;
+    }
+    auto fn = install(found.hit->code, found.hit->function_offset);
+    if (!fn) return false;
+    publish(job.slot, *fn, found.hit->entries, job.mode);
+    {
+      std::lock_guard lock(mu);
+      ++stats.loaded;
+      stats.load_ns += ns_since(started);
+    }
+    if (options.verify && options.compiler) verify(job, *found.hit);
+    return true;
+  }
+
+  // Verify mode: the hit's code must be what compiling its page and entries gives now.
+  void verify(const Job& job, const StoredPage& hit) {
+    PageRequest request{job.page, hit.entries, job.mode};
+    auto again = options.compiler->compile(request);
+    const bool same = again && again->code == hit.code && again->function_offset == hit.function_offset;
+    if (!same) {
+      std::lock_guard lock(mu);
+      ++stats.verify_mismatches;
+    }
+  }
+
+  void compile(Job& job, const std::vector<std::uint16_t>& entries) {
+    if (!options.compiler) {
+      give_up(job.slot);
+      return;
+    }
+    const auto started = Clock::now();
+    PageRequest request{job.page, entries, job.mode};
+    auto compiled = options.compiler->compile(request);
+    const std::uint64_t took = ns_since(started);
+    if (!compiled || compiled->entries.empty()) {
+      std::lock_guard lock(mu);
+      ++stats.compile_failed;
+      give_up(job.slot);
+      return;
+    }
+    auto fn = install(compiled->code, compiled->function_offset);
+    if (!fn) {
+      give_up(job.slot);
+      return;
+    }
+    publish(job.slot, *fn, compiled->entries, job.mode);
+    {
+      std::lock_guard lock(mu);
+      ++stats.compiled;
+      stats.compile_ns += took;
+      if (!compiled->cacheable) ++stats.not_cacheable;
+      else if (store) ++stats.stored;
+    }
+    if (compiled->cacheable && store) store->put(job.page, job.mode, *compiled);
+  }
+
+  void worker_loop() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      work_cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (stopping) return;
+      Job job = std::move(queue.front());
+      queue.pop_front();
+      ++running;
+      lock.unlock();
+      const std::vector<std::uint16_t> entries = job.entries;  // the union, decided when it was queued
+      compile(job, entries);
+      lock.lock();
+      --running;
+      idle_cv.notify_all();
+    }
+  }
+};
+
+JitRuntime::JitRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+JitRuntime::~JitRuntime() = default;
+
+Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  if (!impl->options.cache_dir.empty()) {
+    std::string fingerprint = impl->options.fingerprint;
+    if (fingerprint.empty() && impl->options.compiler) fingerprint = impl->options.compiler->fingerprint();
+    if (fingerprint.empty())
+      return make_error("a page cache without a compiler needs the fingerprint of the compiler that filled it");
+    auto store = PageStore::open({.dir = impl->options.cache_dir,
+                                  .build_id = jit_build_id(),
+                                  .fingerprint = fingerprint,
+                                  .max_bytes = impl->options.cache_max_bytes,
+                                  .keep_builds = impl->options.keep_builds});
+    if (!store) return store.error();
+    impl->store = std::move(*store);
+  }
+  if (!impl->options.synchronous)
+    for (int i = 0; i < std::max(1, impl->options.compile_threads); ++i)
+      impl->workers.emplace_back([p = impl.get()] { p->worker_loop(); });
+  return std::unique_ptr<JitRuntime>(new JitRuntime(std::move(impl)));
+}
+
+std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
+                                              abi::JitMode mode) {
+  const Impl::Key key{cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()),
+                                                                 page.size() * 4)),
+                      mode};
+  Impl::Job job;
+  {
+    std::lock_guard lock(impl_->mu);
+    auto& slot = impl_->slots[key];
+    if (slot) return slot;  // published, in flight, or given up: never asked for twice
+    slot = std::make_shared<PageSlot>();
+    ++impl_->stats.requested;
+    job = {std::vector<std::uint32_t>(page.begin(), page.end()), std::vector<std::uint16_t>(entries.begin(), entries.end()),
+           mode, slot};
+  }
+  // A cached page loads here and now: microseconds, and the page runs compiled from its next entry.
+  std::vector<std::uint16_t> union_entries;
+  if (impl_->load_cached(job, union_entries)) return job.slot;
+  if (impl_->options.synchronous || !impl_->options.compiler) {
+    impl_->compile(job, union_entries);
+    return job.slot;
+  }
+  std::shared_ptr<PageSlot> slot = job.slot;
+  {
+    std::lock_guard lock(impl_->mu);
+    job.entries = std::move(union_entries);
+    impl_->queue.push_back(std::move(job));
+  }
+  impl_->work_cv.notify_one();
+  return slot;
+}
+
+void JitRuntime::wait_idle() {
+  std::unique_lock lock(impl_->mu);
+  impl_->idle_cv.wait(lock, [&] { return impl_->queue.empty() && impl_->running == 0; });
+}
+
+void JitRuntime::flush() {
+  wait_idle();
+  if (impl_->store) impl_->store->flush();
+}
+
+const JitOptions& JitRuntime::options() const { return impl_->options; }
+
+JitStats JitRuntime::stats() const {
+  std::lock_guard lock(impl_->mu);
+  JitStats s = impl_->stats;
+  s.interpreted = 0;
+  for (const auto& [key, slot] : impl_->slots)
+    if (!slot->code.load(std::memory_order_acquire)) ++s.interpreted;
+  return s;
+}
+
+}  // namespace kiln::jit

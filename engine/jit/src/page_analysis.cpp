@@ -1,0 +1,83 @@
+#include "kiln/jit/page_analysis.h"
+
+#include <algorithm>
+
+namespace kiln::jit {
+
+std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t at) {
+  const std::uint32_t w = page[at];
+  if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return 0;
+  const Op op = op_of(w);
+  if (op == Op::kLoadN) return 3;
+  if (has_inline_offset(op)) return 2;
+  if (op == Op::kPutS) {
+    if (at + 1 >= page.size()) return 2 + kPageWords;  // its length lies outside: it straddles
+    return 2 + (std::size_t(page[at + 1]) + 3) / 4;
+  }
+  return 1;
+}
+
+Successors successors(std::span<const std::uint32_t> page, std::size_t at) {
+  const std::uint32_t w = page[at];
+  const Op op = op_of(w);
+  const int next = int(at + instruction_words(page, at));
+  Successors s;
+  switch (op) {
+    case Op::kJmp: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
+    case Op::kJmpIf: case Op::kJmpIfNot: case Op::kForLoop:
+      s.fall = next, s.target = int(at) + 1 + d_of(w), s.has_target = true;
+      break;
+    case Op::kForPrep: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
+    case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+      s.fall = next;
+      if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
+      break;
+    case Op::kRet: case Op::kRet0: break;
+    default: s.fall = next; break;
+  }
+  return s;
+}
+
+PageShape analyze_page(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries) {
+  PageShape shape;
+  std::vector<std::size_t> work(entries.begin(), entries.end());
+  std::vector<std::uint16_t> heads;
+  while (!work.empty()) {
+    const std::size_t at = work.back();
+    work.pop_back();
+    if (at >= page.size() || shape.starts[at]) continue;
+    shape.starts[at] = true;
+    const std::size_t n = instruction_words(page, at);
+    if (n == 0) {  // not an instruction: compiled code hands it to the interpreter
+      shape.used[at] = true;
+      continue;
+    }
+    if (at + n > page.size()) {
+      shape.straddles[at] = true;
+      for (std::size_t k = at; k < page.size(); ++k) shape.used[k] = true;
+      continue;
+    }
+    for (std::size_t k = at; k < at + n; ++k) shape.used[k] = true;
+    const Successors s = successors(page, at);
+    if (s.fall >= 0) work.push_back(std::size_t(s.fall));
+    if (s.has_target && s.target >= 0 && s.target < int(page.size())) {
+      work.push_back(std::size_t(s.target));
+      if (s.target <= int(at)) heads.push_back(std::uint16_t(s.target));
+    }
+  }
+  std::sort(heads.begin(), heads.end());
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+  shape.loop_heads = std::move(heads);
+  return shape;
+}
+
+std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page, std::span<const std::uint16_t> program_entries) {
+  std::vector<std::uint16_t> out(program_entries.begin(), program_entries.end());
+  const PageShape shape = analyze_page(page, program_entries);
+  out.insert(out.end(), shape.loop_heads.begin(), shape.loop_heads.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace kiln::jit

@@ -1,0 +1,386 @@
+#include "kiln/jit/page_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "kiln/cache/hash.h"
+#include "kiln/cache/private_files.h"
+#include "kiln/core/text.h"
+
+namespace kiln::jit {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'J', 'C', 0, 1};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kBitmapBytes = kPageWords / 8;
+constexpr std::size_t kHmacBytes = 32;
+
+struct Header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t mode;
+  std::uint64_t fingerprint;
+  std::uint64_t page_hash_high, page_hash_low;
+  std::uint32_t code_length;
+  std::uint32_t function_offset;
+  std::uint32_t alignment;
+  std::uint32_t reserved;
+  std::uint64_t checksum;  // XXH3-64 of header (this field zero), page and code
+  std::uint8_t entries[kBitmapBytes];
+  std::uint8_t used[kBitmapBytes];
+};
+static_assert(sizeof(Header) == 64 + 2 * kBitmapBytes);
+constexpr std::size_t kPageBytes = kPageWords * 4;
+
+std::span<const std::byte> as_bytes(const void* p, std::size_t n) { return {static_cast<const std::byte*>(p), n}; }
+
+std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
+  std::vector<std::uint16_t> out;
+  for (std::size_t k = 0; k < kPageWords; ++k)
+    if (bitmap[k / 8] & (1u << (k % 8))) out.push_back(std::uint16_t(k));
+  return out;
+}
+
+bool covers(const std::vector<std::uint16_t>& have, std::span<const std::uint16_t> want) {
+  return std::includes(have.begin(), have.end(), want.begin(), want.end());
+}
+
+std::string entries_hash(std::span<const std::uint16_t> entries) {
+  return cache::hex64(cache::xxh3_64(as_bytes(entries.data(), entries.size() * 2)));
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// The per-user key: created once (0600, atomically), refused if anyone else could have written it.
+Result<std::vector<std::byte>> load_or_create_key(const fs::path& dir) {
+  const fs::path path = dir / "secret.key";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat st;
+      std::vector<std::byte> key(32);
+      const bool ok = ::fstat(fd, &st) == 0 && ::read(fd, key.data(), key.size()) == ssize_t(key.size());
+      ::close(fd);
+      if (!ok) return make_error(path.string() + ": cannot read the cache key");
+      if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0)
+        return make_error(path.string() + ": the cache key must belong to this user with mode 0600");
+      return key;
+    }
+    if (errno != ENOENT) return make_error(path.string() + ": cannot open the cache key: " + std::strerror(errno));
+    std::vector<std::byte> key(32);
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), int(key.size())) != 1)
+      return make_error("no randomness for the cache key");
+    // Written aside and linked into place: of two processes creating it, one key wins for both.
+    const fs::path temp = dir / (".tmp.key." + std::to_string(::getpid()));
+    const int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) return make_error(temp.string() + ": cannot create: " + std::strerror(errno));
+    const bool written = ::write(out, key.data(), key.size()) == ssize_t(key.size()) && ::fsync(out) == 0;
+    ::close(out);
+    if (written) (void)::link(temp.c_str(), path.c_str());
+    ::unlink(temp.c_str());
+  }
+  return make_error(path.string() + ": cannot create the cache key");
+}
+
+}  // namespace
+
+PageStoreFaults PageStoreFaults::from_environment() {
+  PageStoreFaults faults;
+  if (const char* v = std::getenv("KILN_BREAK")) {
+    for (const std::string& item : split_nonempty(v, ',')) {
+      if (item == "jitcache-weak-key") faults.weak_key = true;
+      if (item == "jitcache-skip-compare") faults.skip_compare = true;
+    }
+  }
+  return faults;
+}
+
+struct PageStore::Impl {
+  PageStoreOptions options;
+  PageStoreFaults faults;
+  std::vector<std::byte> key;
+  fs::path build_dir, ns_dir;
+  std::uint64_t fingerprint_hash = 0;
+  int lock_fd = -1;
+
+  std::mutex mu;  // guards queue
+  std::condition_variable cv, idle_cv;
+  struct Job {
+    fs::path dir, file;
+    std::vector<std::byte> bytes;
+    std::vector<std::uint16_t> entries;
+  };
+  std::deque<Job> queue;
+  bool writing = false, stopping = false;
+  std::thread writer;
+
+  std::array<std::uint8_t, 32> mac(std::span<const std::byte> data) const { return cache::hmac_sha256(key, data); }
+
+  std::string page_name(std::span<const std::uint32_t> page, abi::JitMode mode) const {
+    std::string hash;
+    if (faults.weak_key) {
+      std::uint64_t nonzero = 0;
+      for (std::uint32_t w : page) nonzero += w != 0;
+      hash = cache::hex64(nonzero) + cache::hex64(0);
+    } else {
+      hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes)).hex();
+    }
+    return hash + "-" + std::to_string(static_cast<std::uint32_t>(mode));
+  }
+
+  void write_loop() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty()) return;
+      Job job = std::move(queue.front());
+      queue.pop_front();
+      writing = true;
+      lock.unlock();
+      write(job);
+      lock.lock();
+      writing = false;
+      idle_cv.notify_all();
+    }
+  }
+
+  void write(const Job& job) {
+    if (!cache::write_file_atomic(job.dir / job.file, job.bytes)) return;
+    // The new variant covers the ones whose entries it includes: they go.
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(job.dir, ec)) {
+      if (e.path().filename() == job.file || e.path().extension() != ".jc") continue;
+      std::ifstream in(e.path(), std::ios::binary);
+      Header h{};
+      if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) continue;
+      if (covers(job.entries, entries_of(h.entries))) ::unlink(e.path().c_str());
+    }
+  }
+};
+
+PageStore::PageStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PageStore::~PageStore() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->cv.notify_all();
+  if (impl_->writer.joinable()) impl_->writer.join();
+  if (impl_->lock_fd >= 0) ::close(impl_->lock_fd);
+}
+
+Result<std::unique_ptr<PageStore>> PageStore::open(PageStoreOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->faults = PageStoreFaults::from_environment();
+  const fs::path& dir = impl->options.dir;
+  if (auto s = cache::make_private_dirs(dir); !s) return s.error();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || st.st_uid != ::geteuid())
+    return make_error(dir.string() + ": the page cache directory must belong to this user");
+  auto key = load_or_create_key(dir);
+  if (!key) return key.error();
+  impl->key = std::move(*key);
+  impl->fingerprint_hash = cache::xxh3_64(impl->options.fingerprint);
+  impl->build_dir = dir / impl->options.build_id;
+  impl->ns_dir = impl->build_dir / cache::hex64(impl->fingerprint_hash);
+  if (auto s = cache::make_private_dirs(impl->ns_dir); !s) return s.error();
+  // A lease on the build namespace (prune never removes one that is held) and its LRU stamp.
+  impl->lock_fd = ::open((impl->build_dir / "LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (impl->lock_fd >= 0) (void)::flock(impl->lock_fd, LOCK_SH);
+  (void)cache::write_file_atomic(impl->build_dir / "USED", as_bytes("used\n", 5));
+  if (!fs::exists(impl->ns_dir / "FINGERPRINT.txt"))
+    (void)cache::write_file_atomic(impl->ns_dir / "FINGERPRINT.txt",
+                                   as_bytes(impl->options.fingerprint.data(), impl->options.fingerprint.size()));
+  if (impl->options.background_writes) impl->writer = std::thread([p = impl.get()] { p->write_loop(); });
+  return std::unique_ptr<PageStore>(new PageStore(std::move(impl)));
+}
+
+void PageStore::set_faults(PageStoreFaults faults) { impl_->faults = faults; }
+const fs::path& PageStore::namespace_dir() const { return impl_->ns_dir; }
+
+fs::path PageStore::page_dir(std::span<const std::uint32_t> page, abi::JitMode mode) const {
+  return impl_->ns_dir / impl_->page_name(page, mode);
+}
+
+PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
+                           abi::JitMode mode) {
+  PageLookup result;
+  const fs::path dir = page_dir(page, mode);
+  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes));
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".jc") continue;
+    auto bytes = read_file(e.path());
+    if (!bytes) continue;
+    const auto drop = [&](int& counter) {
+      ++counter;
+      ::unlink(e.path().c_str());
+    };
+    Header h{};
+    if (bytes->size() < sizeof h + kPageBytes + kHmacBytes) {
+      drop(result.corrupt);
+      continue;
+    }
+    std::memcpy(&h, bytes->data(), sizeof h);
+    if (std::memcmp(h.magic, kMagic, 8) != 0 || h.version != kVersion ||
+        bytes->size() != sizeof h + kPageBytes + h.code_length + kHmacBytes || h.function_offset >= h.code_length) {
+      drop(result.corrupt);
+      continue;
+    }
+    const std::size_t signed_length = bytes->size() - kHmacBytes;
+    Header zeroed = h;
+    zeroed.checksum = 0;
+    std::string checked = *bytes;
+    std::memcpy(checked.data(), &zeroed, sizeof zeroed);
+    if (cache::xxh3_64(std::string_view(checked.data(), signed_length)) != h.checksum) {
+      drop(result.corrupt);
+      continue;
+    }
+    const auto mac = impl_->mac(as_bytes(bytes->data(), signed_length));
+    if (std::memcmp(mac.data(), bytes->data() + signed_length, kHmacBytes) != 0) {
+      drop(result.hmac_rejected);
+      continue;
+    }
+    if (h.fingerprint != impl_->fingerprint_hash || h.mode != static_cast<std::uint32_t>(mode)) {
+      drop(result.corrupt);  // a blob in the wrong place: nothing to serve it for
+      continue;
+    }
+    // The whole page is compared: no hash collision can serve code compiled for other bytes.
+    if (!impl_->faults.skip_compare &&
+        (h.page_hash_high != page_hash.high || h.page_hash_low != page_hash.low ||
+         std::memcmp(bytes->data() + sizeof h, page.data(), kPageBytes) != 0)) {
+      ++result.compare_rejected;
+      continue;
+    }
+    std::vector<std::uint16_t> have = entries_of(h.entries);
+    if (!covers(have, entries)) {
+      if (have.size() > result.variant_entries.size()) result.variant_entries = std::move(have);
+      continue;
+    }
+    StoredPage stored;
+    const char* code = bytes->data() + sizeof h + kPageBytes;
+    stored.code.assign(code, code + h.code_length);
+    stored.function_offset = h.function_offset;
+    stored.alignment = h.alignment;
+    stored.entries = std::move(have);
+    // The LRU clock: a hit refreshes the blob's time when it is a minute old.
+    struct stat st;
+    if (::stat(e.path().c_str(), &st) == 0 && st.st_mtim.tv_sec + 60 < ::time(nullptr))
+      (void)::utimensat(AT_FDCWD, e.path().c_str(), nullptr, 0);
+    result.hit = std::move(stored);
+    return result;
+  }
+  return result;
+}
+
+void PageStore::put(std::span<const std::uint32_t> page, abi::JitMode mode, const CompiledPage& compiled) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.version = kVersion;
+  h.mode = static_cast<std::uint32_t>(mode);
+  h.fingerprint = impl_->fingerprint_hash;
+  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes));
+  h.page_hash_high = page_hash.high;
+  h.page_hash_low = page_hash.low;
+  h.code_length = static_cast<std::uint32_t>(compiled.code.size());
+  h.function_offset = compiled.function_offset;
+  h.alignment = compiled.alignment;
+  for (std::uint16_t e : compiled.entries) h.entries[e / 8] |= std::uint8_t(1u << (e % 8));
+  std::memcpy(h.used, compiled.used_words.data(), std::min(kBitmapBytes, compiled.used_words.size()));
+  std::vector<std::byte> bytes(sizeof h + kPageBytes + compiled.code.size() + kHmacBytes);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  std::memcpy(bytes.data() + sizeof h, page.data(), kPageBytes);
+  std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
+  const std::size_t signed_length = bytes.size() - kHmacBytes;
+  h.checksum = cache::xxh3_64(std::span<const std::byte>(bytes.data(), signed_length));
+  std::memcpy(bytes.data(), &h, sizeof h);
+  const auto mac = impl_->mac(std::span<const std::byte>(bytes.data(), signed_length));
+  std::memcpy(bytes.data() + signed_length, mac.data(), kHmacBytes);
+
+  Impl::Job job{page_dir(page, mode), entries_hash(compiled.entries) + ".jc", std::move(bytes), compiled.entries};
+  if (!impl_->options.background_writes) {
+    impl_->write(job);
+    return;
+  }
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->queue.push_back(std::move(job));
+  }
+  impl_->cv.notify_one();
+}
+
+void PageStore::flush() {
+  std::unique_lock lock(impl_->mu);
+  impl_->idle_cv.wait(lock, [&] { return impl_->queue.empty() && !impl_->writing; });
+}
+
+Result<std::uint64_t> PageStore::prune() {
+  flush();
+  std::uint64_t removed = 0;
+  std::error_code ec;
+  // Build namespaces, newest first by their USED stamp.
+  std::vector<std::pair<fs::file_time_type, fs::path>> builds;
+  for (const auto& e : fs::directory_iterator(impl_->options.dir, ec))
+    if (e.is_directory()) builds.emplace_back(fs::last_write_time(e.path() / "USED", ec), e.path());
+  std::sort(builds.begin(), builds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = std::size_t(std::max(1, impl_->options.keep_builds)); i < builds.size(); ++i) {
+    const fs::path& build = builds[i].second;
+    if (build == impl_->build_dir) continue;
+    const int fd = ::open((build / "LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {  // nobody holds it: safe to remove
+      for (const auto& f : fs::recursive_directory_iterator(build, ec))
+        if (f.path().extension() == ".jc") ++removed;
+      fs::remove_all(build, ec);
+    }
+    ::close(fd);
+  }
+  // The size cap over what is left, least recently used first.
+  struct Blob {
+    fs::file_time_type time;
+    std::uint64_t size;
+    fs::path path;
+  };
+  std::vector<Blob> blobs;
+  std::uint64_t total = 0;
+  for (const auto& f : fs::recursive_directory_iterator(impl_->options.dir, ec)) {
+    if (f.path().extension() != ".jc") continue;
+    const std::uint64_t size = f.file_size(ec);
+    blobs.push_back({f.last_write_time(ec), size, f.path()});
+    total += size;
+  }
+  if (total > impl_->options.max_bytes) {
+    std::sort(blobs.begin(), blobs.end(), [](const Blob& a, const Blob& b) { return a.time < b.time; });
+    const std::uint64_t target = impl_->options.max_bytes / 10 * 9;
+    for (const Blob& b : blobs) {
+      if (total <= target) break;
+      if (::unlink(b.path.c_str()) == 0) {
+        total -= b.size;
+        ++removed;
+      }
+    }
+  }
+  return removed;
+}
+
+}  // namespace kiln::jit

@@ -1,0 +1,337 @@
+#include "page_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstddef>
+#include <map>
+#include <set>
+
+namespace kiln::jitc {
+namespace {
+
+using jit::Op;
+using jit::kPageWords;
+namespace abi = jit::abi;
+
+abi::HelperIndex helper_of(jit::MathFn fn) {
+  switch (fn) {
+    case jit::MathFn::kSin: return abi::kHelperSin;
+    case jit::MathFn::kCos: return abi::kHelperCos;
+    case jit::MathFn::kTan: return abi::kHelperTan;
+    case jit::MathFn::kAsin: return abi::kHelperAsin;
+    case jit::MathFn::kAcos: return abi::kHelperAcos;
+    case jit::MathFn::kAtan: return abi::kHelperAtan;
+    case jit::MathFn::kExp: return abi::kHelperExp;
+    case jit::MathFn::kLog: return abi::kHelperLog;
+    case jit::MathFn::kLog10: return abi::kHelperLog10;
+    case jit::MathFn::kFmod: return abi::kHelperFmod;
+    case jit::MathFn::kPow: return abi::kHelperPow;
+    case jit::MathFn::kAtan2: return abi::kHelperAtan2;
+    default: return abi::kHelperCount;
+  }
+}
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& module, const jit::PageRequest& request, const jit::PageShape& shape, const EmitOptions& options)
+      : C_(module.getContext()), M_(module), B_(C_), entry_builder_(C_), req_(request), shape_(shape), options_(options) {}
+
+  std::vector<std::uint16_t> run() {
+    i8_ = llvm::Type::getInt8Ty(C_);
+    i32_ = llvm::Type::getInt32Ty(C_);
+    i64_ = llvm::Type::getInt64Ty(C_);
+    f64_ = llvm::Type::getDoubleTy(C_);
+    helper_type_ = llvm::FunctionType::get(f64_, {f64_, f64_}, false);
+    auto* fn_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
+    F_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, kPageFunctionName, M_);
+    F_->addFnAttr(llvm::Attribute::NoUnwind);
+    F_->addFnAttr("frame-pointer", "none");
+    ctx_ = F_->getArg(0);
+    entry_arg_ = F_->getArg(1);
+
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
+    entry_builder_.SetInsertPoint(entry);
+    regs_ = field_ptr(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
+    module_ = field_ptr(offsetof(abi::Context, module), llvm::Type::getInt64PtrTy(C_));
+    helpers_ = field_ptr(offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo());
+    counted_ = field_ptr(offsetof(abi::Context, counted), llvm::Type::getInt64PtrTy(C_));
+    budget_ = field_value(offsetof(abi::Context, budget), i64_);
+    cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
+
+    for (std::size_t k = 0; k < kPageWords; ++k)
+      if (shape_.starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
+    for (std::size_t k = 0; k < kPageWords; ++k)
+      if (shape_.starts[k]) emit_instruction(k);
+
+    // Every exit stores the registers the page writes, then says where to continue.
+    for (auto& [key, block] : exits_) {
+      B_.SetInsertPoint(block);
+      for (int r : written_) B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, r));
+      B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
+    }
+    // Entering anywhere else: back to the interpreter, nothing changed.
+    llvm::BasicBlock* other = llvm::BasicBlock::Create(C_, "not_an_entry", F_);
+    B_.SetInsertPoint(other);
+    B_.CreateRet(B_.CreateOr(B_.CreateZExt(entry_arg_, i64_), llvm::ConstantInt::get(i64_, abi::kInterpretFlag)));
+    std::vector<std::uint16_t> served;
+    for (std::uint16_t e : req_.entries)
+      if (e < kPageWords && shape_.starts[e]) served.push_back(e);
+    auto* sw = entry_builder_.CreateSwitch(entry_arg_, other, unsigned(served.size()));
+    for (std::uint16_t e : served) sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), blocks_[e]);
+    return served;
+  }
+
+ private:
+  llvm::Value* field_addr(std::size_t offset, llvm::Type* pointee) {
+    auto* at = entry_builder_.CreateConstInBoundsGEP1_64(i8_, ctx_, offset);
+    return entry_builder_.CreateBitCast(at, pointee->getPointerTo());
+  }
+  llvm::Value* field_ptr(std::size_t offset, llvm::Type* type) {
+    return entry_builder_.CreateLoad(type, field_addr(offset, type));
+  }
+  llvm::Value* field_value(std::size_t offset, llvm::Type* type) {
+    return entry_builder_.CreateLoad(type, field_addr(offset, type));
+  }
+  llvm::Value* reg_ptr(llvm::IRBuilder<>& b, int r) { return b.CreateConstInBoundsGEP1_64(i64_, regs_, r); }
+
+  // The SSA home of register r, loaded from the frame when the page is entered.
+  llvm::AllocaInst* slot(int r) {
+    if (auto it = slots_.find(r); it != slots_.end()) return it->second;
+    auto* a = entry_builder_.CreateAlloca(i64_, nullptr, "r" + std::to_string(r));
+    entry_builder_.CreateStore(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, r)), a);
+    slots_[r] = a;
+    return a;
+  }
+  llvm::Value* raw(int r) { return B_.CreateLoad(i64_, slot(r)); }
+  llvm::Value* num(int r) { return B_.CreateBitCast(raw(r), f64_); }
+  void set_raw(int r, llvm::Value* v) {
+    written_.insert(r);
+    B_.CreateStore(v, slot(r));
+  }
+  void set_num(int r, llvm::Value* v) { set_raw(r, B_.CreateBitCast(v, i64_)); }
+  llvm::Value* flag(llvm::Value* i1) { return B_.CreateUIToFP(i1, f64_); }
+  llvm::Value* real(double v) { return llvm::ConstantFP::get(f64_, v); }
+
+  llvm::BasicBlock* exit(int target, bool interpret) {
+    auto& block = exits_[{target, interpret}];
+    if (!block) block = llvm::BasicBlock::Create(C_, "exit" + std::to_string(target) + (interpret ? "i" : ""), F_);
+    return block;
+  }
+  // Where control goes for page-relative `target`: its block, or an exit when it leaves the page.
+  llvm::BasicBlock* go(int target) {
+    if (target >= 0 && target < int(kPageWords) && shape_.starts[std::size_t(target)]) return blocks_[std::size_t(target)];
+    return exit(target, false);
+  }
+  // A backward branch from instruction k to `target`: in checked mode it counts against the budget
+  // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
+  // (and reports the error with its line).
+  llvm::BasicBlock* backward(std::size_t k, int target) {
+    if (req_.mode == abi::JitMode::kUnchecked) return go(target);
+    auto* check = llvm::BasicBlock::Create(C_, "tick" + std::to_string(k), F_);
+    auto* ok = llvm::BasicBlock::Create(C_, "ticked" + std::to_string(k), F_);
+    llvm::IRBuilder<> b(check);
+    auto* count = b.CreateAdd(b.CreateLoad(i64_, counted_), llvm::ConstantInt::get(i64_, 1));
+    auto* limited = b.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
+    auto* over = b.CreateAnd(limited, b.CreateICmpUGT(count, budget_));
+    auto* flag = b.CreateLoad(i8_, cancelled_);
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    flag->setAlignment(llvm::Align(1));
+    auto* stop = b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
+    b.CreateCondBr(stop, exit(int(k), true), ok);
+    b.SetInsertPoint(ok);
+    b.CreateStore(count, counted_);
+    b.CreateBr(go(target));
+    return check;
+  }
+  llvm::BasicBlock* branch_to(std::size_t k, int target) {
+    return target <= int(k) ? backward(k, target) : go(target);
+  }
+
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, id, {f64_}), {x});
+  }
+  llvm::Value* helper(abi::HelperIndex index, llvm::Value* x, llvm::Value* y) {
+    auto* table = B_.CreateLoad(helper_type_->getPointerTo(), B_.CreateConstInBoundsGEP1_64(helper_type_->getPointerTo(), helpers_, index));
+    auto* call = B_.CreateCall(helper_type_, table, {x, y});
+    call->addFnAttr(llvm::Attribute::NoUnwind);
+    call->addFnAttr(llvm::Attribute::ReadNone);  // math only: no memory the page can see
+    return call;
+  }
+  llvm::Value* lua_mod(llvm::Value* a, llvm::Value* b) {
+    if (options_.frem_libcall) {  // fault injection: a libcall, and Lua 5.2's sign rule on top of it
+      auto* r = B_.CreateFRem(a, b);
+      auto* fix = B_.CreateAnd(B_.CreateFCmpUNE(r, real(0)),
+                               B_.CreateXor(B_.CreateFCmpOLT(r, real(0)), B_.CreateFCmpOLT(b, real(0))));
+      return B_.CreateSelect(fix, B_.CreateFAdd(r, b), r);
+    }
+    return B_.CreateFSub(a, B_.CreateFMul(intrinsic(llvm::Intrinsic::floor, B_.CreateFDiv(a, b)), b));  // Lua 5.1
+  }
+
+  // The element pointer of array register `arr` at number `index`, branching to the interpreter
+  // at instruction k unless 1 <= index <= #arr and index is whole.
+  llvm::Value* element(std::size_t k, int arr, llvm::Value* index) {
+    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
+    auto* data = B_.CreateIntToPtr(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), llvm::Type::getInt64PtrTy(C_));
+    auto* size = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1));
+    auto* ok = B_.CreateAnd(B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateUIToFP(size, f64_))),
+                            B_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, index), index));
+    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
+    B_.CreateCondBr(ok, in_range, exit(int(k), true));
+    B_.SetInsertPoint(in_range);
+    auto* i = B_.CreateSub(B_.CreateFPToUI(index, i64_), llvm::ConstantInt::get(i64_, 1));
+    return B_.CreateInBoundsGEP(i64_, data, i);
+  }
+
+  void emit_instruction(std::size_t k) {
+    B_.SetInsertPoint(blocks_[k]);
+    const auto& page = req_.words;
+    const std::uint32_t w = page[k];
+    const std::size_t n = jit::instruction_words(page, k);
+    if (n == 0 || shape_.straddles[k]) {  // not an instruction here, or it runs past the page
+      B_.CreateBr(exit(int(k), true));
+      return;
+    }
+    const int a = int(jit::a_of(w)), b = int(jit::b_of(w)), c = int(jit::c_of(w));
+    const int next = int(k + n);
+    switch (jit::op_of(w)) {
+      case Op::kLoadN: {
+        const std::uint64_t bits = page[k + 1] | (std::uint64_t(page[k + 2]) << 32);
+        set_raw(a, llvm::ConstantInt::get(i64_, bits));
+        break;
+      }
+      case Op::kLoadB: set_num(a, real(b)); break;
+      case Op::kMove: set_raw(a, raw(b)); break;
+      case Op::kGetMod:
+        set_raw(a, B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))));
+        break;
+      case Op::kSetMod: B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))); break;
+      case Op::kAdd: set_num(a, B_.CreateFAdd(num(b), num(c))); break;
+      case Op::kSub: set_num(a, B_.CreateFSub(num(b), num(c))); break;
+      case Op::kMul: set_num(a, B_.CreateFMul(num(b), num(c))); break;
+      case Op::kDiv: set_num(a, B_.CreateFDiv(num(b), num(c))); break;
+      case Op::kMod: set_num(a, lua_mod(num(b), num(c))); break;
+      case Op::kPow: set_num(a, helper(abi::kHelperPow, num(b), num(c))); break;
+      case Op::kNeg: set_num(a, B_.CreateFNeg(num(b))); break;
+      case Op::kNot: set_num(a, flag(B_.CreateFCmpOEQ(num(b), real(0)))); break;
+      case Op::kEq: set_num(a, flag(B_.CreateFCmpOEQ(num(b), num(c)))); break;
+      case Op::kLt: set_num(a, flag(B_.CreateFCmpOLT(num(b), num(c)))); break;
+      case Op::kLe: set_num(a, flag(B_.CreateFCmpOLE(num(b), num(c)))); break;
+      case Op::kEqRef: set_num(a, flag(B_.CreateICmpEQ(raw(b), raw(c)))); break;
+      case Op::kJmp: B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w))); return;
+      case Op::kJmpIf:
+      case Op::kJmpIfNot: {
+        auto* truthy = B_.CreateFCmpUNE(num(a), real(0));
+        auto* taken = branch_to(k, int(k) + 1 + jit::d_of(w));
+        if (jit::op_of(w) == Op::kJmpIf) B_.CreateCondBr(truthy, taken, go(next));
+        else B_.CreateCondBr(truthy, go(next), taken);
+        return;
+      }
+      case Op::kForPrep:
+        set_num(a, B_.CreateFSub(num(a), num(a + 2)));
+        B_.CreateBr(go(int(k) + 1 + jit::d_of(w)));
+        return;
+      case Op::kForLoop: {
+        auto* step = num(a + 2);
+        auto* v = B_.CreateFAdd(num(a), step);
+        set_num(a, v);
+        auto* limit = num(a + 1);
+        auto* more = B_.CreateSelect(B_.CreateFCmpOGT(step, real(0)), B_.CreateFCmpOLE(v, limit), B_.CreateFCmpOGE(v, limit));
+        auto* body = llvm::BasicBlock::Create(C_, "loop" + std::to_string(k), F_);
+        B_.CreateCondBr(more, body, go(next));
+        B_.SetInsertPoint(body);
+        set_num(a + 3, v);
+        B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w)));
+        return;
+      }
+      case Op::kGetI: set_raw(a, B_.CreateLoad(i64_, element(k, b, num(c)))); break;
+      case Op::kSetI: {
+        auto* value = raw(c);
+        B_.CreateStore(value, element(k, a, num(b)));
+        break;
+      }
+      case Op::kLen: {
+        auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
+        set_num(a, B_.CreateUIToFP(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), f64_));
+        break;
+      }
+      case Op::kMath: {
+        const auto fn = static_cast<jit::MathFn>(b);
+        llvm::Value* x = c > 0 ? num(a) : real(0);
+        llvm::Value* y = c > 1 ? num(a + 1) : real(0);
+        llvm::Value* result = nullptr;
+        switch (fn) {
+          case jit::MathFn::kAbs: result = intrinsic(llvm::Intrinsic::fabs, x); break;
+          case jit::MathFn::kFloor: result = intrinsic(llvm::Intrinsic::floor, x); break;
+          case jit::MathFn::kCeil: result = intrinsic(llvm::Intrinsic::ceil, x); break;
+          case jit::MathFn::kSqrt: result = intrinsic(llvm::Intrinsic::sqrt, x); break;
+          case jit::MathFn::kMin:
+          case jit::MathFn::kMax:
+            result = x;
+            for (int i = 1; i < c; ++i) {  // Lua 5.1's loop: a NaN argument is kept only if first
+              auto* v = num(a + i);
+              auto* better = fn == jit::MathFn::kMin ? B_.CreateFCmpOLT(v, result) : B_.CreateFCmpOGT(v, result);
+              result = B_.CreateSelect(better, v, result);
+            }
+            break;
+          default:
+            if (helper_of(fn) == abi::kHelperCount) {
+              B_.CreateBr(exit(int(k), true));
+              return;
+            }
+            result = helper(helper_of(fn), x, y);
+        }
+        set_num(a, result);
+        break;
+      }
+      case Op::kJNotLt:
+      case Op::kJNotLe:
+      case Op::kJNotEq:
+      case Op::kJEq: {
+        llvm::Value* taken_if = nullptr;
+        switch (jit::op_of(w)) {
+          case Op::kJNotLt: taken_if = B_.CreateNot(B_.CreateFCmpOLT(num(a), num(b))); break;
+          case Op::kJNotLe: taken_if = B_.CreateNot(B_.CreateFCmpOLE(num(a), num(b))); break;
+          case Op::kJNotEq: taken_if = B_.CreateFCmpUNE(num(a), num(b)); break;
+          default: taken_if = B_.CreateFCmpOEQ(num(a), num(b)); break;
+        }
+        const int target = int(k) + 2 + static_cast<std::int32_t>(page[k + 1]);
+        B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
+        return;
+      }
+      default:  // calls, returns, printing, host calls, allocation: the interpreter's
+        B_.CreateBr(exit(int(k), true));
+        return;
+    }
+    B_.CreateBr(go(next));
+  }
+
+  llvm::LLVMContext& C_;
+  llvm::Module& M_;
+  llvm::IRBuilder<> B_, entry_builder_;
+  const jit::PageRequest& req_;
+  const jit::PageShape& shape_;
+  EmitOptions options_;
+  llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
+  llvm::Type* f64_ = nullptr;
+  llvm::FunctionType* helper_type_ = nullptr;
+  llvm::Function* F_ = nullptr;
+  llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
+  llvm::Value *regs_ = nullptr, *module_ = nullptr, *helpers_ = nullptr, *counted_ = nullptr, *budget_ = nullptr,
+              *cancelled_ = nullptr;
+  std::map<int, llvm::AllocaInst*> slots_;
+  std::set<int> written_;
+  std::map<std::size_t, llvm::BasicBlock*> blocks_;
+  std::map<std::pair<int, bool>, llvm::BasicBlock*> exits_;
+};
+
+}  // namespace
+
+Result<std::vector<std::uint16_t>> emit_page(llvm::Module& module, const jit::PageRequest& request,
+                                             const jit::PageShape& shape, const EmitOptions& options) {
+  if (request.words.size() != kPageWords) return make_error("a page has " + std::to_string(kPageWords) + " words");
+  Emitter emitter(module, request, shape, options);
+  return emitter.run();
+}
+
+}  // namespace kiln::jitc
