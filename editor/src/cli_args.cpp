@@ -18,6 +18,11 @@ Result<Args> parse_args(int argc, char** argv) {
       args.help = true;
       continue;
     }
+    // Options without a value.
+    if (arg == "--stats" || arg == "--verify") {
+      args.switches.push_back(arg);
+      continue;
+    }
     // Short options of subcommands take a value: -I dir, -o file.
     if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
       if (i + 1 >= argc) return make_error("option " + arg + " needs a value");

@@ -14,6 +14,12 @@ struct Args {
   ConfigInputs config;
   bool json = false;
   bool help = false;
+  std::vector<std::string> switches;  // value-less options: --stats, --verify
+  bool has(const std::string& name) const {
+    for (const auto& s : switches)
+      if (s == name) return true;
+    return false;
+  }
   // Options of the subcommand (not settings): "--pass" -> "Forward", "-I" -> "dir", in order.
   std::vector<std::pair<std::string, std::string>> options;
 

@@ -1,20 +1,46 @@
 #include "script_commands.h"
 
 #include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
 
 #include "kiln/jit/script.h"
 #include "kiln/jit/vm.h"
+#include "kiln/jitc/llvm_page_compiler.h"
 
 namespace kiln::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kiln script run <file.lua> [--budget N] [--jit on|off] [--mode checked|unchecked] [--stats] [--json]\n"
+    "       kiln script disasm <file.lua>\n";
+
+nlohmann::json stats_json(const jit::JitStats& s) {
+  return {{"pages_hot", s.requested},          {"pages_interpreted", s.interpreted},
+          {"pages_compiled", s.compiled},      {"pages_loaded", s.loaded},
+          {"compare_rejected", s.compare_rejected}, {"hmac_rejected", s.hmac_rejected},
+          {"corrupt", s.corrupt},              {"not_cacheable", s.not_cacheable},
+          {"compile_failed", s.compile_failed}, {"stored", s.stored},
+          {"verify_mismatches", s.verify_mismatches}, {"compile_ms", double(s.compile_ns) / 1e6},
+          {"load_ms", double(s.load_ns) / 1e6}};
+}
+
+}  // namespace
 
 int run_script_command(const Args& args) {
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
   if ((verb != "run" && verb != "disasm") || args.words.size() != 3) {
-    std::fprintf(stderr, "usage: kiln script run|disasm <file.lua> [--budget N]\n");
+    std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--budget"}); !s) {
+  if (auto s = args.check_options({"--budget", "--jit", "--mode"}); !s) {
     std::fprintf(stderr, "kiln script: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  const std::string jit_switch = args.option("--jit", "on"), mode = args.option("--mode", "checked");
+  if ((jit_switch != "on" && jit_switch != "off") || (mode != "checked" && mode != "unchecked")) {
+    std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
   auto program = jit::compile_script_file(args.words[2]);
@@ -26,15 +52,50 @@ int run_script_command(const Args& args) {
     std::fputs(jit::disassemble(*program).c_str(), stdout);
     return kExitOk;
   }
+  auto config = load_config(args.config);
+  if (!config) {
+    std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
+    return kExitUsage;
+  }
+  const Config& c = config->config;
+  jitc::LlvmPageCompiler compiler;
+  std::unique_ptr<jit::JitRuntime> runtime;
+  if (jit_switch == "on") {
+    auto made = jit::JitRuntime::create({.compiler = &compiler,
+                                         .cache_dir = c.jit_cache ? c.cache_root / "jit" : std::filesystem::path(),
+                                         .verify = c.jit_cache_verify,
+                                         .compile_threads = c.jit_compile_threads,
+                                         .cache_max_bytes = c.cache_disk_max_bytes,
+                                         .keep_builds = c.cache_keep_builds});
+    if (!made) {
+      std::fprintf(stderr, "kiln script: %s\n", made.error().message.c_str());
+      return kExitFailed;
+    }
+    runtime = std::move(*made);
+  }
   jit::VmOptions options;
   options.instruction_budget = std::strtoull(args.option("--budget", "0").c_str(), nullptr, 10);
+  options.jit = runtime.get();
+  options.jit_mode = mode == "checked" ? jit::abi::JitMode::kChecked : jit::abi::JitMode::kUnchecked;
   jit::Vm vm(*program, options);
-  if (auto s = vm.run(); !s) {
+  std::string output;
+  if (args.json) vm.set_output([&](std::string_view line) { output += line; });
+  const Status ran = vm.run();
+  if (runtime) runtime->flush();
+  const jit::JitStats stats = runtime ? runtime->stats() : jit::JitStats{};
+  if (args.json) {
+    nlohmann::json out = {{"file", args.words[2]}, {"ok", bool(ran)}, {"output", output}, {"jit", stats_json(stats)}};
+    if (!ran) out["error"] = ran.error().message;
+    std::printf("%s\n", out.dump().c_str());
+  } else {
     std::fflush(stdout);
-    std::fprintf(stderr, "%s\n", s.error().message.c_str());
-    return kExitFailed;
+    if (!ran) std::fprintf(stderr, "%s\n", ran.error().message.c_str());
+    if (args.has("--stats")) std::fprintf(stderr, "jit %s\n", stats.summary().c_str());
   }
-  return kExitOk;
+  if (stats.verify_mismatches)
+    std::fprintf(stderr, "kiln script: verify: %llu cached pages differ from a fresh compile\n",
+                 static_cast<unsigned long long>(stats.verify_mismatches));
+  return ran ? kExitOk : kExitFailed;
 }
 
 }  // namespace kiln::cli

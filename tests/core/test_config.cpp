@@ -34,7 +34,7 @@ TEST_CASE("defaults are safe and the cache root follows XDG - then HOME") {
   CHECK(c->config.cache_memory_max_bytes == 512ull << 20);
   CHECK(c->config.texture_memory_max_bytes == 0);
   CHECK(c->config.shader_disk_cache);
-  CHECK(c->config.jit_disk_cache);
+  CHECK(c->config.jit_cache);
   CHECK(c->origin.at("cache.root") == "default");
   CHECK(c->file.empty());
 
@@ -46,7 +46,7 @@ TEST_CASE("defaults are safe and the cache root follows XDG - then HOME") {
 
 TEST_CASE("precedence is flag over env over file over default") {
   test::TempDir dir("config");
-  write(dir / "kiln.json", R"({"cache": {"disk_max": "1GiB", "keep_builds": 5}, "jobs": 3, "jit": {"disk_cache": false}})");
+  write(dir / "kiln.json", R"({"cache": {"disk_max": "1GiB", "keep_builds": 5}, "jobs": 3, "jit": {"cache": false}})");
   auto in = inputs_in(dir);
   in.env["KILN_CACHE_DISK_MAX"] = "2GiB";
   in.env["KILN_JOBS"] = "4";
@@ -60,7 +60,7 @@ TEST_CASE("precedence is flag over env over file over default") {
   CHECK(c->origin.at("cache.disk_max") == "env KILN_CACHE_DISK_MAX");
   CHECK(c->config.jobs == 6);
   CHECK(c->origin.at("jobs") == "flag --jobs");
-  CHECK_FALSE(c->config.jit_disk_cache);
+  CHECK_FALSE(c->config.jit_cache);
   CHECK(c->config.shader_disk_cache);
 }
 

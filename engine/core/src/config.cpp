@@ -130,8 +130,12 @@ const std::vector<Setting>& settings() {
                    "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB", true),
       bool_setting("shaders.disk_cache", &Config::shader_disk_cache, "true",
                    "kill switch of the persistent shader variant cache"),
-      bool_setting("jit.disk_cache", &Config::jit_disk_cache, "true",
-                   "kill switch of the persistent script page code cache"),
+      bool_setting("jit.cache", &Config::jit_cache, "true",
+                   "kill switch of the persistent script page code cache (KILN_JIT_CACHE=off)"),
+      bool_setting("jit.cache_verify", &Config::jit_cache_verify, "false",
+                   "recompile every page the code cache serves and report any difference"),
+      int_setting("jit.compile_threads", &Config::jit_compile_threads, 1, 64, "1",
+                  "background threads compiling hot script pages"),
       int_setting("jobs", &Config::jobs, 0, 1024, "0", "worker threads for compiles and cooks; 0 = one per core"),
   };
   return table;
@@ -152,7 +156,9 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.cache_memory_max_bytes = 512 * kMiB;
   c.texture_memory_max_bytes = 0;
   c.shader_disk_cache = true;
-  c.jit_disk_cache = true;
+  c.jit_cache = true;
+  c.jit_cache_verify = false;
+  c.jit_compile_threads = 1;
   c.jobs = 0;
   return c;
 }

@@ -1,0 +1,364 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "kiln/cache/hash.h"
+#include "kiln/jit/page_analysis.h"
+#include "kiln/jit/page_store.h"
+#include "kiln/jit/script.h"
+#include "kiln/jit/vm.h"
+#include "kiln/jitc/llvm_page_compiler.h"
+#include "temp_dir.h"
+
+using namespace kiln;
+using namespace kiln::jit;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi::JitMode::kChecked) {
+  std::string out;
+  Vm vm(program, {.jit = jit, .jit_mode = mode});
+  vm.set_output([&](std::string_view line) { out += line; });
+  if (auto s = vm.run(); !s) out += "RUNTIME ERROR: " + s.error().message;
+  return out;
+}
+
+std::unique_ptr<JitRuntime> runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
+  auto made = JitRuntime::create({.compiler = compiler, .cache_dir = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
+  REQUIRE_MESSAGE(made, made.error().message);
+  return std::move(*made);
+}
+
+std::vector<fs::path> blobs_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.path().extension() == ".jc") out.push_back(e.path());
+  return out;
+}
+
+// Sets KILN_BREAK for the scope of a test.
+struct BreakSwitch {
+  explicit BreakSwitch(const char* value) { ::setenv("KILN_BREAK", value, 1); }
+  ~BreakSwitch() { ::unsetenv("KILN_BREAK"); }
+};
+
+// A page with several entries: a loop (its head), a call (its return site).
+Program loop_program() {
+  auto program = compile_script("entries.lua",
+                                "function g(x) return x * 2 end\n"
+                                "local s = 0\n"
+                                "for i = 1, 50 do\n  s = s + g(i)\n  local j = 0\n  while j < 3 do j = j + 1 end\nend\n"
+                                "print(s)\n");
+  REQUIRE_MESSAGE(program, program.error().message);
+  return std::move(*program);
+}
+
+}  // namespace
+
+TEST_SUITE("jit") {
+
+// The seed's verification plan, part 1: the page compare is load-bearing. Scripts that differ only
+// in a constant collide under the weak key; with the compare every result is still right (the
+// collisions are rejected and counted); without it a wrong result appears.
+TEST_CASE("fault injection - a weak key alone is caught by the compare - skipping the compare gives wrong results") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  auto script = [](int k) {
+    return "local x = 0\nfor i = 1, 10 do x = x + " + std::to_string(k) + " end\nprint(x)\n";
+  };
+  auto run_all = [&](const fs::path& cache, std::uint64_t& rejected) {
+    int wrong = 0;
+    rejected = 0;
+    for (int k = 1; k <= 5; ++k) {
+      auto program = compile_script("k.lua", script(k));
+      REQUIRE(program);
+      auto jit = runtime(&compiler, cache);
+      if (run(*program, jit.get()) != std::to_string(10 * k) + "\n") ++wrong;
+      jit->flush();
+      rejected += jit->stats().compare_rejected;
+    }
+    return wrong;
+  };
+  std::uint64_t rejected = 0;
+  {
+    BreakSwitch weak("jitcache-weak-key");
+    CHECK(run_all(dir / "weak", rejected) == 0);
+    CHECK(rejected >= 4);  // every later script's page collided with an earlier one's
+  }
+  {
+    BreakSwitch both("jitcache-weak-key,jitcache-skip-compare");
+    CHECK(run_all(dir / "both", rejected) > 0);
+  }
+}
+
+TEST_CASE("a changed build id or fingerprint serves nothing old") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  const std::size_t page = program.functions[0].first_page;
+  const auto entries = jit_entries(program.page(page), program.entries[page]);
+  auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
+  REQUIRE(compiled);
+  auto open = [&](const std::string& build, const std::string& fingerprint) {
+    auto store = PageStore::open({.dir = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
+    REQUIRE_MESSAGE(store, store.error().message);
+    return std::move(*store);
+  };
+  open("build-a", "fp-1")->put(program.page(page), abi::JitMode::kChecked, *compiled);
+  CHECK(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+  CHECK_FALSE(open("build-b", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+  CHECK_FALSE(open("build-a", "fp-2")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+  CHECK_FALSE(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kUnchecked).hit);
+}
+
+TEST_CASE("a variant serves subsets of its entries - a miss compiles the union - which replaces what it covers") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  const std::size_t page = program.functions[0].first_page;
+  const auto all = jit_entries(program.page(page), program.entries[page]);
+  REQUIRE(all.size() >= 3);
+  const std::vector<std::uint16_t> first{all[0], all[1]}, other{all[0], all[2]};
+  auto store = PageStore::open({.dir = dir / "cache", .build_id = jit_build_id(), .fingerprint = compiler.fingerprint(),
+                                .background_writes = false});
+  REQUIRE(store);
+  auto compiled = compiler.compile({program.page(page), first, abi::JitMode::kChecked});
+  REQUIRE(compiled);
+  (*store)->put(program.page(page), abi::JitMode::kChecked, *compiled);
+  CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[1]}, abi::JitMode::kChecked).hit);
+  CHECK((*store)->find(program.page(page), first, abi::JitMode::kChecked).hit);
+  const PageLookup missed = (*store)->find(program.page(page), other, abi::JitMode::kChecked);
+  CHECK_FALSE(missed.hit);
+  CHECK(missed.variant_entries == first);
+
+  // The runtime compiles the union of the request and the cached variant; the new variant covers
+  // the old one, which is deleted.
+  auto jit = runtime(&compiler, dir / "cache");
+  auto slot = jit->request(program.page(page), other, abi::JitMode::kChecked);
+  REQUIRE(slot->code.load());
+  for (std::uint16_t e : {all[0], all[1], all[2]}) CHECK(slot->code.load()->entries.test(e));
+  jit->flush();
+  const auto left = blobs_under((*store)->page_dir(program.page(page), abi::JitMode::kChecked));
+  CHECK(left.size() == 1);
+  CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[0], all[1], all[2]}, abi::JitMode::kChecked).hit);
+}
+
+TEST_CASE("a tampered blob with a recomputed checksum is rejected by the HMAC - deleted - and recompiled") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  const std::string expected = run(program, nullptr);
+  {
+    auto jit = runtime(&compiler, dir / "cache");
+    CHECK(run(program, jit.get()) == expected);
+    jit->flush();
+  }
+  const auto blobs = blobs_under(dir / "cache");
+  REQUIRE_FALSE(blobs.empty());
+  // Flip a byte of the code and recompute the checksum the way a forger who knows the format would.
+  std::string bytes;
+  {
+    std::ifstream in(blobs[0], std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // The format: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
+  constexpr std::size_t kHeader = 64 + 256, kPage = 4096, kChecksumAt = 56;
+  bytes[kHeader + kPage + 3] = char(bytes[kHeader + kPage + 3] ^ 0x01);
+  std::string zeroed = bytes;
+  std::memset(zeroed.data() + kChecksumAt, 0, 8);
+  const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 32));
+  std::memcpy(bytes.data() + kChecksumAt, &checksum, 8);
+  std::ofstream(blobs[0], std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
+
+  auto jit = runtime(&compiler, dir / "cache");
+  CHECK(run(program, jit.get()) == expected);
+  const JitStats s = jit->stats();
+  CHECK(s.hmac_rejected == 1);
+  CHECK(s.corrupt == 0);
+  CHECK(s.compiled >= 1);  // the rejected page was compiled again, never executed from the blob
+}
+
+TEST_CASE("a page whose code needs a libcall runs but is never stored") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler({.frem_libcall = true});
+  auto program = compile_script("mod.lua", "local s = 0\nfor i = 1, 100 do s = s + i % 7 end\nprint(s)\n");
+  REQUIRE(program);
+  auto jit = runtime(&compiler, dir / "cache");
+  CHECK(run(*program, jit.get()) == run(*program, nullptr));
+  jit->flush();
+  const JitStats s = jit->stats();
+  CHECK(s.compiled >= 1);
+  CHECK(s.not_cacheable >= 1);
+  CHECK(s.not_cacheable == s.compiled - s.stored);
+  CHECK(blobs_under(dir / "cache").size() == s.stored);
+}
+
+TEST_CASE("compiled code for one mode never covers the other - each page is compiled once per mode") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  const std::string expected = run(program, nullptr);
+  auto jit = runtime(&compiler, {});
+  for (int round = 0; round < 3; ++round) {
+    CHECK(run(program, jit.get(), abi::JitMode::kChecked) == expected);
+    CHECK(run(program, jit.get(), abi::JitMode::kUnchecked) == expected);
+  }
+  const JitStats s = jit->stats();
+  CHECK(s.requested == 2 * program.page_count());
+  CHECK(s.compiled == s.requested);  // no page compiled again: neither mode "covered" by the other, nor asked twice
+}
+
+TEST_CASE("verify mode recompiles every hit and finds the cached code identical") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  {
+    auto jit = runtime(&compiler, dir / "cache");
+    run(program, jit.get());
+    jit->flush();
+  }
+  auto jit = runtime(&compiler, dir / "cache", true);
+  run(program, jit.get());
+  CHECK(jit->stats().loaded >= 1);
+  CHECK(jit->stats().verify_mismatches == 0);
+}
+
+TEST_CASE("budgets and cancellation hold in compiled loops") {
+  jitc::LlvmPageCompiler compiler;
+  auto jit = runtime(&compiler, {});
+  auto program = compile_script("loop.lua", "local i = 0\nwhile true do\n  i = i + 1\nend");
+  REQUIRE(program);
+  {
+    Vm vm(*program, {.instruction_budget = 100000, .jit = jit.get()});
+    auto s = vm.run();
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message == "loop.lua:2: instruction budget exhausted (runaway script?)");
+    CHECK(vm.instructions_counted() == 100001);  // the same count as the interpreter
+  }
+  CHECK(jit->stats().compiled >= 1);
+  Vm vm(*program, {.jit = jit.get()});
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    vm.cancel();
+  });
+  auto s = vm.run();
+  canceller.join();
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message == "loop.lua:2: cancelled");
+}
+
+TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  auto source = [](int edit) {
+    std::string s;
+    for (int f = 0; f < 40; ++f) {
+      s += "function f" + std::to_string(f) + "(x)\n  local y = x * " + std::to_string(f + 1) + "\n";
+      if (f == 17) s += "  y = y + " + std::to_string(edit) + "\n";
+      s += "  for i = 1, 3 do y = y + i end\n  return y\nend\n";
+    }
+    s += "local total = 0\n";
+    for (int f = 0; f < 40; ++f) s += "total = total + f" + std::to_string(f) + "(" + std::to_string(f) + ")\n";
+    return s + "print(total)\n";
+  };
+  auto before = compile_script("forty.lua", source(1)), after = compile_script("forty.lua", source(2));
+  REQUIRE((before && after));
+  {
+    auto jit = runtime(&compiler, dir / "cache");
+    run(*before, jit.get());
+    jit->flush();
+  }
+  auto jit = runtime(&compiler, dir / "cache");
+  CHECK(run(*after, jit.get()) == run(*after, nullptr));
+  const JitStats s = jit->stats();
+  CHECK(s.requested == after->page_count());
+  CHECK(s.loaded * 10 >= s.requested * 9);
+  CHECK(s.compiled <= 2);  // the edited function's page (and the chunk, whose constant changed)
+}
+
+TEST_CASE("pruning keeps the size cap and the newest builds") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  const Program program = loop_program();
+  for (const char* build : {"b1", "b2", "b3", "b4"}) {
+    auto store = PageStore::open({.dir = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
+    REQUIRE(store);
+    for (std::size_t p = 0; p < program.page_count(); ++p) {
+      auto compiled = compiler.compile({program.page(p), jit_entries(program.page(p), program.entries[p]), abi::JitMode::kChecked});
+      REQUIRE(compiled);
+      (*store)->put(program.page(p), abi::JitMode::kChecked, *compiled);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct USED stamps
+  }
+  auto store = PageStore::open({.dir = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2,
+                                .background_writes = false});
+  REQUIRE(store);
+  REQUIRE((*store)->prune());
+  CHECK_FALSE(fs::exists(dir / "cache" / "b1"));
+  CHECK_FALSE(fs::exists(dir / "cache" / "b2"));
+  CHECK(fs::exists(dir / "cache" / "b3"));
+  CHECK(fs::exists(dir / "cache" / "b4"));
+
+  std::uint64_t total = 0, one = 0;
+  for (const auto& b : blobs_under(dir / "cache")) total += fs::file_size(b), one = fs::file_size(b);
+  auto capped = PageStore::open({.dir = dir / "cache", .build_id = "b4", .fingerprint = "fp",
+                                 .max_bytes = total - one, .keep_builds = 2, .background_writes = false});
+  REQUIRE(capped);
+  auto removed = (*capped)->prune();
+  REQUIRE(removed);
+  CHECK(*removed >= 1);
+  std::uint64_t after = 0;
+  for (const auto& b : blobs_under(dir / "cache")) after += fs::file_size(b);
+  CHECK(after <= total - one);
+}
+
+TEST_CASE("the cache key file must be the user's own and private") {
+  test::TempDir dir("jitcache");
+  auto store = PageStore::open({.dir = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+  REQUIRE(store);
+  store->reset();
+  struct stat st;
+  REQUIRE(::stat((dir / "cache" / "secret.key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  ::chmod((dir / "cache" / "secret.key").c_str(), 0644);
+  auto refused = PageStore::open({.dir = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == (dir / "cache" / "secret.key").string() + ": the cache key must belong to this user with mode 0600");
+}
+
+TEST_CASE("processes sharing one cache directory agree - and a third starts warm") {
+  test::TempDir dir("jitcache");
+  const std::string script = (fs::path(KILN_SOURCE_DIR) / "bench/scripts/nbody.lua").string();
+  const std::string root = "--cache-root=" + (dir / "cache").string();
+  auto expected = test::run_process({KILN_CLI, "script", "run", script, "--jit", "off"});
+  REQUIRE(expected.exit_code == 0);
+  test::RunResult a, b;
+  std::thread ta([&] { a = test::run_process({KILN_CLI, "script", "run", script, root}); });
+  std::thread tb([&] { b = test::run_process({KILN_CLI, "script", "run", script, root}); });
+  ta.join();
+  tb.join();
+  CHECK(a.exit_code == 0);
+  CHECK(b.exit_code == 0);
+  CHECK(a.output == expected.output);
+  CHECK(b.output == expected.output);
+  auto c = test::run_process({KILN_CLI, "script", "run", script, root, "--json"});
+  REQUIRE_MESSAGE(c.exit_code == 0, c.output);
+  const auto report = nlohmann::json::parse(c.output);
+  CHECK(report["output"] == expected.output);
+  CHECK(report["jit"]["pages_compiled"] == 0);
+  CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
+  CHECK(report["jit"]["hmac_rejected"] == 0);
+  CHECK(report["jit"]["corrupt"] == 0);
+}
+}
