@@ -41,3 +41,20 @@ TEST_CASE("the seed's variant digest is the first 12 hex of SHA-256") {
   CHECK(sha256_hex(std::string_view("Lit|Forward|FOG;SKIN|7")).substr(0, 12) == "2a876a0d5092");
 }
 }
+
+TEST_SUITE("cache") {
+TEST_CASE("hmac_sha256 matches RFC 4231 test cases 1 and 2") {
+  auto hex = [](const std::array<std::uint8_t, 32>& mac) {
+    std::string out;
+    char buf[3];
+    for (auto b : mac) std::snprintf(buf, sizeof buf, "%02x", b), out += buf;
+    return out;
+  };
+  const std::string key1(20, '\x0b'), data1 = "Hi There";
+  CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key1)), std::as_bytes(std::span(data1)))) ==
+        "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  const std::string key2 = "Jefe", data2 = "what do ya want for nothing?";
+  CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key2)), std::as_bytes(std::span(data2)))) ==
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+}

@@ -362,3 +362,27 @@ TEST_CASE("processes sharing one cache directory agree - and a third starts warm
   CHECK(report["jit"]["corrupt"] == 0);
 }
 }
+
+TEST_SUITE("jit/concurrent") {
+TEST_CASE("two threads run scripts on one runtime while its pool compiles and publishes pages") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  auto made = JitRuntime::create({.compiler = &compiler, .cache_dir = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
+  REQUIRE(made);
+  JitRuntime& jit = **made;
+  const Program program = loop_program();
+  const std::string expected = run(program, nullptr);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (run(program, &jit, i % 2 ? abi::JitMode::kChecked : abi::JitMode::kUnchecked) != expected) ++wrong;
+    });
+  for (auto& t : threads) t.join();
+  jit.flush();
+  CHECK(wrong == 0);
+  CHECK(jit.stats().compiled + jit.stats().loaded >= 1);
+  CHECK(jit.stats().compiled <= 2 * program.page_count());  // once per page and mode, whoever asked
+}
+}

@@ -69,7 +69,8 @@ std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)
 
 std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data) {
   std::array<std::uint8_t, 32> out{};
-  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  // Fetching the algorithm costs more than a small MAC: once per process (EVP_MAC is shareable).
+  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
   EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
   char digest[] = "SHA256";
   const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
@@ -81,7 +82,6 @@ std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::sp
       EVP_MAC_final(ctx, out.data(), &len, out.size()) == 1;
   assert(ok && len == 32);
   EVP_MAC_CTX_free(ctx);
-  EVP_MAC_free(mac);
   return out;
 }
 

@@ -100,18 +100,54 @@ struct Vm::Impl {
     return slot->code.load(std::memory_order_acquire);
   }
 
-  // Runs compiled code from `pc` of frame `f` for as long as there is code for where control goes;
-  // leaves `pc` where the interpreter continues.
-  void run_compiled(const Frame& f, Value* regs, std::size_t& pc) {
-    const FunctionCode& fn = program.functions[f.function];
-    while (pc < fn.words) {
+  // The dispatcher between compiled pages: runs compiled code from `pc` for as long as there is code
+  // where control goes, and resolves the calls and returns compiled pages hand back (the seed's
+  // j/jal rule) without going through the interpreter when nothing unusual happens. Anything else
+  // (an error to report, a budget running out, the outermost return) is left at `pc` for the
+  // interpreter, which stays the reference for every instruction. Updates the interpreter's state.
+  void run_compiled(Frame*& f, const std::uint32_t*& code, Value*& R, std::size_t& pc, std::size_t stop_depth) {
+    for (;;) {
+      const FunctionCode& fn = program.functions[f->function];
+      if (pc >= fn.words) return;
       const std::size_t offset = pc % kPageWords;
-      const PageCode* code = compiled_page(fn.first_page + pc / kPageWords);
-      if (!code || !code->entries.test(offset)) return;
-      context.regs = regs;
-      const std::uint64_t exit = code->function(&context, static_cast<std::uint32_t>(offset));
+      const PageCode* page = compiled_page(fn.first_page + pc / kPageWords);
+      if (!page || !page->entries.test(offset)) return;
+      context.regs = R;
+      const std::uint64_t exit = page->function(&context, static_cast<std::uint32_t>(offset));
       pc = static_cast<std::size_t>(static_cast<std::int64_t>(pc - offset) + abi::exit_target(exit));
-      if (abi::exit_interprets(exit)) return;
+      if (!abi::exit_interprets(exit)) continue;
+      const std::uint32_t w = code[pc];
+      if (op_of(w) == Op::kCall) {
+        const std::size_t callee = ud_of(w);
+        const FunctionCode& target = program.functions[callee];
+        const std::size_t args_at = f->base + a_of(w);
+        const bool tick_ok = mode == abi::JitMode::kUnchecked ||
+                             ((!context.budget || *context.counted + 1 <= context.budget) &&
+                              !context.cancelled->load(std::memory_order_relaxed));
+        if (!defined[callee] || !tick_ok || static_cast<int>(frames.size()) >= options.max_call_depth ||
+            stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
+          return;  // the interpreter reports it, or grows the stack
+        if (mode == abi::JitMode::kChecked) ++*context.counted;
+        f->pc = pc + 1;
+        frames.push_back({callee, 0, args_at, args_at});
+        f = &frames.back();
+        code = program.code(callee);
+        R = stack.data() + args_at;
+        pc = 0;
+        continue;
+      }
+      if ((op_of(w) == Op::kRet || op_of(w) == Op::kRet0) && frames.size() - 1 > stop_depth) {
+        const Value v = op_of(w) == Op::kRet ? R[a_of(w)] : Value{0.0};
+        const std::size_t result_at = f->result;
+        frames.pop_back();
+        f = &frames.back();
+        stack[result_at] = v;
+        code = program.code(f->function);
+        R = stack.data() + f->base;
+        pc = f->pc;
+        continue;
+      }
+      return;
     }
   }
 
@@ -170,7 +206,7 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
 // takes over if the page has it for this entry.
 #define KILN_ENTER()                      \
   do {                                    \
-    if (jit) run_compiled(*f, R, pc);     \
+    if (jit) run_compiled(f, code, R, pc, stop_depth); \
   } while (0)
 
 // Counted on every backward jump and call: the points a runaway script must pass.
