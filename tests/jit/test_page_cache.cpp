@@ -386,3 +386,35 @@ TEST_CASE("two threads run scripts on one runtime while its pool compiles and pu
   CHECK(jit.stats().compiled <= 2 * program.page_count());  // once per page and mode, whoever asked
 }
 }
+
+TEST_SUITE("jit") {
+// The seed's "Towards AOT": a cook compiles every page with every entry into the cache; a runtime
+// without a compiler (the player's) then runs the scripts with zero compiles.
+TEST_CASE("precompiled pages let a runtime without a compiler run every corpus script compiled") {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  std::vector<Program> programs;
+  for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "tests/jit/scripts"))
+    if (e.path().extension() == ".lua") {
+      auto p = compile_script_file(e.path().string());
+      REQUIRE(p);
+      programs.push_back(std::move(*p));
+    }
+  {
+    auto cook = runtime(&compiler, dir / "cache");
+    for (const auto& p : programs) CHECK(cook->precompile(p, abi::JitMode::kChecked) == p.page_count());
+  }
+  auto player = JitRuntime::create({.cache_dir = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
+  REQUIRE_MESSAGE(player, player.error().message);
+  for (const auto& p : programs) CHECK(run(p, player->get()) == run(p, nullptr));
+  const JitStats s = (*player)->stats();
+  CHECK(s.compiled == 0);
+  CHECK(s.compile_failed == 0);
+  CHECK(s.loaded == s.requested);
+  CHECK(s.interpreted == 0);
+
+  auto no_fingerprint = JitRuntime::create({.cache_dir = dir / "cache"});
+  REQUIRE_FALSE(no_fingerprint);
+  CHECK(no_fingerprint.error().message == "a page cache without a compiler needs the fingerprint of the compiler that filled it");
+}
+}

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kiln/cache/hash.h"
+#include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
 
 namespace kiln::jit {
@@ -254,6 +255,20 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
   }
   impl_->work_cv.notify_one();
   return slot;
+}
+
+std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode) {
+  std::size_t with_code = 0;
+  for (std::size_t p = 0; p < program.page_count(); ++p) {
+    auto slot = request(program.page(p), jit_entries(program.page(p), program.entries[p]), mode);
+    if (!slot->code.load(std::memory_order_acquire) && !impl_->options.synchronous) {
+      // Queued behind the pool: wait for it, the cook needs the blob on disk.
+      wait_idle();
+    }
+    if (slot->code.load(std::memory_order_acquire)) ++with_code;
+  }
+  flush();
+  return with_code;
 }
 
 void JitRuntime::wait_idle() {

@@ -67,7 +67,7 @@ struct Vm::Impl {
   std::vector<Value> stack;
   std::vector<Frame> frames;
   std::vector<std::unique_ptr<Array>> heap;
-  std::vector<bool> defined;
+  std::vector<std::uint8_t> defined;  // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;
   std::function<void(std::string_view)> out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
   std::string line;
@@ -92,12 +92,14 @@ struct Vm::Impl {
 
   // The code of program page `page`, asking the runtime for it once the page is hot.
   const PageCode* compiled_page(std::size_t page) {
-    auto& slot = slots[page];
-    if (!slot) {
-      if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
-      slot = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
-    }
-    return slot->code.load(std::memory_order_acquire);
+    if (PageSlot* slot = slots[page].get()) [[likely]]
+      return slot->code.load(std::memory_order_acquire);
+    return warm_up(page);
+  }
+  [[gnu::noinline]] const PageCode* warm_up(std::size_t page) {
+    if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
+    slots[page] = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
+    return slots[page]->code.load(std::memory_order_acquire);
   }
 
   // The dispatcher between compiled pages: runs compiled code from `pc` for as long as there is code

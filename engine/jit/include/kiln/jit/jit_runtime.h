@@ -87,6 +87,10 @@ class JitRuntime {
   // The slot of (page, mode), starting its load or compile for `entries` if it is new.
   std::shared_ptr<PageSlot> request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
                                     abi::JitMode mode);
+  // Ahead of time (the seed's "Towards AOT"; the cook): every page of `program` with all its
+  // entries, for `mode`, into memory and the persistent cache, compiled on the calling thread where
+  // the cache does not have it. Returns how many pages have code.
+  std::size_t precompile(const Program& program, abi::JitMode mode);
   // Blocks until no compile is queued or running.
   void wait_idle();
   // Blocks until every blob handed to the cache is on disk.
