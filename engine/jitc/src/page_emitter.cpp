@@ -2,6 +2,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <cstddef>
 #include <map>
@@ -49,6 +50,20 @@ class Emitter {
     F_->addFnAttr("frame-pointer", "none");
     ctx_ = F_->getArg(0);
     entry_arg_ = F_->getArg(1);
+    // Type-based alias classes: frame registers, module variables, array headers, array elements
+    // and the budget counter never overlap, so LLVM may keep each in registers across the others'
+    // stores (a header only changes through the interpreter, never inside a page).
+    llvm::MDBuilder md(C_);
+    auto* root = md.createTBAARoot("kiln");
+    auto tag = [&](const char* name) {
+      auto* type = md.createTBAAScalarTypeNode(name, root);
+      return md.createTBAAStructTagNode(type, type, 0);
+    };
+    tbaa_reg_ = tag("register");
+    tbaa_module_ = tag("module variable");
+    tbaa_header_ = tag("array header");
+    tbaa_element_ = tag("array element");
+    tbaa_count_ = tag("budget counter");
 
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
     entry_builder_.SetInsertPoint(entry);
@@ -56,6 +71,9 @@ class Emitter {
     module_ = field_ptr(offsetof(abi::Context, module), llvm::Type::getInt64PtrTy(C_));
     helpers_ = field_ptr(offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo());
     counted_ = field_ptr(offsetof(abi::Context, counted), llvm::Type::getInt64PtrTy(C_));
+    // The budget counter lives in a register while the page runs, stored back at every exit.
+    count_slot_ = entry_builder_.CreateAlloca(i64_, nullptr, "counted");
+    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
     budget_ = field_value(offsetof(abi::Context, budget), i64_);
     cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
 
@@ -67,7 +85,9 @@ class Emitter {
     // Every exit stores the registers the page writes, then says where to continue.
     for (auto& [key, block] : exits_) {
       B_.SetInsertPoint(block);
-      for (int r : written_) B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, r));
+      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, r)), tbaa_reg_);
+      if (req_.mode == abi::JitMode::kChecked)
+        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
     }
     // Entering anywhere else: back to the interpreter, nothing changed.
@@ -99,11 +119,16 @@ class Emitter {
   llvm::AllocaInst* slot(int r) {
     if (auto it = slots_.find(r); it != slots_.end()) return it->second;
     auto* a = entry_builder_.CreateAlloca(i64_, nullptr, "r" + std::to_string(r));
-    entry_builder_.CreateStore(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, r)), a);
+    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, r)), tbaa_reg_), a);
     slots_[r] = a;
     return a;
   }
   llvm::Value* raw(int r) { return B_.CreateLoad(i64_, slot(r)); }
+  template <class I>
+  I* tagged(I* inst, llvm::MDNode* tbaa) {
+    inst->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
+    return inst;
+  }
   llvm::Value* num(int r) { return B_.CreateBitCast(raw(r), f64_); }
   void set_raw(int r, llvm::Value* v) {
     written_.insert(r);
@@ -131,7 +156,7 @@ class Emitter {
     auto* check = llvm::BasicBlock::Create(C_, "tick" + std::to_string(k), F_);
     auto* ok = llvm::BasicBlock::Create(C_, "ticked" + std::to_string(k), F_);
     llvm::IRBuilder<> b(check);
-    auto* count = b.CreateAdd(b.CreateLoad(i64_, counted_), llvm::ConstantInt::get(i64_, 1));
+    auto* count = b.CreateAdd(b.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
     auto* limited = b.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
     auto* over = b.CreateAnd(limited, b.CreateICmpUGT(count, budget_));
     auto* flag = b.CreateLoad(i8_, cancelled_);
@@ -140,7 +165,7 @@ class Emitter {
     auto* stop = b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
     b.CreateCondBr(stop, exit(int(k), true), ok);
     b.SetInsertPoint(ok);
-    b.CreateStore(count, counted_);
+    b.CreateStore(count, count_slot_);
     b.CreateBr(go(target));
     return check;
   }
@@ -172,8 +197,9 @@ class Emitter {
   // at instruction k unless 1 <= index <= #arr and index is whole.
   llvm::Value* element(std::size_t k, int arr, llvm::Value* index) {
     auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
-    auto* data = B_.CreateIntToPtr(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), llvm::Type::getInt64PtrTy(C_));
-    auto* size = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1));
+    auto* data = B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                                   llvm::Type::getInt64PtrTy(C_));
+    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
     auto* ok = B_.CreateAnd(B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateUIToFP(size, f64_))),
                             B_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, index), index));
     auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
@@ -203,9 +229,11 @@ class Emitter {
       case Op::kLoadB: set_num(a, real(b)); break;
       case Op::kMove: set_raw(a, raw(b)); break;
       case Op::kGetMod:
-        set_raw(a, B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))));
+        set_raw(a, tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_));
         break;
-      case Op::kSetMod: B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))); break;
+      case Op::kSetMod:
+        tagged(B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_);
+        break;
       case Op::kAdd: set_num(a, B_.CreateFAdd(num(b), num(c))); break;
       case Op::kSub: set_num(a, B_.CreateFSub(num(b), num(c))); break;
       case Op::kMul: set_num(a, B_.CreateFMul(num(b), num(c))); break;
@@ -244,15 +272,15 @@ class Emitter {
         B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w)));
         return;
       }
-      case Op::kGetI: set_raw(a, B_.CreateLoad(i64_, element(k, b, num(c)))); break;
+      case Op::kGetI: set_raw(a, tagged(B_.CreateLoad(i64_, element(k, b, num(c))), tbaa_element_)); break;
       case Op::kSetI: {
         auto* value = raw(c);
-        B_.CreateStore(value, element(k, a, num(b)));
+        tagged(B_.CreateStore(value, element(k, a, num(b))), tbaa_element_);
         break;
       }
       case Op::kLen: {
         auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
-        set_num(a, B_.CreateUIToFP(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), f64_));
+        set_num(a, B_.CreateUIToFP(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_), f64_));
         break;
       }
       case Op::kMath: {
@@ -317,6 +345,9 @@ class Emitter {
   llvm::FunctionType* helper_type_ = nullptr;
   llvm::Function* F_ = nullptr;
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
+  llvm::AllocaInst* count_slot_ = nullptr;
+  llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
+               *tbaa_count_ = nullptr;
   llvm::Value *regs_ = nullptr, *module_ = nullptr, *helpers_ = nullptr, *counted_ = nullptr, *budget_ = nullptr,
               *cancelled_ = nullptr;
   std::map<int, llvm::AllocaInst*> slots_;
