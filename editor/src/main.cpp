@@ -8,6 +8,10 @@
 #include "script_commands.h"
 #include "shader_commands.h"
 #include "texture_commands.h"
+
+namespace kiln::cli {
+int run_cook_command(const Args& args);
+}
 #include "cli_args.h"
 #include "kiln/core/config.h"
 
@@ -32,6 +36,8 @@ void print_help() {
       "  probe variants  the shader-variant seed's regression checks on a live cache\n"
       "  script run <file.lua> [--budget N]   run a script in the interpreter\n"
       "  script disasm <file.lua>             its bytecode, page by page\n"
+      "  cook <project> --out <dir> [--jobs N] [--json report.json] [--verify]\n"
+      "                  validate the project, build its variants, scripts (AOT) and textures into packs\n"
       "  texture info <file.tx> [--json]      levels, tile grids, format, wrap modes and maketx metadata\n"
       "  texture export <texture> --level N <out.png>   one mip level as an RGBA PNG, through the tiles\n"
       "  texture thumb <texture> --size S <out.png>     a thumbnail from the smallest level that fits\n"
@@ -62,6 +68,7 @@ int main(int argc, char** argv) {
   if (command == "probe") return cli::run_probe_command(*args);
   if (command == "script") return cli::run_script_command(*args);
   if (command == "texture") return cli::run_texture_command(*args);
+  if (command == "cook") return cli::run_cook_command(*args);
   if (command != "shader") {
     if (auto s = args->check_options({}); !s) {
       std::fprintf(stderr, "kiln: %s\n", s.error().message.c_str());
