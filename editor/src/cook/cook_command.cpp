@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -231,6 +232,18 @@ int run_cook_command(const Args& args) {
       shaders.add(variant_name(key), r.payload);
     }
     variants_json.push_back(std::move(v));
+  }
+  // The materials, as the player needs them: each names the variants it resolves (one per pass).
+  for (const auto& m : project.materials) {
+    nlohmann::json material = {{"shader", m.shader}, {"keywords", m.keywords}, {"textures", m.textures}};
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto& request : project.variants)
+      if (std::find(request.materials.begin(), request.materials.end(), m.file) != request.materials.end())
+        names.push_back(variant_name(request.key));
+    material["variants"] = names;
+    const std::string text = material.dump();
+    shaders.add("material:" + m.file, std::vector<std::byte>(reinterpret_cast<const std::byte*>(text.data()),
+                                                             reinterpret_cast<const std::byte*>(text.data()) + text.size()));
   }
   runtime::PackWriter scripts(runtime::PackKind::kScripts,
                               std::string("scripts ") + jit::jit_build_id() + " " + compiler.fingerprint());
