@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and run kiln.
-# (Issue 7 makes this cook assets/ and run the player on the packs.)
+# The main job: install what is missing, build, cook the sample project in assets/ and run the
+# player on the packs. Prints the cook's summary and the player's report. A second run is
+# incremental: the cook compiles nothing, the player loads every script page compiled.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
-scripts/build.sh release kiln
-build/release/editor/kiln info
-build/release/editor/kiln probe variants
-# One variant of the sample project, through the variant cache (a second run is a disk hit).
-(cd assets && ../build/release/editor/kiln shader compile shaders/lit.frag --keywords FOG,NORMALMAP --pass Forward)
+scripts/build.sh release kiln kiln-player
+build/release/editor/kiln cook assets --out build/cooked --json build/cooked/report.json
+build/release/player/kiln-player build/cooked
