@@ -4,6 +4,7 @@
 // pages from the cook's page cache, the interpreter for the rest) and checks the textures through
 // the tile cache, then prints a short report. It compiles nothing.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "kiln/cache/hash.h"
 #include "kiln/core/config.h"
+#include "kiln/jit/aot_pages.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/jit/vm.h"
 #include "kiln/runtime/pack.h"
@@ -25,6 +27,25 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The compiled pages the cook put into the scripts pack.
+class PackPages final : public jit::AotSource {
+ public:
+  explicit PackPages(const runtime::Pack& pack) : pack_(pack) {}
+  std::optional<jit::StoredPage> find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
+                                      jit::abi::JitMode mode) override {
+    const std::string name = jit::aot_page_name(page, mode);
+    auto entry = pack_.find(name);
+    if (!entry || !entry->has_value()) return std::nullopt;  // damaged or absent: the page is interpreted
+    auto code = jit::decode_aot_page(**entry, page, pack_.path().string() + ": " + name);
+    if (!code || !code->has_value()) return std::nullopt;
+    if (!std::includes((*code)->entries.begin(), (*code)->entries.end(), entries.begin(), entries.end())) return std::nullopt;
+    return std::move(**code);
+  }
+
+ private:
+  const runtime::Pack& pack_;
+};
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -87,23 +108,23 @@ int main(int argc, char** argv) {
     ++materials;
   }
 
-  // Scripts: compiled pages from the cook's page cache (same build, same fingerprint).
+  // Scripts: compiled pages from the pack (cooked by the same build of the code generator).
   const std::string identity = (*scripts)->identity();  // "scripts <build-id> <fingerprint>"
-  const std::string build = identity.substr(8, identity.find(' ', 8) - 8);
-  const std::string fingerprint = identity.substr(identity.find(' ', 8) + 1);
+  const std::string build = identity.size() > 8 ? identity.substr(8, identity.find(' ', 8) - 8) : "";
+  PackPages shipped(**scripts);
   std::unique_ptr<jit::JitRuntime> jit;
-  if (build == jit::jit_build_id() && config->config.jit_cache) {
-    auto made = jit::JitRuntime::create(
-        {.cache_dir = config->config.cache_root / "jit", .fingerprint = fingerprint, .hot_threshold = 1});
+  if (build == jit::jit_build_id()) {
+    auto made = jit::JitRuntime::create({.aot = &shipped, .hot_threshold = 1});
     if (made) jit = std::move(*made);
-    else std::fprintf(stderr, "kiln-player: page cache off: %s\n", made.error().message.c_str());
-  } else if (build != jit::jit_build_id()) {
+    else std::fprintf(stderr, "kiln-player: compiled pages off: %s\n", made.error().message.c_str());
+  } else {
     std::fprintf(stderr, "kiln-player: scripts cooked by build %s, this is %s: they run interpreted\n", build.c_str(),
                  jit::jit_build_id());
   }
   nlohmann::json script_results = nlohmann::json::array();
   bool scripts_ok = true;
   for (const std::string& name : (*scripts)->names()) {
+    if (name.rfind("page:", 0) == 0) continue;  // compiled pages, served to the runtime
     auto entry = (*scripts)->find(name);
     if (!entry || !entry->has_value()) return fail(entry ? name + ": missing" : entry.error().message);
     auto program = jit::deserialize_program(**entry, (*scripts)->path().string() + ": " + name);

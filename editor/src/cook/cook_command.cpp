@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,10 @@
 #include "cook/progress.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/hash.h"
+#include "kiln/jit/aot_pages.h"
 #include "kiln/jit/jit_runtime.h"
+#include "kiln/jit/page_analysis.h"
+#include "kiln/jit/page_store.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/runtime/pack.h"
@@ -182,6 +186,33 @@ int run_cook_command(const Args& args) {
     for (const auto& s : project.scripts) (*runtime)->precompile(s.program, jit::abi::JitMode::kChecked);
     script_stats = (*runtime)->stats();
   }
+  // The AOT code goes into the scripts pack: read back from the page cache (or compiled here when
+  // the cache is off). Pages that need something outside themselves are left to the interpreter.
+  std::vector<std::pair<std::string, std::vector<std::byte>>> aot_pages;
+  {
+    std::unique_ptr<jit::PageStore> pages;
+    if (config.jit_cache) {
+      auto opened = jit::PageStore::open({.dir = config.cache_root / "jit", .build_id = jit::jit_build_id(),
+                                          .fingerprint = compiler.fingerprint(), .background_writes = false});
+      if (opened) pages = std::move(*opened);
+    }
+    std::set<std::string> seen;
+    for (const auto& s : project.scripts)
+      for (std::size_t p = 0; p < s.program.page_count(); ++p) {
+        const auto page = s.program.page(p);
+        const std::string name = jit::aot_page_name(page, jit::abi::JitMode::kChecked);
+        if (!seen.insert(name).second) continue;
+        const auto entries = jit::jit_entries(page, s.program.entries[p]);
+        std::optional<jit::StoredPage> code;
+        if (pages) code = pages->find(page, entries, jit::abi::JitMode::kChecked).hit;
+        if (!code) {
+          auto compiled = compiler.compile({page, entries, jit::abi::JitMode::kChecked});
+          if (compiled && compiled->cacheable)
+            code = jit::StoredPage{compiled->code, compiled->function_offset, compiled->alignment, compiled->entries};
+        }
+        if (code) aot_pages.emplace_back(name, jit::encode_aot_page(page, *code));
+      }
+  }
   progress.line("cook: " + std::to_string(project.scripts.size()) + " scripts, " + std::to_string(script_stats.requested) +
                 " pages (" + std::to_string(script_stats.compiled) + " compiled, " + std::to_string(script_stats.loaded) +
                 " from the page cache)");
@@ -248,6 +279,7 @@ int run_cook_command(const Args& args) {
   runtime::PackWriter scripts(runtime::PackKind::kScripts,
                               std::string("scripts ") + jit::jit_build_id() + " " + compiler.fingerprint());
   for (const auto& s : project.scripts) scripts.add(s.file, jit::serialize_program(s.program));
+  for (auto& [name, bytes] : aot_pages) scripts.add(name, std::move(bytes));
   runtime::PackWriter texture_pack(runtime::PackKind::kTextures, "textures tx-writer-1");
   for (auto& [name, bytes] : textures) texture_pack.add(name, std::move(bytes));
   std::error_code ec;
@@ -261,7 +293,7 @@ int run_cook_command(const Args& args) {
   report["variants"] = variants_json;
   report["totals"] = {{"variants", project.variants.size()}, {"compiled", compiled}, {"cache_hits", hits},
                       {"errors", errors.size()},           {"wall_ms", wall}};
-  report["scripts"] = {{"files", project.scripts.size()},  {"pages", script_stats.requested},
+  report["scripts"] = {{"files", project.scripts.size()},  {"pages", script_stats.requested}, {"aot_pages", aot_pages.size()},
                        {"compiled", script_stats.compiled}, {"cache_hits", script_stats.loaded},
                        {"not_cacheable", script_stats.not_cacheable}};
   report["textures"] = {{"files", project.textures.size()}, {"converted", textures_converted},

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kiln/cache/hash.h"
+#include "kiln/jit/aot_pages.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
 
@@ -112,6 +113,19 @@ struct JitRuntime::Impl {
   // a compile should cover on a miss.
   bool load_cached(const Job& job, std::vector<std::uint16_t>& union_entries) {
     union_entries = job.entries;
+    if (options.aot) {
+      const auto started = Clock::now();
+      if (auto shipped = options.aot->find(job.page, job.entries, job.mode)) {
+        auto fn = install(shipped->code, shipped->function_offset);
+        if (fn) {
+          publish(job.slot, *fn, shipped->entries, job.mode);
+          std::lock_guard lock(mu);
+          ++stats.loaded;
+          stats.load_ns += ns_since(started);
+          return true;
+        }
+      }
+    }
     if (!store) return false;
     const auto started = Clock::now();
     PageLookup found = store->find(job.page, job.entries, job.mode);

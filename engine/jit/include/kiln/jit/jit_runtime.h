@@ -47,8 +47,11 @@ struct PageSlot {
   std::atomic<bool> unavailable{false};  // cannot be compiled or loaded: stays interpreted
 };
 
+class AotSource;
+
 struct JitOptions {
   PageCompiler* compiler = nullptr;  // none: cached pages only (the player)
+  AotSource* aot = nullptr;          // compiled pages shipped with the game, asked before the cache
   std::filesystem::path cache_dir;   // the persistent page cache (<cache.root>/jit); empty: none
   // The compiler's fingerprint (its settings and host target). Empty: the compiler's own. A runtime
   // without a compiler (the player) takes it from whoever filled the cache (the cook's packs).
