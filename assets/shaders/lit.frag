@@ -2,6 +2,11 @@
 #extension GL_GOOGLE_include_directive : require
 #pragma kiln keywords FOG SKIN NORMALMAP ALPHA_TEST
 #pragma kiln passes Forward Shadow Depth
+// Shipped whether or not a material uses them (fog is switched on at run time), and a
+// combination that never makes sense: skinned meshes are never alpha-tested.
+#pragma kiln ship FOG SKIN
+#pragma kiln ship FOG SKIN ALPHA_TEST
+#pragma kiln invalid SKIN ALPHA_TEST
 
 #include "common/camera.glsl"
 #include "common/lighting.glsl"

@@ -59,6 +59,12 @@ TEST_CASE("kiln cook builds every used variant - script page and texture into pa
   CHECK(totals["compiled"] == totals["variants"]);
   CHECK(totals["cache_hits"] == 0);
   CHECK(totals["errors"] == 0);
+  // Why each variant is built: the sample ships FOG+SKIN (lit.frag) and ALPHA_TEST (foliage.json),
+  // and strips FOG+SKIN+ALPHA_TEST, which lit.frag declares invalid.
+  CHECK(totals["used"].get<int>() + totals["declared"].get<int>() == totals["variants"].get<int>());
+  CHECK(totals["declared"] == 6);
+  CHECK(totals["stripped"] == 3);
+  CHECK(first.run.output.find("6 declared to ship, 3 stripped as invalid") != std::string::npos);
   CHECK(first.run.output.find("cook: " + std::to_string(totals["variants"].get<int>()) + " variants, " +
                               std::to_string(totals["compiled"].get<int>()) + " compiled, 0 cache hits, 0 errors, ") !=
         std::string::npos);
@@ -76,6 +82,9 @@ TEST_CASE("kiln cook builds every used variant - script page and texture into pa
   CHECK((*shaders)->size() == totals["variants"].get<std::size_t>() + 8);  // and the 8 materials
   CHECK((*shaders)->find("shaders/lit|Forward|NORMALMAP")->has_value());
   CHECK((*shaders)->find("shaders/lit|Shadow|NORMALMAP")->has_value());
+  CHECK((*shaders)->find("shaders/lit|Depth|FOG;SKIN")->has_value());        // declared by the shader
+  CHECK((*shaders)->find("shaders/lit|Forward|ALPHA_TEST")->has_value());    // declared by foliage.json
+  CHECK_FALSE((*shaders)->find("shaders/lit|Forward|ALPHA_TEST;FOG;SKIN")->has_value());  // stripped
   auto scripts = runtime::Pack::open(dir / "out" / "scripts.pack", runtime::PackKind::kScripts);
   REQUIRE(scripts);
   auto bytes = (*scripts)->find("scripts/numeric_kernel.lua");
@@ -138,6 +147,8 @@ TEST_CASE("kiln cook reports every error of a broken project - and cooks nothing
   std::ofstream(project / "materials" / "sky.json")
       << R"({"shader": "shaders/unlit", "keywords": [], "params": {}, "textures": {"main": "textures/nope.png"}})";
   std::ofstream(project / "scripts" / "broken.lua") << "local x = 1\nx = x + true\n";
+  std::ofstream(project / "materials" / "monster.json")
+      << R"({"shader": "shaders/lit", "keywords": ["SKIN", "ALPHA_TEST"], "params": {}, "textures": {}})";
   const Cooked broken = cook(dir, project, dir / "out", dir / "cache");
   CHECK(broken.run.exit_code == 1);
   const std::string& out = broken.run.output;
@@ -145,8 +156,10 @@ TEST_CASE("kiln cook reports every error of a broken project - and cooks nothing
   CHECK(out.find("materials/metal.json: /keywords/0:") != std::string::npos);
   CHECK(out.find("materials/sky.json: /textures/main: no such file") != std::string::npos);
   CHECK(out.find("scripts/broken.lua:2:") != std::string::npos);
-  CHECK(out.find("cook: 4 errors, nothing cooked") != std::string::npos);
-  CHECK(broken.report["errors"].size() == 4);
+  CHECK(out.find("materials/monster.json: /keywords: shader shaders/lit declares the keywords ALPHA_TEST SKIN invalid together") !=
+        std::string::npos);
+  CHECK(out.find("cook: 5 errors, nothing cooked") != std::string::npos);
+  CHECK(broken.report["errors"].size() == 5);
   CHECK_FALSE(fs::exists(dir / "out" / "shaders.pack"));
 
   auto usage = test::run_process({KILN_CLI, "cook", project.string()});

@@ -103,4 +103,36 @@ TEST_CASE("material keywords are checked against the shader's declaration") {
   REQUIRE_FALSE(s);
   CHECK(s.error().message == "m.json: /keywords/1: unknown keyword 'GLOW' for shader shaders/lit (legal keywords: FOG SKIN)");
 }
+
+TEST_CASE("ship and invalid pragmas declare shipped keyword sets and forbidden combinations") {
+  auto decl = parse_shader_declaration("lit.frag", "#pragma kiln keywords FOG SKIN ALPHA_TEST\n#pragma kiln ship FOG SKIN\n"
+                                                   "#pragma kiln ship\n#pragma kiln invalid SKIN ALPHA_TEST\n");
+  REQUIRE(decl);
+  REQUIRE(decl->ship.size() == 2);
+  CHECK(decl->ship[0] == std::set<std::string>{"FOG", "SKIN"});
+  CHECK(decl->ship[1].empty());  // the variant without keywords
+  REQUIRE(decl->invalid.size() == 1);
+  CHECK(decl->invalid[0] == std::set<std::string>{"ALPHA_TEST", "SKIN"});
+  auto empty = parse_shader_declaration("x.frag", "#pragma kiln invalid\n");
+  REQUIRE_FALSE(empty);
+  CHECK(empty.error().message == "x.frag:1: error: '#pragma kiln invalid' needs the keywords that may not be combined");
+  auto unknown = parse_shader_declaration("x.frag", "#pragma kiln shipp A\n");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message == "x.frag:1: error: unknown '#pragma kiln shipp' (expected keywords, passes, ship or invalid)");
+}
+
+TEST_CASE("a material's ship sets are checked like its keywords - and may not combine what the shader forbids") {
+  auto m = parse_material("m.json", R"({"shader": "s", "keywords": ["SKIN"], "ship": [["FOG"], ["SKIN", "ALPHA_TEST"], ["NOPE"]]})");
+  REQUIRE(m);
+  REQUIRE(m->ship.size() == 3);
+  ShaderDeclaration decl{{"FOG", "SKIN", "ALPHA_TEST"}, {"Forward"}, true, {}, {{"SKIN", "ALPHA_TEST"}}};
+  auto s = check_material_keywords(*m, decl);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message ==
+        "m.json: /ship/1: shader s declares the keywords ALPHA_TEST SKIN invalid together\n"
+        "m.json: /ship/2/0: unknown keyword 'NOPE' for shader s (legal keywords: ALPHA_TEST FOG SKIN)");
+  auto bad = parse_material("m.json", R"({"shader": "s", "ship": [["FOG", 3]]})");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "m.json: /ship/0/1: expected a string, got number");
+}
 }

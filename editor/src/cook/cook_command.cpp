@@ -120,9 +120,10 @@ int run_cook_command(const Args& args) {
     if (!report_file.empty()) std::ofstream(report_file) << report.dump(2) << "\n";
     return kExitFailed;
   }
-  progress.line("cook: " + std::to_string(project.variants.size()) + " variants (" +
-                std::to_string(project.variants.size()) + " used by " + std::to_string(project.materials.size()) +
-                " materials, 0 declared), " + std::to_string(project.scripts.size()) + " scripts, " +
+  progress.line("cook: " + std::to_string(project.variants.size()) + " variants (" + std::to_string(project.used) +
+                " used by " + std::to_string(project.materials.size()) + " materials, " +
+                std::to_string(project.declared) + " declared to ship, " + std::to_string(project.stripped) +
+                " stripped as invalid), " + std::to_string(project.scripts.size()) + " scripts, " +
                 std::to_string(project.textures.size()) + " textures");
 
   // 2. Variants, on the worker pool.
@@ -251,7 +252,7 @@ int run_cook_command(const Args& args) {
     const auto& key = project.variants[i].key;
     const VariantResult& r = results[i];
     nlohmann::json v = {{"key", key.digest()}, {"shader", key.shader}, {"pass", key.pass}, {"keywords", key.keywords},
-                        {"materials", project.variants[i].materials}};
+                        {"materials", project.variants[i].materials}, {"why", project.variants[i].used ? "used" : "declared"}};
     if (!r.ok) {
       errors.push_back(r.error);
       v["error"] = r.error;
@@ -291,7 +292,8 @@ int run_cook_command(const Args& args) {
   const double wall = ms_since(started);
   report["errors"] = errors;
   report["variants"] = variants_json;
-  report["totals"] = {{"variants", project.variants.size()}, {"compiled", compiled}, {"cache_hits", hits},
+  report["totals"] = {{"variants", project.variants.size()}, {"used", project.used}, {"declared", project.declared},
+                      {"stripped", project.stripped},      {"compiled", compiled}, {"cache_hits", hits},
                       {"errors", errors.size()},           {"wall_ms", wall}};
   report["scripts"] = {{"files", project.scripts.size()},  {"pages", script_stats.requested}, {"aot_pages", aot_pages.size()},
                        {"compiled", script_stats.compiled}, {"cache_hits", script_stats.loaded},

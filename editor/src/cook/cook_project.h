@@ -20,6 +20,7 @@ namespace kiln::cook {
 struct VariantRequest {
   materials::VariantKey key;     // revision 0: a cook sees each source once
   std::vector<std::string> materials;  // the materials that use it, for messages and reports
+  bool used = false;                   // a material uses it (else only declared: "ship")
 };
 
 struct ScriptInput {
@@ -34,6 +35,7 @@ struct Project {
   std::vector<ScriptInput> scripts;            // sorted by file
   std::vector<std::string> textures;           // every texture a material names, sorted, relative to the root
   std::vector<std::string> errors;             // every problem found, in a stable order
+  std::size_t used = 0, declared = 0, stripped = 0;  // variants by why they are built, and declared ones left out
 };
 
 // Reads and validates the whole project; `library` answers for the shaders (their declarations).

@@ -1,5 +1,8 @@
 #include "kiln/materials/material.h"
 
+#include <algorithm>
+#include <set>
+
 #include <fstream>
 #include <sstream>
 
@@ -23,17 +26,17 @@ struct Problems {
 
 std::string type_name(const json& v) { return v.type_name(); }
 
-void read_keywords(const json& v, Material& m, Problems& p) {
-  if (!v.is_array()) return p.add("/keywords", std::string("expected an array of strings, got ") + type_name(v));
+void read_keywords(const json& v, std::vector<std::string>& out, Problems& p, const std::string& at) {
+  if (!v.is_array()) return p.add(at, std::string("expected an array of strings, got ") + type_name(v));
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string ptr = "/keywords/" + std::to_string(i);
+    const std::string ptr = at + "/" + std::to_string(i);
     if (!v[i].is_string()) {
       p.add(ptr, std::string("expected a string, got ") + type_name(v[i]));
       continue;
     }
     const std::string k = v[i].get<std::string>();
     if (auto s = check_keyword_syntax(k); !s) p.add(ptr, s.error().message);
-    else m.keywords.push_back(k);
+    else out.push_back(k);
   }
 }
 
@@ -91,13 +94,23 @@ Result<Material> parse_material(const std::string& file, std::string_view json_t
       if (!it->is_string() || it->get<std::string>().empty()) p.add("/shader", "expected a shader name, got " + it->dump());
       else m.shader = it->get<std::string>();
     } else if (key == "keywords") {
-      read_keywords(*it, m, p);
+      read_keywords(*it, m.keywords, p, "/keywords");
     } else if (key == "params") {
       read_params(*it, m, p);
     } else if (key == "textures") {
       read_textures(*it, m, p);
+    } else if (key == "ship") {
+      if (!it->is_array()) {
+        p.add("/ship", std::string("expected an array of keyword arrays, got ") + type_name(*it));
+        continue;
+      }
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        std::vector<std::string> set;
+        read_keywords((*it)[i], set, p, "/ship/" + std::to_string(i));
+        m.ship.push_back(std::move(set));
+      }
     } else {
-      p.add("/" + json_pointer_token(key), "unknown field (expected shader, keywords, params, textures)");
+      p.add("/" + json_pointer_token(key), "unknown field (expected shader, keywords, params, textures, ship)");
     }
   }
   if (!root.contains("shader")) p.add("/shader", "missing (every material names its shader)");
@@ -115,15 +128,26 @@ Result<Material> load_material(const std::string& file) {
 
 Status check_material_keywords(const Material& material, const ShaderDeclaration& declaration) {
   Problems p{material.file, {}};
-  for (std::size_t i = 0; i < material.keywords.size(); ++i) {
-    const std::string& k = material.keywords[i];
-    if (!declaration.keywords.count(k)) {
+  auto check = [&](const std::vector<std::string>& keywords, const std::string& at) {
+    for (std::size_t i = 0; i < keywords.size(); ++i) {
+      const std::string& k = keywords[i];
+      if (declaration.keywords.count(k)) continue;
       std::string legal;
       for (const auto& l : declaration.keywords) legal += (legal.empty() ? "" : " ") + l;
-      p.add("/keywords/" + std::to_string(i), "unknown keyword '" + k + "' for shader " + material.shader +
-                                                  " (legal keywords: " + (legal.empty() ? "(none)" : legal) + ")");
+      p.add(at + "/" + std::to_string(i), "unknown keyword '" + k + "' for shader " + material.shader +
+                                              " (legal keywords: " + (legal.empty() ? "(none)" : legal) + ")");
     }
-  }
+    // A combination the shader declares invalid is never built: using it is an error.
+    const std::set<std::string> set(keywords.begin(), keywords.end());
+    for (const auto& bad : declaration.invalid)
+      if (std::includes(set.begin(), set.end(), bad.begin(), bad.end())) {
+        std::string names;
+        for (const auto& k : bad) names += (names.empty() ? "" : " ") + k;
+        p.add(at, "shader " + material.shader + " declares the keywords " + names + " invalid together");
+      }
+  };
+  check(material.keywords, "/keywords");
+  for (std::size_t s = 0; s < material.ship.size(); ++s) check(material.ship[s], "/ship/" + std::to_string(s));
   if (!p.lines.empty()) return p.error();
   return {};
 }

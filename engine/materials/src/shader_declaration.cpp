@@ -56,10 +56,22 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     if (words.size() < 2 || words[0] != "#pragma" || words[1] != "kiln") continue;
     const std::string where = file + ":" + std::to_string(line_no) + ": ";
     if (words.size() < 3) return make_error(where + "error: '#pragma kiln' needs 'keywords' or 'passes'");
+    if (words[2] == "ship" || words[2] == "invalid") {
+      std::set<std::string> set;
+      for (std::size_t i = 3; i < words.size(); ++i) {
+        if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
+        set.insert(words[i]);
+      }
+      if (words[2] == "invalid" && set.size() < 1)
+        return make_error(where + "error: '#pragma kiln invalid' needs the keywords that may not be combined");
+      (words[2] == "ship" ? decl.ship : decl.invalid).push_back(std::move(set));
+      continue;
+    }
     std::set<std::string>* target = words[2] == "keywords" ? &decl.keywords
                                     : words[2] == "passes" ? &decl.passes
                                                            : nullptr;
-    if (!target) return make_error(where + "error: unknown '#pragma kiln " + words[2] + "' (expected keywords or passes)");
+    if (!target)
+      return make_error(where + "error: unknown '#pragma kiln " + words[2] + "' (expected keywords, passes, ship or invalid)");
     for (std::size_t i = 3; i < words.size(); ++i) {
       if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
       if (target == &decl.passes) {
@@ -79,6 +91,8 @@ ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stage
   for (const auto& s : stages) {
     merged.keywords.insert(s.keywords.begin(), s.keywords.end());
     merged.passes.insert(s.passes.begin(), s.passes.end());
+    merged.ship.insert(merged.ship.end(), s.ship.begin(), s.ship.end());
+    merged.invalid.insert(merged.invalid.end(), s.invalid.begin(), s.invalid.end());
   }
   merged.declares_passes = !merged.passes.empty();
   if (merged.passes.empty()) merged.passes.insert("Main");

@@ -31,6 +31,7 @@ struct Material {
   std::vector<std::string> keywords;              // as written; VariantKey makes them canonical
   std::map<std::string, std::vector<double>> params;  // a scalar is a vector of one
   std::map<std::string, std::string> textures;
+  std::vector<std::vector<std::string>> ship;  // "ship": more keyword sets of its shader to cook
 };
 
 Result<Material> parse_material(const std::string& file, std::string_view json_text);

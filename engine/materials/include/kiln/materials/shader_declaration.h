@@ -24,6 +24,10 @@ struct ShaderDeclaration {
   std::set<std::string> keywords;
   std::set<std::string> passes;
   bool declares_passes = false;  // false: the implicit single pass "Main", which defines nothing
+  // `#pragma kiln ship A B`: a keyword set the cook builds whether or not a material uses it.
+  std::vector<std::set<std::string>> ship;
+  // `#pragma kiln invalid A B`: no variant containing all of these is ever built.
+  std::vector<std::set<std::string>> invalid;
 };
 
 // Reads the kiln pragmas of one source file. Errors name `file:line`.
