@@ -167,3 +167,23 @@ TEST_CASE("kiln cook reports every error of a broken project - and cooks nothing
   CHECK(usage.output.find("--out <dir> is required") != std::string::npos);
 }
 }
+
+TEST_SUITE("editor") {
+TEST_CASE("on a terminal the cook draws a progress bar - in a pipe it prints plain lines") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  const std::string command = std::string(KILN_CLI) + " cook " + project.string() + " --out " + (dir / "out").string() +
+                              " --cache-root " + (dir / "cache").string();
+  // util-linux `script` runs the cook on a pseudo-terminal.
+  auto tty = test::run_process({"/usr/bin/script", "-qfec", command, "/dev/null"});
+  REQUIRE_MESSAGE(tty.exit_code == 0, tty.output);
+  CHECK(tty.output.find("\r[") != std::string::npos);
+  CHECK(tty.output.find(" variants  ") != std::string::npos);
+  CHECK(tty.output.find("ETA ") != std::string::npos);
+  auto piped = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
+                                  (dir / "cache").string()});
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.output.find('\r') == std::string::npos);
+  CHECK(piped.output.find("cook: 24/24 variants built\n") != std::string::npos);
+}
+}

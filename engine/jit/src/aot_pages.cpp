@@ -29,7 +29,8 @@ std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, cons
   std::vector<std::byte> out(sizeof h + code.entries.size() * 2 + kPageBytes + code.code.size());
   std::byte* at = out.data();
   std::memcpy(at, &h, sizeof h), at += sizeof h;
-  std::memcpy(at, code.entries.data(), code.entries.size() * 2), at += code.entries.size() * 2;
+  if (!code.entries.empty()) std::memcpy(at, code.entries.data(), code.entries.size() * 2);
+  at += code.entries.size() * 2;
   std::memcpy(at, page.data(), kPageBytes), at += kPageBytes;
   std::memcpy(at, code.code.data(), code.code.size());
   return out;
@@ -46,7 +47,8 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   const std::byte* at = bytes.data() + sizeof h;
   StoredPage code;
   code.entries.resize(h.entry_count);
-  std::memcpy(code.entries.data(), at, std::size_t(h.entry_count) * 2), at += std::size_t(h.entry_count) * 2;
+  if (h.entry_count) std::memcpy(code.entries.data(), at, std::size_t(h.entry_count) * 2);
+  at += std::size_t(h.entry_count) * 2;
   if (std::memcmp(at, page.data(), kPageBytes) != 0) return std::optional<StoredPage>();  // another page's code
   at += kPageBytes;
   code.code.assign(reinterpret_cast<const std::uint8_t*>(at), reinterpret_cast<const std::uint8_t*>(at) + h.code_length);

@@ -100,7 +100,7 @@ Status PackWriter::write(const std::filesystem::path& path) const {
     e.length = payload.size();
     e.checksum = checksum(payload.data(), payload.size());
   }
-  std::memcpy(out.data() + sizeof(Header), index.data(), index.size() * sizeof(IndexEntry));
+  if (!index.empty()) std::memcpy(out.data() + sizeof(Header), index.data(), index.size() * sizeof(IndexEntry));
   h.index_checksum = checksum(index.data(), index.size() * sizeof(IndexEntry));
   h.header_checksum = checksum(&h, sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
