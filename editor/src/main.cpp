@@ -11,6 +11,7 @@
 
 namespace kiln::cli {
 int run_cook_command(const Args& args);
+int run_editor_command(const Args& args);
 }
 #include "cli_args.h"
 #include "kiln/core/config.h"
@@ -36,6 +37,7 @@ void print_help() {
       "  probe variants  the shader-variant seed's regression checks on a live cache\n"
       "  script run <file.lua> [--budget N]   run a script in the interpreter\n"
       "  script disasm <file.lua>             its bytecode, page by page\n"
+      "  editor <project> [--json]   watch the project: rebuild what an edit changes, one line per event\n"
       "  cook <project> --out <dir> [--jobs N] [--json report.json] [--verify]\n"
       "                  validate the project, build its variants, scripts (AOT) and textures into packs\n"
       "  texture info <file.tx> [--json]      levels, tile grids, format, wrap modes and maketx metadata\n"
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
   if (command == "script") return cli::run_script_command(*args);
   if (command == "texture") return cli::run_texture_command(*args);
   if (command == "cook") return cli::run_cook_command(*args);
+  if (command == "editor") return cli::run_editor_command(*args);
   if (command != "shader") {
     if (auto s = args->check_options({}); !s) {
       std::fprintf(stderr, "kiln: %s\n", s.error().message.c_str());

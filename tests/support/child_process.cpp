@@ -37,18 +37,21 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::map<
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  int fds[2], in[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0 || ::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   const int rc = ::posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
+  ::close(in[0]);
+  in_fd_ = in[1];
   if (rc != 0) {
     ::close(fds[0]);
+    ::close(in_fd_);
     throw std::runtime_error("cannot spawn " + argv[0] + ": " + std::strerror(rc));
   }
   out_fd_ = fds[0];
@@ -60,6 +63,18 @@ ChildProcess::~ChildProcess() {
     wait();
   }
   if (out_fd_ >= 0) ::close(out_fd_);
+  if (in_fd_ >= 0) ::close(in_fd_);
+}
+
+void ChildProcess::write_line(const std::string& line) {
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(in_fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the child is gone: its exit tells the test
+    done += std::size_t(n);
+  }
 }
 
 std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds timeout) {

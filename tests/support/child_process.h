@@ -24,6 +24,8 @@ class ChildProcess {
   std::optional<std::string> read_line(std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // Everything the child writes until it closes its output.
   std::string read_all();
+  // Writes `line` and a newline to the child's standard input.
+  void write_line(const std::string& line);
   void kill(int signal);
   // Exit code, or 128 + signal number if a signal ended it.
   int wait();
@@ -31,6 +33,7 @@ class ChildProcess {
  private:
   pid_t pid_ = -1;
   int out_fd_ = -1;
+  int in_fd_ = -1;
   std::string buffer_;
   bool reaped_ = false;
   int status_ = 0;

@@ -1,0 +1,279 @@
+#include "editor/editor_session.h"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "kiln/jit/script.h"
+#include "kiln/textures/texture_path.h"
+#include "kiln/textures/thumbnail.h"
+
+namespace kiln::editor {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
+  const std::string ext = fs::path(path).extension().string();
+  for (const char* e : extensions)
+    if (ext == e) return true;
+  return false;
+}
+
+}  // namespace
+
+EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::move(root)), config_(config) {
+  jobs_ = config.jobs > 0 ? config.jobs : std::max(1, int(std::thread::hardware_concurrency()));
+  if (config.shader_disk_cache) {
+    auto opened = cache::BlobStore::open({.root = config.cache_root, .max_bytes = config.cache_disk_max_bytes,
+                                          .keep_namespaces = config.cache_keep_builds});
+    if (opened) store_ = std::move(*opened);
+  }
+  library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{.root = root_, .store = store_.get()});
+  auto jit = jit::JitRuntime::create({.compiler = &compiler_,
+                                      .cache_dir = config.jit_cache ? config.cache_root / "jit" : fs::path(),
+                                      .synchronous = true,
+                                      .hot_threshold = 1});
+  if (jit) jit_ = std::move(*jit);
+  tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
+      .memory_budget_bytes = config.texture_memory_max_bytes, .conversion_dir = config.cache_root / "textures"});
+}
+
+EditorSession::~EditorSession() = default;
+
+std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) const {
+  std::vector<materials::VariantKey> keys;
+  auto program = library_->program(m.shader);
+  if (!program) return keys;
+  for (const std::string& pass : (*program)->declaration.passes) keys.push_back(library_->key(m.shader, pass, m.keywords));
+  return keys;
+}
+
+// Builds `keys` on the worker pool: compiles, or disk hits for content the cache has seen.
+EditorSession::Built EditorSession::build(const std::vector<materials::VariantKey>& keys) {
+  Built built;
+  std::size_t failed = 0;
+  // Builds run one batch at a time: the library's compile counter says how many were compiled;
+  // the rest came from memory or disk.
+  const auto before = library_->stats();
+  std::mutex mu;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min<int>(jobs_, int(keys.size())); ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < keys.size();) {
+        auto v = library_->variant(keys[i].shader, keys[i].pass, keys[i].keyword_list());
+        std::lock_guard lock(mu);
+        if (!v) built.errors.push_back(v.error().message), ++failed;
+      }
+    });
+  for (auto& t : pool) t.join();
+  const auto after = library_->stats();
+  built.compiled = (after.compiles - before.compiles) - (after.compile_errors - before.compile_errors);
+  built.cache_hits = keys.size() - failed - built.compiled;
+  std::sort(built.errors.begin(), built.errors.end());
+  built.errors.erase(std::unique(built.errors.begin(), built.errors.end()), built.errors.end());
+  return built;
+}
+
+void EditorSession::load_texture(const std::string& rel) {
+  auto image = tiles_->open_texture(root_ / rel);
+  if (!image) return;
+  images_[rel] = *image;
+  (void)textures::make_thumbnail(*tiles_, *image, 64);  // what a material preview reads
+}
+
+nlohmann::json EditorSession::start() {
+  const auto t0 = Clock::now();
+  std::vector<std::string> errors;
+  std::vector<materials::VariantKey> all;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "materials", ec)) {
+    if (e.path().extension() != ".json") continue;
+    const std::string rel = fs::relative(e.path(), root_).generic_string();
+    auto m = materials::load_material((root_ / rel).string());
+    if (!m) {
+      errors.push_back(m.error().message);
+      continue;
+    }
+    MaterialState state{*m, active_variants(*m)};
+    all.insert(all.end(), state.variants.begin(), state.variants.end());
+    for (const auto& [slot, texture] : m->textures) load_texture(texture);
+    materials_[rel] = std::move(state);
+  }
+  const Built built = build(all);
+  errors.insert(errors.end(), built.errors.begin(), built.errors.end());
+  std::size_t pages = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "scripts", ec)) {
+    if (e.path().extension() != ".lua") continue;
+    const std::string rel = fs::relative(e.path(), root_).generic_string();
+    auto program = jit::compile_script_file((root_ / rel).string());
+    if (!program) {
+      errors.push_back(program.error().message);
+      continue;
+    }
+    if (jit_) jit_->precompile(*program, jit::abi::JitMode::kChecked);
+    pages += program->page_count();
+    scripts_[rel] = std::move(*program);
+  }
+  return {{"event", "ready"},           {"materials", materials_.size()}, {"variants", all.size()},
+          {"compiled", built.compiled}, {"cache_hits", built.cache_hits}, {"scripts", scripts_.size()},
+          {"pages", pages},             {"textures", images_.size()},     {"errors", errors},
+          {"ms", ms_between(t0, Clock::now())}};
+}
+
+std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>& batch) {
+  std::vector<nlohmann::json> events;
+  for (const FileChange& change : batch) {
+    nlohmann::json event;
+    if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"})) event = material_changed(change);
+    else if (change.path.rfind("shaders/", 0) == 0) event = shader_changed(change);
+    else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"})) event = script_changed(change);
+    else if (has_extension(change.path, {".png", ".tif", ".tiff", ".tx"})) event = texture_changed(change);
+    if (event.is_null()) continue;
+    event["detect_ms"] = ms_between(change.first_seen, Clock::now()) - event.value("compile_ms", 0.0);
+    events.push_back(std::move(event));
+  }
+  return events;
+}
+
+nlohmann::json EditorSession::shader_changed(const FileChange& change) {
+  const auto t0 = Clock::now();
+  const std::vector<std::string> shaders = library_->file_changed(change.path);
+  // The active variants of exactly those shaders, at their new revision.
+  std::vector<materials::VariantKey> keys;
+  for (auto& [rel, state] : materials_) {
+    if (std::find(shaders.begin(), shaders.end(), state.material.shader) == shaders.end()) continue;
+    state.variants = active_variants(state.material);
+    keys.insert(keys.end(), state.variants.begin(), state.variants.end());
+  }
+  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.shader, a.pass, a.keywords) < std::tie(b.shader, b.pass, b.keywords);
+  });
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const auto compiled_at = Clock::now();
+  const Built built = build(keys);
+  const auto built_at = Clock::now();
+  nlohmann::json variants = nlohmann::json::array();
+  std::size_t stale = 0;
+  for (const auto& k : keys) {
+    variants.push_back(k.shader + "|" + k.pass + "|" + k.keywords);
+    if (!built.errors.empty() && library_->cache().last_good(k)) ++stale;
+  }
+  nlohmann::json event = {{"event", built.errors.empty() ? "shader" : "shader_error"},
+                          {"file", change.path},
+                          {"shaders", shaders},
+                          {"invalidated", keys.size()},
+                          {"variants", variants},
+                          {"recompiled", built.compiled},
+                          {"cache_hits", built.cache_hits},
+                          {"compile_ms", ms_between(compiled_at, built_at)},
+                          {"publish_ms", ms_between(t0, compiled_at) + ms_between(built_at, Clock::now())}};
+  if (!built.errors.empty()) {
+    event["errors"] = built.errors;
+    event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
+  }
+  return event;
+}
+
+nlohmann::json EditorSession::material_changed(const FileChange& change) {
+  if (!change.exists) {
+    materials_.erase(change.path);
+    return {{"event", "material_removed"}, {"file", change.path}};
+  }
+  auto m = materials::load_material((root_ / change.path).string());
+  if (m) {
+    if (auto program = library_->program(m->shader); !program) m = program.error();
+    else if (auto legal = materials::check_material_keywords(*m, (*program)->declaration); !legal) m = legal.error();
+  }
+  if (!m) return {{"event", "material_error"}, {"file", change.path}, {"error", m.error().message}, {"kept_previous", materials_.count(change.path) > 0}};
+  const auto t0 = Clock::now();
+  MaterialState state{*m, active_variants(*m)};
+  const Built built = build(state.variants);
+  for (const auto& [slot, texture] : m->textures)
+    if (!images_.count(texture)) load_texture(texture);
+  nlohmann::json event = {{"event", built.errors.empty() ? "material" : "material_error"},
+                          {"file", change.path},
+                          {"variants", state.variants.size()},
+                          {"recompiled", built.compiled},
+                          {"cache_hits", built.cache_hits},
+                          {"compile_ms", ms_between(t0, Clock::now())}};
+  if (!built.errors.empty()) event["errors"] = built.errors;
+  else materials_[change.path] = std::move(state);
+  return event;
+}
+
+nlohmann::json EditorSession::script_changed(const FileChange& change) {
+  if (!change.exists) {
+    scripts_.erase(change.path);
+    return {{"event", "script_removed"}, {"file", change.path}};
+  }
+  auto program = jit::compile_script_file((root_ / change.path).string());
+  if (!program)
+    return {{"event", "script_error"}, {"file", change.path}, {"error", program.error().message}, {"kept_previous", scripts_.count(change.path) > 0}};
+  // Pages whose bytes did not change keep their code: the runtime keys pages by their bytes.
+  std::size_t changed = 0;
+  auto old = scripts_.find(change.path);
+  for (std::size_t p = 0; p < program->page_count(); ++p) {
+    const auto now = program->page(p);
+    const bool same = old != scripts_.end() && p < old->second.page_count() &&
+                      std::equal(now.begin(), now.end(), old->second.page(p).begin());
+    changed += same ? 0 : 1;
+  }
+  const auto t0 = Clock::now();
+  const jit::JitStats before = jit_ ? jit_->stats() : jit::JitStats{};
+  if (jit_) jit_->precompile(*program, jit::abi::JitMode::kChecked);
+  const jit::JitStats after = jit_ ? jit_->stats() : jit::JitStats{};
+  nlohmann::json event = {{"event", "script"},
+                          {"file", change.path},
+                          {"pages", program->page_count()},
+                          {"changed_pages", changed},
+                          {"compiled", after.compiled - before.compiled},
+                          {"loaded", after.loaded - before.loaded},
+                          {"compile_ms", ms_between(t0, Clock::now())}};
+  scripts_[change.path] = std::move(*program);
+  return event;
+}
+
+nlohmann::json EditorSession::texture_changed(const FileChange& change) {
+  // A .tx stands for its source (foo.tx or foo.png.tx for foo.png): the image is the one a
+  // material names.
+  std::string source = change.path;
+  if (has_extension(change.path, {".tx"})) {
+    for (const auto& [texture, image] : images_)
+      if (fs::path(texture).replace_extension(".tx").generic_string() == change.path || texture + ".tx" == change.path)
+        source = texture;
+  }
+  if (!images_.count(source)) return nullptr;  // not a texture of the project's materials
+  // The image may be the source converted to a .tx in the cache, or a .tx next to the source.
+  const fs::path opened = images_[source]->path();
+  const std::size_t dropped = tiles_->invalidate(root_ / source) + tiles_->invalidate(opened);
+  images_.erase(source);
+  const auto t0 = Clock::now();
+  load_texture(source);  // regenerates the .tx of a plain source, reads the preview again
+  return {{"event", "texture"},
+          {"file", change.path},
+          {"image", source},
+          {"tiles_dropped", dropped},
+          {"reloaded", images_.count(source) > 0},
+          {"compile_ms", ms_between(t0, Clock::now())}};
+}
+
+nlohmann::json EditorSession::status() const {
+  const auto lib = library_->stats();
+  const auto tiles = tiles_->stats();
+  nlohmann::json jit = nullptr;
+  if (jit_) {
+    const auto s = jit_->stats();
+    jit = {{"pages_hot", s.requested}, {"compiled", s.compiled}, {"loaded", s.loaded}, {"not_cacheable", s.not_cacheable}};
+  }
+  return {{"event", "status"},
+          {"variants", {{"in_memory", library_->cache().count()}, {"compiles", lib.compiles}, {"disk_hits", lib.disk_hits},
+                        {"compile_errors", lib.compile_errors}}},
+          {"jit", jit},
+          {"tiles", {{"summary", tiles.summary()}, {"open_images", tiles.open_images}, {"peak_bytes", tiles.tiles.peak_bytes}}}};
+}
+
+}  // namespace kiln::editor

@@ -1,0 +1,78 @@
+#pragma once
+// The state of `kiln editor`: a project's materials with their active variants, its scripts, and
+// the textures materials name, kept current as files change (issue 8). Each change becomes one
+// event (JSON): what changed, what was invalidated, what was recompiled and how long it took, or
+// the error — in which case the last good version stays in use.
+//
+// - a shader stage or include: the ShaderLibrary bumps the revision of every shader that reads it
+//   and drops their stale variants; their active variants are rebuilt (a content the persistent
+//   cache has seen is a disk hit) and published; a compile error keeps the last good variant,
+//   marked stale;
+// - a material: re-validated; its keyword set resolves to variants (hits where they exist);
+// - a script: recompiled to bytecode; only pages whose bytes changed get new code (the others are
+//   already compiled, or in the JIT page cache); an error keeps the previous version;
+// - a texture source or .tx: that image's tiles are dropped and the .tx regenerated.
+//
+// Thread-safety: owned by the editor's event loop thread; variants compile on a worker pool.
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "editor/file_watcher.h"
+#include "kiln/cache/blob_store.h"
+#include "kiln/core/config.h"
+#include "kiln/jit/jit_runtime.h"
+#include "kiln/jitc/llvm_page_compiler.h"
+#include "kiln/materials/material.h"
+#include "kiln/shadercache/shader_library.h"
+#include "kiln/textures/tile_cache.h"
+
+namespace kiln::editor {
+
+class EditorSession {
+ public:
+  EditorSession(std::filesystem::path root, const Config& config);
+  ~EditorSession();
+
+  nlohmann::json start();  // loads everything; the "ready" event
+  std::vector<nlohmann::json> handle(const std::vector<FileChange>& batch);
+  nlohmann::json status() const;  // statistics of the three caches
+
+ private:
+  struct MaterialState {
+    materials::Material material;
+    std::vector<materials::VariantKey> variants;  // active: one per pass, current revision
+  };
+  struct Built {
+    std::size_t compiled = 0, cache_hits = 0;
+    std::vector<std::string> errors;
+  };
+
+  Built build(const std::vector<materials::VariantKey>& keys);
+  std::vector<materials::VariantKey> active_variants(const materials::Material& m) const;
+  nlohmann::json material_changed(const FileChange& change);
+  nlohmann::json shader_changed(const FileChange& change);
+  nlohmann::json script_changed(const FileChange& change);
+  nlohmann::json texture_changed(const FileChange& change);
+  void load_texture(const std::string& rel);
+
+  std::filesystem::path root_;
+  Config config_;
+  int jobs_ = 1;
+  std::unique_ptr<cache::BlobStore> store_;
+  std::unique_ptr<shadercache::ShaderLibrary> library_;
+  std::map<std::string, MaterialState> materials_;  // by path relative to the root
+  jitc::LlvmPageCompiler compiler_;
+  std::unique_ptr<jit::JitRuntime> jit_;
+  std::map<std::string, jit::Program> scripts_;
+  std::unique_ptr<textures::TileCache> tiles_;
+  std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
+};
+
+}  // namespace kiln::editor
