@@ -126,14 +126,17 @@ nlohmann::json EditorSession::start() {
 
 std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>& batch) {
   std::vector<nlohmann::json> events;
+  const auto handling = Clock::now();
   for (const FileChange& change : batch) {
+    // Detection: from the first raw event of the burst to its handling (the debounce included).
+    const double detect_ms = ms_between(change.first_seen, handling);
     nlohmann::json event;
     if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"})) event = material_changed(change);
     else if (change.path.rfind("shaders/", 0) == 0) event = shader_changed(change);
     else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"})) event = script_changed(change);
     else if (has_extension(change.path, {".png", ".tif", ".tiff", ".tx"})) event = texture_changed(change);
     if (event.is_null()) continue;
-    event["detect_ms"] = ms_between(change.first_seen, Clock::now()) - event.value("compile_ms", 0.0);
+    event["detect_ms"] = detect_ms;
     events.push_back(std::move(event));
   }
   return events;
