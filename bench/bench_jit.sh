@@ -11,18 +11,7 @@ kiln=build/release/editor/kiln
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 
-best() {
-  local best="" t
-  for _ in $(seq "$runs"); do
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null
-    end=$(date +%s.%N)
-    t=$(echo "$end - $start" | bc -l)
-    if [[ -z $best ]] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
-  done
-  printf '%.3f' "$best"
-}
+source bench/timing.sh
 
 printf '%-15s %8s %8s %8s %8s %8s %8s   %s\n' script interp jit jit-unck luajit lj-joff lua5.1 \
   "ratios luajit/jit luajit/jit-unck lj-joff/jit lua5.1/jit"

@@ -9,18 +9,7 @@ runs="${1:-3}"
 kiln=build/release/editor/kiln
 [[ -x $kiln ]] || { echo "build kiln first: scripts/build.sh release kiln" >&2; exit 1; }
 
-best() {  # best wall time of $runs runs of the command
-  local best="" t
-  for _ in $(seq "$runs"); do
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null
-    end=$(date +%s.%N)
-    t=$(echo "$end - $start" | bc -l)
-    if [[ -z $best ]] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
-  done
-  printf '%.3f' "$best"
-}
+source bench/timing.sh
 
 printf '%-18s %8s %8s %8s %8s   %s\n' script kiln lua5.1 lua5.4 "luajit" "ratios lua5.1/kiln lua5.4/kiln luajit-joff/kiln"
 for script in bench/scripts/*.lua; do
