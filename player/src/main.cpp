@@ -17,6 +17,7 @@
 #include "kiln/cache/hash.h"
 #include "kiln/core/config.h"
 #include "kiln/jit/aot_pages.h"
+#include "kiln/jit/host_features.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/jit/vm.h"
 #include "kiln/runtime/pack.h"
@@ -113,7 +114,13 @@ int main(int argc, char** argv) {
   const std::string build = identity.size() > 8 ? identity.substr(8, identity.find(' ', 8) - 8) : "";
   PackPages shipped(**scripts);
   std::unique_ptr<jit::JitRuntime> jit;
-  if (build == jit::jit_build_id()) {
+  const auto missing = jit::missing_cpu_features(identity);
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : " ") + m;
+    std::fprintf(stderr, "kiln-player: the scripts were compiled for CPU features this machine lacks (%s): they run interpreted\n",
+                 names.c_str());
+  } else if (build == jit::jit_build_id()) {
     auto made = jit::JitRuntime::create({.aot = &shipped, .hot_threshold = 1});
     if (made) jit = std::move(*made);
     else std::fprintf(stderr, "kiln-player: compiled pages off: %s\n", made.error().message.c_str());

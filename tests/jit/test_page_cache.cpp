@@ -418,3 +418,17 @@ TEST_CASE("precompiled pages let a runtime without a compiler run every corpus s
   CHECK(no_fingerprint.error().message == "a page cache without a compiler needs the fingerprint of the compiler that filled it");
 }
 }
+
+#include "kiln/jit/host_features.h"
+
+TEST_SUITE("jit") {
+TEST_CASE("the features a compiler fingerprint needs are checked against this CPU without LLVM") {
+  // The fingerprint of this machine's own compiler needs nothing this CPU lacks.
+  CHECK(missing_cpu_features(jitc::LlvmPageCompiler().fingerprint()).empty());
+  // A feature reported missing is exactly one this CPU does not have; unknown names are not features.
+  const auto missing = missing_cpu_features("llvm 14; O2; x86_64 cpu +sse2,+avx512f,+madeup,-avx2");
+  CHECK(std::find(missing.begin(), missing.end(), "madeup") == missing.end());
+  CHECK(std::find(missing.begin(), missing.end(), "avx2") == missing.end());  // "-" disables, never required
+  CHECK((std::find(missing.begin(), missing.end(), "avx512f") != missing.end()) == !__builtin_cpu_supports("avx512f"));
+}
+}

@@ -1,0 +1,49 @@
+#include "kiln/jit/host_features.h"
+
+#include <sstream>
+
+namespace kiln::jit {
+namespace {
+
+struct Feature {
+  const char* llvm_name;
+  bool present;
+};
+
+// __builtin_cpu_supports takes string literals only: one entry per feature.
+const std::vector<Feature>& features() {
+  static const std::vector<Feature> table = {
+#if defined(__x86_64__)
+      {"sse3", bool(__builtin_cpu_supports("sse3"))},       {"ssse3", bool(__builtin_cpu_supports("ssse3"))},
+      {"sse4.1", bool(__builtin_cpu_supports("sse4.1"))},   {"sse4.2", bool(__builtin_cpu_supports("sse4.2"))},
+      {"popcnt", bool(__builtin_cpu_supports("popcnt"))},   {"avx", bool(__builtin_cpu_supports("avx"))},
+      {"avx2", bool(__builtin_cpu_supports("avx2"))},       {"fma", bool(__builtin_cpu_supports("fma"))},
+      {"bmi", bool(__builtin_cpu_supports("bmi"))},         {"bmi2", bool(__builtin_cpu_supports("bmi2"))},
+      {"f16c", bool(__builtin_cpu_supports("f16c"))},       {"aes", bool(__builtin_cpu_supports("aes"))},
+      {"pclmul", bool(__builtin_cpu_supports("pclmul"))},   {"movbe", bool(__builtin_cpu_supports("movbe"))},
+      {"lzcnt", bool(__builtin_cpu_supports("abm"))},       {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
+      {"avx512bw", bool(__builtin_cpu_supports("avx512bw"))}, {"avx512dq", bool(__builtin_cpu_supports("avx512dq"))},
+      {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))}, {"avx512cd", bool(__builtin_cpu_supports("avx512cd"))},
+#endif
+  };
+  return table;
+}
+
+}  // namespace
+
+std::vector<std::string> missing_cpu_features(std::string_view fingerprint) {
+  std::vector<std::string> missing;
+  std::string token;
+  std::istringstream in{std::string(fingerprint)};
+  while (std::getline(in, token, ',')) {
+    // Tokens look like "+avx2" (possibly after other words of the fingerprint: take the last word).
+    if (const auto space = token.rfind(' '); space != std::string::npos) token = token.substr(space + 1);
+    if (token.size() < 2 || token[0] != '+') continue;
+    const std::string name = token.substr(1);
+    for (const Feature& f : features())
+      if (name == f.llvm_name && !f.present) missing.push_back(name);
+  }
+  return missing;
+}
+
+}  // namespace kiln::jit
