@@ -1,5 +1,6 @@
 #include "kiln/jit/program_io.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::jit {
@@ -62,6 +63,77 @@ class Reader {
   std::span<const std::byte> bytes_;
   std::size_t at_ = 0;
 };
+
+// Every instruction of every function stays inside what the interpreter indexes: its frame's
+// registers, the module slots, the function and host tables, the function's own code (jump
+// targets and inline data). Types are not re-derived: a cooked pack is as trusted as the binary,
+// its checksums guard against damage; this stops a damaged or hand-made one from indexing out of
+// bounds with a clear message instead of a crash.
+Status verify_program(const Program& p, const std::string& name) {
+  for (std::size_t fi = 0; fi < p.functions.size(); ++fi) {
+    const FunctionCode& f = p.functions[fi];
+    const std::uint32_t* code = p.words.data() + f.first_page * kPageWords;
+    const auto bad = [&](std::size_t pc, const std::string& what) {
+      return make_error(name + ": cooked bytecode: function '" + f.name + "' word " + std::to_string(pc) + ": " + what);
+    };
+    const auto reg = [&](std::size_t r) { return r < std::size_t(f.frame_slots); };
+    for (std::size_t pc = 0; pc < f.words;) {
+      const std::uint32_t w = code[pc];
+      if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return bad(pc, "unknown instruction");
+      const Op op = op_of(w);
+      const unsigned a = a_of(w), b = b_of(w), c = c_of(w);
+      std::size_t length = 1;
+      long target = -1;
+      switch (op) {
+        case Op::kLoadN: length = 3; break;
+        case Op::kPutS:
+          if (pc + 1 >= f.words) return bad(pc, "string length outside the code");
+          length = 2 + (std::size_t(code[pc + 1]) + 3) / 4;
+          break;
+        case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+          length = 2;
+          if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
+          target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
+          if (!reg(b)) return bad(pc, "register out of the frame");
+          break;
+        case Op::kJmp: case Op::kJmpIf: case Op::kJmpIfNot: case Op::kForPrep: case Op::kForLoop:
+          target = long(pc) + 1 + d_of(w);
+          break;
+        default: break;
+      }
+      if (pc + length > f.words) return bad(pc, "inline data outside the code");
+      if (target >= 0 || op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep ||
+          op == Op::kForLoop || has_inline_offset(op))
+        if (target < 0 || std::size_t(target) >= f.words) return bad(pc, "jump outside the function");
+      // Registers each instruction reads or writes.
+      std::size_t highest = a;
+      switch (op) {
+        case Op::kForPrep: case Op::kForLoop: highest = a + 3; break;
+        case Op::kMath: case Op::kHost: highest = c ? a + c - 1 : a; break;
+        case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: case Op::kPow: case Op::kEq:
+        case Op::kLt: case Op::kLe: case Op::kEqRef: case Op::kGetI: case Op::kSetI:
+          highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
+          break;
+        case Op::kMove: case Op::kNeg: case Op::kNot: case Op::kAppend: case Op::kLen: case Op::kCallR:
+          highest = std::max(a, b);
+          break;
+        default: break;
+      }
+      const bool uses_registers = op != Op::kRet0 && op != Op::kPutTab && op != Op::kPrintLn && op != Op::kDefine &&
+                                  op != Op::kJmp && op != Op::kPutS;
+      if (uses_registers && !reg(highest))
+        return bad(pc, "register " + std::to_string(highest) + " outside the frame of " + std::to_string(f.frame_slots));
+      if ((op == Op::kGetMod || op == Op::kSetMod) && ud_of(w) >= unsigned(p.module_slots)) return bad(pc, "module slot out of range");
+      if ((op == Op::kCall || op == Op::kLoadF || op == Op::kDefine) && ud_of(w) >= p.functions.size())
+        return bad(pc, "function index out of range");
+      if (op == Op::kHost && b >= p.host.size()) return bad(pc, "host function index out of range");
+      if (op == Op::kMath && b > static_cast<unsigned>(MathFn::kMax)) return bad(pc, "unknown math function");
+      if ((op == Op::kMath || op == Op::kHost) && c > 255 - a) return bad(pc, "arguments outside the frame");
+      pc += length;
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -128,6 +200,7 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
     h.result = Type(result);
   }
   if (!r.done()) return broken("trailing bytes");
+  if (auto verified = verify_program(p, name); !verified) return verified.error();
   return p;
 }
 
