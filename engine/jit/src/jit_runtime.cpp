@@ -109,25 +109,28 @@ struct JitRuntime::Impl {
     slot->unavailable.store(true, std::memory_order_release);
   }
 
-  // A cache hit, loaded; false when the cache has nothing to serve. Fills `union_entries` with what
-  // a compile should cover on a miss.
+  // Installs and publishes code that was compiled elsewhere (shipped or cached); false if it
+  // cannot be mapped.
+  bool serve(const Job& job, const StoredPage& code, Clock::time_point started) {
+    auto fn = install(code.code, code.function_offset);
+    if (!fn) return false;
+    publish(job.slot, *fn, code.entries, job.mode);
+    std::lock_guard lock(mu);
+    ++stats.loaded;
+    stats.load_ns += ns_since(started);
+    return true;
+  }
+
+  // Code for the job from the shipped pages or the persistent cache; false when neither has it.
+  // Fills `union_entries` with what a compile should cover on a miss.
   bool load_cached(const Job& job, std::vector<std::uint16_t>& union_entries) {
     union_entries = job.entries;
+    const auto started = Clock::now();
     if (options.aot) {
-      const auto started = Clock::now();
-      if (auto shipped = options.aot->find(job.page, job.entries, job.mode)) {
-        auto fn = install(shipped->code, shipped->function_offset);
-        if (fn) {
-          publish(job.slot, *fn, shipped->entries, job.mode);
-          std::lock_guard lock(mu);
-          ++stats.loaded;
-          stats.load_ns += ns_since(started);
-          return true;
-        }
-      }
+      if (auto shipped = options.aot->find(job.page, job.entries, job.mode); shipped && serve(job, *shipped, started))
+        return true;
     }
     if (!store) return false;
-    const auto started = Clock::now();
     PageLookup found = store->find(job.page, job.entries, job.mode);
     {
       std::lock_guard lock(mu);
@@ -142,14 +145,7 @@ struct JitRuntime::Impl {
       union_entries.erase(std::unique(union_entries.begin(), union_entries.end()), union_entries.end());
       return false;
     }
-    auto fn = install(found.hit->code, found.hit->function_offset);
-    if (!fn) return false;
-    publish(job.slot, *fn, found.hit->entries, job.mode);
-    {
-      std::lock_guard lock(mu);
-      ++stats.loaded;
-      stats.load_ns += ns_since(started);
-    }
+    if (!serve(job, *found.hit, started)) return false;
     if (options.verify && options.compiler) verify(job, *found.hit);
     return true;
   }
