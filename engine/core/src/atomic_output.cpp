@@ -39,9 +39,9 @@ Status AtomicOutput::commit() {
   return {};
 }
 
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data) {
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode) {
   AtomicOutput out(path);
-  const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return make_error(path.string() + ": cannot create: " + errno_text(errno));
   std::size_t done = 0;
   while (done < data.size()) {

@@ -32,7 +32,7 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
-// `data` as the whole content of `path` (mode 0644 less the umask), through an AtomicOutput.
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data);
+// `data` as the whole content of `path` (`mode` less the umask), through an AtomicOutput.
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode = 0644);
 
 }  // namespace kiln
