@@ -62,7 +62,7 @@ int run_script_command(const Args& args) {
   std::unique_ptr<jit::JitRuntime> runtime;
   if (jit_switch == "on") {
     auto made = jit::JitRuntime::create({.compiler = &compiler,
-                                         .cache_dir = c.jit_cache ? c.cache_root / "jit" : std::filesystem::path(),
+                                         .cache_dir = jit_cache_dir(c),
                                          .verify = c.jit_cache_verify,
                                          .compile_threads = c.jit_compile_threads,
                                          .cache_max_bytes = c.cache_disk_max_bytes,

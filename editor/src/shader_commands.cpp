@@ -8,6 +8,7 @@
 
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/text.h"
+#include "variant_store.h"
 #include "kiln/shadercache/shader_library.h"
 
 namespace kiln::cli {
@@ -35,16 +36,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const auto backend = parse_backend(args.option("--backend", "spirv"));
   if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
 
-  std::unique_ptr<cache::BlobStore> store;
-  if (loaded.config.shader_disk_cache) {
-    auto opened = cache::BlobStore::open({.root = loaded.config.cache_root,
-                                          .max_bytes = loaded.config.cache_disk_max_bytes,
-                                          .keep_namespaces = loaded.config.cache_keep_builds});
-    if (opened)
-      store = std::move(*opened);
-    else  // the cache is an optimisation: compile without it
-      std::fprintf(stderr, "kiln shader: persistent cache off: %s\n", opened.error().message.c_str());
-  }
+  const std::unique_ptr<cache::BlobStore> store = open_variant_store(loaded.config, "kiln shader");
   ShaderLibraryOptions options;
   options.root = ".";
   for (const auto& dir : args.option_values("-I")) options.include_dirs.emplace_back(dir);

@@ -86,7 +86,7 @@ int image_command(const Args& args, const std::string& verb) {
     return kExitUsage;
   }
   textures::TileCache cache({.memory_budget_bytes = config->config.texture_memory_max_bytes,
-                             .conversion_dir = config->config.cache_root / "textures"});
+                             .conversion_dir = texture_cache_dir(config->config)});
   auto image = cache.open_texture(args.words[2]);
   if (!image) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());

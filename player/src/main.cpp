@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   const jit::JitStats jit_stats = jit ? jit->stats() : jit::JitStats{};
 
   // Textures: each through the tile cache; the centre sample must match the pixels of its level 0.
-  const fs::path texture_dir = config->config.cache_root / "textures";
+  const fs::path texture_dir = texture_cache_dir(config->config);
   textures::TileCache tiles({.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversion_dir = texture_dir});
   std::size_t textures_checked = 0;
   for (const std::string& name : (*texture_pack)->names()) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_args.h"
+#include "variant_store.h"
 #include "cook/cook_project.h"
 #include "cook/progress.h"
 #include "kiln/cache/blob_store.h"
@@ -101,13 +102,7 @@ int run_cook_command(const Args& args) {
   const int jobs = config.jobs > 0 ? config.jobs : std::max(1, int(std::thread::hardware_concurrency()));
   cook::Progress progress(::isatty(STDERR_FILENO) != 0);
 
-  std::unique_ptr<cache::BlobStore> store;
-  if (config.shader_disk_cache) {
-    auto opened = cache::BlobStore::open({.root = config.cache_root, .max_bytes = config.cache_disk_max_bytes,
-                                          .keep_namespaces = config.cache_keep_builds});
-    if (opened) store = std::move(*opened);
-    else std::fprintf(stderr, "kiln cook: persistent variant cache off: %s\n", opened.error().message.c_str());
-  }
+  const std::unique_ptr<cache::BlobStore> store = open_variant_store(config, "kiln cook");
   shadercache::ShaderLibrary library({.root = root, .store = store.get()});
 
   // 1. Validate everything; report every error.
@@ -176,7 +171,7 @@ int run_cook_command(const Args& args) {
   jit::JitStats script_stats;
   {
     auto runtime = jit::JitRuntime::create({.compiler = &compiler,
-                                            .cache_dir = config.jit_cache ? config.cache_root / "jit" : fs::path(),
+                                            .cache_dir = jit_cache_dir(config),
                                             .verify = args.has("--verify") || config.jit_cache_verify,
                                             .compile_threads = std::max(1, jobs),
                                             .synchronous = true});
@@ -192,8 +187,8 @@ int run_cook_command(const Args& args) {
   std::vector<std::pair<std::string, std::vector<std::byte>>> aot_pages;
   {
     std::unique_ptr<jit::PageStore> pages;
-    if (config.jit_cache) {
-      auto opened = jit::PageStore::open({.dir = config.cache_root / "jit", .build_id = jit::jit_build_id(),
+    if (!jit_cache_dir(config).empty()) {
+      auto opened = jit::PageStore::open({.dir = jit_cache_dir(config), .build_id = jit::jit_build_id(),
                                           .fingerprint = compiler.fingerprint(), .background_writes = false});
       if (opened) pages = std::move(*opened);
     }
@@ -227,7 +222,7 @@ int run_cook_command(const Args& args) {
   for (const std::string& rel : project.textures) {
     std::ifstream in(root / rel, std::ios::binary);
     const std::string source((std::istreambuf_iterator<char>(in)), {});
-    const fs::path tx = config.cache_root / "textures" / ("cook-v1-" + cache::xxh3_128(source).hex() + ".tx");
+    const fs::path tx = texture_cache_dir(config) / ("cook-v1-" + cache::xxh3_128(source).hex() + ".tx");
     std::error_code ec;
     if (!fs::exists(tx, ec)) {
       fs::create_directories(tx.parent_path(), ec);

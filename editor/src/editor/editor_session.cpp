@@ -1,4 +1,5 @@
 #include "editor/editor_session.h"
+#include "variant_store.h"
 
 #include <atomic>
 #include <mutex>
@@ -26,19 +27,15 @@ bool has_extension(const std::string& path, std::initializer_list<const char*> e
 
 EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::move(root)), config_(config) {
   jobs_ = config.jobs > 0 ? config.jobs : std::max(1, int(std::thread::hardware_concurrency()));
-  if (config.shader_disk_cache) {
-    auto opened = cache::BlobStore::open({.root = config.cache_root, .max_bytes = config.cache_disk_max_bytes,
-                                          .keep_namespaces = config.cache_keep_builds});
-    if (opened) store_ = std::move(*opened);
-  }
+  store_ = cli::open_variant_store(config, "kiln editor");
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{.root = root_, .store = store_.get()});
   auto jit = jit::JitRuntime::create({.compiler = &compiler_,
-                                      .cache_dir = config.jit_cache ? config.cache_root / "jit" : fs::path(),
+                                      .cache_dir = jit_cache_dir(config),
                                       .synchronous = true,
                                       .hot_threshold = 1});
   if (jit) jit_ = std::move(*jit);
   tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
-      .memory_budget_bytes = config.texture_memory_max_bytes, .conversion_dir = config.cache_root / "textures"});
+      .memory_budget_bytes = config.texture_memory_max_bytes, .conversion_dir = texture_cache_dir(config)});
 }
 
 EditorSession::~EditorSession() = default;
