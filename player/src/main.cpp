@@ -1,8 +1,9 @@
 // `kiln-player <cooked dir> [--cache-root DIR] [--json]`: the packaged runtime. Links engine/runtime,
 // the interpreter and the page-code loader (engine/jit), materials and textures — neither glslang
-// nor LLVM. Loads the packs, resolves every material's variants, runs the cooked scripts (compiled
-// pages from the cook's page cache, the interpreter for the rest) and checks the textures through
-// the tile cache, then prints a short report. It compiles nothing.
+// nor LLVM. Opens the cooked set through its manifest, checks that every variant and texture a
+// material names is in it, runs the cooked scripts (compiled pages from the scripts pack, the
+// interpreter for the rest) and checks the textures through the tile cache, then prints a short
+// report. It compiles nothing.
 
 #include <algorithm>
 #include <chrono>
@@ -16,37 +17,18 @@
 
 #include "kiln/cache/hash.h"
 #include "kiln/core/config.h"
-#include "kiln/jit/aot_pages.h"
 #include "kiln/jit/host_features.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/jit/vm.h"
-#include "kiln/runtime/pack.h"
+#include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/sampler.h"
+#include "pack_pages.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// The compiled pages the cook put into the scripts pack.
-class PackPages final : public jit::AotSource {
- public:
-  explicit PackPages(const runtime::Pack& pack) : pack_(pack) {}
-  std::optional<jit::StoredPage> find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
-                                      jit::abi::JitMode mode) override {
-    const std::string name = jit::aot_page_name(page, mode);
-    auto entry = pack_.find(name);
-    if (!entry || !entry->has_value()) return std::nullopt;  // damaged or absent: the page is interpreted
-    auto code = jit::decode_aot_page(**entry, page, pack_.path().string() + ": " + name);
-    if (!code || !code->has_value()) return std::nullopt;
-    if (!std::includes((*code)->entries.begin(), (*code)->entries.end(), entries.begin(), entries.end())) return std::nullopt;
-    return std::move(**code);
-  }
-
- private:
-  const runtime::Pack& pack_;
-};
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -55,7 +37,35 @@ int fail(const std::string& message) {
   return 1;
 }
 
-std::string text_of(std::span<const std::byte> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+constexpr const char* kUsage = "usage: kiln-player <cooked dir> [--cache-root DIR] [--json]\n";
+
+// The runtime that serves the shipped pages, or nullptr (the scripts run interpreted) when they
+// were compiled by another build or for CPU features this machine lacks.
+std::unique_ptr<jit::JitRuntime> shipped_code_runtime(const runtime::CookedSet& set, player::PackPages& pages) {
+  const auto identity = set.scripts_identity();
+  if (!identity) {
+    std::fprintf(stderr, "kiln-player: the scripts pack names no code generator build: its scripts run interpreted\n");
+    return nullptr;
+  }
+  if (const auto missing = jit::missing_cpu_features(identity->fingerprint); !missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : " ") + m;
+    std::fprintf(stderr, "kiln-player: the scripts were compiled for CPU features this machine lacks (%s): they run interpreted\n",
+                 names.c_str());
+    return nullptr;
+  }
+  if (identity->build_id != jit::jit_build_id()) {
+    std::fprintf(stderr, "kiln-player: scripts cooked by build %s, this is %s: they run interpreted\n",
+                 identity->build_id.c_str(), jit::jit_build_id());
+    return nullptr;
+  }
+  auto made = jit::JitRuntime::create({.aot = &pages, .hot_threshold = 1});
+  if (!made) {
+    std::fprintf(stderr, "kiln-player: compiled pages off: %s\n", made.error().message.c_str());
+    return nullptr;
+  }
+  return std::move(*made);
+}
 
 }  // namespace
 
@@ -71,70 +81,35 @@ int main(int argc, char** argv) {
     else if (arg == "--cache-root" && i + 1 < argc) inputs.flags.emplace_back(arg, argv[++i]);
     else if (arg.rfind("--", 0) != 0 && cooked.empty()) cooked = arg;
     else {
-      std::fprintf(stderr, "usage: kiln-player <cooked dir> [--cache-root DIR] [--json]\n");
+      std::fprintf(stderr, "%s", kUsage);
       return 2;
     }
   }
   if (cooked.empty()) {
-    std::fprintf(stderr, "usage: kiln-player <cooked dir> [--cache-root DIR] [--json]\n");
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   auto config = load_config(inputs);
   if (!config) return fail(config.error().message);
 
-  auto shaders = runtime::Pack::open(fs::path(cooked) / "shaders.pack", runtime::PackKind::kShaders);
-  if (!shaders) return fail(shaders.error().message);
-  auto scripts = runtime::Pack::open(fs::path(cooked) / "scripts.pack", runtime::PackKind::kScripts);
-  if (!scripts) return fail(scripts.error().message);
-  auto texture_pack = runtime::Pack::open(fs::path(cooked) / "textures.pack", runtime::PackKind::kTextures);
-  if (!texture_pack) return fail(texture_pack.error().message);
-
-  // Materials: every variant each one names must be in the pack.
-  std::size_t materials = 0, variants = 0;
-  for (const std::string& name : (*shaders)->names()) {
-    if (name.rfind("material:", 0) != 0) continue;
-    auto entry = (*shaders)->find(name);
-    if (!entry || !entry->has_value()) return fail(entry ? name + ": missing" : entry.error().message);
-    const auto material = nlohmann::json::parse(text_of(**entry), nullptr, false);
-    if (material.is_discarded()) return fail((*shaders)->path().string() + ": entry '" + name + "' is not JSON");
-    for (const auto& v : material["variants"]) {
-      const std::string variant = v.get<std::string>();
-      auto found = (*shaders)->find(variant);
-      if (!found) return fail(found.error().message);
-      if (!found->has_value())
-        return fail((*shaders)->path().string() + ": no variant " + variant + " (" +
-                    runtime::pack_key(variant).hex().substr(0, 12) + "), asked for by " + name.substr(9));
-      ++variants;
-    }
-    ++materials;
-  }
+  auto opened = runtime::CookedSet::open(cooked);
+  if (!opened) return fail(opened.error().message);
+  const runtime::CookedSet& set = **opened;
+  // Materials: each decodes, and every variant and texture it names is in the set.
+  if (auto whole = set.check(); !whole) return fail(whole.error().message);
+  const auto material_files = set.ids(runtime::EntryKind::kMaterial);
+  std::size_t variants = 0;
+  for (const auto& file : material_files) variants += set.material(file)->passes.size();
 
   // Scripts: compiled pages from the pack (cooked by the same build of the code generator).
-  const std::string identity = (*scripts)->identity();  // "scripts <build-id> <fingerprint>"
-  const std::string build = identity.size() > 8 ? identity.substr(8, identity.find(' ', 8) - 8) : "";
-  PackPages shipped(**scripts);
-  std::unique_ptr<jit::JitRuntime> jit;
-  const auto missing = jit::missing_cpu_features(identity);
-  if (!missing.empty()) {
-    std::string names;
-    for (const auto& m : missing) names += (names.empty() ? "" : " ") + m;
-    std::fprintf(stderr, "kiln-player: the scripts were compiled for CPU features this machine lacks (%s): they run interpreted\n",
-                 names.c_str());
-  } else if (build == jit::jit_build_id()) {
-    auto made = jit::JitRuntime::create({.aot = &shipped, .hot_threshold = 1});
-    if (made) jit = std::move(*made);
-    else std::fprintf(stderr, "kiln-player: compiled pages off: %s\n", made.error().message.c_str());
-  } else {
-    std::fprintf(stderr, "kiln-player: scripts cooked by build %s, this is %s: they run interpreted\n", build.c_str(),
-                 jit::jit_build_id());
-  }
+  player::PackPages pages(set.pack(runtime::PackKind::kScripts));
+  const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
   nlohmann::json script_results = nlohmann::json::array();
   bool scripts_ok = true;
-  for (const std::string& name : (*scripts)->names()) {
-    if (name.rfind("page:", 0) == 0) continue;  // compiled pages, served to the runtime
-    auto entry = (*scripts)->find(name);
-    if (!entry || !entry->has_value()) return fail(entry ? name + ": missing" : entry.error().message);
-    auto program = jit::deserialize_program(**entry, (*scripts)->path().string() + ": " + name);
+  for (const std::string& file : set.ids(runtime::EntryKind::kProgram)) {
+    auto bytes = set.program(file);
+    if (!bytes) return fail(bytes.error().message);
+    auto program = jit::deserialize_program(*bytes, set.pack(runtime::PackKind::kScripts).path().string() + ": " + file);
     if (!program) return fail(program.error().message);
     std::string output;
     jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit.get()});
@@ -142,7 +117,7 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     const Status ran = vm.run();
     const std::string digest = cache::hex64(cache::xxh3_64(output)).substr(0, 12);
-    script_results.push_back({{"script", name}, {"ok", bool(ran)}, {"ms", ms_since(t0)}, {"lines", std::count(output.begin(), output.end(), '\n')},
+    script_results.push_back({{"script", file}, {"ok", bool(ran)}, {"ms", ms_since(t0)}, {"lines", std::count(output.begin(), output.end(), '\n')},
                               {"output_digest", digest}, {"error", ran ? "" : ran.error().message}});
     scripts_ok = scripts_ok && ran;
   }
@@ -152,15 +127,16 @@ int main(int argc, char** argv) {
   const fs::path texture_dir = texture_cache_dir(config->config);
   textures::TileCache tiles({.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversion_dir = texture_dir});
   std::size_t textures_checked = 0;
-  for (const std::string& name : (*texture_pack)->names()) {
-    auto entry = (*texture_pack)->find(name);
-    if (!entry || !entry->has_value()) return fail(entry ? name + ": missing" : entry.error().message);
+  for (const std::string& name : set.ids(runtime::EntryKind::kTexture)) {
+    auto entry = set.texture(name);
+    if (!entry) return fail(entry.error().message);
     // libtiff reads files: the .tx goes to the cache root once per content.
-    const fs::path tx = texture_dir / ("pack-" + cache::xxh3_128(text_of(**entry)).hex() + ".tx");
+    const std::string_view bytes(reinterpret_cast<const char*>(entry->data()), entry->size());
+    const fs::path tx = texture_dir / ("pack-" + cache::xxh3_128(bytes).hex() + ".tx");
     std::error_code ec;
     if (!fs::exists(tx, ec)) {
       fs::create_directories(texture_dir, ec);
-      std::ofstream(tx, std::ios::binary).write(reinterpret_cast<const char*>((*entry)->data()), std::streamsize((*entry)->size()));
+      std::ofstream(tx, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
     }
     auto image = tiles.open(tx);
     if (!image) return fail(name + ": " + image.error().message);
@@ -175,25 +151,26 @@ int main(int argc, char** argv) {
 
   const double startup = ms_since(started);
   if (json) {
-    nlohmann::json out = {{"materials", materials},
+    nlohmann::json out = {{"materials", material_files.size()},
                           {"variants_resolved", variants},
                           {"scripts", script_results},
                           {"pages_loaded", jit_stats.loaded},
                           {"pages_interpreted", jit_stats.interpreted},
+                          {"pages_damaged", pages.damaged()},
                           {"compiles", jit_stats.compiled},
                           {"textures_checked", textures_checked},
                           {"startup_ms", startup}};
     std::printf("%s\n", out.dump().c_str());
   } else {
-    std::printf("player: %zu materials, %zu variants resolved\n", materials, variants);
+    std::printf("player: %zu materials, %zu variants resolved\n", material_files.size(), variants);
     for (const auto& s : script_results)
       std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
                   s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(),
                   s["ms"].get<double>(), static_cast<long long>(s["lines"].get<std::ptrdiff_t>()),
                   s["output_digest"].get<std::string>().c_str());
-    std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu compiles\n",
+    std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
                 static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
-                static_cast<unsigned long long>(jit_stats.compiled));
+                static_cast<unsigned long long>(pages.damaged()), static_cast<unsigned long long>(jit_stats.compiled));
     std::printf("player: %zu textures checked; ready in %.1f ms\n", textures_checked, startup);
   }
   return scripts_ok ? 0 : 1;

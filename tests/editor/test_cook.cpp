@@ -7,7 +7,10 @@
 
 #include "child_process.h"
 #include "kiln/jit/program_io.h"
-#include "kiln/runtime/pack.h"
+#include "kiln/runtime/cooked_set.h"
+#include <map>
+#include <regex>
+#include <sstream>
 #include "temp_dir.h"
 
 using namespace kiln;
@@ -76,26 +79,24 @@ TEST_CASE("kiln cook builds every used variant - script page and texture into pa
     CHECK(v["result"] == "compile");
     CHECK(v["spirv_bytes"].get<int>() > 0);
   }
-  // The packs hold what the report lists.
-  auto shaders = runtime::Pack::open(dir / "out" / "shaders.pack", runtime::PackKind::kShaders);
-  REQUIRE_MESSAGE(shaders, shaders.error().message);
-  CHECK((*shaders)->size() == totals["variants"].get<std::size_t>() + 8);  // and the 8 materials
-  CHECK((*shaders)->find("shaders/lit|Forward|NORMALMAP")->has_value());
-  CHECK((*shaders)->find("shaders/lit|Shadow|NORMALMAP")->has_value());
-  CHECK((*shaders)->find("shaders/lit|Depth|FOG;SKIN")->has_value());        // declared by the shader
-  CHECK((*shaders)->find("shaders/lit|Forward|ALPHA_TEST")->has_value());    // declared by foliage.json
-  CHECK_FALSE((*shaders)->find("shaders/lit|Forward|ALPHA_TEST;FOG;SKIN")->has_value());  // stripped
-  auto scripts = runtime::Pack::open(dir / "out" / "scripts.pack", runtime::PackKind::kScripts);
-  REQUIRE(scripts);
-  auto bytes = (*scripts)->find("scripts/numeric_kernel.lua");
-  REQUIRE((bytes && bytes->has_value()));
-  auto program = jit::deserialize_program(**bytes, "scripts/numeric_kernel.lua");
+  // The cooked set holds what the report lists.
+  auto set = runtime::CookedSet::open(dir / "out");
+  REQUIRE_MESSAGE(set, set.error().message);
+  CHECK((*set)->ids(runtime::EntryKind::kVariant).size() == totals["variants"].get<std::size_t>());
+  CHECK((*set)->ids(runtime::EntryKind::kMaterial).size() == 8);
+  CHECK((*set)->variant("shaders/lit|Forward|NORMALMAP"));
+  CHECK((*set)->variant("shaders/lit|Shadow|NORMALMAP"));
+  CHECK((*set)->variant("shaders/lit|Depth|FOG;SKIN"));        // declared by the shader
+  CHECK((*set)->variant("shaders/lit|Forward|ALPHA_TEST"));    // declared by foliage.json
+  CHECK_FALSE((*set)->variant("shaders/lit|Forward|ALPHA_TEST;FOG;SKIN"));  // stripped
+  auto bytes = (*set)->program("scripts/numeric_kernel.lua");
+  REQUIRE(bytes);
+  auto program = jit::deserialize_program(*bytes, "scripts/numeric_kernel.lua");
   REQUIRE_MESSAGE(program, program.error().message);
   CHECK(program->file == "scripts/numeric_kernel.lua");
-  auto textures = runtime::Pack::open(dir / "out" / "textures.pack", runtime::PackKind::kTextures);
-  REQUIRE(textures);
-  CHECK((*textures)->size() == 6);
-  CHECK((*textures)->find("textures/leaves.png")->has_value());
+  CHECK((*set)->ids(runtime::EntryKind::kTexture).size() == 6);
+  CHECK((*set)->texture("textures/leaves.png"));
+  CHECK((*set)->check());
 }
 
 TEST_CASE("a second cook compiles nothing - an edited shader recompiles only its variants") {
@@ -131,10 +132,14 @@ TEST_CASE("two cooks from empty caches write byte-identical packs") {
   const fs::path project = copy_assets(dir);
   REQUIRE(cook(dir, project, dir / "a", dir / "cache-a").run.exit_code == 0);
   REQUIRE(cook(dir, project, dir / "b", dir / "cache-b").run.exit_code == 0);
-  for (const char* pack : {"shaders.pack", "scripts.pack", "textures.pack"}) {
-    CAPTURE(pack);
-    CHECK(slurp(dir / "a" / pack) == slurp(dir / "b" / pack));
-    CHECK(slurp(dir / "a" / pack).find(dir.path().string()) == std::string::npos);  // no absolute paths
+  std::map<std::string, std::string> a, b;
+  for (const auto& e : fs::directory_iterator(dir / "a")) a[e.path().filename().string()] = slurp(e.path());
+  for (const auto& e : fs::directory_iterator(dir / "b")) b[e.path().filename().string()] = slurp(e.path());
+  CHECK(a.size() == 5);  // the manifest, three packs and the cook's lock file
+  CHECK(a == b);
+  for (const auto& [name, bytes] : a) {
+    CAPTURE(name);
+    CHECK(bytes.find(dir.path().string()) == std::string::npos);  // no absolute paths
   }
 }
 
@@ -159,8 +164,13 @@ TEST_CASE("kiln cook reports every error of a broken project - and cooks nothing
   CHECK(out.find("materials/monster.json: /keywords: shader shaders/lit declares the keywords ALPHA_TEST SKIN invalid together") !=
         std::string::npos);
   CHECK(out.find("cook: 5 errors, nothing cooked") != std::string::npos);
-  CHECK(broken.report["errors"].size() == 5);
-  CHECK_FALSE(fs::exists(dir / "out" / "shaders.pack"));
+  REQUIRE(broken.report["errors"].size() == 5);
+  for (const auto& e : broken.report["errors"]) {
+    const std::string file = e["file"].get<std::string>();  // project-relative
+    CHECK_MESSAGE((file.rfind("materials/", 0) == 0 || file.rfind("scripts/", 0) == 0), file);
+    CHECK_FALSE(e["message"].get<std::string>().empty());
+  }
+  CHECK_FALSE(fs::exists(dir / "out"));
 
   auto usage = test::run_process({KILN_CLI, "cook", project.string()});
   CHECK(usage.exit_code == 2);
@@ -185,5 +195,74 @@ TEST_CASE("on a terminal the cook draws a progress bar - in a pipe it prints pla
   REQUIRE(piped.exit_code == 0);
   CHECK(piped.output.find('\r') == std::string::npos);
   CHECK(piped.output.find("cook: 24/24 variants built\n") != std::string::npos);
+}
+}
+
+TEST_SUITE("editor") {
+TEST_CASE("a misspelt parameter or texture slot fails the cook naming the closest legal name") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  std::ofstream(project / "materials" / "sky.json")
+      << R"({"shader": "shaders/unlit", "keywords": ["FOG"], "params": {"colr": [1, 1, 1, 1]}, "textures": {"main": "textures/sky.png"}})";
+  std::ofstream(project / "materials" / "metal.json")
+      << R"({"shader": "shaders/lit", "params": {"roughness": [0.5, 0.5]}, "textures": {"albedo_map": "textures/white.png"}})";
+  const Cooked broken = cook(dir, project, dir / "out", dir / "cache");
+  CHECK(broken.run.exit_code == 1);
+  const std::string& out = broken.run.output;
+  CHECK_MESSAGE(out.find("materials/sky.json: /params/colr: shader shaders/unlit has no parameter 'colr' (legal: ") !=
+                    std::string::npos,
+                out);
+  CHECK(out.find("did you mean 'color'?)") != std::string::npos);
+  CHECK(out.find("materials/sky.json: /textures/main: shader shaders/unlit has no texture slot 'main' (the only one is "
+                 "main_texture)") != std::string::npos);
+  CHECK(out.find("materials/metal.json: /params/roughness: shader shaders/lit declares 'roughness' as float, the material "
+                 "gives 2 numbers") != std::string::npos);
+  CHECK(out.find("cook: 3 errors, nothing written") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out" / "manifest.json"));
+  REQUIRE(broken.report["errors"].size() == 3);
+  CHECK(broken.report["errors"][0]["file"].get<std::string>().rfind("materials/", 0) == 0);
+}
+
+TEST_CASE("one broken include line is one error listing the variants it breaks") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  const fs::path lighting = project / "shaders" / "common" / "lighting.glsl";
+  const std::string text = slurp(lighting);
+  std::ofstream(lighting, std::ios::trunc)
+      << std::string(text).replace(text.find("roughness * roughness"), 21, "roughness * nope");
+  const Cooked broken = cook(dir, project, dir / "out", dir / "cache");
+  CHECK(broken.run.exit_code == 1);
+  // As many distinct diagnostics as glslangValidator prints for one variant (glslang adds its own
+  // follow-up errors), each once, not once per variant.
+  auto oracle = test::run_process({"/bin/sh", "-c", "cd \"$0\" && glslangValidator -V lit.frag -o /dev/null",
+                                   (project / "shaders").string()});
+  std::size_t diagnostics = 0;
+  std::istringstream lines(oracle.output);
+  static const std::regex located(R"(^ERROR: \S+:[0-9]+: .*)");
+  for (std::string line; std::getline(lines, line);) diagnostics += std::regex_match(line, located);
+  CHECK(diagnostics >= 1);
+  REQUIRE(broken.report["errors"].size() == diagnostics);
+  const auto& e = broken.report["errors"][0];
+  CHECK(e["file"] == "shaders/common/lighting.glsl");
+  CHECK(e["line"] == 7);
+  CHECK(e["message"] == "error: 'nope' : undeclared identifier");
+  for (const auto& each : broken.report["errors"]) CHECK(each["variants"].size() == 21);  // every lit variant
+  CHECK(e["variants"][0] == "shaders/lit Depth");
+  const std::string& out = broken.run.output;
+  CHECK(out.find("shaders/common/lighting.glsl:7: error: 'nope' : undeclared identifier (in 21 variants: shaders/lit Depth, ") !=
+        std::string::npos);
+  CHECK(out.find(" and 18 more)\n") != std::string::npos);
+  CHECK(out.find((project / "shaders").string()) == std::string::npos);  // project-relative
+  // Errors come before the summary line.
+  CHECK(out.find("cook: " + std::to_string(diagnostics) + " errors, nothing written") > out.find("shaders/common/lighting.glsl:"));
+}
+
+TEST_CASE("kiln shader compile refuses a combination the shader declares invalid naming the rule") {
+  auto refused = test::run_process({KILN_CLI, "shader", "compile", (fs::path(KILN_SOURCE_DIR) / "assets/shaders/lit").string(),
+                                    "--keywords", "SKIN,ALPHA_TEST", "--pass", "Forward"});
+  CHECK(refused.exit_code == 1);
+  CHECK_MESSAGE(refused.output.find("declares the keywords ALPHA_TEST SKIN invalid together (#pragma kiln invalid ALPHA_TEST SKIN)") !=
+                    std::string::npos,
+                refused.output);
 }
 }

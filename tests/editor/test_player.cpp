@@ -6,7 +6,7 @@
 
 #include "child_process.h"
 #include "kiln/cache/hash.h"
-#include "kiln/runtime/pack.h"
+#include "kiln/runtime/cooked_set.h"
 #include "temp_dir.h"
 
 using namespace kiln;
@@ -46,26 +46,89 @@ TEST_CASE("the player runs a cooked project with zero compiles - and links neith
   CHECK(libraries.output.find("SPIRV") == std::string::npos);
   CHECK(libraries.output.find("spirv-cross") == std::string::npos);
 }
+}
 
-TEST_CASE("the player names the pack - the variant's key and the material when a variant is missing or a pack is bad") {
+namespace {
+
+// A hand-made set: packs with valid checksums and a manifest naming them, whatever they hold.
+fs::path write_set(const fs::path& dir, const runtime::PackWriter& shaders, const runtime::PackWriter& scripts,
+                   const runtime::PackWriter& textures) {
+  fs::create_directories(dir);
+  runtime::Manifest manifest;
+  for (const runtime::PackWriter* w : {&shaders, &scripts, &textures}) {
+    auto bytes = w->encode("pack");
+    REQUIRE(bytes);
+    const std::uint64_t checksum = runtime::pack_checksum(*bytes);
+    const std::string file = runtime::pack_file_name(w->kind(), checksum);
+    std::ofstream(dir / file, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size()));
+    manifest.packs[w->kind()] = {file, bytes->size(), checksum};
+  }
+  std::ofstream(dir / runtime::kManifestFile) << runtime::encode_manifest(manifest);
+  return dir / runtime::pack_file_name(runtime::PackKind::kShaders, manifest.packs[runtime::PackKind::kShaders].checksum);
+}
+
+std::vector<std::byte> bytes_of(const std::string& s) {
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  return {p, p + s.size()};
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+
+TEST_CASE("the player names the pack - the entry and the material when a variant or texture is missing") {
   test::TempDir dir("player");
-  fs::create_directories(dir / "out");
+  runtime::MaterialRecord foggy{"materials/foggy.json", "shaders/lit", {"FOG"}, {}, {{"albedo_map", "textures/a.png"}},
+                                {{"Forward", "shaders/lit|Forward|FOG", {}, {}}}};
   runtime::PackWriter shaders(runtime::PackKind::kShaders, "test");
-  const std::string material = R"({"shader": "shaders/lit", "keywords": ["FOG"], "variants": ["shaders/lit|Forward|FOG"]})";
-  shaders.add("material:materials/foggy.json", std::vector<std::byte>(reinterpret_cast<const std::byte*>(material.data()),
-                                                                      reinterpret_cast<const std::byte*>(material.data()) + material.size()));
-  REQUIRE(shaders.write(dir / "out" / "shaders.pack"));
-  REQUIRE(runtime::PackWriter(runtime::PackKind::kScripts, "scripts x y").write(dir / "out" / "scripts.pack"));
-  REQUIRE(runtime::PackWriter(runtime::PackKind::kTextures, "t").write(dir / "out" / "textures.pack"));
+  shaders.add(runtime::entry_name(runtime::EntryKind::kMaterial, foggy.file), runtime::encode_material_record(foggy));
+  const runtime::PackWriter scripts(runtime::PackKind::kScripts, "scripts x y"), textures(runtime::PackKind::kTextures, "t");
+  const fs::path pack = write_set(dir / "out", shaders, scripts, textures);
   auto missing = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "cache").string()});
   CHECK(missing.exit_code == 1);
-  CHECK(missing.output.find((dir / "out" / "shaders.pack").string() + ": no variant shaders/lit|Forward|FOG (" +
-                            runtime::pack_key("shaders/lit|Forward|FOG").hex().substr(0, 12) +
-                            "), asked for by materials/foggy.json") != std::string::npos);
+  const std::string variant = "variant:shaders/lit|Forward|FOG";
+  CHECK_MESSAGE(missing.output.find(pack.string() + ": no entry '" + variant + "' (" +
+                                    runtime::pack_key(variant).hex().substr(0, 12) + "), asked for by materials/foggy.json") !=
+                    std::string::npos,
+                missing.output);
+  CHECK_MESSAGE(missing.output.find(": no entry 'texture:textures/a.png' (") != std::string::npos, missing.output);
 
-  std::ofstream(dir / "out" / "scripts.pack", std::ios::trunc) << "KILNPACK";
+  // A pack the manifest names, cut short.
+  std::ofstream(pack, std::ios::trunc) << "KILNPACK";
   auto truncated = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "cache").string()});
   CHECK(truncated.exit_code == 1);
-  CHECK(truncated.output.find((dir / "out" / "scripts.pack").string() + ": truncated pack") != std::string::npos);
+  CHECK(truncated.output.find(pack.string() + ": truncated pack") != std::string::npos);
+  // No manifest at all.
+  fs::remove(dir / "out" / runtime::kManifestFile);
+  auto none = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "cache").string()});
+  CHECK(none.exit_code == 1);
+  CHECK(none.output.find("manifest.json: no manifest") != std::string::npos);
+}
+
+TEST_CASE("hand-made packs with valid checksums are refused naming the entry - never a crash") {
+  test::TempDir dir("player");
+  const runtime::PackWriter scripts(runtime::PackKind::kScripts, "scripts x y"), textures(runtime::PackKind::kTextures, "t");
+  runtime::MaterialRecord good{"materials/m.json", "shaders/lit", {}, {}, {}, {{"Forward", "shaders/lit|Forward|", {}, {}}}};
+  std::vector<std::byte> record = runtime::encode_material_record(good);
+  const std::vector<std::pair<std::string, std::vector<std::byte>>> payloads = {
+      {"json", bytes_of(R"({"variants": 5})")},
+      {"null", bytes_of("null")},
+      {"empty", {}},
+      {"truncated", std::vector<std::byte>(record.begin(), record.begin() + long(record.size()) / 2)},
+      {"huge count", [&] {
+         auto r = record;
+         r[8 + 4 + good.file.size() + 4 + good.shader.size()] = std::byte{0xff};  // the keyword count
+         return r;
+       }()},
+  };
+  for (const auto& [what, payload] : payloads) {
+    CAPTURE(what);
+    runtime::PackWriter shaders(runtime::PackKind::kShaders, "test");
+    shaders.add("material:materials/m.json", payload);
+    const fs::path pack = write_set(dir / what, shaders, scripts, textures);
+    auto played = test::run_process({KILN_PLAYER, (dir / what).string(), "--cache-root", (dir / "cache").string()});
+    CHECK(played.exit_code == 1);
+    CHECK_MESSAGE(played.output.find(pack.string() + ": material:materials/m.json: ") != std::string::npos, played.output);
+  }
 }
 }

@@ -94,7 +94,13 @@ TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refu
     spit(dir / "index.pack", bad);
     auto r = Pack::open(dir / "index.pack", PackKind::kShaders);
     REQUIRE_FALSE(r);
-    CHECK(r.error().message == (dir / "index.pack").string() + ": corrupt pack index (checksum mismatch)");
+    CHECK(r.error().message == (dir / "index.pack").string() + ": corrupt pack index or names (checksum mismatch)");
+    bad = good;  // a name: covered by the same checksum
+    bad[bad.find("variant-7")] ^= 0x20;
+    spit(dir / "name.pack", bad);
+    r = Pack::open(dir / "name.pack", PackKind::kShaders);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == (dir / "name.pack").string() + ": corrupt pack index or names (checksum mismatch)");
     bad = good;
     bad[17] = char(bad[17] ^ 0x01);
     spit(dir / "header.pack", bad);
@@ -104,12 +110,12 @@ TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refu
   }
   SUBCASE("another format version or kind") {
     std::string other = good;
-    other[8] = 2;
-    spit(dir / "v2.pack", other);
-    auto r = Pack::open(dir / "v2.pack", PackKind::kShaders);
+    other[8] = 1;
+    spit(dir / "v1.pack", other);
+    auto r = Pack::open(dir / "v1.pack", PackKind::kShaders);
     REQUIRE_FALSE(r);
     CHECK(r.error().message ==
-          (dir / "v2.pack").string() + ": pack format version 2 (this build reads version 1); cook the project again");
+          (dir / "v1.pack").string() + ": pack format version 1 (this build reads version 2); cook the project again");
     auto kind = Pack::open(path, PackKind::kTextures);
     REQUIRE_FALSE(kind);
     CHECK(kind.error().message == path.string() + ": a shaders pack where a textures pack was expected");
@@ -120,5 +126,37 @@ TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refu
     REQUIRE_FALSE(r);
     CHECK(r.error().message == (dir / "text.pack").string() + ": not a Kiln pack (bad magic)");
   }
+}
+
+TEST_CASE("a hand-made header with valid checksums never points outside the file") {
+  // Every 8-byte field of the header set to values that wrap or overrun, its checksum made valid
+  // again: open() refuses it, or every entry it then serves lies inside the file (ASan watches).
+  test::TempDir dir("pack");
+  const std::string good = slurp(make_pack(dir, "good.pack"));
+  const std::uint64_t nasty[] = {0, 1, 47, 48, 63, 64, good.size() - 1, good.size(), good.size() + 1,
+                                 UINT64_MAX, UINT64_MAX - 47, UINT64_MAX / 48 + 1, 1ull << 63};
+  int refused = 0;
+  for (std::size_t field = 16; field < 56; field += 8)
+    for (std::uint64_t value : nasty) {
+      CAPTURE(field);
+      CAPTURE(value);
+      std::string bad = good;
+      std::memcpy(bad.data() + field, &value, 8);
+      std::memset(bad.data() + 56, 0, 8);
+      const std::uint64_t sum = cache::xxh3_64(std::string_view(bad.data(), 64));
+      std::memcpy(bad.data() + 56, &sum, 8);
+      spit(dir / "bad.pack", bad);
+      auto pack = Pack::open(dir / "bad.pack", PackKind::kShaders);
+      if (!pack) {
+        ++refused;
+        CHECK(pack.error().message.rfind((dir / "bad.pack").string() + ": ", 0) == 0);
+        continue;
+      }
+      for (const auto& name : (*pack)->names()) {
+        auto found = (*pack)->find(name);
+        if (found && found->has_value()) CHECK((*found)->size() <= good.size());
+      }
+    }
+  CHECK(refused > 50);
 }
 }

@@ -30,6 +30,12 @@ std::optional<std::string> read_text(const fs::path& path) {
   return buffer.str();
 }
 
+std::string joined(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
 }  // namespace
 
 Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) {
@@ -38,8 +44,8 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   // What people see in messages: the path as they named the project, then the file in it.
   auto shown = [&](const std::string& rel) { return (root / rel).lexically_normal().string(); };
 
-  std::map<std::string, VariantRequest> variants;  // by "shader|pass|keywords": sorted, deduplicated
-  std::map<std::string, bool> textures;
+  materials::VariantPlan plan;
+  std::set<std::string> textures;
   const auto material_files = files_under(root, "materials", ".json");
   if (material_files.empty()) project.errors.push_back(shown("materials") + ": no materials (*.json)");
   for (const std::string& rel : material_files) {
@@ -58,7 +64,8 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       project.errors.push_back(shown(rel) + ": /shader: " + program.error().message);
       continue;
     }
-    if (auto legal = materials::check_material_keywords(*material, (*program)->declaration); !legal) {
+    const auto& declaration = (*program)->declaration;
+    if (auto legal = materials::check_material_keywords(*material, declaration); !legal) {
       project.errors.push_back(legal.error().message);
       continue;
     }
@@ -67,73 +74,55 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       if (!fs::is_regular_file(root / texture, ec))
         project.errors.push_back(shown(rel) + ": /textures/" + slot + ": no such file " + shown(texture));
       else
-        textures[fs::path(texture).lexically_normal().generic_string()] = true;
+        textures.insert(fs::path(texture).lexically_normal().generic_string());
     }
-    // The variants the material uses: one per pass its shader declares (a pass the shader does not
-    // have is never built); then the keyword sets it asks to ship.
-    for (const std::string& pass : (*program)->declaration.passes) {
-      auto key = materials::VariantKey::create(material->shader, pass, material->keywords, 0);
-      auto& request = variants[key.shader + "|" + key.pass + "|" + key.keywords];
-      request.key = key;
-      request.used = true;
-      request.materials.push_back(rel);
-    }
-    for (const auto& ship : material->ship)
-      for (const std::string& pass : (*program)->declaration.passes) {
-        auto key = materials::VariantKey::create(material->shader, pass, ship, 0);
-        variants[key.shader + "|" + key.pass + "|" + key.keywords].key = key;
-      }
     material->file = rel;
-    project.materials.push_back(std::move(*material));
+    plan.add_material(rel, material->shader, declaration, material->keywords, material->ship);
+    MaterialInput input{*material, {}};
+    input.record.file = rel;
+    input.record.shader = (*program)->id;
+    input.record.params = material->params;
+    for (const auto& [slot, texture] : material->textures)
+      input.record.textures[slot] = fs::path(texture).lexically_normal().generic_string();
+    for (const std::string& pass : declaration.passes) {
+      const auto key = materials::VariantKey::create((*program)->id, pass, material->keywords, 0);
+      if (input.record.keywords.empty()) input.record.keywords = key.keyword_list();
+      input.record.passes.push_back({pass, key.name(), {}, {}});
+    }
+    project.materials.push_back(std::move(input));
   }
-  // Keyword sets shaders ask to ship (`#pragma kiln ship`), for every shader of the project.
-  std::map<std::string, bool> shader_ids;
+  // Keyword sets shaders ask to ship (`#pragma kiln ship`), for every shader of the project; their
+  // `ship` and `invalid` pragmas may name only keywords the shader declares.
+  std::set<std::string> shader_ids;
   for (const std::string& rel : files_under(root, "shaders", "")) {
     const fs::path p(rel);
     static const std::set<std::string> stages = {".vert", ".tesc", ".tese", ".geom", ".frag", ".comp"};
     if (p.parent_path() == "shaders" && stages.count(p.extension().string()))
-      shader_ids[(p.parent_path() / p.stem()).generic_string()] = true;
+      shader_ids.insert((p.parent_path() / p.stem()).generic_string());
   }
-  for (const auto& [id, unused] : shader_ids) {
+  for (const auto& id : shader_ids) {
     auto program = library.program(id);
     if (!program) {
       project.errors.push_back(program.error().message);
       continue;
     }
     const auto& decl = (*program)->declaration;
-    for (const auto& ship : decl.ship) {
-      bool legal = true;
-      for (const auto& k : ship)
-        if (!decl.keywords.count(k)) {
-          project.errors.push_back(shown(id) + ": #pragma kiln ship: unknown keyword '" + k + "'");
-          legal = false;
-        }
-      if (!legal) continue;
-      for (const std::string& pass : decl.passes) {
-        auto key = materials::VariantKey::create(id, pass, std::vector<std::string>(ship.begin(), ship.end()), 0);
-        variants[key.shader + "|" + key.pass + "|" + key.keywords].key = key;
-      }
-    }
+    bool legal = true;
+    for (const auto& [pragma, sets] : {std::pair{"ship", &decl.ship}, std::pair{"invalid", &decl.invalid}})
+      for (const auto& set : *sets)
+        for (const auto& k : set)
+          if (!decl.keywords.count(k)) {
+            project.errors.push_back(shown(id) + ": #pragma kiln " + pragma + " " + joined(set) + ": unknown keyword '" + k +
+                                     "' (legal keywords: " + joined(decl.keywords) + ")");
+            legal = false;
+          }
+    if (legal) plan.add_shader(id, decl);
   }
-  // Stripping: a declared variant whose keywords include a combination its shader declares invalid
-  // is left out (a used one is already an error of its material).
-  for (auto& [name, request] : variants) {
-    auto program = library.program(request.key.shader);
-    bool invalid = false;
-    if (program && !request.used) {
-      const auto keywords = request.key.keyword_list();
-      const std::set<std::string> set(keywords.begin(), keywords.end());
-      for (const auto& bad : (*program)->declaration.invalid)
-        invalid = invalid || std::includes(set.begin(), set.end(), bad.begin(), bad.end());
-    }
-    if (invalid) {
-      ++project.stripped;
-      continue;
-    }
-    (request.used ? project.used : project.declared)++;
-    project.variants.push_back(std::move(request));
-  }
-  for (const auto& [texture, unused] : textures) project.textures.push_back(texture);
+  project.variants = plan.variants();
+  project.used = plan.used();
+  project.declared = plan.declared();
+  project.stripped = plan.stripped();
+  project.textures.assign(textures.begin(), textures.end());
 
   for (const std::string& rel : files_under(root, "scripts", ".lua")) {
     auto text = read_text(root / rel);

@@ -12,15 +12,17 @@
 
 #include "kiln/jit/bytecode.h"
 #include "kiln/materials/material.h"
-#include "kiln/materials/variant_key.h"
+#include "kiln/materials/variant_rules.h"
+#include "kiln/runtime/material_record.h"
 #include "kiln/shadercache/shader_library.h"
 
 namespace kiln::cook {
 
-struct VariantRequest {
-  materials::VariantKey key;     // revision 0: a cook sees each source once
-  std::vector<std::string> materials;  // the materials that use it, for messages and reports
-  bool used = false;                   // a material uses it (else only declared: "ship")
+struct MaterialInput {
+  materials::Material source;  // file relative to the root
+  // What the shaders pack stores: one pass per pass of its shader, naming its variant. The cook
+  // lays out the parameter blocks and texture bindings from the built variants' reflection.
+  runtime::MaterialRecord record;
 };
 
 struct ScriptInput {
@@ -30,11 +32,11 @@ struct ScriptInput {
 
 struct Project {
   std::filesystem::path root;
-  std::vector<materials::Material> materials;  // file relative to the root
-  std::vector<VariantRequest> variants;        // sorted by key: deterministic order
-  std::vector<ScriptInput> scripts;            // sorted by file
-  std::vector<std::string> textures;           // every texture a material names, sorted, relative to the root
-  std::vector<std::string> errors;             // every problem found, in a stable order
+  std::vector<MaterialInput> materials;
+  std::vector<materials::PlannedVariant> variants;  // sorted by name: deterministic order
+  std::vector<ScriptInput> scripts;                 // sorted by file
+  std::vector<std::string> textures;                // every texture a material names, sorted, relative to the root
+  std::vector<std::string> errors;                  // every problem found, in a stable order
   std::size_t used = 0, declared = 0, stripped = 0;  // variants by why they are built, and declared ones left out
 };
 

@@ -159,7 +159,7 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   nlohmann::json variants = nlohmann::json::array();
   std::size_t stale = 0;
   for (const auto& k : keys) {
-    variants.push_back(k.shader + "|" + k.pass + "|" + k.keywords);
+    variants.push_back(k.name());
     if (!built.errors.empty() && library_->cache().last_good(k)) ++stale;
   }
   nlohmann::json event = {{"event", built.errors.empty() ? "shader" : "shader_error"},

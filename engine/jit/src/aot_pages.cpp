@@ -18,9 +18,9 @@ constexpr std::size_t kPageBytes = kPageWords * 4;
 
 }  // namespace
 
-std::string aot_page_name(std::span<const std::uint32_t> page, abi::JitMode mode) {
+std::string aot_page_id(std::span<const std::uint32_t> page, abi::JitMode mode) {
   const auto hash = cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
-  return "page:" + hash.hex() + "-" + std::to_string(static_cast<std::uint32_t>(mode));
+  return hash.hex() + "-" + std::to_string(static_cast<std::uint32_t>(mode));
 }
 
 std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, const StoredPage& code) {

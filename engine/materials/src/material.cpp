@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/core/json_document.h"
+#include "kiln/materials/variant_rules.h"
 
 namespace kiln::materials {
 namespace {
@@ -138,13 +139,11 @@ Status check_material_keywords(const Material& material, const ShaderDeclaration
                                               " (legal keywords: " + (legal.empty() ? "(none)" : legal) + ")");
     }
     // A combination the shader declares invalid is never built: using it is an error.
-    const std::set<std::string> set(keywords.begin(), keywords.end());
-    for (const auto& bad : declaration.invalid)
-      if (std::includes(set.begin(), set.end(), bad.begin(), bad.end())) {
-        std::string names;
-        for (const auto& k : bad) names += (names.empty() ? "" : " ") + k;
-        p.add(at, "shader " + material.shader + " declares the keywords " + names + " invalid together");
-      }
+    if (auto bad = invalid_combination(declaration, keywords)) {
+      std::string names;
+      for (const auto& k : *bad) names += (names.empty() ? "" : " ") + k;
+      p.add(at, "shader " + material.shader + " declares the keywords " + names + " invalid together");
+    }
   };
   check(material.keywords, "/keywords");
   for (std::size_t s = 0; s < material.ship.size(); ++s) check(material.ship[s], "/ship/" + std::to_string(s));

@@ -23,6 +23,8 @@ VariantKey VariantKey::create(std::string shader, std::string pass, const std::v
 
 std::vector<std::string> VariantKey::keyword_list() const { return split_nonempty(keywords, ';'); }
 
+std::string VariantKey::name() const { return shader + "|" + pass + "|" + keywords; }
+
 std::string VariantKey::digest() const {
   return cache::sha256_hex(shader + "|" + pass + "|" + keywords + "|" + std::to_string(source_revision)).substr(0, 12);
 }

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <tuple>
 
 #include "kiln/core/atomic_output.h"
 
@@ -15,14 +17,16 @@ namespace {
 
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'P', 'A', 'C', 'K'};
 
+// IMPORTANT: a change of either layout is a new kPackVersion.
 struct Header {
   char magic[8];
   std::uint32_t version;
   std::uint32_t kind;
   std::uint64_t count;
-  std::uint64_t index_offset;
-  std::uint64_t identity_offset, identity_length;
-  std::uint64_t index_checksum;
+  std::uint64_t identity_length;  // the identity starts right after the index
+  std::uint64_t strings_length;   // identity and names
+  std::uint64_t data_offset;      // first payload; everything before it but the header is metadata
+  std::uint64_t meta_checksum;    // XXH3-64 of the index, the identity and the names
   std::uint64_t header_checksum;  // XXH3-64 of the header with this field zero
 };
 static_assert(sizeof(Header) == 64);
@@ -31,24 +35,34 @@ struct IndexEntry {
   std::uint64_t key_high, key_low;
   std::uint64_t offset, length;
   std::uint64_t checksum;
-  std::uint32_t name_offset, name_length;
+  std::uint32_t name_offset, name_length;  // name_offset counts from the start of the file
 };
 static_assert(sizeof(IndexEntry) == 48);
 
-std::uint64_t checksum(const void* p, std::size_t n) {
+std::uint64_t xxh3_of(const void* p, std::size_t n) {
   return cache::xxh3_64(std::span<const std::byte>(static_cast<const std::byte*>(p), n));
 }
 
-const char* kind_name(std::uint32_t kind) {
-  switch (kind) {
-    case 1: return "shaders";
-    case 2: return "scripts";
-    case 3: return "textures";
-  }
-  return "unknown";
+std::uint64_t header_checksum(Header h) {
+  h.header_checksum = 0;
+  return xxh3_of(&h, sizeof h);
+}
+
+// [offset, offset + length) inside [begin, end), without overflow.
+bool inside(std::uint64_t offset, std::uint64_t length, std::uint64_t begin, std::uint64_t end) {
+  return offset >= begin && offset <= end && length <= end - offset;
 }
 
 }  // namespace
+
+std::string_view pack_kind_name(PackKind kind) {
+  switch (kind) {
+    case PackKind::kShaders: return "shaders";
+    case PackKind::kScripts: return "scripts";
+    case PackKind::kTextures: return "textures";
+  }
+  return "unknown";
+}
 
 cache::Hash128 pack_key(std::string_view name) { return cache::xxh3_128(name); }
 
@@ -58,7 +72,7 @@ void PackWriter::add(std::string name, std::vector<std::byte> payload) {
   entries_.emplace_back(std::move(name), std::move(payload));
 }
 
-Status PackWriter::write(const std::filesystem::path& path) const {
+Result<std::vector<std::byte>> PackWriter::encode(const std::string& where) const {
   struct Sorted {
     cache::Hash128 key;
     const std::pair<std::string, std::vector<std::byte>>* entry;
@@ -69,10 +83,11 @@ Status PackWriter::write(const std::filesystem::path& path) const {
     return std::tie(a.key.high, a.key.low) < std::tie(b.key.high, b.key.low);
   });
   for (std::size_t i = 1; i < sorted.size(); ++i)
-    if (sorted[i].key.high == sorted[i - 1].key.high && sorted[i].key.low == sorted[i - 1].key.low)
-      return make_error(path.string() + ": entry '" + sorted[i].entry->first + "' added twice");
+    if (sorted[i].key == sorted[i - 1].key)
+      return make_error(where + ": entry '" + sorted[i].entry->first + "' added twice");
 
-  std::vector<std::byte> out(sizeof(Header) + sorted.size() * sizeof(IndexEntry));
+  const std::size_t index_end = sizeof(Header) + sorted.size() * sizeof(IndexEntry);
+  std::vector<std::byte> out(index_end);
   auto append = [&](const void* p, std::size_t n) {
     const std::size_t at = out.size();
     out.insert(out.end(), static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + n);
@@ -84,27 +99,46 @@ Status PackWriter::write(const std::filesystem::path& path) const {
   h.version = kPackVersion;
   h.kind = static_cast<std::uint32_t>(kind_);
   h.count = sorted.size();
-  h.index_offset = sizeof(Header);
-  h.identity_offset = append(identity_.data(), identity_.size());
+  append(identity_.data(), identity_.size());
   h.identity_length = identity_.size();
   std::vector<IndexEntry> index(sorted.size());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
-    const auto& [name, payload] = *sorted[i].entry;
+    const std::string& name = sorted[i].entry->first;
+    if (out.size() + name.size() > UINT32_MAX) return make_error(where + ": too many entry names for one pack");
+    index[i].name_offset = static_cast<std::uint32_t>(append(name.data(), name.size()));
+    index[i].name_length = static_cast<std::uint32_t>(name.size());
+  }
+  h.strings_length = out.size() - index_end;
+  align8();
+  h.data_offset = out.size();
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const auto& payload = sorted[i].entry->second;
     IndexEntry& e = index[i];
     e.key_high = sorted[i].key.high;
     e.key_low = sorted[i].key.low;
-    e.name_offset = static_cast<std::uint32_t>(append(name.data(), name.size()));
-    e.name_length = static_cast<std::uint32_t>(name.size());
     align8();
     e.offset = append(payload.data(), payload.size());
     e.length = payload.size();
-    e.checksum = checksum(payload.data(), payload.size());
+    e.checksum = xxh3_of(payload.data(), payload.size());
   }
   if (!index.empty()) std::memcpy(out.data() + sizeof(Header), index.data(), index.size() * sizeof(IndexEntry));
-  h.index_checksum = checksum(index.data(), index.size() * sizeof(IndexEntry));
-  h.header_checksum = checksum(&h, sizeof h);
+  h.meta_checksum = xxh3_of(out.data() + sizeof(Header), index_end - sizeof(Header) + h.strings_length);
+  h.header_checksum = header_checksum(h);
   std::memcpy(out.data(), &h, sizeof h);
-  return write_file_atomically(path, out);
+  return out;
+}
+
+Status PackWriter::write(const std::filesystem::path& path) const {
+  auto bytes = encode(path.string());
+  if (!bytes) return bytes.error();
+  return write_file_atomically(path, *bytes);
+}
+
+std::uint64_t pack_checksum(std::span<const std::byte> bytes) {
+  if (bytes.size() < sizeof(Header)) return 0;
+  Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  return h.header_checksum;
 }
 
 Pack::~Pack() {
@@ -113,12 +147,12 @@ Pack::~Pack() {
 
 Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, PackKind kind) {
   const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return make_error(name + ": cannot open the pack: " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return make_error(name + ": cannot stat the pack");
+    return make_error(name + ": not a regular file");
   }
   const auto length = static_cast<std::size_t>(st.st_size);
   if (length < sizeof(Header)) {
@@ -139,27 +173,48 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   if (h.version != kPackVersion)
     return make_error(name + ": pack format version " + std::to_string(h.version) + " (this build reads version " +
                       std::to_string(kPackVersion) + "); cook the project again");
-  Header zeroed = h;
-  zeroed.header_checksum = 0;
-  if (checksum(&zeroed, sizeof zeroed) != h.header_checksum) return make_error(name + ": corrupt pack header (checksum mismatch)");
-  if (h.kind != static_cast<std::uint32_t>(kind))
-    return make_error(name + ": a " + std::string(kind_name(h.kind)) + " pack where a " +
-                      kind_name(static_cast<std::uint32_t>(kind)) + " pack was expected");
-  const std::uint64_t index_end = h.index_offset + h.count * sizeof(IndexEntry);
-  if (h.count > length / sizeof(IndexEntry) || index_end > length || h.identity_offset + h.identity_length > length)
-    return make_error(name + ": truncated pack (the index needs " + std::to_string(index_end) + " bytes, the file has " +
-                      std::to_string(length) + ")");
-  pack->index_ = pack->base_ + h.index_offset;
-  if (checksum(pack->index_, h.count * sizeof(IndexEntry)) != h.index_checksum)
-    return make_error(name + ": corrupt pack index (checksum mismatch)");
+  if (header_checksum(h) != h.header_checksum) return make_error(name + ": corrupt pack header (checksum mismatch)");
+  if (h.kind != static_cast<std::uint32_t>(kind)) {
+    const auto other = h.kind >= 1 && h.kind <= 3 ? pack_kind_name(PackKind(h.kind)) : "unknown";
+    return make_error(name + ": a " + std::string(other) + " pack where a " + std::string(pack_kind_name(kind)) +
+                      " pack was expected");
+  }
+  // Everything below is checked against the file's length without overflow: a hand-made header
+  // with valid checksums must not point outside the mapping.
+  const std::uint64_t after_header = length - sizeof(Header);
+  if (h.count > after_header / sizeof(IndexEntry))
+    return make_error(name + ": truncated pack (the index of " + std::to_string(h.count) + " entries needs more than the file's " +
+                      std::to_string(length) + " bytes)");
+  const std::uint64_t strings_begin = sizeof(Header) + h.count * sizeof(IndexEntry);
+  if (!inside(strings_begin, h.strings_length, 0, length) || h.identity_length > h.strings_length)
+    return make_error(name + ": truncated pack (its names lie past the end of the file)");
+  const std::uint64_t strings_end = strings_begin + h.strings_length;
+  if (h.data_offset < strings_end || h.data_offset > length)
+    return make_error(name + ": corrupt pack header (data offset " + std::to_string(h.data_offset) + " outside " +
+                      std::to_string(strings_end) + ".." + std::to_string(length) + ")");
+  if (xxh3_of(pack->base_ + sizeof(Header), strings_end - sizeof(Header)) != h.meta_checksum)
+    return make_error(name + ": corrupt pack index or names (checksum mismatch)");
+  pack->index_ = pack->base_ + sizeof(Header);
   pack->count_ = h.count;
-  pack->identity_.assign(reinterpret_cast<const char*>(pack->base_ + h.identity_offset), h.identity_length);
+  pack->checksum_ = h.header_checksum;
+  pack->identity_.assign(reinterpret_cast<const char*>(pack->base_ + strings_begin), h.identity_length);
+  std::uint64_t previous_high = 0, previous_low = 0;
   for (std::size_t i = 0; i < h.count; ++i) {
     IndexEntry e;
     std::memcpy(&e, pack->index_ + i * sizeof(IndexEntry), sizeof e);
-    if (e.offset + e.length > length || e.offset + e.length < e.offset ||
-        std::uint64_t(e.name_offset) + e.name_length > length)
-      return make_error(name + ": truncated pack (entry " + std::to_string(i) + " lies past the end of the file)");
+    const std::string at = name + ": index entry " + std::to_string(i);
+    if (!inside(e.offset, e.length, h.data_offset, length))
+      return make_error(at + ": its payload lies outside the pack's data");
+    if (!inside(e.name_offset, e.name_length, strings_begin + h.identity_length, strings_end))
+      return make_error(at + ": its name lies outside the pack's names");
+    const std::string_view entry_name(reinterpret_cast<const char*>(pack->base_ + e.name_offset), e.name_length);
+    const cache::Hash128 key = pack_key(entry_name);
+    if (key.high != e.key_high || key.low != e.key_low)
+      return make_error(at + " ('" + std::string(entry_name) + "'): its key is not the hash of its name");
+    if (i > 0 && std::tie(e.key_high, e.key_low) <= std::tie(previous_high, previous_low))
+      return make_error(at + " ('" + std::string(entry_name) + "'): the index is not sorted by key");
+    previous_high = e.key_high;
+    previous_low = e.key_low;
   }
   return pack;
 }
@@ -175,7 +230,7 @@ Result<std::optional<std::span<const std::byte>>> Pack::find(std::string_view na
       lo = mid + 1;
     } else if (e.key_high == key.high && e.key_low == key.low) {
       const std::byte* payload = base_ + e.offset;
-      if (checksum(payload, e.length) != e.checksum)
+      if (xxh3_of(payload, e.length) != e.checksum)
         return make_error(path_.string() + ": entry '" + std::string(name) + "' (" + key.hex().substr(0, 12) +
                           ") is corrupt (checksum mismatch)");
       return std::optional<std::span<const std::byte>>(std::span<const std::byte>(payload, e.length));

@@ -38,6 +38,26 @@ std::uint32_t array_size(const SPIRType& t) {
   return n;
 }
 
+// The members of a block with their offsets as laid out (std140/std430 from the decorations):
+// what a material's parameters are checked against and written at.
+json block_members(const Compiler& c, const SPIRType& block) {
+  json out = json::array();
+  for (std::uint32_t i = 0; i < block.member_types.size(); ++i) {
+    const SPIRType& t = c.get_type(block.member_types[i]);
+    json m = {{"name", c.get_member_name(block.self, i)},
+              {"type", type_text(t)},
+              {"components", t.vecsize},
+              {"columns", t.columns},
+              {"count", t.array.empty() ? 0 : array_size(t)},
+              {"offset", c.type_struct_member_offset(block, i)},
+              {"size", c.get_declared_struct_member_size(block, i)}};
+    if (!t.array.empty()) m["array_stride"] = c.type_struct_member_array_stride(block, i);
+    if (t.columns > 1) m["matrix_stride"] = c.type_struct_member_matrix_stride(block, i);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 void add_bindings(const Compiler& c, const spirv_cross::SmallVector<spirv_cross::Resource>& resources,
                   const char* kind, json& out) {
   for (const auto& r : resources) {
@@ -48,8 +68,10 @@ void add_bindings(const Compiler& c, const spirv_cross::SmallVector<spirv_cross:
               {"kind", kind},
               {"count", array_size(type)}};
     const SPIRType& base = c.get_type(r.base_type_id);
-    if (base.basetype == SPIRType::Struct)
+    if (base.basetype == SPIRType::Struct) {
       b["block_size"] = c.get_declared_struct_size(base);
+      b["members"] = block_members(c, base);
+    }
     out.push_back(std::move(b));
   }
 }
@@ -89,8 +111,11 @@ Result<json> reflect_spirv(const std::vector<std::uint32_t>& spirv) {
       json ranges = json::array();
       for (const auto& range : c.get_active_buffer_ranges(r.id))
         ranges.push_back({{"member", range.index}, {"offset", range.offset}, {"size", range.range}});
+      const SPIRType& block = c.get_type(r.base_type_id);
       push.push_back({{"name", r.name.empty() ? c.get_name(r.base_type_id) : r.name},
-                      {"size", c.get_declared_struct_size(c.get_type(r.base_type_id))},
+                      {"block", c.get_name(r.base_type_id)},
+                      {"size", c.get_declared_struct_size(block)},
+                      {"members", block_members(c, block)},
                       {"ranges", ranges}});
     }
 

@@ -2,6 +2,7 @@
 
 #include "include_resolver.h"
 #include "kiln/cache/hash.h"
+#include "kiln/materials/variant_rules.h"
 #include "variant_blob.h"
 
 namespace kiln::shadercache {
@@ -49,7 +50,7 @@ std::vector<std::pair<std::string, std::string>> ShaderLibrary::namespace_identi
           {"backend", std::string(backend_name(options_.backend))},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
           {"backend-options", "glsl=450;essl=310;hlsl=sm50;msl=default;vulkan-semantics=off"},
-          {"reflection-format", "1"},
+          {"reflection-format", "2"},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
 }
 
@@ -110,7 +111,7 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
                                                     const std::vector<std::string>& keywords) {
   auto p = program(id);
   if (!p) return p.error();
-  if (auto s = materials::check_variant_request((*p)->id, (*p)->declaration, pass, keywords); !s) return s.error();
+  if (auto s = materials::check_variant_validity((*p)->id, (*p)->declaration, pass, keywords); !s) return s.error();
   return cache_.get_or_compile(key(id, pass, keywords), [this](const materials::VariantKey& k) { return build(k); });
 }
 

@@ -5,9 +5,7 @@
 namespace kiln::shadercache {
 namespace {
 
-std::string identity_without_revision(const materials::VariantKey& k) {
-  return k.shader + "|" + k.pass + "|" + k.keywords;
-}
+std::string identity_without_revision(const materials::VariantKey& k) { return k.name(); }
 
 }  // namespace
 

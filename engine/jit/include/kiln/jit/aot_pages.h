@@ -18,8 +18,8 @@
 
 namespace kiln::jit {
 
-// "page:<xxh3-128 of the page bytes>-<mode>": the pack entry of a page.
-std::string aot_page_name(std::span<const std::uint32_t> page, abi::JitMode mode);
+// "<xxh3-128 of the page bytes>-<mode>": the id of a page's entry in the scripts pack.
+std::string aot_page_id(std::span<const std::uint32_t> page, abi::JitMode mode);
 std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, const StoredPage& code);
 // The code of `page` from an entry's bytes; nullopt when the entry holds another page's code (a
 // collision: never served). Errors name `name` for a damaged entry.

@@ -25,6 +25,10 @@ struct VariantKey {
   // The keywords one by one, in canonical order.
   std::vector<std::string> keyword_list() const;
 
+  // "shader|pass|keywords": the variant's name in packs, reports and editor events (the revision
+  // is not part of it: a cooked set holds one revision of each shader).
+  std::string name() const;
+
   // First 12 lowercase hex characters of SHA-256("shader|pass|keywords|revision"). For logs and
   // pictures only: nothing is keyed on it.
   std::string digest() const;

@@ -3,15 +3,19 @@
 // variants, scripts, textures). Nothing needs parsing before use: the file is mapped and read in
 // place.
 //
-//   header   magic, format version, kind, entry count, offsets, the identity it was cooked for
-//            (build/namespace), checksums of the header and of the index
+//   header   magic, format version, kind, entry count, sizes, the checksum of everything from the
+//            index to the last name, and its own checksum
 //   index    entries sorted by key (a 128-bit hash of the entry's name) for binary search: key,
 //            payload offset and length, payload checksum, name offset and length
-//   data     names, the identity text, payloads (8-byte aligned)
+//   strings  the identity the pack was cooked for (build, namespace), then every entry's name
+//   data     payloads, 8-byte aligned
 //
-// Every payload is checksummed (XXH3-64) and checked when it is read. A truncated, bit-flipped or
-// other-version pack is refused naming the pack and the entry; the same entries always make the
-// same bytes (sorted, no times, no paths). Written through a temp file and a rename.
+// Every byte is covered by a checksum (XXH3-64): the header by its own, the index, identity and
+// names by the header's metadata checksum (checked at open), each payload by its index entry's
+// (checked when read). So the header checksum stands for the whole pack: a manifest that names it
+// names every byte. A truncated, bit-flipped, hand-made or other-version pack is refused naming the
+// pack and the entry; offsets are checked without overflow. The same entries always make the same
+// bytes (sorted, no times, no paths).
 //
 // Thread-safety: PackWriter is owned by one thread; a Pack may be read from any thread.
 
@@ -30,7 +34,8 @@
 namespace kiln::runtime {
 
 enum class PackKind : std::uint32_t { kShaders = 1, kScripts = 2, kTextures = 3 };
-inline constexpr std::uint32_t kPackVersion = 1;
+inline constexpr std::uint32_t kPackVersion = 2;
+std::string_view pack_kind_name(PackKind kind);  // "shaders", "scripts", "textures"
 
 // The key of an entry name: what lookups hash, and what messages print as a digest.
 cache::Hash128 pack_key(std::string_view name);
@@ -38,8 +43,11 @@ cache::Hash128 pack_key(std::string_view name);
 class PackWriter {
  public:
   PackWriter(PackKind kind, std::string identity);
-  void add(std::string name, std::vector<std::byte> payload);  // a name added twice is an error at write()
-  Status write(const std::filesystem::path& path) const;
+  PackKind kind() const { return kind_; }
+  void add(std::string name, std::vector<std::byte> payload);  // a name added twice is an error at encode()
+  // The pack's bytes; `where` names it in errors.
+  Result<std::vector<std::byte>> encode(const std::string& where) const;
+  Status write(const std::filesystem::path& path) const;  // encode() through a temp file and a rename
 
  private:
   PackKind kind_;
@@ -47,9 +55,13 @@ class PackWriter {
   std::vector<std::pair<std::string, std::vector<std::byte>>> entries_;
 };
 
+// The checksum a pack's header carries for itself, which stands for every byte of the pack.
+// `bytes` is a whole encoded pack; 0 when it is too short to have a header.
+std::uint64_t pack_checksum(std::span<const std::byte> bytes);
+
 class Pack {
  public:
-  // Maps and checks the header and the index (payloads are checked when read).
+  // Maps and checks the header, the index and the names (payloads are checked when read).
   static Result<std::unique_ptr<Pack>> open(const std::filesystem::path& path, PackKind kind);
   ~Pack();
   Pack(const Pack&) = delete;
@@ -57,8 +69,10 @@ class Pack {
 
   const std::string& identity() const { return identity_; }
   std::size_t size() const { return count_; }
-  // The payload of `name`: nullopt when the pack has no such entry; an error when its bytes are
-  // corrupt.
+  std::uint64_t checksum() const { return checksum_; }  // the header's: stands for the whole pack
+  std::size_t file_size() const { return length_; }
+  // The payload of `name`: nullopt when the pack has no such entry; an error naming the pack and
+  // the entry when its bytes are corrupt.
   Result<std::optional<std::span<const std::byte>>> find(std::string_view name) const;
   // The names of every entry, in index order.
   std::vector<std::string> names() const;
@@ -72,6 +86,7 @@ class Pack {
   std::size_t count_ = 0;
   const std::byte* index_ = nullptr;
   std::string identity_;
+  std::uint64_t checksum_ = 0;
 };
 
 }  // namespace kiln::runtime

@@ -1,0 +1,85 @@
+#include "cook/cook_errors.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kVariantsShown = 3;
+
+}  // namespace
+
+CookErrors::CookErrors(const fs::path& root) {
+  std::error_code ec;
+  for (const fs::path& p : {root.lexically_normal(), fs::absolute(root, ec).lexically_normal()}) {
+    std::string s = p.generic_string();
+    if (s.empty() || s == ".") continue;
+    if (s.back() != '/') s += '/';
+    prefixes_.push_back(s);
+  }
+}
+
+std::string CookErrors::relative(const std::string& file) const {
+  for (const auto& prefix : prefixes_)
+    if (file.rfind(prefix, 0) == 0) return file.substr(prefix.size());
+  return file;
+}
+
+void CookErrors::add(const std::string& text, const std::string& variant) {
+  // "file:line: message" (compilers, scripts) or "file: message" (JSON pointers, I/O).
+  static const std::regex located(R"(^([^:\s][^:]*):([0-9]+):\s?(.*)$)");
+  static const std::regex named(R"(^([^:\s][^:]*\.[A-Za-z0-9]+):\s(.*)$)");
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    CookError e;
+    std::smatch m;
+    if (std::regex_match(line, m, located)) {
+      e.file = relative(m[1]);
+      e.line = std::stoi(m[2].str().substr(0, 9));
+      e.message = m[3];
+    } else if (std::regex_match(line, m, named)) {
+      e.file = relative(m[1]);
+      e.message = m[2];
+    } else {
+      e.message = line;
+    }
+    while (!e.message.empty() && std::isspace(static_cast<unsigned char>(e.message.back()))) e.message.pop_back();
+    auto same = std::find_if(entries_.begin(), entries_.end(), [&](const CookError& o) {
+      return o.file == e.file && o.line == e.line && o.message == e.message;
+    });
+    if (same == entries_.end()) same = entries_.insert(entries_.end(), std::move(e));
+    if (!variant.empty() && std::find(same->variants.begin(), same->variants.end(), variant) == same->variants.end())
+      same->variants.push_back(variant);
+  }
+}
+
+std::vector<std::string> CookErrors::lines() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) {
+    std::string s = e.file.empty() ? e.message : e.file + (e.line ? ":" + std::to_string(e.line) : "") + ": " + e.message;
+    if (!e.variants.empty()) {
+      s += e.variants.size() == 1 ? " (in variant " : " (in " + std::to_string(e.variants.size()) + " variants: ";
+      for (std::size_t i = 0; i < std::min(e.variants.size(), kVariantsShown); ++i) s += (i ? ", " : "") + e.variants[i];
+      if (e.variants.size() > kVariantsShown) s += " and " + std::to_string(e.variants.size() - kVariantsShown) + " more";
+      s += ")";
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+nlohmann::json CookErrors::to_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : entries_)
+    out.push_back({{"file", e.file}, {"line", e.line}, {"message", e.message}, {"variants", e.variants}});
+  return out;
+}
+
+}  // namespace kiln::cook

@@ -1,0 +1,245 @@
+#include "kiln/materials/material_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/json_document.h"
+
+namespace kiln::materials {
+namespace {
+
+using nlohmann::json;
+
+struct Member {
+  std::string name, type;
+  std::uint32_t components = 1, columns = 1, count = 0, offset = 0;
+  bool settable() const {
+    static const std::set<std::string> bases = {"float", "int", "uint", "bool"};
+    return columns == 1 && count == 0 && bases.count(base()) > 0;
+  }
+  // "vec3" -> "float", "ivec2" -> "int", "uint" -> "uint".
+  std::string base() const {
+    if (type == "float" || type == "int" || type == "uint" || type == "bool" || type == "double") return type;
+    if (type.size() >= 4 && type.substr(type.size() - 4, 3) == "vec") {
+      switch (type[0]) {
+        case 'v': return "float";
+        case 'i': return "int";
+        case 'u': return "uint";
+        case 'b': return "bool";
+        case 'd': return "double";
+      }
+    }
+    return type;
+  }
+};
+
+struct Block {
+  std::string name;
+  runtime::ParameterBlock::Kind kind = runtime::ParameterBlock::Kind::kUniformBuffer;
+  std::uint32_t set = 0, binding = 0, size = 0;
+  std::vector<Member> members;
+};
+
+struct Sampler {
+  std::string name;
+  std::uint32_t set = 0, binding = 0;
+};
+
+// What one variant (all its stages) offers a material; a block seen in several stages counts once.
+struct Interface {
+  std::vector<Block> blocks;
+  std::vector<Sampler> samplers;
+};
+
+std::vector<Member> read_members(const json& members) {
+  std::vector<Member> out;
+  for (const auto& m : members)
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), m.at("components").get<std::uint32_t>(),
+                   m.at("columns").get<std::uint32_t>(), m.at("count").get<std::uint32_t>(), m.at("offset").get<std::uint32_t>()});
+  return out;
+}
+
+Result<Interface> read_interface(const std::string& variant, const std::vector<std::string>& stages) {
+  Interface out;
+  try {
+    for (const auto& text : stages) {
+      const json r = json::parse(text);
+      for (const auto& b : r.at("bindings")) {
+        const std::string kind = b.at("kind").get<std::string>();
+        const auto set = b.at("set").get<std::uint32_t>(), binding = b.at("binding").get<std::uint32_t>();
+        if (kind == "uniform_buffer") {
+          if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
+                return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == set && o.binding == binding;
+              }))
+            continue;
+          out.blocks.push_back({b.at("name").get<std::string>(), runtime::ParameterBlock::Kind::kUniformBuffer, set, binding,
+                                b.at("block_size").get<std::uint32_t>(), read_members(b.at("members"))});
+        } else if (kind == "combined_image_sampler" || kind == "sampled_image") {
+          const std::string name = b.at("name").get<std::string>();
+          if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == name; }))
+            out.samplers.push_back({name, set, binding});
+        }
+      }
+      for (const auto& p : r.at("push_constants")) {
+        const std::string name = p.contains("block") ? p.at("block").get<std::string>() : p.at("name").get<std::string>();
+        if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
+              return o.kind == runtime::ParameterBlock::Kind::kPushConstant;
+            }))
+          continue;  // one push-constant block per pipeline, shared by its stages
+        out.blocks.push_back({name, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, p.at("size").get<std::uint32_t>(),
+                              read_members(p.at("members"))});
+      }
+    }
+  } catch (const std::exception& e) {
+    return make_error("variant " + variant + ": its reflection cannot be read (" + e.what() + "): rebuild the cache");
+  }
+  return out;
+}
+
+// The members `param` names in `blocks`: "member" in any block, "Block.member" in that block.
+std::vector<std::pair<const Block*, const Member*>> find_members(const std::string& param, const std::vector<Block>& blocks) {
+  std::vector<std::pair<const Block*, const Member*>> out;
+  const auto dot = param.find('.');
+  for (const Block& b : blocks)
+    for (const Member& m : b.members) {
+      const bool named = dot == std::string::npos ? m.name == param : b.name == param.substr(0, dot) && m.name == param.substr(dot + 1);
+      if (named) out.emplace_back(&b, &m);
+    }
+  return out;
+}
+
+void write_value(std::vector<std::byte>& bytes, std::uint32_t offset, const std::string& base, double v) {
+  std::byte raw[4];
+  if (base == "float") {
+    const float f = static_cast<float>(v);
+    std::memcpy(raw, &f, 4);
+  } else if (base == "int") {
+    const std::int32_t i = static_cast<std::int32_t>(v);
+    std::memcpy(raw, &i, 4);
+  } else {  // uint, bool
+    const std::uint32_t u = static_cast<std::uint32_t>(v);
+    std::memcpy(raw, &u, 4);
+  }
+  if (offset + 4 <= bytes.size()) std::memcpy(bytes.data() + offset, raw, 4);
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+std::string suggestion(const std::string& name, const std::vector<std::string>& legal) {
+  const std::string near = closest_name(name, legal);
+  return " (" + std::string(legal.size() == 1 ? "the only one is " : "legal: ") + listed(legal) +
+         (near.empty() || legal.size() == 1 ? "" : "; did you mean '" + near + "'?") + ")";
+}
+
+}  // namespace
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& c : candidates) {
+    std::vector<std::size_t> row(c.size() + 1);
+    for (std::size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= name.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= c.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (name[i - 1] == c[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    if (row[c.size()] < best_distance) best_distance = row[c.size()], best = c;
+  }
+  return best;
+}
+
+Status lay_out_material(const Material& material, const std::map<std::string, std::vector<std::string>>& reflections,
+                        runtime::MaterialRecord& record) {
+  std::vector<std::string> problems;
+  std::vector<Interface> interfaces;
+  for (const auto& pass : record.passes) {
+    auto it = reflections.find(pass.variant);
+    auto read = it == reflections.end() ? Result<Interface>(make_error("variant " + pass.variant + " was not built"))
+                                        : read_interface(pass.variant, it->second);
+    if (!read) return make_error(material.file + ": " + read.error().message);
+    interfaces.push_back(std::move(*read));
+  }
+  // The names a material may use, for messages: settable members and sampled images of any pass.
+  std::set<std::string> param_names, slot_names;
+  for (const auto& i : interfaces) {
+    for (const auto& b : i.blocks)
+      for (const auto& m : b.members)
+        if (m.settable()) param_names.insert(m.name);
+    for (const auto& s : i.samplers) slot_names.insert(s.name);
+  }
+  const std::vector<std::string> legal_params(param_names.begin(), param_names.end());
+  const std::vector<std::string> legal_slots(slot_names.begin(), slot_names.end());
+
+  for (std::size_t p = 0; p < record.passes.size(); ++p) {
+    record.passes[p].blocks.clear();
+    record.passes[p].textures.clear();
+  }
+  for (const auto& [param, values] : material.params) {
+    const std::string at = material.file + ": /params/" + json_pointer_token(param) + ": ";
+    bool found = false, wrong = false;
+    for (std::size_t p = 0; p < record.passes.size() && !wrong; ++p) {
+      const auto members = find_members(param, interfaces[p].blocks);
+      if (members.size() > 1) {
+        problems.push_back(at + "several blocks of shader " + material.shader + " declare '" + param +
+                           "': name one as Block.member (" + members[0].first->name + "." + param + ", " +
+                           members[1].first->name + "." + param + ")");
+        wrong = true;
+        break;
+      }
+      if (members.empty()) continue;
+      const auto& [block, member] = members[0];
+      found = true;
+      if (!member->settable() || member->components != values.size()) {
+        problems.push_back(at + "shader " + material.shader + " declares '" + param + "' as " + member->type +
+                           (member->count ? "[" + std::to_string(member->count) + "]" : "") + ", the material gives " +
+                           std::to_string(values.size()) + (values.size() == 1 ? " number" : " numbers"));
+        wrong = true;
+        break;
+      }
+      auto& blocks = record.passes[p].blocks;
+      auto target = std::find_if(blocks.begin(), blocks.end(), [&](const runtime::ParameterBlock& b) {
+        return b.kind == block->kind && b.set == block->set && b.binding == block->binding && b.name == block->name;
+      });
+      if (target == blocks.end())
+        target = blocks.insert(blocks.end(), {block->name, block->kind, block->set, block->binding,
+                                              std::vector<std::byte>(block->size)});
+      for (std::size_t c = 0; c < values.size(); ++c)
+        write_value(target->bytes, member->offset + std::uint32_t(c) * 4, member->base(), values[c]);
+    }
+    if (!found && !wrong)
+      problems.push_back(at + "shader " + material.shader + " has no parameter '" + param + "'" + suggestion(param, legal_params));
+  }
+  for (const auto& [slot, texture] : material.textures) {
+    bool found = false;
+    for (std::size_t p = 0; p < record.passes.size(); ++p)
+      for (const auto& s : interfaces[p].samplers)
+        if (s.name == slot) {
+          found = true;
+          record.passes[p].textures.push_back({slot, record.textures.count(slot) ? record.textures.at(slot) : texture, s.set, s.binding});
+        }
+    if (!found)
+      problems.push_back(material.file + ": /textures/" + json_pointer_token(slot) + ": shader " + material.shader +
+                         " has no texture slot '" + slot + "'" + suggestion(slot, legal_slots));
+  }
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& line : problems) message += (message.empty() ? "" : "\n") + line;
+    return make_error(message);
+  }
+  return {};
+}
+
+}  // namespace kiln::materials

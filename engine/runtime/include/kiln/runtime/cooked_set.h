@@ -1,0 +1,62 @@
+#pragma once
+// CookedSet: the reader API of a cooked directory, what a game links to load what `kiln cook`
+// made. open() reads the manifest and maps the three packs it names, refusing a pack whose size or
+// checksum is not the manifest's; then
+//
+//   material("materials/brick.json")   -> its passes: variant name, parameter block bytes, texture bindings
+//   variant(pass.variant)              -> per stage SPIR-V and reflection
+//   texture("textures/brick.png")      -> the .tx bytes, in place in the mapped pack
+//   program("scripts/x.lua")           -> serialised bytecode; compiled pages through pack(kScripts)
+//
+// Every answer is decoded through the pack contract and checked; a missing or malformed entry is
+// an error naming the pack and the entry, never a crash. check() looks at the whole set once.
+//
+// Thread-safety: immutable after open(); every member function may be called from any thread.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/runtime/manifest.h"
+#include "kiln/runtime/material_record.h"
+#include "kiln/runtime/pack.h"
+#include "kiln/runtime/pack_contents.h"
+#include "kiln/runtime/variant_record.h"
+
+namespace kiln::runtime {
+
+class CookedSet {
+ public:
+  static Result<std::unique_ptr<CookedSet>> open(const std::filesystem::path& dir);
+
+  const Pack& pack(PackKind kind) const;
+  const Manifest& manifest() const { return manifest_; }
+
+  // The ids of every entry of `kind` (project files, variant names, page ids), sorted.
+  std::vector<std::string> ids(EntryKind kind) const;
+
+  Result<MaterialRecord> material(std::string_view file) const;
+  Result<VariantRecord> variant(std::string_view name) const;
+  Result<std::span<const std::byte>> program(std::string_view file) const;
+  Result<std::span<const std::byte>> texture(std::string_view file) const;
+  // The scripts pack's identity; nullopt when it is not one.
+  std::optional<ScriptsIdentity> scripts_identity() const;
+
+  // Every material decodes, and every variant and texture it names is in the set and decodes.
+  // Lists every problem, one per line.
+  Status check() const;
+
+ private:
+  CookedSet() = default;
+  Result<std::span<const std::byte>> entry(EntryKind kind, std::string_view id) const;
+
+  Manifest manifest_;
+  std::unique_ptr<Pack> shaders_, scripts_, textures_;
+};
+
+}  // namespace kiln::runtime

@@ -1,0 +1,42 @@
+#pragma once
+// What a cooked set holds and how its entries are named: the one place the cook, the player, the
+// tests and an engine embedding Kiln agree on it.
+//
+//   shaders.pack   variant:<shader>|<pass>|<keywords>   a VariantRecord (variant_record.h)
+//                  material:<file>                      a MaterialRecord (material_record.h)
+//   scripts.pack   program:<file>                       serialised bytecode (jit/program_io.h)
+//                  page:<page hash>-<mode>              a compiled page (jit/aot_pages.h)
+//   textures.pack  texture:<file>                       a .tx file, read in place
+//
+// Files are named relative to the project root, with '/' separators. Each pack's identity says
+// what it was cooked for; the scripts pack's names the code generator build and its fingerprint.
+//
+// Thread-safety: pure functions.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kiln::runtime {
+
+enum class EntryKind { kVariant, kMaterial, kProgram, kPage, kTexture };
+
+// "variant:", "material:", ...: the prefix of every entry of that kind.
+std::string_view entry_prefix(EntryKind kind);
+// The entry name of `id` (a variant name, a project file, a page id).
+std::string entry_name(EntryKind kind, std::string_view id);
+// The id inside `name` when it is an entry of `kind`.
+std::optional<std::string_view> entry_id(EntryKind kind, std::string_view name);
+
+// The scripts pack's identity: which build of the code generator compiled its pages, with which
+// settings (the page compiler's fingerprint, CPU features included).
+struct ScriptsIdentity {
+  std::string build_id;
+  std::string fingerprint;
+};
+std::string encode_scripts_identity(const ScriptsIdentity& identity);
+std::optional<ScriptsIdentity> decode_scripts_identity(std::string_view text);
+
+inline constexpr std::string_view kTexturesIdentity = "textures tx-writer-1";
+
+}  // namespace kiln::runtime

@@ -1,0 +1,37 @@
+#pragma once
+// A shader variant as the shaders pack stores it: per stage, in stage order, the stage name
+// ("vert", "frag", "comp", ...), the project file it was compiled from, its SPIR-V words and its
+// reflection (JSON: bindings with set/binding/name/kind, uniform block members with offsets,
+// push-constant blocks, inputs, outputs, specialization constants, work-group size).
+//
+// Thread-safety: plain values and pure functions.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln::runtime {
+
+inline constexpr std::uint32_t kVariantRecordVersion = 1;
+
+struct StageRecord {
+  std::string stage;
+  std::string file;
+  std::vector<std::uint32_t> spirv;
+  std::string reflection_json;
+};
+
+struct VariantRecord {
+  std::vector<StageRecord> stages;
+  const StageRecord* stage(std::string_view name) const;  // nullptr when the variant has no such stage
+};
+
+std::vector<std::byte> encode_variant_record(const VariantRecord& record);
+// Checks the layout, every stage's SPIR-V header and that its reflection is a JSON object; errors
+// start with `where` (the pack and the entry).
+Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, const std::string& where);
+
+}  // namespace kiln::runtime

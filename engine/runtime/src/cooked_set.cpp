@@ -1,0 +1,161 @@
+#include "kiln/runtime/cooked_set.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+namespace kiln::runtime {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kMaxManifestBytes = 1 << 20;
+
+// The manifest's text; a FIFO, a directory or a huge file is an error, never a hang.
+Result<std::string> read_manifest(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return make_error(path.string() + ": no manifest (not a cooked directory, or cooked by an older Kiln: cook again)");
+    return make_error(path.string() + ": cannot open: " + std::strerror(errno));
+  }
+  struct stat st;
+  std::string text;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > off_t(kMaxManifestBytes)) {
+    ::close(fd);
+    return make_error(path.string() + ": not a manifest (not a regular file of at most 1 MiB)");
+  }
+  text.resize(static_cast<std::size_t>(st.st_size));
+  const ssize_t n = ::read(fd, text.data(), text.size());
+  ::close(fd);
+  if (n != st.st_size) return make_error(path.string() + ": cannot read");
+  return text;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
+  // A cook may switch sets while this reads: when a pack the manifest names is gone, the manifest
+  // has been replaced, and reading it again gives the new set.
+  std::string previous;
+  for (int attempt = 0;; ++attempt) {
+    auto text = read_manifest(dir / kManifestFile);
+    if (!text) return text.error();
+    auto manifest = decode_manifest(*text, (dir / kManifestFile).string());
+    if (!manifest) return manifest.error();
+    std::unique_ptr<CookedSet> set(new CookedSet());
+    set->manifest_ = std::move(*manifest);
+    std::optional<Error> failed;
+    bool vanished = false;
+    for (auto& [kind, slot] : {std::pair{PackKind::kShaders, &set->shaders_}, std::pair{PackKind::kScripts, &set->scripts_},
+                               std::pair{PackKind::kTextures, &set->textures_}}) {
+      const ManifestPack& named = set->manifest_.packs.at(kind);
+      const fs::path file = dir / named.file;
+      std::error_code ec;
+      if (!fs::exists(file, ec)) vanished = true;
+      auto pack = Pack::open(file, kind);
+      if (!pack) {
+        failed = pack.error();
+        break;
+      }
+      if ((*pack)->checksum() != named.checksum || (*pack)->file_size() != named.bytes) {
+        failed = make_error(file.string() + ": does not match the manifest (" + std::to_string((*pack)->file_size()) +
+                            " bytes, checksum " + cache::hex64((*pack)->checksum()) + "; the manifest says " +
+                            std::to_string(named.bytes) + " bytes, checksum " + cache::hex64(named.checksum) + ")");
+        break;
+      }
+      *slot = std::move(*pack);
+    }
+    if (!failed) return set;
+    if (!vanished || attempt >= 3 || *text == previous) return *failed;
+    previous = std::move(*text);
+  }
+}
+
+const Pack& CookedSet::pack(PackKind kind) const {
+  switch (kind) {
+    case PackKind::kShaders: return *shaders_;
+    case PackKind::kScripts: return *scripts_;
+    case PackKind::kTextures: return *textures_;
+  }
+  return *shaders_;
+}
+
+namespace {
+
+PackKind pack_of(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::kVariant:
+    case EntryKind::kMaterial: return PackKind::kShaders;
+    case EntryKind::kProgram:
+    case EntryKind::kPage: return PackKind::kScripts;
+    case EntryKind::kTexture: return PackKind::kTextures;
+  }
+  return PackKind::kShaders;
+}
+
+}  // namespace
+
+std::vector<std::string> CookedSet::ids(EntryKind kind) const {
+  std::vector<std::string> out;
+  for (const std::string& name : pack(pack_of(kind)).names())
+    if (auto id = entry_id(kind, name)) out.emplace_back(*id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::span<const std::byte>> CookedSet::entry(EntryKind kind, std::string_view id) const {
+  const Pack& p = pack(pack_of(kind));
+  const std::string name = entry_name(kind, id);
+  auto found = p.find(name);
+  if (!found) return found.error();
+  if (!found->has_value())
+    return make_error(p.path().string() + ": no entry '" + name + "' (" + pack_key(name).hex().substr(0, 12) + ")");
+  return **found;
+}
+
+Result<MaterialRecord> CookedSet::material(std::string_view file) const {
+  auto bytes = entry(EntryKind::kMaterial, file);
+  if (!bytes) return bytes.error();
+  return decode_material_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kMaterial, file));
+}
+
+Result<VariantRecord> CookedSet::variant(std::string_view name) const {
+  auto bytes = entry(EntryKind::kVariant, name);
+  if (!bytes) return bytes.error();
+  return decode_variant_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, name));
+}
+
+Result<std::span<const std::byte>> CookedSet::program(std::string_view file) const { return entry(EntryKind::kProgram, file); }
+
+Result<std::span<const std::byte>> CookedSet::texture(std::string_view file) const { return entry(EntryKind::kTexture, file); }
+
+std::optional<ScriptsIdentity> CookedSet::scripts_identity() const { return decode_scripts_identity(scripts_->identity()); }
+
+Status CookedSet::check() const {
+  std::string problems;
+  auto add = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
+  std::set<std::string> variants_seen, textures_seen;  // each decoded once, however many materials name it
+  for (const std::string& file : ids(EntryKind::kMaterial)) {
+    auto material = this->material(file);
+    if (!material) {
+      add(material.error().message);
+      continue;
+    }
+    for (const auto& pass : material->passes) {
+      if (!variants_seen.insert(pass.variant).second) continue;
+      if (auto v = variant(pass.variant); !v) add(v.error().message + ", asked for by " + file);
+    }
+    for (const auto& [slot, texture_file] : material->textures)
+      if (textures_seen.insert(texture_file).second)
+        if (auto tx = texture(texture_file); !tx) add(tx.error().message + ", asked for by " + file);
+  }
+  if (!problems.empty()) return make_error(problems);
+  return {};
+}
+
+}  // namespace kiln::runtime

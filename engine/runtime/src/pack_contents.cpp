@@ -1,0 +1,37 @@
+#include "kiln/runtime/pack_contents.h"
+
+namespace kiln::runtime {
+
+std::string_view entry_prefix(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::kVariant: return "variant:";
+    case EntryKind::kMaterial: return "material:";
+    case EntryKind::kProgram: return "program:";
+    case EntryKind::kPage: return "page:";
+    case EntryKind::kTexture: return "texture:";
+  }
+  return "";
+}
+
+std::string entry_name(EntryKind kind, std::string_view id) { return std::string(entry_prefix(kind)).append(id); }
+
+std::optional<std::string_view> entry_id(EntryKind kind, std::string_view name) {
+  const std::string_view prefix = entry_prefix(kind);
+  if (name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  return name.substr(prefix.size());
+}
+
+std::string encode_scripts_identity(const ScriptsIdentity& identity) {
+  return "scripts " + identity.build_id + " " + identity.fingerprint;
+}
+
+std::optional<ScriptsIdentity> decode_scripts_identity(std::string_view text) {
+  constexpr std::string_view kPrefix = "scripts ";
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  text.remove_prefix(kPrefix.size());
+  const auto space = text.find(' ');
+  if (space == std::string_view::npos || space == 0) return std::nullopt;
+  return ScriptsIdentity{std::string(text.substr(0, space)), std::string(text.substr(space + 1))};
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,65 @@
+#include "kiln/runtime/variant_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include "byte_io.h"
+
+namespace kiln::runtime {
+namespace {
+
+constexpr std::uint32_t kMagic = 0x5241564B;  // "KVAR"
+constexpr std::uint32_t kSpirvMagic = 0x07230203;
+
+}  // namespace
+
+const StageRecord* VariantRecord::stage(std::string_view name) const {
+  for (const auto& s : stages)
+    if (s.stage == name) return &s;
+  return nullptr;
+}
+
+std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
+  detail::ByteWriter w;
+  w.u32(kMagic);
+  w.u32(kVariantRecordVersion);
+  w.u32(static_cast<std::uint32_t>(record.stages.size()));
+  for (const auto& s : record.stages) {
+    w.text(s.stage);
+    w.text(s.file);
+    w.bytes(std::as_bytes(std::span(s.spirv)));
+    w.text(s.reflection_json);
+  }
+  return w.take();
+}
+
+Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, const std::string& where) {
+  detail::ByteReader r(bytes);
+  if (r.u32("magic") != kMagic || !r.ok()) return make_error(where + ": not a shader variant record");
+  if (const auto version = r.u32("version"); version != kVariantRecordVersion)
+    return make_error(where + ": variant record version " + std::to_string(version) + " (this build reads " +
+                      std::to_string(kVariantRecordVersion) + ")");
+  VariantRecord record;
+  const std::uint32_t count = r.count("stage count", 16);
+  for (std::uint32_t i = 0; i < count && r.ok(); ++i) {
+    StageRecord s;
+    s.stage = r.text("stage name");
+    s.file = r.text("stage file");
+    const auto words = r.bytes("SPIR-V");
+    s.reflection_json = r.text("reflection");
+    if (!r.ok()) break;
+    const std::string at = where + ": stage " + std::to_string(i) + " (" + s.stage + ")";
+    if (words.size() % 4 != 0 || words.size() < 20) return make_error(at + ": SPIR-V of " + std::to_string(words.size()) + " bytes");
+    s.spirv.resize(words.size() / 4);
+    std::memcpy(s.spirv.data(), words.data(), words.size());
+    if (s.spirv[0] != kSpirvMagic) return make_error(at + ": not SPIR-V (bad magic)");
+    if (!nlohmann::json::accept(s.reflection_json) || !nlohmann::json::parse(s.reflection_json).is_object())
+      return make_error(at + ": its reflection is not a JSON object");
+    record.stages.push_back(std::move(s));
+  }
+  if (!r.ok()) return make_error(where + ": damaged variant record: " + r.problem());
+  if (!r.at_end()) return make_error(where + ": damaged variant record: bytes after the last stage");
+  if (record.stages.empty()) return make_error(where + ": a variant with no stage");
+  return record;
+}
+
+}  // namespace kiln::runtime
