@@ -319,3 +319,17 @@ TEST_CASE("a new file that an include would now find - or a commented-out-lookin
   CHECK(library.file_changed("shaders/unrelated.glsl").empty());
 }
 }
+
+TEST_SUITE("shadercache") {
+TEST_CASE("the cache namespace records the real SPIRV-Cross version - the installed package's") {
+  const std::string version = shadercache::spirv_cross_version();
+  CHECK(version.find("unknown") == std::string::npos);
+  auto dpkg = test::run_process({"/usr/bin/dpkg-query", "-W", "-f=${Version}", "libspirv-cross-c-shared-dev"});
+  REQUIRE(dpkg.exit_code == 0);
+  CHECK(version == "SPIRV-Cross " + dpkg.output);
+  shadercache::ShaderLibrary library({.root = "."});
+  bool recorded = false;
+  for (const auto& [key, value] : library.namespace_identity()) recorded = recorded || (key == "spirv-cross" && value == version);
+  CHECK(recorded);
+}
+}
