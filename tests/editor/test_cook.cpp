@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -264,5 +265,31 @@ TEST_CASE("kiln shader compile refuses a combination the shader declares invalid
   CHECK_MESSAGE(refused.output.find("declares the keywords ALPHA_TEST SKIN invalid together (#pragma kiln invalid ALPHA_TEST SKIN)") !=
                     std::string::npos,
                 refused.output);
+}
+}
+
+TEST_SUITE("editor") {
+TEST_CASE("a torn or swapped cached texture conversion is converted again - never packed") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  REQUIRE(cook(dir, project, dir / "out", dir / "cache").run.exit_code == 0);
+  std::vector<fs::path> cached;
+  for (const auto& e : fs::directory_iterator(dir / "cache" / "textures"))
+    if (e.path().filename().string().rfind("cook-", 0) == 0) cached.push_back(e.path());
+  REQUIRE(cached.size() == 6);
+  std::sort(cached.begin(), cached.end());
+  const std::string first = slurp(cached[0]);
+  std::ofstream(cached[0], std::ios::binary | std::ios::trunc) << first.substr(0, 500);       // torn
+  std::ofstream(cached[1], std::ios::binary | std::ios::trunc) << slurp(cached[2]);           // swapped
+  const Cooked again = cook(dir, project, dir / "out2", dir / "cache");
+  REQUIRE_MESSAGE(again.run.exit_code == 0, again.run.output);
+  CHECK(again.report["textures"]["cache_discarded"] == 2);
+  CHECK(again.report["textures"]["converted"] == 2);
+  CHECK(again.report["textures"]["cache_hits"] == 4);
+  // The set holds what a cook from empty caches holds.
+  REQUIRE(cook(dir, project, dir / "fresh", dir / "fresh-cache").run.exit_code == 0);
+  CHECK(slurp(dir / "out2" / "manifest.json") == slurp(dir / "fresh" / "manifest.json"));
+  auto played = test::run_process({KILN_PLAYER, (dir / "out2").string(), "--cache-root", (dir / "player-cache").string()});
+  CHECK_MESSAGE(played.exit_code == 0, played.output);
 }
 }

@@ -22,6 +22,7 @@
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
 #include "cook/progress.h"
+#include "cook/texture_conversions.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/hash.h"
 #include "kiln/core/atomic_output.h"
@@ -33,7 +34,6 @@
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/materials/material_layout.h"
 #include "kiln/runtime/cooked_set_writer.h"
-#include "kiln/textures/tx_writer.h"
 
 namespace kiln::cli {
 namespace fs = std::filesystem;
@@ -124,13 +124,6 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> aot_pages(const cook
       if (code) out.emplace_back(id, jit::encode_aot_page(page, *code));
     }
   return out;
-}
-
-std::vector<std::byte> read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
-  return {p, p + bytes.size()};
 }
 
 // The report's JSON, written through a temp file: a failure to write it is the cook's failure.
@@ -256,25 +249,18 @@ int run_cook_command(const Args& args) {
                 " pages (" + std::to_string(script_stats.compiled) + " compiled, " + std::to_string(script_stats.loaded) +
                 " from the page cache)");
 
-  // 4. Textures: .tx made once per source content (cached under the cache root).
+  // 4. Textures: .tx made once per source content (cached under the cache root, checked when used).
   std::vector<std::pair<std::string, std::vector<std::byte>>> textures;
   std::size_t textures_converted = 0;
+  cook::TextureConversions conversions(texture_cache_dir(config));
   for (const std::string& rel : project.textures) {
-    const std::string source = [&] {
-      std::ifstream in(root / rel, std::ios::binary);
-      return std::string((std::istreambuf_iterator<char>(in)), {});
-    }();
-    const fs::path tx = texture_cache_dir(config) / ("cook-v1-" + cache::xxh3_128(source).hex() + ".tx");
-    std::error_code ec;
-    if (!fs::exists(tx, ec)) {
-      fs::create_directories(tx.parent_path(), ec);
-      if (auto made = textures::convert_to_tx(root / rel, tx); !made) {
-        errors.add((root / rel).string() + ": cannot convert to .tx: " + made.error().message);
-        continue;
-      }
-      ++textures_converted;
+    auto tx = conversions.get(root / rel);
+    if (!tx) {
+      errors.add(tx.error().message);
+      continue;
     }
-    textures.emplace_back(rel, read_bytes(tx));
+    textures_converted += tx->converted;
+    textures.emplace_back(rel, std::move(tx->bytes));
   }
 
   // 5. The report of what was built.
@@ -302,7 +288,7 @@ int run_cook_command(const Args& args) {
                        {"compiled", script_stats.compiled}, {"cache_hits", script_stats.loaded},
                        {"not_cacheable", script_stats.not_cacheable}};
   report["textures"] = {{"files", project.textures.size()}, {"converted", textures_converted},
-                        {"cache_hits", textures.size() - textures_converted}};
+                        {"cache_hits", textures.size() - textures_converted}, {"cache_discarded", conversions.discarded()}};
   if (!errors.empty()) return fail("nothing written");
 
   // 6. The set: written beside the previous one, switched in by its manifest.

@@ -209,6 +209,18 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         wrong = true;
         break;
       }
+      if (member->base() != "float") {
+        // Integer members take integers in their range; anything else would be converted silently.
+        const double lo = member->base() == "int" ? -2147483648.0 : 0.0;
+        const double hi = member->base() == "int" ? 2147483647.0 : member->base() == "bool" ? 1.0 : 4294967295.0;
+        if (std::any_of(values.begin(), values.end(), [&](double v) { return v != std::floor(v) || v < lo || v > hi; })) {
+          problems.push_back(at + "shader " + material.shader + " declares '" + param + "' as " + member->type +
+                             ": expected whole numbers from " + std::to_string(std::int64_t(lo)) + " to " +
+                             std::to_string(std::int64_t(hi)));
+          wrong = true;
+          break;
+        }
+      }
       auto& blocks = record.passes[p].blocks;
       auto target = std::find_if(blocks.begin(), blocks.end(), [&](const runtime::ParameterBlock& b) {
         return b.kind == block->kind && b.set == block->set && b.binding == block->binding && b.name == block->name;
