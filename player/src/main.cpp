@@ -1,4 +1,4 @@
-// `kiln-player <cooked dir> [--cache-root DIR] [--json]`: the packaged runtime. Links engine/runtime,
+// `kiln-player <cooked dir> [--json]`: the packaged runtime. Links engine/runtime,
 // the interpreter and the page-code loader (engine/jit), materials and textures — neither glslang
 // nor LLVM. Opens the cooked set through its manifest, checks that every variant and texture a
 // material names is in it, runs the cooked scripts (compiled pages from the scripts pack, the
@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -123,23 +122,17 @@ int main(int argc, char** argv) {
   }
   const jit::JitStats jit_stats = jit ? jit->stats() : jit::JitStats{};
 
-  // Textures: each through the tile cache; the centre sample must match the pixels of its level 0.
-  const fs::path texture_dir = texture_cache_dir(config->config);
-  textures::TileCache tiles({.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversion_dir = texture_dir});
+  // Textures: each read in place from the mapped pack through the tile cache (nothing is
+  // extracted: the player needs no writable directory); the centre sample must match the pixels of
+  // its level 0.
+  textures::TileCache tiles({.memory_budget_bytes = config->config.texture_memory_max_bytes});
   std::size_t textures_checked = 0;
+  const std::string texture_pack = set.pack(runtime::PackKind::kTextures).path().string();
   for (const std::string& name : set.ids(runtime::EntryKind::kTexture)) {
     auto entry = set.texture(name);
     if (!entry) return fail(entry.error().message);
-    // libtiff reads files: the .tx goes to the cache root once per content.
-    const std::string_view bytes(reinterpret_cast<const char*>(entry->data()), entry->size());
-    const fs::path tx = texture_dir / ("pack-" + cache::xxh3_128(bytes).hex() + ".tx");
-    std::error_code ec;
-    if (!fs::exists(tx, ec)) {
-      fs::create_directories(texture_dir, ec);
-      std::ofstream(tx, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-    }
-    auto image = tiles.open(tx);
-    if (!image) return fail(name + ": " + image.error().message);
+    auto image = tiles.open_memory(texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name), *entry);
+    if (!image) return fail(image.error().message);
     textures::TextureSampler sampler(tiles, *image);
     const auto& l0 = (*image)->info().levels[0];
     auto centre = sampler.nearest(0.5f, 0.5f);

@@ -293,3 +293,29 @@ TEST_CASE("a torn or swapped cached texture conversion is converted again - neve
   CHECK_MESSAGE(played.exit_code == 0, played.output);
 }
 }
+
+TEST_SUITE("editor") {
+TEST_CASE("an artist's .tx beside its source is cooked as it is - a broken one is an error naming it") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  const fs::path tx = project / "textures" / "brick.tx";
+  auto made = test::run_process({"/usr/bin/maketx", (project / "textures" / "brick.png").string(), "-o", tx.string()});
+  REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+  const Cooked cooked = cook(dir, project, dir / "out", dir / "cache");
+  REQUIRE_MESSAGE(cooked.run.exit_code == 0, cooked.run.output);
+  CHECK(cooked.report["textures"]["from_tx"] == 1);
+  CHECK(cooked.report["textures"]["converted"] == 5);
+  auto set = runtime::CookedSet::open(dir / "out");
+  REQUIRE(set);
+  auto packed = (*set)->texture("textures/brick.png");
+  REQUIRE(packed);
+  CHECK(std::string(reinterpret_cast<const char*>(packed->data()), packed->size()) == slurp(tx));
+
+  const std::string whole = slurp(tx);
+  std::ofstream(tx, std::ios::binary | std::ios::trunc) << whole.substr(0, whole.size() - 300);
+  const Cooked broken = cook(dir, project, dir / "out", dir / "cache");
+  CHECK(broken.run.exit_code == 1);
+  CHECK_MESSAGE(broken.run.output.find("textures/brick.tx") != std::string::npos, broken.run.output);
+  CHECK(broken.run.output.find("(the .tx beside brick.png: fix or delete it") != std::string::npos);
+}
+}

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -198,5 +199,29 @@ TEST_CASE("a damaged compiled page is reported and its script runs interpreted")
   CHECK(report["pages_damaged"] == 1);
   CHECK(report["pages_interpreted"].get<int>() >= 1);
   for (const auto& s : report["scripts"]) CHECK(s["ok"] == true);
+}
+}
+
+TEST_SUITE("editor") {
+TEST_CASE("the player reads textures in place - with no writable cache directory and many players at once") {
+  test::TempDir dir("cookset");
+  REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "out", dir / "cache").exit_code == 0);
+  // A cache root below a regular file cannot be created, whoever runs the test (root included).
+  spit(dir / "a-file", "");
+  auto played = play(dir / "out", dir / "a-file" / "cache", true);
+  REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+  CHECK(json_of(played)["textures_checked"] == 6);
+  // Nothing is extracted anywhere: players started together cannot trip over each other's files.
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::unique_ptr<test::ChildProcess>> players;
+    for (int i = 0; i < 4; ++i)
+      players.push_back(std::make_unique<test::ChildProcess>(
+          std::vector<std::string>{KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "shared-cache").string()}));
+    for (auto& p : players) {
+      const std::string output = p->read_all();
+      CHECK_MESSAGE(p->wait() == 0, output);
+    }
+  }
+  CHECK_FALSE(fs::exists(dir / "shared-cache" / "textures"));
 }
 }

@@ -4,6 +4,8 @@
 #include <iterator>
 
 #include "kiln/cache/hash.h"
+#include "kiln/textures/texture_path.h"
+#include "kiln/textures/tx_file.h"
 #include "kiln/textures/tx_writer.h"
 
 namespace kiln::cook {
@@ -31,14 +33,42 @@ TextureConversions::TextureConversions(fs::path dir) : dir_(std::move(dir)) {
   }
 }
 
-Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source) {
+// Every tile of every level decodes: a truncated or damaged .tx fails here, not in the game.
+Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
+  auto tx = textures::TxFile::open_memory(name, bytes);
+  if (!tx) return tx.error();
+  const auto& levels = (*tx)->info().levels;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    for (std::uint32_t y = 0; y < levels[l].tiles_y(); ++y)
+      for (std::uint32_t x = 0; x < levels[l].tiles_x(); ++x)
+        if (auto tile = (*tx)->read_tile_rgba8(l, x, y); !tile) return tile.error();
+  return {};
+}
+
+Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, bool verify) {
+  if (const auto resolved = textures::resolve_texture_path(source); resolved.tiled) {
+    Tx tx{read_bytes(resolved.file), false, resolved.file};
+    if (auto ok = check_tx(resolved.file.string(), tx.bytes); !ok)
+      return make_error(ok.error().message + " (the .tx beside " + source.filename().string() +
+                        ": fix or delete it, or touch the source to convert that instead)");
+    return tx;
+  }
   const std::vector<std::byte> source_bytes = read_bytes(source);
   const std::string source_hash = cache::xxh3_128(std::span(source_bytes)).hex();
   std::error_code ec;
   for (const fs::path& file : cached_[source_hash]) {
     Tx tx{read_bytes(file), false};
     const std::string name = file.filename().string();
-    if (name.substr(kPrefix.size() + 33, 16) == cache::hex64(cache::xxh3_64(std::span(tx.bytes)))) return tx;
+    if (name.substr(kPrefix.size() + 33, 16) == cache::hex64(cache::xxh3_64(std::span(tx.bytes)))) {
+      if (verify) {
+        const fs::path fresh = dir_ / (".verify." + name);
+        auto converted = textures::convert_to_tx(source, fresh);
+        const bool same = converted && read_bytes(fresh) == tx.bytes;
+        fs::remove(fresh, ec);
+        if (!same) return make_error("cook: --verify: " + source.string() + ": the cached conversion differs from a fresh one");
+      }
+      return tx;
+    }
     fs::remove(file, ec);  // torn or not what its name says
     ++discarded_;
   }

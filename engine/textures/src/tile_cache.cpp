@@ -76,7 +76,28 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
     }
   }
   if (stale) forget(*stale);
-  auto file = TxFile::open(path);
+  return add_image(path, TxFile::open(path), *id, {});
+}
+
+Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
+  const TxFile::Identity id{bytes.size(), 0, std::uint64_t(reinterpret_cast<std::uintptr_t>(bytes.data()))};
+  std::shared_ptr<TiledImage> stale;
+  {
+    std::lock_guard lock(images_mu_);
+    if (auto it = images_.find(name); it != images_.end()) {
+      const TiledImage& img = *it->second;
+      if (img.size_ == id.size && img.inode_ == id.inode && img.memory_.data() == bytes.data()) return it->second;
+      stale = it->second;
+      images_.erase(it);
+    }
+  }
+  if (stale) forget(*stale);
+  return add_image(name, TxFile::open_memory(name, bytes), id, bytes);
+}
+
+Result<std::shared_ptr<TiledImage>> TileCache::add_image(const std::filesystem::path& path,
+                                                         Result<std::unique_ptr<TxFile>> file, const TxFile::Identity& id,
+                                                         std::span<const std::byte> memory) {
   if (!file) return file.error();
   if ((*file)->info().levels.size() > kMaxLevels)
     return make_error(path.string() + ": " + std::to_string((*file)->info().levels.size()) + " levels (at most " +
@@ -84,9 +105,10 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
   auto image = std::make_shared<TiledImage>();
   image->path_ = path;
   image->info_ = (*file)->info();
-  image->size_ = id->size;
-  image->mtime_ns_ = id->mtime_ns;
-  image->inode_ = id->inode;
+  image->size_ = id.size;
+  image->mtime_ns_ = id.mtime_ns;
+  image->inode_ = id.inode;
+  image->memory_ = memory;
   std::size_t tiles = 0;
   for (const TxLevel& l : image->info_.levels) {
     image->level_first_tile_.push_back(tiles);
@@ -176,7 +198,7 @@ Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t 
     }
   }
   if (!handle) {
-    auto opened = TxFile::open(image.path());
+    auto opened = image.memory_.empty() ? TxFile::open(image.path()) : TxFile::open_memory(image.path().string(), image.memory_);
     if (!opened) return opened.error();
     handle = std::move(*opened);
     // The path may name a newer file by now: its tiles must not pass for this image's.

@@ -69,10 +69,44 @@ const char* wrap_mode_name(WrapMode mode) {
 
 struct TxFile::Handle {
   TIFF* tiff = nullptr;
+  std::span<const std::byte> memory;  // open_memory(): the bytes libtiff reads
+  std::uint64_t at = 0;               // open_memory(): the read position
   ~Handle() {
     if (tiff) TIFFClose(tiff);
   }
 };
+
+namespace {
+
+// libtiff's client I/O over TxFile::Handle::memory: reads copy out of it, and the map procedure
+// hands libtiff the bytes themselves, so tiles decode straight from the mapped pack.
+tmsize_t memory_read(thandle_t h, void* out, tmsize_t n) {
+  auto* handle = static_cast<TxFile::Handle*>(h);
+  const std::uint64_t size = handle->memory.size();
+  if (n < 0 || handle->at >= size) return 0;
+  const std::uint64_t count = std::min<std::uint64_t>(std::uint64_t(n), size - handle->at);
+  std::memcpy(out, handle->memory.data() + handle->at, count);
+  handle->at += count;
+  return tmsize_t(count);
+}
+tmsize_t memory_write(thandle_t, void*, tmsize_t) { return -1; }
+toff_t memory_seek(thandle_t h, toff_t offset, int whence) {
+  auto* handle = static_cast<TxFile::Handle*>(h);
+  const std::uint64_t base = whence == SEEK_CUR ? handle->at : whence == SEEK_END ? handle->memory.size() : 0;
+  handle->at = base + offset;
+  return handle->at;
+}
+int memory_close(thandle_t) { return 0; }
+toff_t memory_size(thandle_t h) { return static_cast<TxFile::Handle*>(h)->memory.size(); }
+int memory_map(thandle_t h, void** base, toff_t* size) {
+  auto* handle = static_cast<TxFile::Handle*>(h);
+  *base = const_cast<std::byte*>(handle->memory.data());
+  *size = handle->memory.size();
+  return 1;
+}
+void memory_unmap(thandle_t, void*, toff_t) {}
+
+}  // namespace
 
 namespace {
 std::atomic<std::uint64_t> g_open_handles{0};
@@ -81,6 +115,8 @@ std::atomic<std::uint64_t> g_open_handles{0};
 std::uint64_t TxFile::open_handles() { return g_open_handles.load(std::memory_order_relaxed); }
 
 TxFile::Identity TxFile::identity() const {
+  if (!handle_->memory.empty())  // in memory: the bytes never change under a handle
+    return {handle_->memory.size(), 0, std::uint64_t(reinterpret_cast<std::uintptr_t>(handle_->memory.data()))};
   struct stat st;
   if (::fstat(TIFFFileno(handle_->tiff), &st) != 0) return {};
   return {std::uint64_t(st.st_size),
@@ -101,6 +137,22 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
   handle->tiff = TIFFOpen(name.c_str(), "r");
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  return read_levels(path, std::move(handle));
+}
+
+Result<std::unique_ptr<TxFile>> TxFile::open_memory(const std::string& name, std::span<const std::byte> bytes) {
+  begin_tiff_call();
+  auto handle = std::make_unique<Handle>();
+  handle->memory = bytes;
+  handle->tiff = TIFFClientOpen(name.c_str(), "r", handle.get(), memory_read, memory_write, memory_seek, memory_close,
+                                memory_size, memory_map, memory_unmap);
+  if (!handle->tiff)
+    return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  return read_levels(name, std::move(handle));
+}
+
+Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, std::unique_ptr<Handle> handle) {
+  const std::string name = path.string();
   TIFF* tif = handle->tiff;
   TxInfo info;
   int directory = 0;

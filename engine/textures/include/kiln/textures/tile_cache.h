@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -63,6 +64,7 @@ class TiledImage {
   std::uint64_t id_ = 0;
   std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
   std::atomic<bool> stale_{false};
+  std::span<const std::byte> memory_;  // open_memory(): the .tx bytes, owned by the caller
   std::vector<std::size_t> level_first_tile_;       // index of each level's first tile in tiles_read_
   std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
   std::mutex mu_;  // guards pool_ and full_pixels_
@@ -103,6 +105,9 @@ class TileCache {
 
   // The .tx at `path`, reopened if the file changed on disk since it was last opened.
   Result<std::shared_ptr<TiledImage>> open(const std::filesystem::path& path);
+  // A .tx held in memory — a pack's entry, mapped — read in place, never written anywhere. `name`
+  // identifies it (one name, one image); `bytes` must stay valid while the cache may read it.
+  Result<std::shared_ptr<TiledImage>> open_memory(const std::string& name, std::span<const std::byte> bytes);
   // A texture an asset names: its current .tx (resolve_texture_path), or the plain source
   // converted once to a .tx in conversion_dir.
   Result<std::shared_ptr<TiledImage>> open_texture(const std::filesystem::path& source);
@@ -139,6 +144,8 @@ class TileCache {
   Result<cache::Pinned<Tile>> fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
   Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
   std::size_t forget(TiledImage& image);  // its tiles and remembered failures
+  Result<std::shared_ptr<TiledImage>> add_image(const std::filesystem::path& path, Result<std::unique_ptr<TxFile>> file,
+                                                const TxFile::Identity& id, std::span<const std::byte> memory);
 
   TileCacheOptions options_;
   std::uint64_t budget_;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,9 @@ class TxFile {
   // Fails naming the file and the problem: not a TIFF, not tiled, a level that is not half the
   // previous, unsupported sample formats...
   static Result<std::unique_ptr<TxFile>> open(const std::filesystem::path& path);
+  // The same from bytes in memory (a pack entry mapped in place), read through libtiff's client
+  // I/O without a copy. `bytes` must outlive the TxFile; `name` stands for the path in errors.
+  static Result<std::unique_ptr<TxFile>> open_memory(const std::string& name, std::span<const std::byte> bytes);
   ~TxFile();
   TxFile(const TxFile&) = delete;
   TxFile& operator=(const TxFile&) = delete;
@@ -72,9 +76,11 @@ class TxFile {
   // the part of an edge tile outside the image is whatever the file padded it with.
   Result<std::vector<std::uint8_t>> read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty);
 
+  struct Handle;  // opaque: the libtiff handle and, for open_memory(), its bytes
+
  private:
-  struct Handle;
   TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info);
+  static Result<std::unique_ptr<TxFile>> read_levels(std::filesystem::path path, std::unique_ptr<Handle> handle);
 
   std::filesystem::path path_;
   std::mutex mu_;  // guards handle_
