@@ -319,3 +319,45 @@ TEST_CASE("an artist's .tx beside its source is cooked as it is - a broken one i
   CHECK(broken.run.output.find("(the .tx beside brick.png: fix or delete it") != std::string::npos);
 }
 }
+
+TEST_SUITE("editor") {
+TEST_CASE("kiln cook builds the targets kiln.json asks for - each under its own name in the shaders pack") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  // A define every variant needs, and an include found only through the project's include directory.
+  std::ofstream(project / "shaders" / "unlit.frag", std::ios::app)
+      << "#ifndef PROJECT_QUALITY\n#error PROJECT_QUALITY is not defined\n#endif\n#include \"fog_colour.glsl\"\n";
+  fs::create_directories(project / "shaders" / "lib");
+  std::ofstream(project / "shaders" / "lib" / "fog_colour.glsl") << "// found through cook.include_dirs\n";
+  std::ofstream(project / "kiln.json") << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.1"},
+      {"backend": "hlsl"}, {"backend": "glsl"}], "include_dirs": ["shaders/lib"], "defines": ["PROJECT_QUALITY=2"]}})";
+  const Cooked cooked = cook(dir, project, dir / "out", dir / "cache");
+  REQUIRE_MESSAGE(cooked.run.exit_code == 0, cooked.run.output);
+  CHECK(cooked.report["totals"]["compiled"] == 3 * cooked.report["totals"]["variants"].get<int>());
+  auto set = runtime::CookedSet::open(dir / "out");
+  REQUIRE(set);
+  CHECK((*set)->targets() == std::vector<std::string>{"spirv-vulkan1.1", "hlsl-vulkan1.0", "glsl-vulkan1.0"});
+  CHECK((*set)->check());
+  auto spirv = (*set)->variant("shaders/unlit|Forward|FOG");  // the default: the first target
+  REQUIRE_MESSAGE(spirv, spirv.error().message);
+  CHECK(spirv->stages[1].source.empty());
+  CHECK(spirv->stages[1].spirv[1] == 0x00010300);  // SPIR-V 1.3: Vulkan 1.1
+  auto hlsl = (*set)->variant("shaders/unlit|Forward|FOG", "hlsl-vulkan1.0");
+  REQUIRE_MESSAGE(hlsl, hlsl.error().message);
+  CHECK(hlsl->stages[1].source.find("register(b0, space0)") != std::string::npos);  // Camera: set 0
+  CHECK(hlsl->stages[1].source.find("register(t0, space1)") != std::string::npos);  // main_texture: set 1
+  auto glsl = (*set)->variant("shaders/unlit|Forward|FOG", "glsl-vulkan1.0");
+  REQUIRE(glsl);
+  CHECK(glsl->stages[1].source.rfind("#version 450", 0) == 0);
+
+  std::ofstream(project / "kiln.json") << R"({"cook": {"targets": [{"backend": "dx12"}], "include_dirs": ["../elsewhere"]}})";
+  const Cooked broken = cook(dir, project, dir / "out", dir / "cache");
+  CHECK(broken.run.exit_code == 1);
+  CHECK(broken.run.output.find("kiln.json: /cook/targets/0/backend: unknown backend 'dx12' (spirv, glsl, essl, hlsl, msl)") !=
+        std::string::npos);
+  CHECK(broken.run.output.find("kiln.json: /cook/include_dirs: '../elsewhere' leaves the project") != std::string::npos);
+  auto previous = runtime::CookedSet::open(dir / "out");  // the previous set is still there and whole
+  REQUIRE(previous);
+  CHECK((*previous)->targets().size() == 3);
+}
+}

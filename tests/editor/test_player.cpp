@@ -80,13 +80,13 @@ TEST_CASE("the player names the pack - the entry and the material when a variant
   test::TempDir dir("player");
   runtime::MaterialRecord foggy{"materials/foggy.json", "shaders/lit", {"FOG"}, {}, {{"albedo_map", "textures/a.png"}},
                                 {{"Forward", "shaders/lit|Forward|FOG", {}, {}}}};
-  runtime::PackWriter shaders(runtime::PackKind::kShaders, "test");
+  runtime::PackWriter shaders(runtime::PackKind::kShaders, runtime::encode_shaders_identity({{{"spirv-vulkan1.0", "ns"}}}));
   shaders.add(runtime::entry_name(runtime::EntryKind::kMaterial, foggy.file), runtime::encode_material_record(foggy));
   const runtime::PackWriter scripts(runtime::PackKind::kScripts, "scripts x y"), textures(runtime::PackKind::kTextures, "t");
   const fs::path pack = write_set(dir / "out", shaders, scripts, textures);
   auto missing = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "cache").string()});
   CHECK(missing.exit_code == 1);
-  const std::string variant = "variant:shaders/lit|Forward|FOG";
+  const std::string variant = "variant:spirv-vulkan1.0:shaders/lit|Forward|FOG";
   CHECK_MESSAGE(missing.output.find(pack.string() + ": no entry '" + variant + "' (" +
                                     runtime::pack_key(variant).hex().substr(0, 12) + "), asked for by materials/foggy.json") !=
                     std::string::npos,
@@ -123,7 +123,7 @@ TEST_CASE("hand-made packs with valid checksums are refused naming the entry - n
   };
   for (const auto& [what, payload] : payloads) {
     CAPTURE(what);
-    runtime::PackWriter shaders(runtime::PackKind::kShaders, "test");
+    runtime::PackWriter shaders(runtime::PackKind::kShaders, runtime::encode_shaders_identity({{{"spirv-vulkan1.0", "ns"}}}));
     shaders.add("material:materials/m.json", payload);
     const fs::path pack = write_set(dir / what, shaders, scripts, textures);
     auto played = test::run_process({KILN_PLAYER, (dir / what).string(), "--cache-root", (dir / "cache").string()});

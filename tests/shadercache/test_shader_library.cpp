@@ -3,6 +3,7 @@
 #include <atomic>
 #include <barrier>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "child_process.h"
@@ -331,5 +332,69 @@ TEST_CASE("the cache namespace records the real SPIRV-Cross version - the instal
   bool recorded = false;
   for (const auto& [key, value] : library.namespace_identity()) recorded = recorded || (key == "spirv-cross" && value == version);
   CHECK(recorded);
+}
+}
+
+TEST_SUITE("shadercache") {
+TEST_CASE("descriptor sets never collide in a backend without them - and the reflection says where each went") {
+  test::TempDir dir("backends");
+  fs::create_directories(dir / "shaders");
+  // set=0,binding=0 and set=1,binding=0; two samplers at binding 1 of different sets; two stages.
+  std::ofstream(dir / "shaders" / "two.vert") << "#version 450\n"
+                                                 "layout(set = 0, binding = 0) uniform A { mat4 m; } ua;\n"
+                                                 "layout(location = 0) in vec3 p;\n"
+                                                 "void main() { gl_Position = ua.m * vec4(p, 1.0); }\n";
+  std::ofstream(dir / "shaders" / "two.frag") << "#version 450\n"
+                                                 "layout(set = 1, binding = 0) uniform B { vec4 b; } ub;\n"
+                                                 "layout(set = 1, binding = 1) uniform sampler2D tex;\n"
+                                                 "layout(set = 2, binding = 1) uniform sampler2D tex2;\n"
+                                                 "layout(location = 0) out vec4 o;\n"
+                                                 "void main() { o = ub.b + texture(tex, vec2(0.5)) + texture(tex2, vec2(0.5)); }\n";
+  auto slots = [](const CompiledStage& stage, const std::string& backend) {
+    std::map<std::string, nlohmann::json> out;
+    const auto reflection = nlohmann::json::parse(stage.reflection_json);
+    for (const auto& b : reflection["bindings"]) out[b["name"].get<std::string>()] = b[backend];
+    return out;
+  };
+  SUBCASE("GLSL - checked by glslangValidator as OpenGL") {
+    ShaderLibrary library({.root = dir.path(), .backend = Backend::kGlsl});
+    auto v = library.variant("shaders/two", "Main", {});
+    REQUIRE_MESSAGE(v, v.error().message);
+    const auto vert = slots((*v)->stages[0], "glsl"), frag = slots((*v)->stages[1], "glsl");
+    CHECK(vert.at("A")["binding"] == 0);
+    CHECK(frag.at("B")["binding"] == 1);  // after A, although both are binding 0 in their sets
+    CHECK(frag.at("tex")["binding"] == 0);
+    CHECK(frag.at("tex2")["binding"] == 1);
+    CHECK((*v)->stages[0].backend_source.find("layout(binding = 0, std140) uniform A") != std::string::npos);
+    CHECK((*v)->stages[1].backend_source.find("layout(binding = 1, std140) uniform B") != std::string::npos);
+    for (const auto& stage : (*v)->stages) {
+      const fs::path file = dir / ("out." + stage.stage);
+      std::ofstream(file) << stage.backend_source;
+      auto checked = test::run_process({"/usr/bin/glslangValidator", "-S", stage.stage, file.string()});
+      CHECK_MESSAGE(checked.exit_code == 0, checked.output);
+    }
+  }
+  SUBCASE("HLSL - a set is a register space") {
+    ShaderLibrary library({.root = dir.path(), .backend = Backend::kHlsl});
+    auto v = library.variant("shaders/two", "Main", {});
+    REQUIRE_MESSAGE(v, v.error().message);
+    const std::string& frag = (*v)->stages[1].backend_source;
+    CHECK((*v)->stages[0].backend_source.find("register(b0, space0)") != std::string::npos);
+    CHECK(frag.find("cbuffer B : register(b0, space1)") != std::string::npos);
+    CHECK(frag.find("register(t1, space1)") != std::string::npos);
+    CHECK(frag.find("register(t1, space2)") != std::string::npos);
+    CHECK(slots((*v)->stages[1], "hlsl").at("tex2") == nlohmann::json{{"register", 1}, {"space", 2}});
+  }
+  SUBCASE("MSL - buffer, texture and sampler indices") {
+    ShaderLibrary library({.root = dir.path(), .backend = Backend::kMsl});
+    auto v = library.variant("shaders/two", "Main", {});
+    REQUIRE_MESSAGE(v, v.error().message);
+    const std::string& frag = (*v)->stages[1].backend_source;
+    CHECK((*v)->stages[0].backend_source.find("ua [[buffer(0)]]") != std::string::npos);
+    CHECK(frag.find("ub [[buffer(1)]]") != std::string::npos);
+    CHECK(frag.find("tex [[texture(0)]]") != std::string::npos);
+    CHECK(frag.find("tex2 [[texture(1)]]") != std::string::npos);
+    CHECK(slots((*v)->stages[1], "msl").at("tex2") == nlohmann::json{{"texture", 1}, {"sampler", 1}});
+  }
 }
 }

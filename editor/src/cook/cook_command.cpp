@@ -21,6 +21,7 @@
 #include "variant_store.h"
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
+#include "cook/cook_settings.h"
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
 #include "kiln/cache/blob_store.h"
@@ -54,7 +55,8 @@ struct VariantResult {
 
 runtime::VariantRecord variant_record(const shadercache::CompiledVariant& variant) {
   runtime::VariantRecord record;
-  for (const auto& stage : variant.stages) record.stages.push_back({stage.stage, stage.file, stage.spirv, stage.reflection_json});
+  for (const auto& stage : variant.stages)
+    record.stages.push_back({stage.stage, stage.file, stage.spirv, stage.reflection_json, stage.backend_source});
   return record;
 }
 
@@ -177,8 +179,27 @@ int run_cook_command(const Args& args) {
     return kExitFailed;
   };
 
+  auto settings = cook::load_cook_settings(root);
+  if (!settings) {
+    errors.add(settings.error().message);
+    return fail("nothing cooked");
+  }
   const std::unique_ptr<cache::BlobStore> store = open_variant_store(config, "kiln cook");
-  shadercache::ShaderLibrary library({.root = root, .store = store.get()});
+  // One library per target, each under its own cache namespace; the first also answers for the
+  // shaders' declarations.
+  std::vector<std::unique_ptr<shadercache::ShaderLibrary>> libraries;
+  const auto library_options = [&](const cook::CookTarget& target) {
+    return shadercache::ShaderLibraryOptions{
+        .root = root,
+        .include_dirs = std::vector<fs::path>(settings->include_dirs.begin(), settings->include_dirs.end()),
+        .defines = settings->defines,
+        .target = target.target_env,
+        .backend = target.backend,
+        .store = store.get()};
+  };
+  for (const auto& target : settings->targets)
+    libraries.push_back(std::make_unique<shadercache::ShaderLibrary>(library_options(target)));
+  shadercache::ShaderLibrary& library = *libraries.front();
 
   // 1. Validate everything; report every error.
   cook::Project project = cook::load_project(root, library);
@@ -192,9 +213,12 @@ int run_cook_command(const Args& args) {
 
   // 2. Variants, on the worker pool; --verify: what the cache served must be what compiling it now
   // gives, byte for byte.
-  const std::vector<VariantResult> results = build_variants(project, library, jobs, progress);
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (!results[i].ok) errors.add(results[i].error, shown_variant(project.variants[i].key));
+  std::vector<std::vector<VariantResult>> built;  // per target, per variant
+  for (auto& target_library : libraries) built.push_back(build_variants(project, *target_library, jobs, progress));
+  const std::vector<VariantResult>& results = built.front();
+  for (const auto& target_results : built)
+    for (std::size_t i = 0; i < target_results.size(); ++i)
+      if (!target_results[i].ok) errors.add(target_results[i].error, shown_variant(project.variants[i].key));
   // Materials against the variants they use: every parameter and texture slot must exist in
   // their reflection; the record gets its parameter blocks and texture bindings.
   {
@@ -212,15 +236,20 @@ int run_cook_command(const Args& args) {
     }
   }
   if (verify) {
-    shadercache::ShaderLibrary fresh({.root = root});
     std::size_t checked = 0;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (!results[i].ok) continue;  // compiled now or served by the cache: both must match
-      const auto& key = project.variants[i].key;
-      auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
-      ++checked;
-      if (!again || !same_record(variant_record(**again), results[i].record))
-        errors.add("cook: --verify: variant " + key.digest() + " (" + key.name() + ") differs from a fresh compile of it");
+    for (std::size_t t = 0; t < built.size(); ++t) {
+      auto options = library_options(settings->targets[t]);
+      options.store = nullptr;
+      shadercache::ShaderLibrary fresh(options);
+      for (std::size_t i = 0; i < built[t].size(); ++i) {
+        if (!built[t][i].ok) continue;  // compiled now or served by the cache: both must match
+        const auto& key = project.variants[i].key;
+        auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
+        ++checked;
+        if (!again || !same_record(variant_record(**again), built[t][i].record))
+          errors.add("cook: --verify: variant " + key.digest() + " (" + key.name() + ", " + settings->targets[t].id() +
+                     ") differs from a fresh compile of it");
+      }
     }
     progress.line("cook: verified " + std::to_string(checked) + " variants against a fresh compile");
   }
@@ -267,10 +296,12 @@ int run_cook_command(const Args& args) {
   // 5. The report of what was built.
   std::size_t compiled = 0, hits = 0;
   nlohmann::json variants_json = nlohmann::json::array();
-  for (std::size_t i = 0; i < results.size(); ++i) {
+  for (std::size_t t = 0; t < built.size(); ++t)
+  for (std::size_t i = 0; i < built[t].size(); ++i) {
     const auto& key = project.variants[i].key;
-    const VariantResult& r = results[i];
+    const VariantResult& r = built[t][i];
     nlohmann::json v = {{"key", key.digest()}, {"shader", key.shader}, {"pass", key.pass}, {"keywords", key.keywords},
+                        {"target", settings->targets[t].id()},
                         {"materials", project.variants[i].materials}, {"why", project.variants[i].used ? "used" : "declared"}};
     if (!r.ok) {
       v["error"] = r.error;
@@ -294,10 +325,14 @@ int run_cook_command(const Args& args) {
   if (!errors.empty()) return fail("nothing written");
 
   // 6. The set: written beside the previous one, switched in by its manifest.
-  runtime::CookedSetWriter set(
-      "shaders " + std::string(library.disk_namespace() ? library.disk_namespace()->id : "no-cache"),
-      {jit::jit_build_id(), compiler.fingerprint()});
-  for (std::size_t i = 0; i < results.size(); ++i) set.add_variant(project.variants[i].key.name(), results[i].record);
+  runtime::ShadersIdentity shaders_identity;
+  for (std::size_t t = 0; t < libraries.size(); ++t)
+    shaders_identity.targets.emplace_back(
+        settings->targets[t].id(), libraries[t]->disk_namespace() ? libraries[t]->disk_namespace()->id : "no-cache");
+  runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler.fingerprint()});
+  for (std::size_t t = 0; t < built.size(); ++t)
+    for (std::size_t i = 0; i < built[t].size(); ++i)
+      set.add_variant(settings->targets[t].id(), project.variants[i].key.name(), built[t][i].record);
   for (const auto& m : project.materials) set.add_material(m.record);
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : pages) set.add_page(id, std::move(bytes));

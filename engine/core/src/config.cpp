@@ -189,6 +189,7 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
   std::function<Status(const json&, const std::string&, const std::string&)> walk =
       [&](const json& node, const std::string& dotted, const std::string& pointer) -> Status {
     for (auto it = node.begin(); it != node.end(); ++it) {
+      if (dotted.empty() && it.key() == "cook") continue;  // a project's cook section: `kiln cook` reads it
       const std::string name = dotted.empty() ? it.key() : dotted + "." + it.key();
       const std::string ptr = pointer + "/" + json_pointer_token(it.key());
       if (it->is_object()) {

@@ -124,10 +124,24 @@ Result<MaterialRecord> CookedSet::material(std::string_view file) const {
   return decode_material_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kMaterial, file));
 }
 
-Result<VariantRecord> CookedSet::variant(std::string_view name) const {
-  auto bytes = entry(EntryKind::kVariant, name);
+std::vector<std::string> CookedSet::targets() const {
+  std::vector<std::string> out;
+  if (auto identity = decode_shaders_identity(shaders_->identity()))
+    for (const auto& [target, ns] : identity->targets) out.push_back(target);
+  return out;
+}
+
+Result<VariantRecord> CookedSet::variant(std::string_view name, std::string_view target) const {
+  std::string chosen(target);
+  if (chosen.empty()) {
+    const auto all = targets();
+    if (all.empty()) return make_error(shaders_->path().string() + ": its identity names no shader target");
+    chosen = all.front();
+  }
+  const std::string id = variant_id(chosen, name);
+  auto bytes = entry(EntryKind::kVariant, id);
   if (!bytes) return bytes.error();
-  return decode_variant_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, name));
+  return decode_variant_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, id));
 }
 
 Result<std::span<const std::byte>> CookedSet::program(std::string_view file) const { return entry(EntryKind::kProgram, file); }
@@ -139,7 +153,9 @@ std::optional<ScriptsIdentity> CookedSet::scripts_identity() const { return deco
 Status CookedSet::check() const {
   std::string problems;
   auto add = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
-  std::set<std::string> variants_seen, textures_seen;  // each decoded once, however many materials name it
+  std::set<std::string> variants_seen, textures_seen;
+  const std::vector<std::string> all_targets = targets();
+  if (all_targets.empty()) add(shaders_->path().string() + ": its identity names no shader target");  // each decoded once, however many materials name it
   for (const std::string& file : ids(EntryKind::kMaterial)) {
     auto material = this->material(file);
     if (!material) {
@@ -148,7 +164,8 @@ Status CookedSet::check() const {
     }
     for (const auto& pass : material->passes) {
       if (!variants_seen.insert(pass.variant).second) continue;
-      if (auto v = variant(pass.variant); !v) add(v.error().message + ", asked for by " + file);
+      for (const auto& target : all_targets)
+        if (auto v = variant(pass.variant, target); !v) add(v.error().message + ", asked for by " + file);
     }
     for (const auto& [slot, texture_file] : material->textures)
       if (textures_seen.insert(texture_file).second)

@@ -81,13 +81,13 @@ bool same_content(const fs::path& file, std::span<const std::byte> bytes) {
 
 }  // namespace
 
-CookedSetWriter::CookedSetWriter(std::string shaders_identity, const ScriptsIdentity& scripts_identity)
-    : shaders_(PackKind::kShaders, std::move(shaders_identity)),
+CookedSetWriter::CookedSetWriter(const ShadersIdentity& shaders_identity, const ScriptsIdentity& scripts_identity)
+    : shaders_(PackKind::kShaders, encode_shaders_identity(shaders_identity)),
       scripts_(PackKind::kScripts, encode_scripts_identity(scripts_identity)),
       textures_(PackKind::kTextures, std::string(kTexturesIdentity)) {}
 
-void CookedSetWriter::add_variant(const std::string& name, const VariantRecord& record) {
-  shaders_.add(entry_name(EntryKind::kVariant, name), encode_variant_record(record));
+void CookedSetWriter::add_variant(const std::string& target, const std::string& name, const VariantRecord& record) {
+  shaders_.add(entry_name(EntryKind::kVariant, variant_id(target, name)), encode_variant_record(record));
 }
 void CookedSetWriter::add_material(const MaterialRecord& record) {
   shaders_.add(entry_name(EntryKind::kMaterial, record.file), encode_material_record(record));

@@ -21,6 +21,34 @@ std::optional<std::string_view> entry_id(EntryKind kind, std::string_view name) 
   return name.substr(prefix.size());
 }
 
+std::string variant_id(std::string_view target, std::string_view variant_name) {
+  return std::string(target).append(":").append(variant_name);
+}
+
+std::string encode_shaders_identity(const ShadersIdentity& identity) {
+  std::string out = "shaders";
+  for (const auto& [target, ns] : identity.targets) out += " " + target + "=" + ns;
+  return out;
+}
+
+std::optional<ShadersIdentity> decode_shaders_identity(std::string_view text) {
+  constexpr std::string_view kPrefix = "shaders";
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  text.remove_prefix(kPrefix.size());
+  ShadersIdentity identity;
+  while (!text.empty()) {
+    if (text[0] != ' ') return std::nullopt;
+    text.remove_prefix(1);
+    const std::string_view word = text.substr(0, text.find(' '));
+    text.remove_prefix(word.size());
+    const auto eq = word.find('=');
+    if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+    identity.targets.emplace_back(std::string(word.substr(0, eq)), std::string(word.substr(eq + 1)));
+  }
+  if (identity.targets.empty()) return std::nullopt;
+  return identity;
+}
+
 std::string encode_scripts_identity(const ScriptsIdentity& identity) {
   return "scripts " + identity.build_id + " " + identity.fingerprint;
 }

@@ -28,6 +28,7 @@ std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
     w.text(s.file);
     w.bytes(std::as_bytes(std::span(s.spirv)));
     w.text(s.reflection_json);
+    w.text(s.source);
   }
   return w.take();
 }
@@ -39,13 +40,14 @@ Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, co
     return make_error(where + ": variant record version " + std::to_string(version) + " (this build reads " +
                       std::to_string(kVariantRecordVersion) + ")");
   VariantRecord record;
-  const std::uint32_t count = r.count("stage count", 16);
+  const std::uint32_t count = r.count("stage count", 20);
   for (std::uint32_t i = 0; i < count && r.ok(); ++i) {
     StageRecord s;
     s.stage = r.text("stage name");
     s.file = r.text("stage file");
     const auto words = r.bytes("SPIR-V");
     s.reflection_json = r.text("reflection");
+    s.source = r.text("backend source");
     if (!r.ok()) break;
     const std::string at = where + ": stage " + std::to_string(i) + " (" + s.stage + ")";
     if (words.size() % 4 != 0 || words.size() < 20) return make_error(at + ": SPIR-V of " + std::to_string(words.size()) + " bytes");

@@ -49,8 +49,8 @@ std::vector<std::pair<std::string, std::string>> ShaderLibrary::namespace_identi
           {"target", std::string(target_env_name(options_.target))},
           {"backend", std::string(backend_name(options_.backend))},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
-          {"backend-options", "glsl=450;essl=310;hlsl=sm50;msl=default;vulkan-semantics=off"},
-          {"reflection-format", "2"},
+          {"backend-options", "glsl=450;essl=310;hlsl=sm51-spaces;msl=default;vulkan-semantics=off;bindings-per-class"},
+          {"reflection-format", "3"},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
 }
 
@@ -135,7 +135,8 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   }
   // Defines from the snapshot's own pragmas, so they always match the hashed text.
   const auto declaration = materials::merge_declarations(declarations);
-  b.defines = key.keyword_list();
+  b.defines = options_.defines;
+  for (auto& k : key.keyword_list()) b.defines.push_back(std::move(k));
   if (declaration.declares_passes) b.defines.push_back(materials::pass_define(key.pass));
   for (const auto& [path, text] : b.snapshot.files) b.dependencies.insert(relative(path));
   for (const auto& path : b.snapshot.probed) b.dependencies.insert(relative(path));
@@ -178,7 +179,15 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
 
 Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_snapshot) {
   compiles_.fetch_add(1, std::memory_order_relaxed);
-  CompiledVariant out;
+  // Every stage to SPIR-V and its reflection first: the backends' bindings are numbered over the
+  // whole variant, so that its stages agree.
+  struct StageBuild {
+    std::string file;
+    Stage stage;
+    std::vector<std::uint32_t> spirv;
+    nlohmann::json reflection;
+  };
+  std::vector<StageBuild> stages;
   std::string errors;
   for (const auto& file : b.stage_files) {
     GlslInput in;
@@ -197,12 +206,19 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
     auto reflection = reflect_spirv(spirv->spirv);
     if (!reflection) return make_error(in.file.string() + ": error: " + reflection.error().message);
-    auto source = cross_compile(spirv->spirv, options_.backend);
-    if (!source) return make_error(in.file.string() + ": error: " + source.error().message);
-    out.stages.push_back({std::string(stage_name(in.stage)), file, std::move(spirv->spirv), reflection->dump(),
-                          std::move(*source)});
+    stages.push_back({file, in.stage, std::move(spirv->spirv), std::move(*reflection)});
   }
   if (!errors.empty()) return make_error(errors);
+  std::vector<nlohmann::json> reflections;
+  for (const auto& s : stages) reflections.push_back(s.reflection);
+  const BindingMap bindings = map_bindings(reflections, options_.backend);
+  CompiledVariant out;
+  for (auto& s : stages) {
+    auto source = cross_compile(s.spirv, options_.backend, bindings);
+    if (!source) return make_error(absolute(s.file).string() + ": error: " + source.error().message);
+    record_backend_bindings(s.reflection, bindings, options_.backend);
+    out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(), std::move(*source)});
+  }
   return out;
 }
 

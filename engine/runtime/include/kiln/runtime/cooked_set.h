@@ -4,7 +4,7 @@
 // checksum is not the manifest's; then
 //
 //   material("materials/brick.json")   -> its passes: variant name, parameter block bytes, texture bindings
-//   variant(pass.variant)              -> per stage SPIR-V and reflection
+//   variant(pass.variant[, target])    -> per stage SPIR-V, reflection and the target's source
 //   texture("textures/brick.png")      -> the .tx bytes, in place in the mapped pack
 //   program("scripts/x.lua")           -> serialised bytecode; compiled pages through pack(kScripts)
 //
@@ -41,7 +41,10 @@ class CookedSet {
   std::vector<std::string> ids(EntryKind kind) const;
 
   Result<MaterialRecord> material(std::string_view file) const;
-  Result<VariantRecord> variant(std::string_view name) const;
+  // The targets the shaders were cooked for ("spirv-vulkan1.0", ...), the default first.
+  std::vector<std::string> targets() const;
+  // A variant of `target` (empty: the default target).
+  Result<VariantRecord> variant(std::string_view name, std::string_view target = {}) const;
   Result<std::span<const std::byte>> program(std::string_view file) const;
   Result<std::span<const std::byte>> texture(std::string_view file) const;
   // The scripts pack's identity; nullopt when it is not one.

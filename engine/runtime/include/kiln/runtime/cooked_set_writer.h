@@ -24,9 +24,9 @@ namespace kiln::runtime {
 
 class CookedSetWriter {
  public:
-  CookedSetWriter(std::string shaders_identity, const ScriptsIdentity& scripts_identity);
+  CookedSetWriter(const ShadersIdentity& shaders_identity, const ScriptsIdentity& scripts_identity);
 
-  void add_variant(const std::string& name, const VariantRecord& record);
+  void add_variant(const std::string& target, const std::string& name, const VariantRecord& record);
   void add_material(const MaterialRecord& record);
   void add_program(const std::string& file, std::vector<std::byte> bytecode);
   void add_page(const std::string& page_id, std::vector<std::byte> code);

@@ -2,20 +2,24 @@
 // What a cooked set holds and how its entries are named: the one place the cook, the player, the
 // tests and an engine embedding Kiln agree on it.
 //
-//   shaders.pack   variant:<shader>|<pass>|<keywords>   a VariantRecord (variant_record.h)
+//   shaders.pack   variant:<target>:<shader>|<pass>|<keywords>   a VariantRecord (variant_record.h)
 //                  material:<file>                      a MaterialRecord (material_record.h)
 //   scripts.pack   program:<file>                       serialised bytecode (jit/program_io.h)
 //                  page:<page hash>-<mode>              a compiled page (jit/aot_pages.h)
 //   textures.pack  texture:<file>                       a .tx file, read in place
 //
 // Files are named relative to the project root, with '/' separators. Each pack's identity says
-// what it was cooked for; the scripts pack's names the code generator build and its fingerprint.
+// what it was cooked for: the shaders pack's lists its targets ("spirv-vulkan1.0", "hlsl-vulkan1.0",
+// the first is the default) with the variant cache namespace of each; the scripts pack's names the
+// code generator build and its fingerprint.
 //
 // Thread-safety: pure functions.
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kiln::runtime {
 
@@ -27,6 +31,15 @@ std::string_view entry_prefix(EntryKind kind);
 std::string entry_name(EntryKind kind, std::string_view id);
 // The id inside `name` when it is an entry of `kind`.
 std::optional<std::string_view> entry_id(EntryKind kind, std::string_view name);
+
+// The id of a variant's entry: "<target>:<variant name>".
+std::string variant_id(std::string_view target, std::string_view variant_name);
+
+struct ShadersIdentity {
+  std::vector<std::pair<std::string, std::string>> targets;  // target -> namespace id, default first
+};
+std::string encode_shaders_identity(const ShadersIdentity& identity);
+std::optional<ShadersIdentity> decode_shaders_identity(std::string_view text);
 
 // The scripts pack's identity: which build of the code generator compiled its pages, with which
 // settings (the page compiler's fingerprint, CPU features included).

@@ -1,8 +1,9 @@
 #pragma once
 // A shader variant as the shaders pack stores it: per stage, in stage order, the stage name
 // ("vert", "frag", "comp", ...), the project file it was compiled from, its SPIR-V words and its
-// reflection (JSON: bindings with set/binding/name/kind, uniform block members with offsets,
-// push-constant blocks, inputs, outputs, specialization constants, work-group size).
+// reflection (JSON: bindings with set/binding/name/kind and where the backend put each, uniform
+// block members with offsets, push-constant blocks, inputs, outputs, specialization constants,
+// work-group size), and for a cross-compiled target the backend's source.
 //
 // Thread-safety: plain values and pure functions.
 
@@ -15,13 +16,14 @@
 
 namespace kiln::runtime {
 
-inline constexpr std::uint32_t kVariantRecordVersion = 1;
+inline constexpr std::uint32_t kVariantRecordVersion = 2;
 
 struct StageRecord {
   std::string stage;
   std::string file;
   std::vector<std::uint32_t> spirv;
   std::string reflection_json;
+  std::string source;  // the backend's text (GLSL, ESSL, HLSL, MSL); empty for a SPIR-V target
 };
 
 struct VariantRecord {

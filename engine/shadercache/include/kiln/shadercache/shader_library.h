@@ -37,6 +37,7 @@ namespace kiln::shadercache {
 struct ShaderLibraryOptions {
   std::filesystem::path root;
   std::vector<std::filesystem::path> include_dirs;  // searched after the including file's directory
+  std::vector<std::string> defines;  // for every variant: "NAME" (`#define NAME 1`) or "NAME=VALUE"
   TargetEnv target = TargetEnv::kVulkan1_0;
   Backend backend = Backend::kSpirv;
   cache::BlobStore* store = nullptr;  // the persistent level; nullptr turns it off

@@ -1,0 +1,109 @@
+#include "cook/cook_settings.h"
+
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
+
+#include "kiln/core/json_document.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string CookTarget::id() const {
+  return std::string(shadercache::backend_name(backend)) + "-" + std::string(shadercache::target_env_name(target_env));
+}
+
+Result<CookSettings> load_cook_settings(const fs::path& root) {
+  CookSettings settings;
+  const fs::path file = root / "kiln.json";
+  std::error_code ec;
+  std::ifstream in(file, std::ios::binary);
+  const json* cook = nullptr;
+  json doc;
+  if (in && fs::is_regular_file(file, ec)) {
+    auto parsed = parse_json_document(file.string(), std::string((std::istreambuf_iterator<char>(in)), {}));
+    if (!parsed) return parsed.error();
+    doc = std::move(*parsed);
+    if (doc.is_object() && doc.contains("cook")) cook = &doc["cook"];
+  }
+  std::vector<std::string> problems;
+  auto problem = [&](const std::string& pointer, const std::string& what) {
+    problems.push_back(file.string() + ": " + pointer + ": " + what);
+  };
+  auto strings = [&](const json& v, const std::string& at, const std::regex& shape, const char* expected) {
+    std::vector<std::string> out;
+    if (!v.is_array()) {
+      problem(at, "expected an array of strings");
+      return out;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string() || !std::regex_match(v[i].get<std::string>(), shape))
+        problem(at + "/" + std::to_string(i), std::string("expected ") + expected + ", got " + v[i].dump());
+      else
+        out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  };
+  if (cook && !cook->is_object()) problem("/cook", "expected an object");
+  if (cook && cook->is_object()) {
+    for (auto it = cook->begin(); it != cook->end(); ++it) {
+      const std::string at = "/cook/" + json_pointer_token(it.key());
+      if (it.key() == "targets") {
+        if (!it->is_array() || it->empty()) {
+          problem(at, "expected a non-empty array of {\"backend\", \"target_env\"}");
+          continue;
+        }
+        for (std::size_t i = 0; i < it->size(); ++i) {
+          const json& t = (*it)[i];
+          const std::string ti = at + "/" + std::to_string(i);
+          CookTarget target;
+          if (!t.is_object()) {
+            problem(ti, "expected {\"backend\": ..., \"target_env\": ...}");
+            continue;
+          }
+          for (auto f = t.begin(); f != t.end(); ++f) {
+            const std::string value = f->is_string() ? f->get<std::string>() : f->dump();
+            if (f.key() == "backend") {
+              if (auto b = shadercache::parse_backend(value)) target.backend = *b;
+              else problem(ti + "/backend", "unknown backend '" + value + "' (spirv, glsl, essl, hlsl, msl)");
+            } else if (f.key() == "target_env") {
+              if (auto e = shadercache::parse_target_env(value)) target.target_env = *e;
+              else problem(ti + "/target_env", "unknown target environment '" + value + "' (vulkan1.0 to vulkan1.3)");
+            } else {
+              problem(ti + "/" + json_pointer_token(f.key()), "unknown field (expected backend, target_env)");
+            }
+          }
+          settings.targets.push_back(target);
+        }
+      } else if (it.key() == "include_dirs") {
+        static const std::regex relative(R"([^/\0][^\0]*)");
+        for (const auto& dir : strings(*it, at, relative, "a directory relative to the project")) {
+          const fs::path normal = fs::path(dir).lexically_normal();
+          if (normal.empty() || *normal.begin() == ".." || normal.is_absolute())
+            problem(at, "'" + dir + "' leaves the project (include directories must be inside it)");
+          else
+            settings.include_dirs.push_back(normal.generic_string());
+        }
+      } else if (it.key() == "defines") {
+        static const std::regex define(R"([A-Za-z_][A-Za-z0-9_]*(=[^\n]*)?)");
+        settings.defines = strings(*it, at, define, "NAME or NAME=VALUE");
+      } else {
+        problem(at, "unknown field (expected targets, include_dirs, defines)");
+      }
+    }
+  }
+  std::set<std::string> seen;
+  for (const auto& t : settings.targets)
+    if (!seen.insert(t.id()).second) problem("/cook/targets", "target " + t.id() + " listed twice");
+  if (settings.targets.empty()) settings.targets.push_back({});
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+    return make_error(message);
+  }
+  return settings;
+}
+
+}  // namespace kiln::cook
