@@ -131,4 +131,29 @@ TEST_CASE("hand-made packs with valid checksums are refused naming the entry - n
     CHECK_MESSAGE(played.output.find(pack.string() + ": material:materials/m.json: ") != std::string::npos, played.output);
   }
 }
+
+TEST_CASE("a garbage program or texture entry with valid checksums is refused naming it") {
+  test::TempDir dir("player");
+  const runtime::ShadersIdentity identity{{{"spirv-vulkan1.0", "ns"}}};
+  std::string noise(4096, '\0');
+  for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = char((i * 2654435761u) >> 13);
+  SUBCASE("program") {
+    const runtime::PackWriter shaders(runtime::PackKind::kShaders, runtime::encode_shaders_identity(identity));
+    runtime::PackWriter scripts(runtime::PackKind::kScripts, "scripts x y");
+    scripts.add(runtime::entry_name(runtime::EntryKind::kProgram, "scripts/x.lua"), bytes_of(noise));
+    write_set(dir / "out", shaders, scripts, runtime::PackWriter(runtime::PackKind::kTextures, "t"));
+    auto played = test::run_process({KILN_PLAYER, (dir / "out").string()});
+    CHECK(played.exit_code == 1);
+    CHECK_MESSAGE(played.output.find(": scripts/x.lua: ") != std::string::npos, played.output);
+  }
+  SUBCASE("texture") {
+    const runtime::PackWriter shaders(runtime::PackKind::kShaders, runtime::encode_shaders_identity(identity));
+    runtime::PackWriter textures(runtime::PackKind::kTextures, "t");
+    textures.add(runtime::entry_name(runtime::EntryKind::kTexture, "textures/x.png"), bytes_of("II*\0" + noise));
+    write_set(dir / "out", shaders, runtime::PackWriter(runtime::PackKind::kScripts, "scripts x y"), textures);
+    auto played = test::run_process({KILN_PLAYER, (dir / "out").string()});
+    CHECK(played.exit_code == 1);
+    CHECK_MESSAGE(played.output.find(": texture:textures/x.png: ") != std::string::npos, played.output);
+  }
+}
 }

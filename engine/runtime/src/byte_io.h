@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -87,5 +88,19 @@ class ByteReader {
   std::size_t at_ = 0;
   std::string problem_;
 };
+
+// Every record starts with its magic and version: checks both, naming `kind` ("material record").
+inline std::optional<std::string> check_record_header(ByteReader& r, std::uint32_t magic, std::uint32_t version,
+                                                      const std::string& kind) {
+  if (r.u32("magic") != magic || !r.ok()) return "not a " + kind;
+  if (const auto found = r.u32("version"); found != version)
+    return kind + " version " + std::to_string(found) + " (this build reads " + std::to_string(version) + ")";
+  return std::nullopt;
+}
+
+inline void write_record_header(ByteWriter& w, std::uint32_t magic, std::uint32_t version) {
+  w.u32(magic);
+  w.u32(version);
+}
 
 }  // namespace kiln::runtime::detail

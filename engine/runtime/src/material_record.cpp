@@ -28,8 +28,7 @@ const MaterialPass* MaterialRecord::pass(std::string_view name) const {
 
 std::vector<std::byte> encode_material_record(const MaterialRecord& m) {
   detail::ByteWriter w;
-  w.u32(kMagic);
-  w.u32(kMaterialRecordVersion);
+  detail::write_record_header(w, kMagic, kMaterialRecordVersion);
   w.text(m.file);
   w.text(m.shader);
   write_strings(w, m.keywords);
@@ -69,10 +68,8 @@ std::vector<std::byte> encode_material_record(const MaterialRecord& m) {
 
 Result<MaterialRecord> decode_material_record(std::span<const std::byte> bytes, const std::string& where) {
   detail::ByteReader r(bytes);
-  if (r.u32("magic") != kMagic || !r.ok()) return make_error(where + ": not a material record");
-  if (const auto version = r.u32("version"); version != kMaterialRecordVersion)
-    return make_error(where + ": material record version " + std::to_string(version) + " (this build reads " +
-                      std::to_string(kMaterialRecordVersion) + ")");
+  if (auto wrong = detail::check_record_header(r, kMagic, kMaterialRecordVersion, "material record"))
+    return make_error(where + ": " + *wrong);
   MaterialRecord m;
   m.file = r.text("file");
   m.shader = r.text("shader");

@@ -20,8 +20,7 @@ const StageRecord* VariantRecord::stage(std::string_view name) const {
 
 std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
   detail::ByteWriter w;
-  w.u32(kMagic);
-  w.u32(kVariantRecordVersion);
+  detail::write_record_header(w, kMagic, kVariantRecordVersion);
   w.u32(static_cast<std::uint32_t>(record.stages.size()));
   for (const auto& s : record.stages) {
     w.text(s.stage);
@@ -35,10 +34,8 @@ std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
 
 Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, const std::string& where) {
   detail::ByteReader r(bytes);
-  if (r.u32("magic") != kMagic || !r.ok()) return make_error(where + ": not a shader variant record");
-  if (const auto version = r.u32("version"); version != kVariantRecordVersion)
-    return make_error(where + ": variant record version " + std::to_string(version) + " (this build reads " +
-                      std::to_string(kVariantRecordVersion) + ")");
+  if (auto wrong = detail::check_record_header(r, kMagic, kVariantRecordVersion, "shader variant record"))
+    return make_error(where + ": " + *wrong);
   VariantRecord record;
   const std::uint32_t count = r.count("stage count", 20);
   for (std::uint32_t i = 0; i < count && r.ok(); ++i) {
