@@ -135,7 +135,7 @@ Result<VariantRecord> CookedSet::variant(std::string_view name, std::string_view
   std::string chosen(target);
   if (chosen.empty()) {
     const auto all = targets();
-    if (all.empty()) return make_error(shaders_->path().string() + ": its identity names no shader target");
+    if (all.empty()) return make_error(shaders_->path().string() + ": its identity names no shader target (cooked by another version of Kiln: cook again)");
     chosen = all.front();
   }
   const std::string id = variant_id(chosen, name);
@@ -155,7 +155,7 @@ Status CookedSet::check() const {
   auto add = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
   std::set<std::string> variants_seen, textures_seen;
   const std::vector<std::string> all_targets = targets();
-  if (all_targets.empty()) add(shaders_->path().string() + ": its identity names no shader target");  // each decoded once, however many materials name it
+  if (all_targets.empty()) add(shaders_->path().string() + ": its identity names no shader target (cooked by another version of Kiln: cook again)");  // each decoded once, however many materials name it
   for (const std::string& file : ids(EntryKind::kMaterial)) {
     auto material = this->material(file);
     if (!material) {

@@ -51,7 +51,7 @@ Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, co
     s.spirv.resize(words.size() / 4);
     std::memcpy(s.spirv.data(), words.data(), words.size());
     if (s.spirv[0] != kSpirvMagic) return make_error(at + ": not SPIR-V (bad magic)");
-    if (!nlohmann::json::accept(s.reflection_json) || !nlohmann::json::parse(s.reflection_json).is_object())
+    if (const auto reflection = nlohmann::json::parse(s.reflection_json, nullptr, false); !reflection.is_object())
       return make_error(at + ": its reflection is not a JSON object");
     record.stages.push_back(std::move(s));
   }
