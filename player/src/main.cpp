@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
                           {"compiles", jit_stats.compiled},
                           {"textures_checked", textures_checked},
                           {"startup_ms", startup}};
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::printf("player: %zu materials, %zu variants resolved\n", material_files.size(), variants);
     for (const auto& s : script_results)

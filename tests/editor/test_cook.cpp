@@ -361,3 +361,25 @@ TEST_CASE("kiln cook builds the targets kiln.json asks for - each under its own 
   CHECK((*previous)->targets().size() == 3);
 }
 }
+
+TEST_SUITE("editor") {
+TEST_CASE("a material naming its shader in another spelling gets the same variants and its layout") {
+  test::TempDir dir("cook");
+  const fs::path project = copy_assets(dir);
+  const std::string metal = slurp(project / "materials" / "metal.json");
+  std::ofstream(project / "materials" / "metal.json", std::ios::trunc)
+      << std::string(metal).replace(metal.find("\"shaders/lit\""), 13, "\"./shaders//lit\"");
+  const Cooked cooked = cook(dir, project, dir / "out", dir / "cache");
+  REQUIRE_MESSAGE(cooked.run.exit_code == 0, cooked.run.output);
+  auto set = runtime::CookedSet::open(dir / "out");
+  REQUIRE(set);
+  CHECK((*set)->check());
+  auto record = (*set)->material("materials/metal.json");
+  REQUIRE(record);
+  CHECK(record->shader == "shaders/lit");
+  REQUIRE(record->pass("Forward"));
+  CHECK(record->pass("Forward")->variant == "shaders/lit|Forward|");
+  CHECK(record->pass("Forward")->blocks.size() == 1);
+  CHECK(record->pass("Forward")->textures.size() == 1);
+}
+}

@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> aot_pages(const cook
 // The report's JSON, written through a temp file: a failure to write it is the cook's failure.
 bool write_report(const std::string& file, const nlohmann::json& report) {
   if (file.empty()) return true;
-  const std::string text = report.dump(2) + "\n";
+  const std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (auto s = write_file_atomically(file, std::as_bytes(std::span(text))); !s) {
     std::fprintf(stderr, "kiln cook: %s\n", s.error().message.c_str());
     return false;
@@ -231,7 +231,11 @@ int run_cook_command(const Args& args) {
     for (auto& m : project.materials) {
       const bool built = std::all_of(m.record.passes.begin(), m.record.passes.end(),
                                      [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
-      if (!built) continue;  // its variant's errors say why
+      if (!built) {
+        // Its variants' errors say why; a variant missing without one is a bug of the cook.
+        if (errors.empty()) errors.add(m.record.file + ": a variant it uses was not built");
+        continue;
+      }
       if (auto laid = materials::lay_out_material(m.source, reflections, m.record); !laid) errors.add(laid.error().message);
     }
   }

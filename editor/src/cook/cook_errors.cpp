@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 namespace kiln::cook {
 namespace fs = std::filesystem;
@@ -29,9 +28,8 @@ std::string CookErrors::relative(const std::string& file) const {
 }
 
 void CookErrors::add(const std::string& text, const std::string& variant) {
-  // "file:line: message" (compilers, scripts) or "file: message" (JSON pointers, I/O).
-  static const std::regex located(R"(^([^:\s][^:]*):([0-9]+):\s?(.*)$)");
-  static const std::regex named(R"(^([^:\s][^:]*\.[A-Za-z0-9]+):\s(.*)$)");
+  // "file:line: message" (compilers, scripts) or "file: message" (JSON pointers, I/O). Scanned by
+  // hand: a diagnostic line can be long, and std::regex recurses per character.
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
@@ -39,16 +37,22 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
     start = end + 1;
     if (line.empty()) continue;
     CookError e;
-    std::smatch m;
-    if (std::regex_match(line, m, located)) {
-      e.file = relative(m[1]);
-      e.line = std::stoi(m[2].str().substr(0, 9));
-      e.message = m[3];
-    } else if (std::regex_match(line, m, named)) {
-      e.file = relative(m[1]);
-      e.message = m[2];
-    } else {
-      e.message = line;
+    e.message = line;
+    const std::size_t colon = line.find(':');
+    if (colon != std::string::npos && colon > 0 && !std::isspace(static_cast<unsigned char>(line[0]))) {
+      std::size_t digits = colon + 1;
+      while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+      const std::string file = line.substr(0, colon);
+      const std::size_t dot = file.rfind('.');
+      if (digits > colon + 1 && digits < line.size() && line[digits] == ':' && digits - colon - 1 <= 9) {
+        e.file = relative(file);
+        e.line = std::stoi(line.substr(colon + 1, digits - colon - 1));
+        e.message = line.substr(digits + 1 + (digits + 1 < line.size() && line[digits + 1] == ' '));
+      } else if (dot != std::string::npos && dot + 1 < file.size() && file.find(' ') == std::string::npos &&
+                 colon + 1 < line.size() && line[colon + 1] == ' ') {
+        e.file = relative(file);
+        e.message = line.substr(colon + 2);
+      }
     }
     while (!e.message.empty() && std::isspace(static_cast<unsigned char>(e.message.back()))) e.message.pop_back();
     auto same = std::find_if(entries_.begin(), entries_.end(), [&](const CookError& o) {

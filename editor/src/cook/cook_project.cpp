@@ -77,7 +77,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
         textures.insert(fs::path(texture).lexically_normal().generic_string());
     }
     material->file = rel;
-    plan.add_material(rel, material->shader, declaration, material->keywords, material->ship);
+    plan.add_material(rel, (*program)->id, declaration, material->keywords, material->ship);
     MaterialInput input{*material, {}};
     input.record.file = rel;
     input.record.shader = (*program)->id;

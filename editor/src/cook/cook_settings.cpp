@@ -2,7 +2,8 @@
 
 #include <fstream>
 #include <iterator>
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "kiln/core/json_document.h"
@@ -10,6 +11,23 @@
 namespace kiln::cook {
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+namespace {
+
+bool relative_path(const std::string& s) {
+  return !s.empty() && s[0] != '/' && s.find('\0') == std::string::npos;
+}
+
+// NAME or NAME=VALUE, NAME an identifier, VALUE on one line.
+bool define_text(const std::string& s) {
+  const std::size_t eq = std::min(s.find('='), s.size());
+  if (eq == 0 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (std::size_t i = 0; i < eq; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(s[i])) && s[i] != '_') return false;
+  return s.find('\n') == std::string::npos;
+}
+
+}  // namespace
 
 std::string CookTarget::id() const {
   return std::string(shadercache::backend_name(backend)) + "-" + std::string(shadercache::target_env_name(target_env));
@@ -32,14 +50,14 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
   auto problem = [&](const std::string& pointer, const std::string& what) {
     problems.push_back(file.string() + ": " + pointer + ": " + what);
   };
-  auto strings = [&](const json& v, const std::string& at, const std::regex& shape, const char* expected) {
+  auto strings = [&](const json& v, const std::string& at, bool (*shape)(const std::string&), const char* expected) {
     std::vector<std::string> out;
     if (!v.is_array()) {
       problem(at, "expected an array of strings");
       return out;
     }
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string() || !std::regex_match(v[i].get<std::string>(), shape))
+      if (!v[i].is_string() || !shape(v[i].get<std::string>()))
         problem(at + "/" + std::to_string(i), std::string("expected ") + expected + ", got " + v[i].dump());
       else
         out.push_back(v[i].get<std::string>());
@@ -78,8 +96,7 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
           settings.targets.push_back(target);
         }
       } else if (it.key() == "include_dirs") {
-        static const std::regex relative(R"([^/\0][^\0]*)");
-        for (const auto& dir : strings(*it, at, relative, "a directory relative to the project")) {
+        for (const auto& dir : strings(*it, at, relative_path, "a directory relative to the project")) {
           const fs::path normal = fs::path(dir).lexically_normal();
           if (normal.empty() || *normal.begin() == ".." || normal.is_absolute())
             problem(at, "'" + dir + "' leaves the project (include directories must be inside it)");
@@ -87,8 +104,7 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
             settings.include_dirs.push_back(normal.generic_string());
         }
       } else if (it.key() == "defines") {
-        static const std::regex define(R"([A-Za-z_][A-Za-z0-9_]*(=[^\n]*)?)");
-        settings.defines = strings(*it, at, define, "NAME or NAME=VALUE");
+        settings.defines = strings(*it, at, define_text, "NAME or NAME=VALUE");
       } else {
         problem(at, "unknown field (expected targets, include_dirs, defines)");
       }

@@ -1,5 +1,7 @@
 #include "cook/texture_conversions.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 
@@ -14,9 +16,12 @@ namespace {
 
 constexpr std::string_view kPrefix = "cook-v2-";
 
+// The whole file; empty when it cannot be read (callers check what they read against a hash or
+// a TIFF decode, so a short read never passes).
 std::vector<std::byte> read_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  if (in.bad()) return {};
   const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
   return {p, p + bytes.size()};
 }
@@ -25,16 +30,16 @@ std::vector<std::byte> read_bytes(const fs::path& file) {
 
 TextureConversions::TextureConversions(fs::path dir) : dir_(std::move(dir)) {
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    const std::string name = e.path().filename().string();
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     // cook-v2-<32 hex>-<16 hex>.tx
     if (name.size() == kPrefix.size() + 32 + 1 + 16 + 3 && name.rfind(kPrefix, 0) == 0 && name.ends_with(".tx"))
-      cached_[name.substr(kPrefix.size(), 32)].push_back(e.path());
+      cached_[name.substr(kPrefix.size(), 32)].push_back(it->path());
   }
 }
 
 // Every tile of every level decodes: a truncated or damaged .tx fails here, not in the game.
-Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
+static Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
   auto tx = textures::TxFile::open_memory(name, bytes);
   if (!tx) return tx.error();
   const auto& levels = (*tx)->info().levels;
@@ -74,10 +79,15 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
   }
   cached_.erase(source_hash);
   fs::create_directories(dir_, ec);
-  const fs::path made = dir_ / (std::string(kPrefix) + source_hash + ".tx");
+  // A name of this process's own: cooks sharing the cache never read each other's half-made file.
+  const fs::path made = dir_ / (".cooking." + std::to_string(::getpid()) + "." + source_hash + ".tx");
   if (auto converted = textures::convert_to_tx(source, made); !converted)
     return make_error(source.string() + ": cannot convert to .tx: " + converted.error().message);
   Tx tx{read_bytes(made), true};
+  if (auto ok = check_tx(made.string(), tx.bytes); !ok) {
+    fs::remove(made, ec);
+    return make_error(source.string() + ": the conversion does not read back: " + ok.error().message);
+  }
   const fs::path named = dir_ / (std::string(kPrefix) + source_hash + "-" + cache::hex64(cache::xxh3_64(std::span(tx.bytes))) + ".tx");
   fs::rename(made, named, ec);
   if (!ec) cached_[source_hash].push_back(named);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -55,11 +56,25 @@ struct Interface {
   std::vector<Sampler> samplers;
 };
 
+// A field that must be an unsigned 32-bit number; anything else throws into read_interface's catch.
+std::uint32_t u32(const json& v, const char* key) {
+  const json& f = v.at(key);
+  if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
+    throw std::runtime_error(std::string("'") + key + "' is not an unsigned 32-bit number");
+  return static_cast<std::uint32_t>(f.get<std::uint64_t>());
+}
+
+std::uint32_t block_size(const json& v, const char* key) {
+  const std::uint32_t size = u32(v, key);
+  if (size > (1u << 20)) throw std::runtime_error("a block of " + std::to_string(size) + " bytes (at most 1 MiB)");
+  return size;
+}
+
 std::vector<Member> read_members(const json& members) {
   std::vector<Member> out;
   for (const auto& m : members)
-    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), m.at("components").get<std::uint32_t>(),
-                   m.at("columns").get<std::uint32_t>(), m.at("count").get<std::uint32_t>(), m.at("offset").get<std::uint32_t>()});
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), u32(m, "components"),
+                   u32(m, "columns"), u32(m, "count"), u32(m, "offset")});
   return out;
 }
 
@@ -70,14 +85,14 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
       const json r = json::parse(text);
       for (const auto& b : r.at("bindings")) {
         const std::string kind = b.at("kind").get<std::string>();
-        const auto set = b.at("set").get<std::uint32_t>(), binding = b.at("binding").get<std::uint32_t>();
+        const auto set = u32(b, "set"), binding = u32(b, "binding");
         if (kind == "uniform_buffer") {
           if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
                 return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == set && o.binding == binding;
               }))
             continue;
           out.blocks.push_back({b.at("name").get<std::string>(), runtime::ParameterBlock::Kind::kUniformBuffer, set, binding,
-                                b.at("block_size").get<std::uint32_t>(), read_members(b.at("members"))});
+                                block_size(b, "block_size"), read_members(b.at("members"))});
         } else if (kind == "combined_image_sampler" || kind == "sampled_image") {
           const std::string name = b.at("name").get<std::string>();
           if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == name; }))
@@ -90,7 +105,7 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
               return o.kind == runtime::ParameterBlock::Kind::kPushConstant;
             }))
           continue;  // one push-constant block per pipeline, shared by its stages
-        out.blocks.push_back({name, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, p.at("size").get<std::uint32_t>(),
+        out.blocks.push_back({name, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, block_size(p, "size"),
                               read_members(p.at("members"))});
       }
     }
@@ -112,7 +127,7 @@ std::vector<std::pair<const Block*, const Member*>> find_members(const std::stri
   return out;
 }
 
-void write_value(std::vector<std::byte>& bytes, std::uint32_t offset, const std::string& base, double v) {
+void write_value(std::vector<std::byte>& bytes, std::size_t offset, const std::string& base, double v) {
   std::byte raw[4];
   if (base == "float") {
     const float f = static_cast<float>(v);
@@ -124,7 +139,7 @@ void write_value(std::vector<std::byte>& bytes, std::uint32_t offset, const std:
     const std::uint32_t u = static_cast<std::uint32_t>(v);
     std::memcpy(raw, &u, 4);
   }
-  if (offset + 4 <= bytes.size()) std::memcpy(bytes.data() + offset, raw, 4);
+  if (offset <= bytes.size() && bytes.size() - offset >= 4) std::memcpy(bytes.data() + offset, raw, 4);
 }
 
 std::string listed(const std::vector<std::string>& names) {
@@ -229,7 +244,7 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         target = blocks.insert(blocks.end(), {block->name, block->kind, block->set, block->binding,
                                               std::vector<std::byte>(block->size)});
       for (std::size_t c = 0; c < values.size(); ++c)
-        write_value(target->bytes, member->offset + std::uint32_t(c) * 4, member->base(), values[c]);
+        write_value(target->bytes, std::size_t(member->offset) + c * 4, member->base(), values[c]);
     }
     if (!found && !wrong)
       problems.push_back(at + "shader " + material.shader + " has no parameter '" + param + "'" + suggestion(param, legal_params));

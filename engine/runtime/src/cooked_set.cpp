@@ -41,7 +41,6 @@ Result<std::string> read_manifest(const fs::path& path) {
 Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
   // A cook may switch sets while this reads: when a pack the manifest names is gone, the manifest
   // has been replaced, and reading it again gives the new set.
-  std::string previous;
   for (int attempt = 0;; ++attempt) {
     auto text = read_manifest(dir / kManifestFile);
     if (!text) return text.error();
@@ -50,13 +49,10 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
     std::unique_ptr<CookedSet> set(new CookedSet());
     set->manifest_ = std::move(*manifest);
     std::optional<Error> failed;
-    bool vanished = false;
     for (auto& [kind, slot] : {std::pair{PackKind::kShaders, &set->shaders_}, std::pair{PackKind::kScripts, &set->scripts_},
                                std::pair{PackKind::kTextures, &set->textures_}}) {
       const ManifestPack& named = set->manifest_.packs.at(kind);
       const fs::path file = dir / named.file;
-      std::error_code ec;
-      if (!fs::exists(file, ec)) vanished = true;
       auto pack = Pack::open(file, kind);
       if (!pack) {
         failed = pack.error();
@@ -71,8 +67,9 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
       *slot = std::move(*pack);
     }
     if (!failed) return set;
-    if (!vanished || attempt >= 3 || *text == previous) return *failed;
-    previous = std::move(*text);
+    // Retried only when the manifest changed meanwhile (a cook switched sets).
+    auto again = read_manifest(dir / kManifestFile);
+    if (attempt >= 3 || !again || *again == *text) return *failed;
   }
 }
 

@@ -24,18 +24,21 @@ constexpr PackKind kKinds[] = {PackKind::kShaders, PackKind::kScripts, PackKind:
 class DirectoryLock {
  public:
   explicit DirectoryLock(const fs::path& file) : fd_(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    int rc = -1;
+    while (fd_ >= 0 && (rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
     }
+    locked_ = fd_ >= 0 && rc == 0;
   }
   ~DirectoryLock() {
     if (fd_ >= 0) ::close(fd_);
   }
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;
-  bool held() const { return fd_ >= 0; }
+  bool held() const { return locked_; }
 
  private:
   int fd_;
+  bool locked_ = false;
 };
 
 // Makes the directory's entries (the renames into it) durable before the next step depends on them.
@@ -134,15 +137,17 @@ Status CookedSetWriter::commit(const fs::path& dir) const {
   if (!sync_directory(dir)) return undo(make_error(dir.string() + ": cannot flush the directory to disk"));
   const std::string manifest = encode_manifest(next);
   if (auto s = write_file_atomically(dir / kManifestFile, std::as_bytes(std::span(manifest))); !s) return undo(s.error());
-  sync_directory(dir);
-
-  // Switched: what the old set had and the new one does not is no longer named by any manifest.
+  // Switched. Old packs go only once the switch is on disk: removals must never become durable
+  // before the manifest that stops naming them.
+  if (!sync_directory(dir)) return {};
   std::set<std::string> keep;
   for (const auto& [kind, pack] : next.packs) keep.insert(pack.file);
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (cook_output_name(name) && !keep.count(name)) fs::remove(e.path(), ec);
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (cook_output_name(name) && !keep.count(name)) stale.push_back(it->path());
   }
+  for (const auto& file : stale) fs::remove(file, ec);
   return {};
 }
 

@@ -244,10 +244,11 @@ void record_backend_bindings(json& reflection, const BindingMap& map, Backend ba
       const std::string kind = b["kind"].get<std::string>();
       json m = json::object();
       if (kind == "uniform_buffer" || kind == "storage_buffer") m["buffer"] = it->second.msl_buffer;
-      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image") m["texture"] = it->second.msl_texture;
+      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" || kind == "input_attachment")
+        m["texture"] = it->second.msl_texture;
       if (kind == "combined_image_sampler" || kind == "sampler") m["sampler"] = it->second.msl_sampler;
       b[name] = m;
-    } else {
+    } else if (glsl_class(b["kind"].get<std::string>()) != ResourceClass::kNone) {
       b[name] = {{"binding", it->second.binding}};
     }
   }

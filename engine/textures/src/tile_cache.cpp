@@ -80,13 +80,15 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
 }
 
 Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
-  const TxFile::Identity id{bytes.size(), 0, std::uint64_t(reinterpret_cast<std::uintptr_t>(bytes.data()))};
+  // Named by content, not address: other bytes mapped where these were are another image.
+  const TxFile::Identity id{bytes.size(), 0, cache::xxh3_64(bytes)};
   std::shared_ptr<TiledImage> stale;
   {
     std::lock_guard lock(images_mu_);
     if (auto it = images_.find(name); it != images_.end()) {
       const TiledImage& img = *it->second;
       if (img.size_ == id.size && img.inode_ == id.inode && img.memory_.data() == bytes.data()) return it->second;
+      // Same name, other bytes or another mapping: a new image, the old tiles go.
       stale = it->second;
       images_.erase(it);
     }

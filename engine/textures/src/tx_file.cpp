@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "kiln/cache/hash.h"
 #include "tiff_errors.h"
 
 namespace kiln::textures {
@@ -115,8 +116,8 @@ std::atomic<std::uint64_t> g_open_handles{0};
 std::uint64_t TxFile::open_handles() { return g_open_handles.load(std::memory_order_relaxed); }
 
 TxFile::Identity TxFile::identity() const {
-  if (!handle_->memory.empty())  // in memory: the bytes never change under a handle
-    return {handle_->memory.size(), 0, std::uint64_t(reinterpret_cast<std::uintptr_t>(handle_->memory.data()))};
+  if (!handle_->memory.empty())  // in memory: the bytes never change under a handle; named by content
+    return {handle_->memory.size(), 0, cache::xxh3_64(handle_->memory)};
   struct stat st;
   if (::fstat(TIFFFileno(handle_->tiff), &st) != 0) return {};
   return {std::uint64_t(st.st_size),
