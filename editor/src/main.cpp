@@ -34,7 +34,7 @@ void print_help() {
       "                 [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [-o out]\n"
       "                  one variant, through the variant cache and its persistent level\n"
       "  shader reflect <file> [same options]   its reflection record (--json: the stored JSON)\n"
-      "  probe variants  the shader-variant seed's regression checks on a live cache\n"
+      "  probe variants  the variant cache's regression checks on a live cache\n"
       "  script run <file.lua> [--budget N]   run a script in the interpreter\n"
       "  script disasm <file.lua>             its bytecode, page by page\n"
       "  editor <project> [--json]   watch the project: rebuild what an edit changes, one line per event\n"

@@ -112,7 +112,7 @@ int run_probe_command(const Args& args) {
     std::printf("%s %s\n", ok ? "PASS" : "FAIL", name);
     (ok ? passed : failed)++;
   };
-  // The seed's compiler: the value is made from the key's digest; the cache decides when it runs.
+  // The reference compiler of the regression checks: the value is made from the key's digest; the cache decides when it runs.
   auto compiler = [](const VariantKey& k) -> Result<CompiledVariant> {
     CompiledVariant v;
     v.stages.push_back({"frag", k.digest(), {}, "{}", ""});

@@ -1,6 +1,6 @@
 #pragma once
 // The state of `kiln editor`: a project's materials with their active variants, its scripts, and
-// the textures materials name, kept current as files change (issue 8). Each change becomes one
+// the textures materials name, kept current as files change. Each change becomes one
 // event (JSON): what changed, what was invalidated, what was recompiled and how long it took, or
 // the error — in which case the last good version stays in use.
 //

@@ -103,8 +103,8 @@ struct Vm::Impl {
   }
 
   // The dispatcher between compiled pages: runs compiled code from `pc` for as long as there is code
-  // where control goes, and resolves the calls and returns compiled pages hand back (the seed's
-  // j/jal rule) without going through the interpreter when nothing unusual happens. Anything else
+  // where control goes, and resolves the calls and returns compiled pages hand back (calls
+  // resolve through a table at run time) without going through the interpreter when nothing unusual happens. Anything else
   // (an error to report, a budget running out, the outermost return) is left at `pc` for the
   // interpreter, which stays the reference for every instruction. Updates the interpreter's state.
   void run_compiled(Frame*& f, const std::uint32_t*& code, Value*& R, std::size_t& pc, std::size_t stop_depth) {

@@ -1,6 +1,6 @@
 #pragma once
-// BlobStore: the persistent, content-addressed store under the cache root (seed
-// jit-persistent-code-cache.txt, "Storage"; ccache's storage layer).
+// BlobStore: the persistent, content-addressed store under the cache root (in the
+// manner of ccache's storage layer).
 //
 //   <root>/<kind>/<namespace-id>/<k0k1>/<key-hex>.blob
 //

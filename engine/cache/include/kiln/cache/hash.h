@@ -1,6 +1,6 @@
 #pragma once
 // Content hashes. XXH3 (64/128) is the fast hash for cache keys and checksums; SHA-256 is for
-// digests that must match other tools (the variant digest of the seed, reports).
+// digests that must match other tools (the variant digest, reports).
 //
 // Thread-safety: pure functions; Xxh3Stream is single-threaded.
 

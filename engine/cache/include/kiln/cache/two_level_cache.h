@@ -1,6 +1,6 @@
 #pragma once
 // TwoLevelCache<Key, Value>: the in-memory cache that shader variants, script pages and texture
-// tiles go through (seed image-tile-cache.txt, "Tile Cache" and "Thread Safety").
+// tiles go through.
 //
 // Level 1 is a few entries per thread, read without any lock. Level 2 is global, sharded, and holds
 // everything under a byte budget with LRU eviction (an entry still pinned elsewhere gets a second

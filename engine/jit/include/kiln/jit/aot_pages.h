@@ -1,5 +1,5 @@
 #pragma once
-// Compiled pages shipped inside the scripts pack (the seed's "Towards AOT"): the cook stores each
+// Compiled pages shipped inside the scripts pack (ahead of time): the cook stores each
 // page's code with the page's own bytes; the player serves them to its JitRuntime through an
 // AotSource. A shipped pack's pages are as trusted as the player binary itself: integrity comes from
 // the pack's checksums, and every hit is still compared with the page's bytes in full.

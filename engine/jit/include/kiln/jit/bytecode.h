@@ -1,6 +1,6 @@
 #pragma once
-// Kiln's script bytecode: 32-bit instruction words in pages of kPageWords (the "guest code" of the
-// JIT seed). A word is  op:8 | a:8 | b:8 | c:8  or  op:8 | a:8 | d:16 (d signed for jumps).
+// Kiln's script bytecode: 32-bit instruction words in pages of kPageWords (the "guest code" the
+// JIT compiles). A word is  op:8 | a:8 | b:8 | c:8  or  op:8 | a:8 | d:16 (d signed for jumps).
 // Number constants are inline: LOADN is followed by two words holding the double's bits; PUTS by a
 // length word and the string's bytes. So a page's bytes, with the function table and host/math
 // tables resolved at run time, fully determine what it means: calls name a function index,

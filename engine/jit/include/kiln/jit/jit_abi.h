@@ -1,6 +1,6 @@
 #pragma once
-// The contract between the interpreter and compiled pages (the seed's "what a compiled page depends
-// on", as an ABI). A compiled page is one native function
+// The contract between the interpreter and compiled pages (what a compiled page depends
+// on, as an ABI). A compiled page is one native function
 //
 //     std::uint64_t page(Context* ctx, std::uint32_t entry)
 //
@@ -66,7 +66,7 @@ inline std::uint64_t exit_code(std::int32_t target, bool interpret) {
 inline std::int32_t exit_target(std::uint64_t code) { return std::int32_t(std::uint32_t(code)); }
 inline bool exit_interprets(std::uint64_t code) { return (code & kInterpretFlag) != 0; }
 
-// Codegen modes (the seed's FR mode): part of every key, recorded with published code.
+// Codegen modes (like an emulator's FR mode): part of every key, recorded with published code.
 enum class JitMode : std::uint32_t {
   kChecked = 0,    // backward jumps count against the budget and look at the cancellation flag
   kUnchecked = 1,  // no checks: for scripts the engine trusts (no budget, never cancelled)

@@ -1,5 +1,5 @@
 #pragma once
-// JitRuntime: compiled pages for the Vms of a process (seed jit-persistent-code-cache.txt).
+// JitRuntime: compiled pages for the Vms of a process.
 //
 // A Vm asks for a page when it gets hot. The runtime keys it by the page's bytes and the mode;
 // a page already compiled or loaded (by any Vm) is served at once. Otherwise the persistent page
@@ -9,9 +9,8 @@
 // background. Without a compiler (the player) pages that are not cached stay interpreted.
 //
 // Published code is recorded with its mode, and a slot is keyed by (bytes, mode): code compiled for
-// one mode never "covers" a request for another (the seed's looping bug), and a page that could not
-// be compiled is remembered as such, so it is never requested again while its bytes are unchanged
-// (the bug's second fix).
+// one mode never "covers" a request for another (which would loop asking for it), and a page that could not
+// be compiled is remembered as such, so it is never requested again while its bytes are unchanged.
 //
 // Code lives in memory mapped writable, filled, then switched to read+execute (never both), until
 // the runtime is destroyed: Vms that use a runtime must not outlive it.
@@ -90,7 +89,7 @@ class JitRuntime {
   // The slot of (page, mode), starting its load or compile for `entries` if it is new.
   std::shared_ptr<PageSlot> request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
                                     abi::JitMode mode);
-  // Ahead of time (the seed's "Towards AOT"; the cook): every page of `program` with all its
+  // Ahead of time (the cook): every page of `program` with all its
   // entries, for `mode`, into memory and the persistent cache, compiled on the calling thread where
   // the cache does not have it. Returns how many pages have code.
   std::size_t precompile(const Program& program, abi::JitMode mode);

@@ -1,5 +1,5 @@
 #pragma once
-// PageStore: the persistent page code cache on disk (seed, "Storage" as implemented).
+// PageStore: the persistent page code cache on disk.
 //
 //   <dir>/secret.key                                       per-user HMAC key, 0600
 //   <dir>/<build-id>/LOCK, USED                            a build's namespace (flock lease, LRU stamp)
@@ -14,7 +14,7 @@
 // page's bytes (else: a hash collision, a miss). A new variant deletes the variants it covers.
 // Blobs are written by a background thread through a temp file, fsync and rename.
 //
-// Fault injection (the seed's verification plan): KILN_BREAK=jitcache-weak-key names pages by a
+// Fault injection (proving the page compare is load-bearing): KILN_BREAK=jitcache-weak-key names pages by a
 // deliberately weak hash (their count of non-zero words), so different pages share a directory;
 // KILN_BREAK=jitcache-skip-compare serves a blob without comparing its page's bytes.
 //

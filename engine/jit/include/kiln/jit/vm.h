@@ -1,5 +1,5 @@
 #pragma once
-// The interpreter of Kiln's script bytecode: every script runs here first; the JIT (issue 6)
+// The interpreter of Kiln's script bytecode: every script runs here first; the JIT
 // runs hot pages natively (VmOptions::jit). A register machine with a computed-goto dispatch loop and an explicit frame
 // stack (deep script recursion never deepens the C++ stack).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// VariantKey: the immutable identity of one shader variant (seed shader-variant-cache.zh.txt).
+// VariantKey: the immutable identity of one shader variant.
 // create() makes the keywords canonical — distinct, ordinal (byte) order, joined with ';' — so
 // {FOG,SKIN} and {SKIN,FOG,FOG} are one key, whatever the locale. The source revision is part of the
 // key: a hot-reloaded shader never hits the variant of its previous text.

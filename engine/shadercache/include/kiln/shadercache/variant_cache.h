@@ -1,10 +1,10 @@
 #pragma once
-// VariantCache: owns the compiled variants of a session (seed shader-variant-cache.zh.txt).
-// get_or_compile (the seed's GetOrCompile) calls the compiler only on a miss; concurrent requests
+// VariantCache: owns the compiled variants of a session.
+// get_or_compile calls the compiler only on a miss; concurrent requests
 // for one key compile once (single flight through engine/cache); different keys compile in
 // parallel. invalidate_shader (InvalidateShader) drops the variants of one shader whose revision is
 // not current — through a shader -> keys index, O(variants of that shader) — and touches no other
-// shader. count() is the seed's Count.
+// shader. count() says how many it holds.
 //
 // A failed compile is never cached; the last good variant of the same shader, pass and keywords
 // stays available through last_good(), marked stale by its older revision.

@@ -1,5 +1,5 @@
 #pragma once
-// Thumbnails and previews from the mip chain (the seed's third unresolved problem): they read the
+// Thumbnails and previews from the mip chain: they read the
 // smallest level at least as large as the request, through the tile cache, never the full image;
 // a 1-pixel preview of a file with oiio:AverageColor reads nothing at all.
 //

@@ -1,8 +1,8 @@
 #pragma once
-// TileCache: texture tiles streamed from .tx files through engine/cache's TwoLevelCache (seed
-// image-tile-cache.txt): a per-thread first level read without locks, a global level under a
-// memory budget, single-flight loads with no lock held while libtiff decodes, so different tiles
-// (also of one file) load in parallel and threads wait only for the tile they need.
+// TileCache: texture tiles streamed from .tx files through engine/cache's TwoLevelCache: a
+// per-thread first level read without locks, a global level under a memory budget, single-flight
+// loads with no lock held while libtiff decodes, so different tiles (also of one file) load in
+// parallel and threads wait only for the tile they need.
 //
 // An image is identified by its path and the file's size, modification time and inode: a file
 // overwritten on disk is a new image whose tiles never mix with the old ones; invalidate(path)
@@ -114,7 +114,7 @@ class TileCache {
 
   // Tile (tx, ty) of `level`, pinned while the caller holds it. Hot loops use a TileReader.
   Result<cache::Pinned<Tile>> tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
-  // The whole of level 0 as one image, kept with the image until it is invalidated: the seed's
+  // The whole of level 0 as one image, kept with the image until it is invalidated: the
   // explicit, permanent conversion (it costs width x height x 4 bytes outside the tile budget).
   Result<std::shared_ptr<const Image>> pixels(const std::shared_ptr<TiledImage>& image);
   // Drops every tile of the image at `path` (and the image: the next open reads the file again).
