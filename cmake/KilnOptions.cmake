@@ -4,6 +4,12 @@ if(KILN_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_CXX_COMPILER_LAUNCHER "${KILN_CCACHE}")
 endif()
 
+# lld links the test binary in about a second where GNU ld takes over ten.
+find_program(KILN_LLD ld.lld)
+if(KILN_LLD)
+  add_link_options(-fuse-ld=lld)
+endif()
+
 add_library(kiln_warnings INTERFACE)
 target_compile_options(kiln_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
   # Designated initializers name only what differs from the defaults.

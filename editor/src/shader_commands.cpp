@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/core/project_paths.h"
 #include "kiln/core/text.h"
 #include "variant_store.h"
 #include "kiln/shadercache/shader_library.h"
@@ -37,15 +38,22 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
 
   const std::unique_ptr<cache::BlobStore> store = open_variant_store(loaded.config, "kiln shader");
+  // The root is the working directory; a file that leads elsewhere is its own root. Includes may
+  // reach only the root and the -I directories.
+  std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
   ShaderLibraryOptions options;
   options.root = ".";
-  for (const auto& dir : args.option_values("-I")) options.include_dirs.emplace_back(dir);
+  if (std::filesystem::path full; !resolves_inside(file, canonical_roots({"."}), &full) && !full.empty()) {
+    options.root = full.parent_path();
+    file = full.filename().string();
+  }
+  std::error_code absolute_ec;
+  for (const auto& dir : args.option_values("-I")) options.include_dirs.push_back(std::filesystem::absolute(dir, absolute_ec));
   options.target = *target;
   options.backend = *backend;
   options.store = store.get();
   ShaderLibrary library(options);
 
-  const std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
   auto program = library.program(file);
   if (!program) return fail(program.error().message);
   const std::string pass = args.option("--pass", *(*program)->declaration.passes.begin());

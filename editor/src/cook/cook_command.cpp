@@ -229,9 +229,9 @@ int run_cook_command(const Args& args) {
       for (const auto& stage : results[i].record.stages) stages.push_back(stage.reflection_json);
     }
     for (auto& m : project.materials) {
-      const bool built = std::all_of(m.record.passes.begin(), m.record.passes.end(),
+      const bool all_built = std::all_of(m.record.passes.begin(), m.record.passes.end(),
                                      [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
-      if (!built) {
+      if (!all_built) {
         // Its variants' errors say why; a variant missing without one is a bug of the cook.
         if (errors.empty()) errors.add(m.record.file + ": a variant it uses was not built");
         continue;

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/core/json_document.h"
+#include "kiln/core/project_paths.h"
 #include "kiln/jit/script.h"
 
 namespace kiln::cook {
@@ -13,13 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<std::string> files_under(const fs::path& root, const std::string& dir, const std::string& extension) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(root / dir, ec))
-    if (e.is_regular_file() && (extension.empty() || e.path().extension() == extension))
-      out.push_back(fs::relative(e.path(), root).generic_string());
-  std::sort(out.begin(), out.end());
-  return out;
+  return list_project_files(root, dir, extension);
 }
 
 std::optional<std::string> read_text(const fs::path& path) {
@@ -44,11 +40,27 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   // What people see in messages: the path as they named the project, then the file in it.
   auto shown = [&](const std::string& rel) { return (root / rel).lexically_normal().string(); };
 
+  // Files may lead (through symbolic links) only into the project and its include directories.
+  auto outside = [&](const std::string& rel) -> std::optional<std::string> {
+    fs::path resolved;
+    if (resolves_inside(root / rel, library.roots(), &resolved)) return std::nullopt;
+    return "leads outside the project and its include directories (to " + resolved.string() + ")";
+  };
+
   materials::VariantPlan plan;
   std::set<std::string> textures;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    project.errors.push_back(root.string() + ": no such project directory");
+    return project;
+  }
   const auto material_files = files_under(root, "materials", ".json");
   if (material_files.empty()) project.errors.push_back(shown("materials") + ": no materials (*.json)");
   for (const std::string& rel : material_files) {
+    if (auto why = outside(rel)) {
+      project.errors.push_back(shown(rel) + ": " + *why);
+      continue;
+    }
     auto text = read_text(root / rel);
     if (!text) {
       project.errors.push_back(shown(rel) + ": cannot read");
@@ -70,11 +82,13 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       continue;
     }
     for (const auto& [slot, texture] : material->textures) {
-      std::error_code ec;
+      const std::string where = shown(rel) + ": /textures/" + json_pointer_token(slot) + ": ";
       if (!fs::is_regular_file(root / texture, ec))
-        project.errors.push_back(shown(rel) + ": /textures/" + slot + ": no such file " + shown(texture));
+        project.errors.push_back(where + "no such file " + shown(texture));
+      else if (auto why = outside(texture))
+        project.errors.push_back(where + texture + " " + *why);
       else
-        textures.insert(fs::path(texture).lexically_normal().generic_string());
+        textures.insert(texture);
     }
     material->file = rel;
     plan.add_material(rel, (*program)->id, declaration, material->keywords, material->ship);
@@ -125,6 +139,10 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   project.textures.assign(textures.begin(), textures.end());
 
   for (const std::string& rel : files_under(root, "scripts", ".lua")) {
+    if (auto why = outside(rel)) {
+      project.errors.push_back(shown(rel) + ": " + *why);
+      continue;
+    }
     auto text = read_text(root / rel);
     if (!text) {
       project.errors.push_back(shown(rel) + ": cannot read");

@@ -42,7 +42,9 @@ std::string human(const nlohmann::json& e) {
   if (kind == "texture")
     return file + ": " + std::to_string(e["tiles_dropped"].get<int>()) + " tiles of " + e["image"].get<std::string>() +
            " dropped, reloaded";
-  if (kind == "material_error" || kind == "script_error") return e.value("error", "") + " (previous version kept)";
+  if (kind == "material_error" || kind == "script_error" || kind == "texture_error")
+    return e.value("error", "") + (e.value("kept_previous", false) ? " (previous version kept)" : "");
+  if (kind == "watch_warning") return "warning: " + e.value("message", "");
   if (kind == "status") return "status: " + e.dump();
   return kind + " " + file;
 }
@@ -77,12 +79,18 @@ int run_editor_command(const Args& args) {
   }
   editor::EditorSession session(root, loaded->config);
   emit(session.start(), args.json);
+  for (const std::string& warning : (*watcher)->take_warnings())
+    emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
   std::string input;
   for (;;) {
     pollfd fds[2] = {{(*watcher)->fd(), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) continue;
-    if (fds[0].revents & POLLIN)
-      for (const auto& event : session.handle((*watcher)->collect(std::chrono::milliseconds(30)))) emit(event, args.json);
+    if (fds[0].revents & POLLIN) {
+      const auto batch = (*watcher)->collect(std::chrono::milliseconds(30));
+      for (const std::string& warning : (*watcher)->take_warnings())
+        emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
+      for (const auto& event : session.handle(batch)) emit(event, args.json);
+    }
     if (fds[1].revents & (POLLIN | POLLHUP)) {
       char chunk[256];
       const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);

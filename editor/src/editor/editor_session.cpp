@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "kiln/core/project_paths.h"
 #include "kiln/jit/script.h"
 #include "kiln/textures/texture_path.h"
 #include "kiln/textures/thumbnail.h"
@@ -40,10 +41,11 @@ EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::m
 
 EditorSession::~EditorSession() = default;
 
-std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) const {
+std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) {
   std::vector<materials::VariantKey> keys;
   auto program = library_->program(m.shader);
   if (!program) return keys;
+  stage_files_[(*program)->id] = (*program)->stage_files;
   for (const std::string& pass : (*program)->declaration.passes) keys.push_back(library_->key(m.shader, pass, m.keywords));
   return keys;
 }
@@ -75,21 +77,30 @@ EditorSession::Built EditorSession::build(const std::vector<materials::VariantKe
   return built;
 }
 
-void EditorSession::load_texture(const std::string& rel) {
+Status EditorSession::load_texture(const std::string& rel) {
+  textures_.insert(rel);
+  if (fs::path resolved; !resolves_inside(root_ / rel, library_->roots(), &resolved))
+    return make_error((root_ / rel).string() + ": leads outside the project and its include directories (to " +
+                      resolved.string() + ")");
   auto image = tiles_->open_texture(root_ / rel);
-  if (!image) return;
+  if (!image) return image.error();
   images_[rel] = *image;
   (void)textures::make_thumbnail(*tiles_, *image, 64);  // what a material preview reads
+  return {};
+}
+
+std::vector<std::string> EditorSession::materials_using(const std::string& shader) const {
+  std::vector<std::string> out;
+  for (const auto& [rel, state] : materials_)
+    if (state.material.shader == shader) out.push_back(rel);
+  return out;
 }
 
 nlohmann::json EditorSession::start() {
   const auto t0 = Clock::now();
   std::vector<std::string> errors;
   std::vector<materials::VariantKey> all;
-  std::error_code ec;
-  for (const auto& e : fs::recursive_directory_iterator(root_ / "materials", ec)) {
-    if (e.path().extension() != ".json") continue;
-    const std::string rel = fs::relative(e.path(), root_).generic_string();
+  for (const std::string& rel : list_project_files(root_, "materials", ".json")) {
     auto m = materials::load_material((root_ / rel).string());
     if (!m) {
       errors.push_back(m.error().message);
@@ -97,15 +108,15 @@ nlohmann::json EditorSession::start() {
     }
     MaterialState state{*m, active_variants(*m)};
     all.insert(all.end(), state.variants.begin(), state.variants.end());
-    for (const auto& [slot, texture] : m->textures) load_texture(texture);
+    for (const auto& [slot, texture] : m->textures)
+      if (!textures_.count(texture))
+        if (auto loaded = load_texture(texture); !loaded) errors.push_back(loaded.error().message);
     materials_[rel] = std::move(state);
   }
   const Built built = build(all);
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
   std::size_t pages = 0;
-  for (const auto& e : fs::recursive_directory_iterator(root_ / "scripts", ec)) {
-    if (e.path().extension() != ".lua") continue;
-    const std::string rel = fs::relative(e.path(), root_).generic_string();
+  for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
     auto program = jit::compile_script_file((root_ / rel).string());
     if (!program) {
       errors.push_back(program.error().message);
@@ -141,7 +152,28 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
 
 nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   const auto t0 = Clock::now();
+  // A removed stage file of a shader in use: building would silently drop the stage.
+  std::vector<std::string> lost_stage;
+  if (!change.exists) {
+    for (const auto& [id, files] : stage_files_)
+      if (std::find(files.begin(), files.end(), change.path) != files.end() && !materials_using(id).empty())
+        lost_stage.push_back(id);
+  }
   const std::vector<std::string> shaders = library_->file_changed(change.path);
+  if (shaders.empty() && !change.exists) return nullptr;  // nothing read it
+  if (!lost_stage.empty()) {
+    nlohmann::json errors = nlohmann::json::array();
+    std::size_t kept = 0;
+    for (const std::string& id : lost_stage) {
+      std::string users;
+      for (const std::string& m : materials_using(id)) users += (users.empty() ? "" : ", ") + m;
+      errors.push_back(change.path + ": removed, but it is a stage of " + id + " (used by " + users +
+                       "); the last good variants stay in use until it is back");
+      for (const std::string& m : materials_using(id)) kept += materials_[m].variants.size();
+    }
+    return {{"event", "shader_error"}, {"file", change.path}, {"shaders", shaders}, {"errors", errors},
+            {"kept_last_good", kept}};
+  }
   // The active variants of exactly those shaders, at their new revision.
   std::vector<materials::VariantKey> keys;
   for (auto& [rel, state] : materials_) {
@@ -191,9 +223,10 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!m) return {{"event", "material_error"}, {"file", change.path}, {"error", m.error().message}, {"kept_previous", materials_.count(change.path) > 0}};
   const auto t0 = Clock::now();
   MaterialState state{*m, active_variants(*m)};
-  const Built built = build(state.variants);
+  Built built = build(state.variants);
   for (const auto& [slot, texture] : m->textures)
-    if (!images_.count(texture)) load_texture(texture);
+    if (!textures_.count(texture))
+      if (auto loaded = load_texture(texture); !loaded) built.errors.push_back(loaded.error().message);
   nlohmann::json event = {{"event", built.errors.empty() ? "material" : "material_error"},
                           {"file", change.path},
                           {"variants", state.variants.size()},
@@ -242,22 +275,24 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
   // material names.
   std::string source = change.path;
   if (has_extension(change.path, {".tx"})) {
-    for (const auto& [texture, image] : images_)
+    for (const std::string& texture : textures_)
       if (fs::path(texture).replace_extension(".tx").generic_string() == change.path || texture + ".tx" == change.path)
         source = texture;
   }
-  if (!images_.count(source)) return nullptr;  // not a texture of the project's materials
+  if (!textures_.count(source)) return nullptr;  // not a texture of the project's materials
   // The image may be the source converted to a .tx in the cache, or a .tx next to the source.
-  const fs::path opened = images_[source]->path();
-  const std::size_t dropped = tiles_->invalidate(root_ / source) + tiles_->invalidate(opened);
-  images_.erase(source);
+  std::size_t dropped = tiles_->invalidate(root_ / source);
+  if (auto old = images_.find(source); old != images_.end()) dropped += tiles_->invalidate(old->second->path());
   const auto t0 = Clock::now();
-  load_texture(source);  // regenerates the .tx of a plain source, reads the preview again
+  // Regenerates the .tx of a plain source and reads the preview again. A broken file keeps the
+  // previous image (if there was one) and stays watched: its fix is the next event.
+  if (auto loaded = load_texture(source); !loaded)
+    return {{"event", "texture_error"}, {"file", change.path},         {"image", source},
+            {"error", loaded.error().message}, {"tiles_dropped", dropped}, {"kept_previous", images_.count(source) > 0}};
   return {{"event", "texture"},
           {"file", change.path},
           {"image", source},
           {"tiles_dropped", dropped},
-          {"reloaded", images_.count(source) > 0},
           {"compile_ms", ms_between(t0, Clock::now())}};
 }
 

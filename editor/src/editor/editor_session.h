@@ -11,7 +11,10 @@
 // - a material: re-validated; its keyword set resolves to variants (hits where they exist);
 // - a script: recompiled to bytecode; only pages whose bytes changed get new code (the others are
 //   already compiled, or in the JIT page cache); an error keeps the previous version;
-// - a texture source or .tx: that image's tiles are dropped and the .tx regenerated.
+// - a texture source or .tx: that image's tiles are dropped and the .tx regenerated; a broken one
+//   is an error event and the previous image stays, and its later fix is picked up;
+// - a removed stage file of a shader in use is an error (the shader would silently lose a stage);
+//   the last good variants stay. Removed files nothing reads are not events.
 //
 // Thread-safety: owned by the editor's event loop thread; variants compile on a worker pool.
 
@@ -19,6 +22,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,12 +59,14 @@ class EditorSession {
   };
 
   Built build(const std::vector<materials::VariantKey>& keys);
-  std::vector<materials::VariantKey> active_variants(const materials::Material& m) const;
+  // The variants `m` uses now; notes the stage files of its shader.
+  std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);
-  void load_texture(const std::string& rel);
+  Status load_texture(const std::string& rel);  // on success, replaces the image in images_
+  std::vector<std::string> materials_using(const std::string& shader) const;
 
   std::filesystem::path root_;
   Config config_;
@@ -68,11 +74,13 @@ class EditorSession {
   std::unique_ptr<cache::BlobStore> store_;
   std::unique_ptr<shadercache::ShaderLibrary> library_;
   std::map<std::string, MaterialState> materials_;  // by path relative to the root
+  std::map<std::string, std::vector<std::string>> stage_files_;  // shader id -> its stage files when last read
   jitc::LlvmPageCompiler compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;
   std::map<std::string, jit::Program> scripts_;
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
+  std::set<std::string> textures_;  // every texture a material names, loaded or not
 };
 
 }  // namespace kiln::editor

@@ -1,11 +1,14 @@
 #include "editor/file_watcher.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 namespace kiln::editor {
 namespace fs = std::filesystem;
@@ -18,14 +21,23 @@ bool ignored(const std::string& name) {
          name == "4913";  // vim's probe file
 }
 
+std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
 }  // namespace
 
+FileWatcher::FileState FileWatcher::state_of(const struct stat& st) {
+  return {std::uint64_t(st.st_ino), std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 Result<std::unique_ptr<FileWatcher>> FileWatcher::open(const fs::path& root) {
+  struct stat st{};
+  if (::stat(root.c_str(), &st) != 0) return make_error(root.string() + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": not a directory");
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return make_error(std::string("cannot watch files: inotify: ") + std::strerror(errno));
   std::unique_ptr<FileWatcher> w(new FileWatcher(root, fd));
-  w->watch_tree(root);
-  if (w->dirs_.empty()) return make_error(root.string() + ": cannot watch (not a directory?)");
+  w->scan(w->files_);
+  if (w->dirs_.empty()) return make_error(root.string() + ": cannot watch: " + (w->warnings_.empty() ? "" : w->warnings_.front()));
   return w;
 }
 
@@ -33,13 +45,55 @@ FileWatcher::~FileWatcher() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void FileWatcher::watch_tree(const fs::path& dir) {
-  const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask);
-  if (wd < 0) return;
-  dirs_[wd] = dir;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory(ec) && !ignored(e.path().filename().string())) watch_tree(e.path());
+void FileWatcher::warn(std::string message) { warnings_.push_back(std::move(message)); }
+
+std::vector<std::string> FileWatcher::take_warnings() { return std::exchange(warnings_, {}); }
+
+void FileWatcher::scan(Snapshot& files) {
+  std::map<std::pair<dev_t, ino_t>, bool> seen;
+  const std::map<int, std::string> before = dirs_;
+  dirs_.clear();
+  scan_dir("", files, seen);
+  // Directories no longer in the tree (moved out, or replaced): their events would carry stale paths.
+  for (const auto& [wd, rel] : before)
+    if (!dirs_.count(wd)) ::inotify_rm_watch(fd_, wd);
+}
+
+void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std::pair<dev_t, ino_t>, bool>& seen) {
+  const fs::path dir = full(rel);
+  struct stat st{};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  if (!seen.emplace(std::pair{st.st_dev, st.st_ino}, true).second) return;  // a bind mount loop
+  // Watch before listing: a file created while the directory is read still raises an event.
+  // Re-adding a watched directory returns its descriptor, which now maps to where it is.
+  const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask | IN_ONLYDIR | (rel.empty() ? 0 : IN_DONT_FOLLOW));
+  if (wd >= 0) {
+    dirs_[wd] = rel;
+  } else if (errno == ENOSPC && !warned_watch_limit_) {
+    warned_watch_limit_ = true;
+    warn(dir.string() + ": not watched: the inotify watch limit is reached (raise fs.inotify.max_user_watches); "
+                        "changes below it are seen only after the next rescan");
+  }
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;  // gone meanwhile: its files are reported as removed
+  std::vector<std::string> subdirs;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == ".." || ignored(name)) continue;
+    const std::string child = join(rel, name);
+    struct stat cs{};
+    // Symbolic links to files count as the file; links to directories are not followed.
+    if (::lstat(full(child).c_str(), &cs) != 0) continue;
+    if (S_ISDIR(cs.st_mode)) {
+      subdirs.push_back(child);
+      continue;
+    }
+    if (S_ISLNK(cs.st_mode) && ::stat(full(child).c_str(), &cs) != 0) continue;
+    if (!S_ISREG(cs.st_mode)) continue;
+    files[child] = state_of(cs);
+  }
+  ::closedir(d);
+  for (const std::string& s : subdirs) scan_dir(s, files, seen);
 }
 
 bool FileWatcher::drain(std::map<std::string, FileChange>& pending) {
@@ -51,28 +105,35 @@ bool FileWatcher::drain(std::map<std::string, FileChange>& pending) {
     for (char* p = buffer; p < buffer + n;) {
       const auto* ev = reinterpret_cast<const inotify_event*>(p);
       p += sizeof(inotify_event) + ev->len;
+      any = true;
+      if (ev->mask & IN_Q_OVERFLOW) {  // events were lost: only a rescan knows what changed
+        rescan_ = true;
+        continue;
+      }
+      if (ev->mask & IN_IGNORED) {  // the directory is gone
+        dirs_.erase(ev->wd);
+        continue;
+      }
       auto dir = dirs_.find(ev->wd);
       if (dir == dirs_.end() || ev->len == 0) continue;
       const std::string name = ev->name;
       if (ignored(name)) continue;
-      const fs::path full = dir->second / name;
-      if ((ev->mask & IN_ISDIR) && (ev->mask & (IN_CREATE | IN_MOVED_TO))) {
-        watch_tree(full);  // a new directory: its files change from now on
+      if (ev->mask & IN_ISDIR) {  // created, deleted, moved in or out: the rescan lists its files
+        rescan_ = true;
         continue;
       }
-      if (ev->mask & IN_ISDIR) continue;
-      const std::string rel = fs::relative(full, root_).generic_string();
+      const std::string rel = join(dir->second, name);
       auto [it, inserted] = pending.try_emplace(rel);
       if (inserted) {
         it->second.path = rel;
         it->second.first_seen = std::chrono::steady_clock::now();
       }
-      any = true;
     }
   }
 }
 
 std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
+  const auto burst_start = std::chrono::steady_clock::now();
   std::map<std::string, FileChange> pending;
   drain(pending);
   for (;;) {
@@ -82,10 +143,32 @@ std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
     if (r <= 0) break;  // quiet: the burst is over
     drain(pending);
   }
+  auto mark = [&](const std::string& path) {
+    auto [it, inserted] = pending.try_emplace(path);
+    if (inserted) it->second = {path, false, burst_start};
+  };
+  if (rescan_) {
+    rescan_ = false;
+    Snapshot now;
+    scan(now);
+    for (const auto& [path, state] : files_)
+      if (auto it = now.find(path); it == now.end() || !(it->second == state)) mark(path);
+    for (const auto& [path, state] : now)
+      if (!files_.count(path)) mark(path);
+    files_ = std::move(now);
+  } else {
+    for (const auto& [path, change] : pending) {
+      struct stat st{};
+      if (::stat(full(path).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        files_[path] = state_of(st);
+      else
+        files_.erase(path);
+    }
+  }
   std::vector<FileChange> batch;
+  batch.reserve(pending.size());
   for (auto& [path, change] : pending) {
-    std::error_code ec;
-    change.exists = fs::is_regular_file(root_ / path, ec);
+    change.exists = files_.count(path) > 0;
     batch.push_back(std::move(change));
   }
   return batch;

@@ -5,9 +5,20 @@
 // original, a delete and re-create all end as one change of the file, reported with whether it
 // exists once the burst is over. Hidden and backup files (".name", "name~", "*.swp") are ignored.
 //
+// Structure changes are reported file by file: a directory deleted, renamed, moved in or out of
+// the tree reports each file it held as removed or added. The watcher keeps a snapshot of the
+// tree (path -> inode, size, mtime) for this; after a directory event, or when the kernel's event
+// queue overflowed and events were lost, it rescans the tree and reports every file that differs
+// from the snapshot. Symbolic links to directories are not followed, so a link loop cannot make
+// the walk endless, and nothing in here throws: a directory that vanishes mid-walk is skipped.
+//
 // Thread-safety: owned by the editor's event loop thread.
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -35,15 +46,36 @@ class FileWatcher {
   // Reads what is waiting, then keeps reading until `quiet` passes without an event; the batch,
   // sorted by path.
   std::vector<FileChange> collect(std::chrono::milliseconds quiet);
+  // Problems met while watching (a watch limit reached, a lost event queue), each once, in order.
+  std::vector<std::string> take_warnings();
+  std::size_t watched_directories() const { return dirs_.size(); }
 
  private:
+  struct FileState {
+    std::uint64_t inode = 0;
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    bool operator==(const FileState&) const = default;
+  };
+  using Snapshot = std::map<std::string, FileState>;
+  static FileState state_of(const struct stat& st);
+
   FileWatcher(std::filesystem::path root, int fd) : root_(std::move(root)), fd_(fd) {}
-  void watch_tree(const std::filesystem::path& dir);
+  // Watches every directory under the root not yet watched and forgets watches of directories
+  // that are gone or replaced; fills `files` with the regular files found.
+  void scan(Snapshot& files);
+  void scan_dir(const std::string& rel, Snapshot& files, std::map<std::pair<dev_t, ino_t>, bool>& seen);
   bool drain(std::map<std::string, FileChange>& pending);  // false when nothing was read
+  std::filesystem::path full(const std::string& rel) const { return rel.empty() ? root_ : root_ / rel; }
+  void warn(std::string message);
 
   std::filesystem::path root_;
   int fd_ = -1;
-  std::map<int, std::filesystem::path> dirs_;  // watch descriptor -> directory
+  std::map<int, std::string> dirs_;  // watch descriptor -> directory, relative to the root ("" is the root)
+  Snapshot files_;                   // the tree as last reported
+  bool rescan_ = false;              // a directory changed or events were lost since the last batch
+  std::vector<std::string> warnings_;
+  bool warned_watch_limit_ = false;
 };
 
 }  // namespace kiln::editor

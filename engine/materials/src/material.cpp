@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kiln/core/json_document.h"
+#include "kiln/core/project_paths.h"
 #include "kiln/materials/variant_rules.h"
 
 namespace kiln::materials {
@@ -69,10 +70,14 @@ void read_params(const json& v, Material& m, Problems& p) {
 void read_textures(const json& v, Material& m, Problems& p) {
   if (!v.is_object()) return p.add("/textures", std::string("expected an object, got ") + type_name(v));
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (!it->is_string() || it->get<std::string>().empty())
-      p.add("/textures/" + json_pointer_token(it.key()), "expected a texture path, got " + it->dump());
-    else
-      m.textures[it.key()] = it->get<std::string>();
+    const std::string ptr = "/textures/" + json_pointer_token(it.key());
+    if (!it->is_string() || it->get<std::string>().empty()) {
+      p.add(ptr, "expected a texture path, got " + it->dump());
+      continue;
+    }
+    auto name = project_relative_name(it->get<std::string>());
+    if (!name) p.add(ptr, name.error().message);
+    else m.textures[it.key()] = *name;
   }
 }
 
@@ -92,8 +97,13 @@ Result<Material> parse_material(const std::string& file, std::string_view json_t
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string& key = it.key();
     if (key == "shader") {
-      if (!it->is_string() || it->get<std::string>().empty()) p.add("/shader", "expected a shader name, got " + it->dump());
-      else m.shader = it->get<std::string>();
+      if (!it->is_string() || it->get<std::string>().empty()) {
+        p.add("/shader", "expected a shader name, got " + it->dump());
+      } else if (auto name = project_relative_name(it->get<std::string>()); !name) {
+        p.add("/shader", name.error().message);
+      } else {
+        m.shader = *name;
+      }
     } else if (key == "keywords") {
       read_keywords(*it, m.keywords, p, "/keywords");
     } else if (key == "params") {

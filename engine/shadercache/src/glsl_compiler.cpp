@@ -39,8 +39,8 @@ EShLanguage to_glslang(Stage s) {
 // one, and records what was read.
 class Includer final : public glslang::TShader::Includer {
  public:
-  Includer(const std::vector<fs::path>& dirs, const std::map<fs::path, std::string>* snapshot)
-      : dirs_(dirs), snapshot_(snapshot) {}
+  Includer(IncludeRules rules, const std::map<fs::path, std::string>* snapshot)
+      : rules_(std::move(rules)), snapshot_(snapshot) {}
 
   IncludeResult* includeLocal(const char* header, const char* includer, size_t depth) override {
     return include(header, includer, depth);
@@ -61,30 +61,35 @@ class Includer final : public glslang::TShader::Includer {
 
   IncludeResult* include(const char* header, const char* includer, size_t depth) {
     if (depth > kMaxDepth) return nullptr;
-    for (const fs::path& candidate : include_candidates(header, fs::path(includer), dirs_)) {
-      auto* text = new std::string;
-      bool found = false;
-      if (snapshot_) {
-        if (auto it = snapshot_->find(candidate); it != snapshot_->end()) {
-          *text = it->second;
-          found = true;
-        }
-      }
-      std::error_code ec;
-      if (!found && fs::is_regular_file(candidate, ec) && read_text_file(candidate, *text)) {
-        found = true;
-        if (snapshot_) outside_snapshot = true;
-      }
-      if (!found) {
-        delete text;
-        continue;
-      }
-      if (seen_.insert(candidate).second) files.push_back(candidate);
-      return new IncludeResult(candidate.string(), text->data(), text->size(), text);
+    std::string refusal;
+    auto found = resolve_include(header, fs::path(includer), rules_, &refusal);
+    if (!found) {
+      if (refusal.empty()) return nullptr;  // glslang reports "Could not process include directive"
+      // An empty header name tells glslang the include failed; the text is its message.
+      auto* message = new std::string(refusal);
+      return new IncludeResult("", message->data(), message->size(), message);
     }
-    return nullptr;  // glslang reports "Could not process include directive"
+    const fs::path& candidate = *found;
+    auto* text = new std::string;
+    bool read = false;
+    if (snapshot_) {
+      if (auto it = snapshot_->find(candidate); it != snapshot_->end()) {
+        *text = it->second;
+        read = true;
+      }
+    }
+    if (!read && read_text_file(candidate, *text)) {
+      read = true;
+      if (snapshot_) outside_snapshot = true;
+    }
+    if (!read) {
+      delete text;
+      return nullptr;
+    }
+    if (seen_.insert(candidate).second) files.push_back(candidate);
+    return new IncludeResult(candidate.string(), text->data(), text->size(), text);
   }
-  const std::vector<fs::path>& dirs_;
+  IncludeRules rules_;
   const std::map<fs::path, std::string>* snapshot_;
   std::set<fs::path> seen_;
 };
@@ -190,7 +195,7 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   shader.setEnvClient(glslang::EShClientVulkan, client[env]);
   shader.setEnvTarget(glslang::EShTargetSpv, spirv_version[env]);
 
-  Includer includer(input.include_dirs, input.snapshot);
+  Includer includer({input.include_dirs, input.include_roots}, input.snapshot);
   const bool parsed = shader.parse(GetDefaultResources(), 100, false, messages, includer);
   std::string log = rewrite_log(shader.getInfoLog(), input.file);
   if (!parsed) return make_error(log.empty() ? name + ": error: compilation failed" : log.substr(0, log.size() - 1));

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "kiln/core/project_paths.h"
+
 namespace kiln::shadercache {
 namespace fs = std::filesystem;
 
@@ -22,12 +24,19 @@ std::vector<fs::path> include_candidates(const std::string& name, const fs::path
   return candidates;
 }
 
-std::optional<fs::path> resolve_include(const std::string& name, const fs::path& includer,
-                                        const std::vector<fs::path>& include_dirs, std::set<fs::path>* probed) {
+std::optional<fs::path> resolve_include(const std::string& name, const fs::path& includer, const IncludeRules& rules,
+                                        std::string* refusal, std::set<fs::path>* probed) {
   std::error_code ec;
-  for (const fs::path& candidate : include_candidates(name, includer, include_dirs)) {
+  for (const fs::path& candidate : include_candidates(name, includer, rules.dirs)) {
     if (probed) probed->insert(candidate);
-    if (fs::is_regular_file(candidate, ec)) return candidate;
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    fs::path resolved;
+    if (!rules.roots.empty() && !resolves_inside(candidate, rules.roots, &resolved)) {
+      if (refusal)
+        *refusal = "leads outside the project and its include directories (to " + resolved.string() + ")";
+      return std::nullopt;
+    }
+    return candidate;
   }
   return std::nullopt;
 }
@@ -74,7 +83,7 @@ std::vector<std::string> include_names(const std::string& source) {
 
 }  // namespace
 
-bool snapshot_tree(const fs::path& file, const std::vector<fs::path>& include_dirs, SourceSnapshot& snapshot) {
+bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapshot& snapshot) {
   const fs::path root = file.lexically_normal();
   std::string text;
   if (!read_text_file(root, text)) return false;
@@ -84,7 +93,7 @@ bool snapshot_tree(const fs::path& file, const std::vector<fs::path>& include_di
     const fs::path current = work.back();
     work.pop_back();
     for (const std::string& name : include_names(snapshot.files.at(current))) {
-      auto found = resolve_include(name, current, include_dirs, &snapshot.probed);
+      auto found = resolve_include(name, current, rules, nullptr, &snapshot.probed);
       if (!found) {
         snapshot.missing.push_back(name);
         continue;

@@ -19,22 +19,28 @@ namespace kiln::shadercache {
 std::vector<std::filesystem::path> include_candidates(const std::string& name, const std::filesystem::path& includer,
                                                       const std::vector<std::filesystem::path>& include_dirs);
 
-// `probed` (if given) collects every candidate path looked at, found or not: creating one of them
-// later can change what the include means.
+// Where includes may be found and where they may lead.
+struct IncludeRules {
+  std::vector<std::filesystem::path> dirs;   // searched after the including file's directory
+  std::vector<std::filesystem::path> roots;  // canonical; empty: anywhere
+};
+
+// The first candidate that is a file. A file outside the roots ends the search: `refusal` says
+// where it leads and nothing is returned. `probed` (if given) collects every candidate path looked
+// at, found or not: creating one of them later can change what the include means.
 std::optional<std::filesystem::path> resolve_include(const std::string& name, const std::filesystem::path& includer,
-                                                     const std::vector<std::filesystem::path>& include_dirs,
+                                                     const IncludeRules& rules, std::string* refusal = nullptr,
                                                      std::set<std::filesystem::path>* probed = nullptr);
 
 struct SourceSnapshot {
   std::map<std::filesystem::path, std::string> files;  // absolute, normalised -> bytes
   std::set<std::filesystem::path> probed;
-  std::vector<std::string> missing;  // include names that resolved to nothing
+  std::vector<std::string> missing;  // include names that resolved to nothing, or outside the roots
 };
 
 // Reads `file` and, transitively, every file it may include whatever the defines (a conservative
 // superset: an include behind an #ifdef counts too) into `snapshot`. False if `file` is unreadable.
-bool snapshot_tree(const std::filesystem::path& file, const std::vector<std::filesystem::path>& include_dirs,
-                   SourceSnapshot& snapshot);
+bool snapshot_tree(const std::filesystem::path& file, const IncludeRules& rules, SourceSnapshot& snapshot);
 
 bool read_text_file(const std::filesystem::path& file, std::string& out);
 

@@ -1,6 +1,7 @@
 #include "kiln/shadercache/shader_library.h"
 
 #include "include_resolver.h"
+#include "kiln/core/project_paths.h"
 #include "kiln/cache/hash.h"
 #include "kiln/materials/variant_rules.h"
 #include "variant_blob.h"
@@ -37,6 +38,9 @@ ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
   options_.root = (ec ? options_.root : root).lexically_normal();
   for (const auto& dir : options_.include_dirs)
     include_dirs_.push_back((dir.is_absolute() ? dir : options_.root / dir).lexically_normal());
+  std::vector<fs::path> roots{options_.root};
+  roots.insert(roots.end(), include_dirs_.begin(), include_dirs_.end());
+  roots_ = canonical_roots(roots);
   if (options_.store) {
     auto ns = options_.store->open_namespace("shaders", namespace_identity());
     if (ns) ns_ = *ns;  // without a namespace the persistent level is off; compiles still work
@@ -81,6 +85,7 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
                       (stage_from_path(id) ? "" : "{.vert,.tesc,.tese,.geom,.frag,.comp}") + ")");
+  if (auto inside = stages_inside(id, made->stage_files); !inside) return inside.error();
   std::vector<materials::ShaderDeclaration> stages;
   for (const auto& file : made->stage_files) {
     std::string source;
@@ -94,6 +99,16 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   std::lock_guard lock(mu_);
   if (generation == generation_) programs_[id] = shared;  // else a file changed meanwhile: read again next time
   return shared;
+}
+
+Status ShaderLibrary::stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const {
+  for (const auto& file : stage_files) {
+    fs::path resolved;
+    if (!resolves_inside(absolute(file), roots_, &resolved))
+      return make_error("shader " + id + ": " + absolute(file).string() +
+                        " leads outside the project and its include directories (to " + resolved.string() + ")");
+  }
+  return {};
 }
 
 int ShaderLibrary::revision(const std::string& id) const {
@@ -124,10 +139,11 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     if (fs::is_regular_file(absolute(candidate), ec)) b.stage_files.push_back(candidate);
   }
   if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
+  if (auto inside = stages_inside(key.shader, b.stage_files); !inside) return inside.error();
 
   std::vector<materials::ShaderDeclaration> declarations;
   for (const auto& file : b.stage_files) {
-    if (!snapshot_tree(absolute(file), include_dirs_, b.snapshot))
+    if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, b.snapshot))
       return make_error(absolute(file).string() + ": error: cannot read");
     auto decl = materials::parse_shader_declaration(absolute(file).string(), b.snapshot.files.at(absolute(file)));
     if (!decl) return decl.error();
@@ -196,6 +212,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     in.stage = *stage_from_path(file);
     in.defines = b.defines;
     in.include_dirs = include_dirs_;
+    in.include_roots = roots_;
     in.target = options_.target;
     in.snapshot = &b.snapshot.files;
     auto spirv = compile_glsl(in);

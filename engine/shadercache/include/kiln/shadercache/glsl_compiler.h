@@ -32,6 +32,9 @@ struct GlslInput {
   Stage stage = Stage::kFragment;
   std::vector<std::string> defines;  // "NAME" becomes `#define NAME 1`; "NAME=VALUE" `#define NAME VALUE`
   std::vector<std::filesystem::path> include_dirs;
+  // Where includes may lead (from kiln::canonical_roots): an include resolving elsewhere, through
+  // "..", an absolute name or a symbolic link, is an error at its line. Empty: anywhere.
+  std::vector<std::filesystem::path> include_roots;
   TargetEnv target = TargetEnv::kVulkan1_0;
   // When set, includes are served from these bytes (absolute normalised path -> text) rather than
   // read again; an include found only on disk is read and reported in read_outside_snapshot.

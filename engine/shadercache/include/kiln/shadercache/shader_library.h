@@ -2,6 +2,9 @@
 // ShaderLibrary: the shaders of one project, compiled on demand through a VariantCache with a
 // persistent level in a BlobStore.
 //
+// Nothing outside the root and the include directories is read: a stage file or an include that
+// leads elsewhere (by "..", an absolute name or a symbolic link) is an error naming it.
+//
 // A shader id names its stage files relative to the project root: "shaders/lit" is every existing
 // shaders/lit.{vert,tesc,tese,geom,frag,comp}; an id with a stage extension ("shaders/lit.frag") is
 // that file alone. Its declaration (#pragma kiln, see materials/shader_declaration.h) decides which
@@ -77,6 +80,8 @@ class ShaderLibrary {
   std::vector<std::string> file_changed(const std::filesystem::path& file);
 
   VariantCache& cache() { return cache_; }
+  // The canonical project root and include directories: where project files may lead.
+  const std::vector<std::filesystem::path>& roots() const { return roots_; }
   ShaderLibraryStats stats() const;
   const cache::BlobNamespace* disk_namespace() const { return ns_ ? &*ns_ : nullptr; }
   // The namespace identity of this library's persistent level (compiler, backend, target, ...).
@@ -90,9 +95,11 @@ class ShaderLibrary {
   std::filesystem::path absolute(const std::string& relative) const;
   std::string relative(const std::filesystem::path& file) const;
   static std::string normal_id(const std::string& id);
+  Status stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const;
 
   ShaderLibraryOptions options_;
   std::vector<std::filesystem::path> include_dirs_;  // absolute
+  std::vector<std::filesystem::path> roots_;         // canonical root and include directories: nothing is read outside them
   std::optional<cache::BlobNamespace> ns_;
   VariantCache cache_;
   std::mutex invalidate_mu_;  // file_changed() runs one at a time: revisions reach the cache in order

@@ -1,0 +1,39 @@
+#pragma once
+// The paths a project names — a material's shader and textures, a shader's includes, its scripts —
+// must stay inside the project, or inside a directory the project configures (include
+// directories). A path that leaves them, by `..`, by being absolute, or through a symbolic link,
+// would make a cook read build-machine files and pack them under names that depend on the
+// machine. These checks are the one rule every loader applies.
+//
+// Thread-safety: free functions over their arguments; safe from any thread.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/core/result.h"
+
+namespace kiln {
+
+// `name` as written in a project file, checked lexically and normalised: relative, and not
+// climbing out of the root with "..". The error says which.
+Result<std::string> project_relative_name(std::string_view name);
+
+// The allowed roots, each made absolute and with symbolic links resolved (a root that does not
+// exist yet is kept as given, made absolute).
+std::vector<std::filesystem::path> canonical_roots(const std::vector<std::filesystem::path>& roots);
+
+// True when `file`, with every symbolic link resolved, lies inside one of `roots` (from
+// canonical_roots). `resolved` receives where it leads.
+bool resolves_inside(const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots,
+                     std::filesystem::path* resolved = nullptr);
+
+// The regular files below root/dir (relative to root, generic, sorted) whose name ends with
+// `extension` (empty: any). Does not follow symbolic links to directories, skips hidden names,
+// and never throws: an unreadable or vanished directory is skipped. Symbolic links to files are
+// listed under their own name: the caller checks where they lead.
+std::vector<std::string> list_project_files(const std::filesystem::path& root, const std::string& dir,
+                                            const std::string& extension);
+
+}  // namespace kiln

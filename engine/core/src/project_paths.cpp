@@ -1,0 +1,82 @@
+#include "kiln/core/project_paths.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+namespace kiln {
+namespace fs = std::filesystem;
+
+Result<std::string> project_relative_name(std::string_view name) {
+  if (name.empty()) return make_error("an empty path");
+  const fs::path p(name);
+  if (p.is_absolute()) return make_error("'" + std::string(name) + "' is an absolute path: paths are relative to the project root");
+  const fs::path normal = p.lexically_normal();
+  if (normal.empty() || *normal.begin() == ".." || normal == ".")
+    return make_error("'" + std::string(name) + "' leaves the project: paths must stay inside the project root");
+  return normal.generic_string();
+}
+
+std::vector<fs::path> canonical_roots(const std::vector<fs::path>& roots) {
+  std::vector<fs::path> out;
+  for (const fs::path& r : roots) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(fs::absolute(r, ec), ec);
+    if (ec) c = fs::absolute(r, ec).lexically_normal();
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool resolves_inside(const fs::path& file, const std::vector<fs::path>& roots, fs::path* resolved) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(file, ec);
+  if (ec) return false;
+  fs::path target = fs::weakly_canonical(absolute, ec);
+  if (ec) return false;
+  if (resolved) *resolved = target;
+  for (const fs::path& root : roots) {
+    auto r = root.begin(), t = target.begin();
+    while (r != root.end() && !r->empty() && t != target.end() && *r == *t) ++r, ++t;
+    if (r == root.end() || r->empty()) return true;  // every component of the root matched
+  }
+  return false;
+}
+
+namespace {
+
+void list_dir(const fs::path& root, const std::string& rel, const std::string& extension, std::vector<std::string>& out,
+              int depth) {
+  if (depth > 64) return;  // deeper than any project: a bind-mount loop
+  DIR* d = ::opendir((root / rel).c_str());
+  if (!d) return;
+  std::vector<std::string> subdirs;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    const std::string child = rel + "/" + name;
+    struct stat st{};
+    if (::lstat((root / child).c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      subdirs.push_back(child);
+      continue;
+    }
+    if (S_ISLNK(st.st_mode) && ::stat((root / child).c_str(), &st) != 0) continue;  // dangling
+    if (!S_ISREG(st.st_mode)) continue;
+    if (extension.empty() || fs::path(name).extension() == extension) out.push_back(child);
+  }
+  ::closedir(d);
+  for (const std::string& s : subdirs) list_dir(root, s, extension, out, depth + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> list_project_files(const fs::path& root, const std::string& dir, const std::string& extension) {
+  std::vector<std::string> out;
+  list_dir(root, fs::path(dir).lexically_normal().generic_string(), extension, out, 0);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kiln
