@@ -85,6 +85,33 @@ int main(int argc, char** argv) {
   const double cold_ms = ms_since(cold_start);
   store->flush();
 
+  // The cost of isolation: the same compiles without a store, on a large-stack thread each, then
+  // in kiln-shader-worker processes as the tools run them. Round 1 includes starting the worker and
+  // glslang's first-use set-up in it; round 2 recompiles everything after an edit of every file
+  // (the steady state of a cook or an editor session).
+  struct Rounds {
+    double first_ms = 0, second_ms = 0;
+  };
+  auto compile_all = [&](const CompileIsolation& isolation) {
+    ShaderLibrary library({.root = assets, .isolation = isolation});
+    auto round = [&] {
+      const auto start = Clock::now();
+      for (const auto& r : requests)
+        if (auto v = library.variant(r.shader, r.pass, r.keywords); !v) {
+          std::fprintf(stderr, "%s\n", v.error().message.c_str());
+          std::exit(1);
+        }
+      return ms_since(start);
+    };
+    Rounds rounds;
+    rounds.first_ms = round();
+    for (const auto& entry : fs::recursive_directory_iterator(assets / "shaders")) library.file_changed(entry.path());
+    rounds.second_ms = round();
+    return rounds;
+  };
+  const Rounds thread = compile_all({.mode = CompileIsolation::Mode::kThread});
+  const Rounds worker = compile_all({.mode = CompileIsolation::Mode::kProcess, .worker = KILN_SHADER_WORKER});
+
   // The naive pipeline: one glslangValidator process per stage of every variant.
   const auto naive_start = Clock::now();
   {
@@ -145,6 +172,11 @@ int main(int argc, char** argv) {
 
   std::printf("variants: %zu (%zu stages) from %s/materials\n", requests.size(), stages, assets.c_str());
   std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms, cold_ms / requests.size());
+  std::printf("no store, large-stack thread:          %8.1f ms round 1, %.1f ms round 2 (%.2f ms per variant)\n",
+              thread.first_ms, thread.second_ms, thread.second_ms / requests.size());
+  std::printf("no store, worker process:              %8.1f ms round 1, %.1f ms round 2 (%.2f ms per variant)\n",
+              worker.first_ms, worker.second_ms, worker.second_ms / requests.size());
+  std::printf("  ratio worker / thread, round 2:      %8.2fx\n", worker.second_ms / thread.second_ms);
   std::printf("cold, glslangValidator per stage:      %8.1f ms  (%.2f ms per variant)\n", naive_ms, naive_ms / requests.size());
   std::printf("  ratio naive / in-process:            %8.1fx\n", naive_ms / cold_ms);
   std::printf("warm, disk hits (fresh library):       %8.1f ms  (%.3f ms per variant)\n", warm_ms, warm_ms / requests.size());

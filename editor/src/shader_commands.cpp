@@ -52,6 +52,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   options.target = *target;
   options.backend = *backend;
   options.store = store.get();
+  options.isolation = compile_isolation(loaded.config);
   ShaderLibrary library(options);
 
   auto program = library.program(file);

@@ -14,3 +14,17 @@ std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const
 }
 
 }  // namespace kiln::cli
+
+namespace kiln::cli {
+
+shadercache::CompileIsolation compile_isolation(const Config& config) {
+  shadercache::CompileIsolation isolation;
+  if (!config.shader_compile_workers) return isolation;
+  isolation.mode = shadercache::CompileIsolation::Mode::kProcess;
+  isolation.worker = shadercache::default_compile_worker();
+  isolation.memory_limit_bytes = config.shader_compile_memory_max_bytes;
+  isolation.timeout = std::chrono::seconds(config.shader_compile_timeout_s);
+  return isolation;
+}
+
+}  // namespace kiln::cli

@@ -27,6 +27,7 @@ class ChildProcess {
   // Writes `line` and a newline to the child's standard input.
   void write_line(const std::string& line);
   void kill(int signal);
+  pid_t pid() const { return pid_; }
   // Exit code, or 128 + signal number if a signal ended it.
   int wait();
 

@@ -94,7 +94,7 @@ std::vector<VariantResult> build_variants(const cook::Project& project, shaderca
       }
     });
   for (auto& t : pool) t.join();
-  progress.done("variants");
+  progress.done("variants", std::size_t(std::count_if(results.begin(), results.end(), [](const VariantResult& r) { return !r.ok; })));
   return results;
 }
 
@@ -195,7 +195,8 @@ int run_cook_command(const Args& args) {
         .defines = settings->defines,
         .target = target.target_env,
         .backend = target.backend,
-        .store = store.get()};
+        .store = store.get(),
+        .isolation = compile_isolation(config)};
   };
   for (const auto& target : settings->targets)
     libraries.push_back(std::make_unique<shadercache::ShaderLibrary>(library_options(target)));

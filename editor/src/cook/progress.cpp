@@ -28,10 +28,13 @@ void Progress::tick(const char* what, std::size_t done, std::size_t total) {
   drawing_ = true;
 }
 
-void Progress::done(const char* what) {
+void Progress::done(const char* what, std::size_t failed) {
   std::lock_guard lock(mu_);
   if (drawing_) std::fputc('\n', stderr), drawing_ = false;
-  if (!terminal_) std::fprintf(stderr, "cook: %zu/%zu %s built\n", last_done_, last_total_, what);
+  if (failed > 0)
+    std::fprintf(stderr, "cook: %zu/%zu %s built, %zu failed\n", last_done_ - failed, last_total_, what, failed);
+  else if (!terminal_)
+    std::fprintf(stderr, "cook: %zu/%zu %s built\n", last_done_, last_total_, what);
 }
 
 }  // namespace kiln::cook

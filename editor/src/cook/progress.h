@@ -16,7 +16,7 @@ class Progress {
   explicit Progress(bool terminal) : terminal_(terminal) {}
   void line(const std::string& text);
   void tick(const char* what, std::size_t done, std::size_t total);
-  void done(const char* what);
+  void done(const char* what, std::size_t failed = 0);  // `failed` of the ticks did not build
 
  private:
   bool terminal_;

@@ -29,7 +29,8 @@ bool has_extension(const std::string& path, std::initializer_list<const char*> e
 EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::move(root)), config_(config) {
   jobs_ = config.jobs > 0 ? config.jobs : std::max(1, int(std::thread::hardware_concurrency()));
   store_ = cli::open_variant_store(config, "kiln editor");
-  library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{.root = root_, .store = store_.get()});
+  library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
+      .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
   auto jit = jit::JitRuntime::create({.compiler = &compiler_,
                                       .cache_dir = jit_cache_dir(config),
                                       .synchronous = true,

@@ -130,6 +130,13 @@ const std::vector<Setting>& settings() {
                    "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB", true),
       bool_setting("shaders.disk_cache", &Config::shader_disk_cache, "true",
                    "kill switch of the persistent shader variant cache"),
+      bool_setting("shaders.compile_workers", &Config::shader_compile_workers, "true",
+                   "compile shaders in worker processes, so that a compiler crash, runaway or memory blow-up "
+                   "fails one variant instead of the tool; off compiles in the tool (trusted sources only)"),
+      size_setting("shaders.compile_memory_max", &Config::shader_compile_memory_max_bytes, "2GiB",
+                   "address space each shader compile worker may use", false),
+      int_setting("shaders.compile_timeout", &Config::shader_compile_timeout_s, 1, 86400, "120",
+                  "seconds one shader compile may take before its worker is stopped"),
       bool_setting("jit.cache", &Config::jit_cache, "true",
                    "kill switch of the persistent script page code cache (KILN_JIT_CACHE=off)"),
       bool_setting("jit.cache_verify", &Config::jit_cache_verify, "false",
@@ -156,6 +163,9 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.cache_memory_max_bytes = 512 * kMiB;
   c.texture_memory_max_bytes = 0;
   c.shader_disk_cache = true;
+  c.shader_compile_workers = true;
+  c.shader_compile_memory_max_bytes = 2 * kGiB;
+  c.shader_compile_timeout_s = 120;
   c.jit_cache = true;
   c.jit_cache_verify = false;
   c.jit_compile_threads = 1;

@@ -32,7 +32,9 @@ struct ShaderLibrary::Build {
 };
 
 ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
-    : options_(std::move(options)), cache_(options_.memory_budget_bytes) {
+    : options_(std::move(options)),
+      cache_(options_.memory_budget_bytes),
+      compiler_(std::make_unique<IsolatedCompiler>(options_.isolation)) {
   std::error_code ec;
   const fs::path root = fs::absolute(options_.root, ec);
   options_.root = (ec ? options_.root : root).lexically_normal();
@@ -215,7 +217,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     in.include_roots = roots_;
     in.target = options_.target;
     in.snapshot = &b.snapshot.files;
-    auto spirv = compile_glsl(in);
+    auto spirv = compiler_->compile(in);
     if (!spirv) {
       errors += (errors.empty() ? "" : "\n") + spirv.error().message;
       continue;

@@ -27,6 +27,9 @@ struct Config {
   std::uint64_t cache_memory_max_bytes = 0;   // cache.memory_max: in-memory budget (variants, pages)
   std::uint64_t texture_memory_max_bytes = 0; // textures.memory_max: 0 = automatic
   bool shader_disk_cache = true;              // shaders.disk_cache: kill switch
+  bool shader_compile_workers = true;         // shaders.compile_workers: glslang in worker processes
+  std::uint64_t shader_compile_memory_max_bytes = 0;  // shaders.compile_memory_max: per worker
+  int shader_compile_timeout_s = 0;           // shaders.compile_timeout: seconds per compile
   bool jit_cache = true;                      // jit.cache: kill switch of the page code cache
   bool jit_cache_verify = false;              // jit.cache_verify: recompile hits and compare
   int jit_compile_threads = 1;                // jit.compile_threads

@@ -32,6 +32,7 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/materials/shader_declaration.h"
 #include "kiln/shadercache/glsl_compiler.h"
+#include "kiln/shadercache/isolated_compiler.h"
 #include "kiln/shadercache/reflection.h"
 #include "kiln/shadercache/variant_cache.h"
 
@@ -45,6 +46,7 @@ struct ShaderLibraryOptions {
   Backend backend = Backend::kSpirv;
   cache::BlobStore* store = nullptr;  // the persistent level; nullptr turns it off
   std::size_t memory_budget_bytes = std::size_t{512} << 20;
+  CompileIsolation isolation;  // how glslang runs: on large-stack threads, or in worker processes
 };
 
 struct ShaderProgram {
@@ -83,6 +85,7 @@ class ShaderLibrary {
   // The canonical project root and include directories: where project files may lead.
   const std::vector<std::filesystem::path>& roots() const { return roots_; }
   ShaderLibraryStats stats() const;
+  IsolatedCompilerStats compiler_stats() const { return compiler_->stats(); }
   const cache::BlobNamespace* disk_namespace() const { return ns_ ? &*ns_ : nullptr; }
   // The namespace identity of this library's persistent level (compiler, backend, target, ...).
   std::vector<std::pair<std::string, std::string>> namespace_identity() const;
@@ -102,6 +105,7 @@ class ShaderLibrary {
   std::vector<std::filesystem::path> roots_;         // canonical root and include directories: nothing is read outside them
   std::optional<cache::BlobNamespace> ns_;
   VariantCache cache_;
+  std::unique_ptr<IsolatedCompiler> compiler_;
   std::mutex invalidate_mu_;  // file_changed() runs one at a time: revisions reach the cache in order
   mutable std::mutex mu_;     // guards the maps below and generation_ changes
   std::uint64_t generation_ = 0;  // bumped by file_changed(): a program read before it is not cached
