@@ -2,7 +2,6 @@
 // socket it is given as standard input. The tools start it; a person has no reason to. Its address
 // space is limited, so that a shader whose macros expand without bound fails alone.
 
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,9 +41,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kiln-shader-worker: compiles shaders for the kiln tools, which start it; not for direct use\n");
     return 2;
   }
-  // Leave with the tool that started us, even when it was killed.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) return 0;
+  // A worker leaves when the tool hangs up, even mid-compile (see serve_compile_requests).
   // Under the sanitizers the address space is reserved up front and a limit would fail everything;
   // the tool watches the worker's resident memory as well, which holds in every build.
 #ifndef KILN_SANITIZED

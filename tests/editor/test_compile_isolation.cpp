@@ -136,3 +136,35 @@ TEST_CASE("the editor survives a shader edit that blows up the compiler - the la
   CHECK(editor.process.wait() == 0);
 }
 }
+
+TEST_SUITE("editor") {
+
+TEST_CASE("a compile worker leaves with its tool - even in the middle of a compile") {
+  test::TempDir dir("isolation");
+  std::ofstream(dir / "bomb.frag") << macro_bomb(26);
+  test::ChildProcess kiln({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o", (dir / "b.spv").string(),
+                           "--cache-root", (dir / "cache").string(), "--shaders-compile-memory-max", "8GiB"});
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 200 && workers.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    workers = children_of(kiln.pid());
+  }
+  REQUIRE(workers.size() == 1);
+  kiln.kill(SIGKILL);
+  CHECK(kiln.wait() == 128 + SIGKILL);
+  // Reparented and running, the worker sees the hang-up within its 100 ms poll.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gone = ::kill(workers[0], 0) != 0 || fs::exists("/proc/" + std::to_string(workers[0])) == false;
+    if (!gone) {  // a zombie waiting for its new parent counts as gone
+      std::ifstream stat("/proc/" + std::to_string(workers[0]) + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      const auto close = line.rfind(')');
+      gone = close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+    }
+  }
+  CHECK(gone);
+}
+}

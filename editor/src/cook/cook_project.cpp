@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/jit/script.h"
@@ -18,13 +19,6 @@ std::vector<std::string> files_under(const fs::path& root, const std::string& di
   return list_project_files(root, dir, extension);
 }
 
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::string joined(const std::set<std::string>& words) {
   std::string out;
@@ -49,6 +43,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
 
   materials::VariantPlan plan;
   std::set<std::string> textures;
+  std::map<std::string, std::string> failed_shaders;  // id -> why
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     project.errors.push_back(root.string() + ": no such project directory");
@@ -61,9 +56,9 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       project.errors.push_back(shown(rel) + ": " + *why);
       continue;
     }
-    auto text = read_text(root / rel);
+    auto text = read_input_file(shown(rel), limits::kJsonFileBytes, "material");
     if (!text) {
-      project.errors.push_back(shown(rel) + ": cannot read");
+      project.errors.push_back(text.error().message);
       continue;
     }
     auto material = materials::parse_material(shown(rel), *text);
@@ -73,7 +68,13 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
     }
     auto program = library.program(material->shader);
     if (!program) {
-      project.errors.push_back(shown(rel) + ": /shader: " + program.error().message);
+      // A shader that exists but does not load is reported once, as itself; each material using
+      // it says only that. A shader with no stage file at all is the material's mistake.
+      auto [failed, first] = failed_shaders.try_emplace(material->shader, program.error().message);
+      const bool missing = program.error().message.find(": no stage file") != std::string::npos;
+      if (missing) project.errors.push_back(shown(rel) + ": /shader: " + program.error().message);
+      else if (first) project.errors.push_back(program.error().message);
+      if (!missing) project.errors.push_back(shown(rel) + ": /shader: " + material->shader + " does not load (its errors are listed)");
       continue;
     }
     const auto& declaration = (*program)->declaration;
@@ -117,7 +118,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   for (const auto& id : shader_ids) {
     auto program = library.program(id);
     if (!program) {
-      project.errors.push_back(program.error().message);
+      if (!failed_shaders.count(id)) project.errors.push_back(program.error().message);
       continue;
     }
     const auto& decl = (*program)->declaration;
@@ -143,9 +144,9 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       project.errors.push_back(shown(rel) + ": " + *why);
       continue;
     }
-    auto text = read_text(root / rel);
+    auto text = read_input_file(shown(rel), limits::kScriptBytes, "script");
     if (!text) {
-      project.errors.push_back(shown(rel) + ": cannot read");
+      project.errors.push_back(text.error().message);
       continue;
     }
     auto program = jit::compile_script(shown(rel), *text);

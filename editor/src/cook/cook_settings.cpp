@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 
 namespace kiln::cook {
@@ -37,11 +38,12 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
   CookSettings settings;
   const fs::path file = root / "kiln.json";
   std::error_code ec;
-  std::ifstream in(file, std::ios::binary);
   const json* cook = nullptr;
   json doc;
-  if (in && fs::is_regular_file(file, ec)) {
-    auto parsed = parse_json_document(file.string(), std::string((std::istreambuf_iterator<char>(in)), {}));
+  if (fs::exists(fs::symlink_status(file, ec))) {
+    auto text = read_input_file(file, limits::kJsonFileBytes, "project settings file");
+    if (!text) return text.error();
+    auto parsed = parse_json_document(file.string(), *text);
     if (!parsed) return parsed.error();
     doc = std::move(*parsed);
     if (doc.is_object() && doc.contains("cook")) cook = &doc["cook"];

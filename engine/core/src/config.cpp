@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 
 extern char** environ;
@@ -182,12 +183,9 @@ std::optional<std::string> scalar_text(const json& v) {
 }
 
 Status apply_file(const fs::path& file, Config& config, std::map<std::string, std::string>& origin) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return make_error(file.string() + ": cannot open config file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  auto parsed = parse_json_document(file.string(), text);
+  auto text = read_input_file(file, limits::kJsonFileBytes, "config file");
+  if (!text) return text.error();
+  auto parsed = parse_json_document(file.string(), *text);
   if (!parsed) return parsed.error();
   const json& root = *parsed;
   if (!root.is_object()) return make_error(file.string() + ": /: expected a JSON object");

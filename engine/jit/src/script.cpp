@@ -1,11 +1,13 @@
 #include "kiln/jit/script.h"
 
-#include <fstream>
-#include <sstream>
+#include "kiln/core/input_limits.h"
 
 namespace kiln::jit {
 
 Result<Program> compile_script(const std::string& file, std::string_view source, const std::vector<HostSignature>& host) {
+  if (source.size() > limits::kScriptBytes)
+    return make_error(file + ": " + describe_bytes(source.size()) + ", more than the " + describe_bytes(limits::kScriptBytes) +
+                      " limit for a script");
   auto script = parse_script(file, source);
   if (!script) return script.error();
   auto checked = check_script(*script, host);
@@ -14,11 +16,9 @@ Result<Program> compile_script(const std::string& file, std::string_view source,
 }
 
 Result<Program> compile_script_file(const std::string& file, const std::vector<HostSignature>& host) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return make_error(file + ": cannot open script");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return compile_script(file, buffer.str(), host);
+  auto text = read_input_file(file, limits::kScriptBytes, "script");
+  if (!text) return text.error();
+  return compile_script(file, *text, host);
 }
 
 }  // namespace kiln::jit

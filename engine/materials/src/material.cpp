@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/materials/variant_rules.h"
@@ -130,11 +131,9 @@ Result<Material> parse_material(const std::string& file, std::string_view json_t
 }
 
 Result<Material> load_material(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return make_error(file + ": cannot open material");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_material(file, buffer.str());
+  auto text = read_input_file(file, limits::kJsonFileBytes, "material");
+  if (!text) return text.error();
+  return parse_material(file, *text);
 }
 
 Status check_material_keywords(const Material& material, const ShaderDeclaration& declaration) {

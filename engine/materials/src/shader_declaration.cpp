@@ -41,6 +41,7 @@ Status check_keyword_syntax(std::string_view keyword) {
 
 Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std::string_view source) {
   ShaderDeclaration decl;
+  std::vector<std::string> problems;  // every bad pragma, not only the first
   std::size_t line_no = 0, pos = 0;
   while (pos <= source.size()) {
     std::size_t end = source.find('\n', pos);
@@ -55,33 +56,50 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     }
     if (words.size() < 2 || words[0] != "#pragma" || words[1] != "kiln") continue;
     const std::string where = file + ":" + std::to_string(line_no) + ": ";
-    if (words.size() < 3) return make_error(where + "error: '#pragma kiln' needs 'keywords' or 'passes'");
+    auto problem = [&](const std::string& what) { problems.push_back(where + "error: " + what); };
+    if (words.size() < 3) {
+      problem("'#pragma kiln' needs 'keywords', 'passes', 'ship' or 'invalid'");
+      continue;
+    }
     if (words[2] == "ship" || words[2] == "invalid") {
       std::set<std::string> set;
+      bool legal = true;
       for (std::size_t i = 3; i < words.size(); ++i) {
-        if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
+        if (auto s = check_keyword_syntax(words[i]); !s) problem(s.error().message), legal = false;
         set.insert(words[i]);
       }
-      if (words[2] == "invalid" && set.size() < 1)
-        return make_error(where + "error: '#pragma kiln invalid' needs the keywords that may not be combined");
-      (words[2] == "ship" ? decl.ship : decl.invalid).push_back(std::move(set));
+      if (words[2] == "invalid" && set.empty()) problem("'#pragma kiln invalid' needs the keywords that may not be combined"), legal = false;
+      if (legal) (words[2] == "ship" ? decl.ship : decl.invalid).push_back(std::move(set));
       continue;
     }
     std::set<std::string>* target = words[2] == "keywords" ? &decl.keywords
                                     : words[2] == "passes" ? &decl.passes
                                                            : nullptr;
-    if (!target)
-      return make_error(where + "error: unknown '#pragma kiln " + words[2] + "' (expected keywords, passes, ship or invalid)");
+    if (!target) {
+      problem("unknown '#pragma kiln " + words[2] + "' (expected keywords, passes, ship or invalid)");
+      continue;
+    }
+    if (words.size() == 3) problem("'#pragma kiln " + words[2] + "' names none");
     for (std::size_t i = 3; i < words.size(); ++i) {
-      if (auto s = check_keyword_syntax(words[i]); !s) return make_error(where + "error: " + s.error().message);
+      if (auto s = check_keyword_syntax(words[i]); !s) {
+        problem(s.error().message);
+        continue;
+      }
       if (target == &decl.passes) {
         // Passes become KILN_PASS_<UPPER>: two that differ only in case would share a define.
+        bool clash = false;
         for (const auto& other : decl.passes)
           if (other != words[i] && pass_define(other) == pass_define(words[i]))
-            return make_error(where + "error: passes '" + other + "' and '" + words[i] + "' differ only in case");
+            problem("passes '" + other + "' and '" + words[i] + "' differ only in case"), clash = true;
+        if (clash) continue;
       }
       target->insert(words[i]);
     }
+  }
+  if (!problems.empty()) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+    return make_error(message);
   }
   return decl;
 }

@@ -78,9 +78,12 @@ class Includer final : public glslang::TShader::Includer {
         read = true;
       }
     }
-    if (!read && read_text_file(candidate, *text)) {
-      read = true;
-      if (snapshot_) outside_snapshot = true;
+    if (!read) {
+      if (auto from_disk = read_shader_file(candidate)) {
+        *text = std::move(*from_disk);
+        read = true;
+        if (snapshot_) outside_snapshot = true;
+      }
     }
     if (!read) {
       delete text;
@@ -168,6 +171,14 @@ std::string glslang_version() {
 }
 
 Result<GlslOutput> compile_glsl(const GlslInput& input) {
+  // Without a #version glslang assumes ES 100 and says "ES shaders for SPIR-V require version 310",
+  // with no line: name the actual problem.
+  if (input.source.find("#version") == std::string::npos) {
+    const bool blank = input.source.find_first_not_of(" \t\r\n") == std::string::npos;
+    return make_error(input.file.string() + ":1: error: " +
+                      (blank ? "the file is empty (a stage needs a #version directive and main)"
+                             : "no #version directive (Vulkan GLSL needs one, such as #version 450)"));
+  }
   initialise_glslang_once();
   const EShLanguage lang = to_glslang(input.stage);
   // The settings of `glslangValidator -V --target-env <env>`, so that the output is the same.

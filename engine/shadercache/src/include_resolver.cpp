@@ -3,18 +3,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/core/project_paths.h"
 
 namespace kiln::shadercache {
 namespace fs = std::filesystem;
 
-bool read_text_file(const fs::path& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return static_cast<bool>(in) || in.eof();
+Result<std::string> read_shader_file(const fs::path& file) {
+  return read_input_file(file, limits::kShaderSourceBytes, "shader source");
 }
 
 std::vector<fs::path> include_candidates(const std::string& name, const fs::path& includer,
@@ -85,9 +81,12 @@ std::vector<std::string> include_names(const std::string& source) {
 
 bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapshot& snapshot) {
   const fs::path root = file.lexically_normal();
-  std::string text;
-  if (!read_text_file(root, text)) return false;
-  snapshot.files[root] = std::move(text);
+  auto text = read_shader_file(root);
+  if (!text) {
+    snapshot.unreadable = text.error().message;
+    return false;
+  }
+  snapshot.files[root] = std::move(*text);
   std::vector<fs::path> work{root};
   while (!work.empty()) {
     const fs::path current = work.back();
@@ -99,12 +98,12 @@ bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapsh
         continue;
       }
       if (snapshot.files.count(*found)) continue;
-      std::string included;
-      if (!read_text_file(*found, included)) {
+      auto included = read_shader_file(*found);
+      if (!included) {
         snapshot.missing.push_back(name);
         continue;
       }
-      snapshot.files[*found] = std::move(included);
+      snapshot.files[*found] = std::move(*included);
       work.push_back(*found);
     }
   }

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/result.h"
+
 namespace kiln::shadercache {
 
 // Where `name` may be, in the order tried.
@@ -36,12 +38,14 @@ struct SourceSnapshot {
   std::map<std::filesystem::path, std::string> files;  // absolute, normalised -> bytes
   std::set<std::filesystem::path> probed;
   std::vector<std::string> missing;  // include names that resolved to nothing, or outside the roots
+  std::string unreadable;            // why snapshot_tree() could not read the file itself
 };
 
 // Reads `file` and, transitively, every file it may include whatever the defines (a conservative
 // superset: an include behind an #ifdef counts too) into `snapshot`. False if `file` is unreadable.
 bool snapshot_tree(const std::filesystem::path& file, const IncludeRules& rules, SourceSnapshot& snapshot);
 
-bool read_text_file(const std::filesystem::path& file, std::string& out);
+// A stage or include file: a regular file within limits::kShaderSourceBytes.
+Result<std::string> read_shader_file(const std::filesystem::path& file);
 
 }  // namespace kiln::shadercache

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,6 +191,7 @@ struct StackJob {
   const GlslInput* input = nullptr;
   std::optional<Result<GlslOutput>> output;
   bool out_of_memory = false;
+  int done_fd = -1;  // an eventfd the job signals when it ends, or -1
 };
 
 void* run_stack_job(void* arg) {
@@ -200,27 +202,45 @@ void* run_stack_job(void* arg) {
     job->out_of_memory = true;
     job->output.emplace(make_error(error_prefix(*job->input) + "the shader compiler ran out of memory"));
   }
+  if (job->done_fd >= 0) {
+    const std::uint64_t one = 1;
+    (void)!::write(job->done_fd, &one, sizeof one);
+  }
   return nullptr;
 }
 
-Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memory) {
+// Compiles on a kCompileStackBytes thread. With `peer` (a worker's socket), the calling thread
+// watches it meanwhile and ends the process when the tool hangs up: a runaway compile must not
+// outlive the tool that asked for it.
+Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memory, int peer) {
   StackJob job;
   job.input = &input;
+  if (peer >= 0) job.done_fd = ::eventfd(0, EFD_CLOEXEC);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kCompileStackBytes);
   pthread_t thread;
   const int rc = ::pthread_create(&thread, &attr, run_stack_job, &job);
   pthread_attr_destroy(&attr);
-  if (rc != 0) return make_error(error_prefix(input) + "cannot start a compile thread: " + std::strerror(rc));
+  if (rc != 0) {
+    if (job.done_fd >= 0) ::close(job.done_fd);
+    return make_error(error_prefix(input) + "cannot start a compile thread: " + std::strerror(rc));
+  }
+  for (bool done = job.done_fd < 0; !done;) {
+    pollfd fds[2] = {{peer, POLLRDHUP, 0}, {job.done_fd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) continue;
+    if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) ::_exit(0);
+    done = (fds[1].revents & POLLIN) != 0;
+  }
   ::pthread_join(thread, nullptr);
+  if (job.done_fd >= 0) ::close(job.done_fd);
   if (out_of_memory) *out_of_memory = job.out_of_memory;
   return std::move(*job.output);
 }
 
 }  // namespace
 
-Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input) { return run_on_large_stack(input, nullptr); }
+Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input) { return run_on_large_stack(input, nullptr, -1); }
 
 int serve_compile_requests(int fd) {
   for (;;) {
@@ -230,7 +250,7 @@ int serve_compile_requests(int fd) {
     if (!request) return 2;
     if (request->has_snapshot) request->input.snapshot = &request->snapshot;
     bool out_of_memory = false;
-    const Result<GlslOutput> result = run_on_large_stack(request->input, &out_of_memory);
+    const Result<GlslOutput> result = run_on_large_stack(request->input, &out_of_memory, fd);
     if (out_of_memory) return kExitAfterOutOfMemory;  // the reply would need memory too; the exit says it
     if (!wire::send_message(fd, wire::encode_response(result))) return 0;
   }

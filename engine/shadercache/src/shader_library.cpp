@@ -90,9 +90,9 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   if (auto inside = stages_inside(id, made->stage_files); !inside) return inside.error();
   std::vector<materials::ShaderDeclaration> stages;
   for (const auto& file : made->stage_files) {
-    std::string source;
-    if (!read_text_file(absolute(file), source)) return make_error(absolute(file).string() + ": error: cannot read");
-    auto decl = materials::parse_shader_declaration(absolute(file).string(), source);
+    auto source = read_shader_file(absolute(file));
+    if (!source) return make_error(source.error().message);
+    auto decl = materials::parse_shader_declaration(absolute(file).string(), *source);
     if (!decl) return decl.error();
     stages.push_back(*decl);
   }
@@ -145,8 +145,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
 
   std::vector<materials::ShaderDeclaration> declarations;
   for (const auto& file : b.stage_files) {
-    if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, b.snapshot))
-      return make_error(absolute(file).string() + ": error: cannot read");
+    if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, b.snapshot)) return make_error(b.snapshot.unreadable);
     auto decl = materials::parse_shader_declaration(absolute(file).string(), b.snapshot.files.at(absolute(file)));
     if (!decl) return decl.error();
     declarations.push_back(*decl);

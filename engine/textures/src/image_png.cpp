@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "kiln/core/input_limits.h"
 #include "image_formats.h"
 #include "kiln/core/atomic_output.h"
 #include "kiln/textures/image.h"
@@ -49,8 +50,16 @@ bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
   png_read_update_info(png, info);
   const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
   const int channels = png_get_channels(png, info);
-  if (width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16) || channels < 1 || channels > 4)
-    png_error(png, "unsupported image size or channel count");
+  if (width == 0 || height == 0 || channels < 1 || channels > 4) png_error(png, "unsupported image size or channel count");
+  if (width > limits::kImageSide || height > limits::kImageSide ||
+      std::uint64_t(width) * height * channels > limits::kDecodedImageBytes) {
+    // png_error leaves by longjmp: the message must not live in an object with a destructor.
+    char message[160];
+    std::snprintf(message, sizeof message, "%ux%u is larger than the limit (%u pixels per side, %llu MiB decoded)",
+                  unsigned(width), unsigned(height), unsigned(limits::kImageSide),
+                  static_cast<unsigned long long>(limits::kDecodedImageBytes >> 20));
+    png_error(png, message);
+  }
   image->width = width;
   image->height = height;
   image->channels = channels;

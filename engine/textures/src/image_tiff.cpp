@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "kiln/core/input_limits.h"
 #include "image_formats.h"
 #include "tiff_errors.h"
 
@@ -17,8 +18,12 @@ Result<Image> read_tiff(const std::filesystem::path& path) {
   TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
-  if (width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16))
-    return make_error(path.string() + ": unsupported image size " + std::to_string(width) + "x" + std::to_string(height));
+  if (width == 0 || height == 0) return make_error(path.string() + ": empty image");
+  // Decoded as 32-bit RGBA first: that is the size to check.
+  if (width > limits::kImageSide || height > limits::kImageSide || std::uint64_t(width) * height * 4 > limits::kDecodedImageBytes)
+    return make_error(path.string() + ": " + std::to_string(width) + "x" + std::to_string(height) + " is larger than the limit (" +
+                      std::to_string(limits::kImageSide) + " pixels per side, " + describe_bytes(limits::kDecodedImageBytes) +
+                      " decoded)");
   if (spp < 1 || spp > 4) return make_error(path.string() + ": " + std::to_string(spp) + " channels (1 to 4 are supported)");
   // libtiff's RGBA decoder handles every layout (strips, tiles, planar, bit depths, palettes).
   std::vector<std::uint32_t> rgba(std::size_t(width) * height);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kiln/core/input_limits.h"
+
 namespace kiln::textures {
 
 std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size) {
@@ -19,6 +21,14 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
     return make_error(image->path().string() + ": no level " + std::to_string(level) + " (the file has " +
                       std::to_string(levels.size()) + ")");
   const TxLevel& l = levels[level];
+  // Decoded whole as RGBA8: within the limit for whole images and within the cache's budget, which
+  // is what the user gave textures.
+  const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4;
+  const std::uint64_t allowed = std::min<std::uint64_t>(limits::kDecodedImageBytes, cache.budget_bytes());
+  if (bytes > allowed)
+    return make_error(image->path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) + "x" +
+                      std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
+                      describe_bytes(allowed) + " a whole level may take (textures.memory_max); read a smaller level");
   Image out{l.width, l.height, 4, std::vector<std::uint8_t>(std::size_t(l.width) * l.height * 4)};
   TileReader reader(cache, image);
   for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty) {

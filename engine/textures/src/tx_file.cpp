@@ -1,3 +1,4 @@
+#include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_file.h"
 
 #include <sys/stat.h>
@@ -172,6 +173,14 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     if (level.width == 0 || level.height == 0 || level.tile_width == 0 || level.tile_height == 0)
       return make_error(where + "empty image or tile");
     if (spp < 1 || spp > 4) return make_error(where + std::to_string(spp) + " channels (1 to 4 are supported)");
+    if (level.width > limits::kImageSide || level.height > limits::kImageSide)
+      return make_error(where + std::to_string(level.width) + "x" + std::to_string(level.height) +
+                        " is larger than the limit of " + std::to_string(limits::kImageSide) + " pixels per side");
+    if (level.tile_width > limits::kTileSide || level.tile_height > limits::kTileSide ||
+        std::uint64_t(level.tile_width) * level.tile_height * spp * (bps / 8) > limits::kDecodedTileBytes)
+      return make_error(where + "tiles of " + std::to_string(level.tile_width) + "x" + std::to_string(level.tile_height) +
+                        " are larger than the limit (" + std::to_string(limits::kTileSide) + " pixels per side, " +
+                        describe_bytes(limits::kDecodedTileBytes) + " decoded)");
     if (planar != PLANARCONFIG_CONTIG) return make_error(where + "planar (separate) channels are not supported");
     const bool is_float = format == SAMPLEFORMAT_IEEEFP;
     if (!((format == SAMPLEFORMAT_UINT && (bps == 8 || bps == 16)) || (is_float && bps == 32)))

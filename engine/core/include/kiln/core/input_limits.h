@@ -1,0 +1,38 @@
+#pragma once
+// The limits Kiln checks its inputs against before doing the work, in one place. Each is far above
+// what a real project needs and far below what would exhaust a workstation; each refusal names the
+// file, the size found and the limit. RELIABILITY.md lists them with the reasons.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "kiln/core/result.h"
+
+namespace kiln::limits {
+
+inline constexpr std::uint32_t kImageSide = 65536;                 // pixels per side of an image or .tx level
+inline constexpr std::uint64_t kDecodedImageBytes = 1ull << 30;    // a plain image (PNG, TIFF) decoded whole
+inline constexpr std::uint32_t kTileSide = 4096;                   // pixels per side of a .tx tile
+inline constexpr std::uint64_t kDecodedTileBytes = 64ull << 20;    // one .tx tile decoded
+inline constexpr std::uint64_t kScriptBytes = 8ull << 20;          // a script source (it costs ~130x in memory to compile)
+inline constexpr std::uint64_t kShaderSourceBytes = 16ull << 20;   // a shader stage or include file
+inline constexpr std::uint64_t kJsonFileBytes = 16ull << 20;       // a material, project settings or config file
+inline constexpr int kScriptNesting = 200;                         // nested blocks and expressions in a script
+// Shader expressions have no depth limit of their own: compiles run in worker processes with a
+// 256 MiB stack, a memory limit and a timeout (shaders.compile_*).
+
+}  // namespace kiln::limits
+
+namespace kiln {
+
+// Reads a whole input file: it must be a regular file (not a directory, FIFO or device, which
+// could hang or never end) of at most `max_bytes`. `what` names the kind in the message
+// ("script", "material"): "x.lua: 52 MiB, more than the 8 MiB limit for a script".
+Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
+
+// "52 MiB", "812 KiB", "17 bytes".
+std::string describe_bytes(std::uint64_t bytes);
+
+}  // namespace kiln
