@@ -271,7 +271,8 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
 
   const auto& table = settings();
   for (const auto& [flag, value] : inputs.flags) {
-    auto s = std::find_if(table.begin(), table.end(), [&](const Setting& x) { return x.info.flag == flag; });
+    const std::string& wanted = flag;  // structured bindings are not capturable by clang 14
+    auto s = std::find_if(table.begin(), table.end(), [&wanted](const Setting& x) { return x.info.flag == wanted; });
     if (s == table.end()) return make_error("unknown option " + flag);
     if (auto problem = s->set(loaded.config, value, cwd)) return make_error("option " + flag + " " + value + ": " + *problem);
     loaded.origin[s->info.name] = "flag " + flag;

@@ -2,8 +2,29 @@
 
 #include <sstream>
 
+#if defined(__x86_64__) && defined(__clang__)
+#include <cpuid.h>
+#endif
+
 namespace kiln::jit {
 namespace {
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+// Clang's __builtin_cpu_supports does not know f16c, movbe or abm: those come from CPUID.
+bool cpuid_ecx(unsigned leaf, unsigned bit) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(leaf, &a, &b, &c, &d) && (c >> bit & 1u);
+}
+#define KILN_HAS_F16C (cpuid_ecx(1, 29) && __builtin_cpu_supports("avx"))  // F16C needs the AVX state
+#define KILN_HAS_MOVBE cpuid_ecx(1, 22)
+#define KILN_HAS_LZCNT cpuid_ecx(0x80000001u, 5)
+#else
+#define KILN_HAS_F16C __builtin_cpu_supports("f16c")
+#define KILN_HAS_MOVBE __builtin_cpu_supports("movbe")
+#define KILN_HAS_LZCNT __builtin_cpu_supports("abm")
+#endif
+#endif
 
 struct Feature {
   const char* llvm_name;
@@ -19,9 +40,9 @@ const std::vector<Feature>& features() {
       {"popcnt", bool(__builtin_cpu_supports("popcnt"))},   {"avx", bool(__builtin_cpu_supports("avx"))},
       {"avx2", bool(__builtin_cpu_supports("avx2"))},       {"fma", bool(__builtin_cpu_supports("fma"))},
       {"bmi", bool(__builtin_cpu_supports("bmi"))},         {"bmi2", bool(__builtin_cpu_supports("bmi2"))},
-      {"f16c", bool(__builtin_cpu_supports("f16c"))},       {"aes", bool(__builtin_cpu_supports("aes"))},
-      {"pclmul", bool(__builtin_cpu_supports("pclmul"))},   {"movbe", bool(__builtin_cpu_supports("movbe"))},
-      {"lzcnt", bool(__builtin_cpu_supports("abm"))},       {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
+      {"f16c", bool(KILN_HAS_F16C)},       {"aes", bool(__builtin_cpu_supports("aes"))},
+      {"pclmul", bool(__builtin_cpu_supports("pclmul"))},   {"movbe", bool(KILN_HAS_MOVBE)},
+      {"lzcnt", bool(KILN_HAS_LZCNT)},       {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
       {"avx512bw", bool(__builtin_cpu_supports("avx512bw"))}, {"avx512dq", bool(__builtin_cpu_supports("avx512dq"))},
       {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))}, {"avx512cd", bool(__builtin_cpu_supports("avx512cd"))},
 #endif

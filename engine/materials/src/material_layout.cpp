@@ -237,8 +237,9 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         }
       }
       auto& blocks = record.passes[p].blocks;
-      auto target = std::find_if(blocks.begin(), blocks.end(), [&](const runtime::ParameterBlock& b) {
-        return b.kind == block->kind && b.set == block->set && b.binding == block->binding && b.name == block->name;
+      const auto& wanted = block;  // structured bindings are not capturable by clang 14
+      auto target = std::find_if(blocks.begin(), blocks.end(), [&wanted](const runtime::ParameterBlock& b) {
+        return b.kind == wanted->kind && b.set == wanted->set && b.binding == wanted->binding && b.name == wanted->name;
       });
       if (target == blocks.end())
         target = blocks.insert(blocks.end(), {block->name, block->kind, block->set, block->binding,

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (the `fuzz` preset: clang-14, ASan + UBSan) and runs each one on a
+# copy of its seed corpus for SECONDS (default 6: the short run of the test command).
+#   scripts/fuzz.sh [SECONDS] [TARGET...]        e.g. scripts/fuzz.sh 600 script   (a soak run)
+# New crashes are kept under build/fuzz/findings/<target>/ and make the run fail; copy each into
+# fuzz/regressions/<target>/ with its fix, so that the test suite replays it from then on.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds="${1:-6}"
+shift || true
+scripts/build.sh fuzz >/dev/null
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for t in fuzz/targets/*.cpp; do targets+=("$(basename "$t" .cpp)"); done
+fi
+failed=()
+for t in "${targets[@]}"; do
+  work="build/fuzz/work/$t"
+  findings="build/fuzz/findings/$t"
+  rm -rf "$work"
+  mkdir -p "$work" "$findings"
+  # New inputs go to the work directory; the committed seeds and regressions are only read.
+  seeds=("fuzz/corpus/$t")
+  [[ -d "fuzz/regressions/$t" ]] && seeds+=("fuzz/regressions/$t")
+  if ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+     "build/fuzz/fuzz/fuzz_$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+       -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 > "build/fuzz/$t.log" 2>&1; then
+    echo "fuzz $t: $(grep -o 'stat::number_of_executed_units: [0-9]*' "build/fuzz/$t.log" | awk '{print $2}') runs in ${seconds} s, clean"
+  else
+    echo "fuzz $t: FAILED, see build/fuzz/$t.log and $findings/"
+    grep -E "ERROR|contract broken|SUMMARY" "build/fuzz/$t.log" | head -5 || true
+    failed+=("$t")
+  fi
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz: findings in ${failed[*]}"
+  exit 1
+fi
