@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds="${1:-6}"
 shift || true
-scripts/build.sh fuzz >/dev/null
+mkdir -p build
+scripts/build.sh fuzz > build/fuzz-build.log 2>&1 || { tail -40 build/fuzz-build.log; echo "fuzz: build failed"; exit 1; }
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   for t in fuzz/targets/*.cpp; do targets+=("$(basename "$t" .cpp)"); done
@@ -22,7 +23,7 @@ for t in "${targets[@]}"; do
   # New inputs go to the work directory; the committed seeds and regressions are only read.
   seeds=("fuzz/corpus/$t")
   [[ -d "fuzz/regressions/$t" ]] && seeds+=("fuzz/regressions/$t")
-  if ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  if ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:quarantine_size_mb=64" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
      "build/fuzz/fuzz/fuzz_$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 > "build/fuzz/$t.log" 2>&1; then
     echo "fuzz $t: $(grep -o 'stat::number_of_executed_units: [0-9]*' "build/fuzz/$t.log" | awk '{print $2}') runs in ${seconds} s, clean"

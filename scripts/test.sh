@@ -3,14 +3,20 @@
 #   release  the whole suite
 #   asan     the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     the concurrent tests (label "concurrent") under ThreadSanitizer
+#   fuzz     every libFuzzer target for a few seconds from its seed corpus (scripts/fuzz.sh)
 # Pass preset names to run fewer: scripts/test.sh release
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 presets=("$@")
-[[ ${#presets[@]} -gt 0 ]] || presets=(release asan tsan)
+[[ ${#presets[@]} -gt 0 ]] || presets=(release asan tsan fuzz)
 failed=()
 for preset in "${presets[@]}"; do
+  if [[ "$preset" == fuzz ]]; then
+    echo "== fuzz: build and a short run of every target"
+    scripts/fuzz.sh "${KILN_FUZZ_SECONDS:-6}" || failed+=(fuzz)
+    continue
+  fi
   echo "== $preset: build"
   if [[ "$preset" == tsan ]]; then
     scripts/build.sh "$preset" kiln_tests  # the concurrent suites only: no tools

@@ -21,6 +21,11 @@ Result<nlohmann::json> parse_json_document(const std::string& file_name, std::st
     std::string what = e.what();
     if (auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
     return make_error(file_name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": parse error: " + what);
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value the parser cannot hold (a number out of range, ...): no place.
+    std::string what = e.what();
+    if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    return make_error(file_name + ": invalid JSON: " + what);
   }
 }
 

@@ -58,6 +58,9 @@ class Reader {
     return true;
   }
   bool done() const { return at_ == bytes_.size(); }
+  // Whether `count` records of at least `min_bytes` each can still follow: a count read from the
+  // input is checked against it before anything is allocated for it.
+  bool room_for(std::uint64_t count, std::uint64_t min_bytes) const { return count <= (bytes_.size() - at_) / min_bytes; }
 
  private:
   std::span<const std::byte> bytes_;
@@ -179,7 +182,7 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
   p.entries.resize(n);
   for (auto& e : p.entries)
     if (!r.list(e)) return broken("truncated entries");
-  if (!r.u32(n) || n == 0 || n > p.words.size() + 1) return broken("bad function table");
+  if (!r.u32(n) || n == 0 || n > p.words.size() + 1 || !r.room_for(n, 28)) return broken("bad function table");
   p.functions.resize(n);
   for (FunctionCode& f : p.functions) {
     std::uint32_t first = 0, words = 0, params = 0, slots = 0, result = 0;
@@ -192,6 +195,7 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
   }
   std::uint32_t module_slots = 0;
   if (!r.u32(module_slots) || !r.u32(n)) return broken("truncated");
+  if (!r.room_for(n, 12)) return broken("host table larger than the file");  // name, params, result: 4 bytes each at least
   p.module_slots = int(module_slots);
   p.host.resize(n);
   for (HostSignature& h : p.host) {

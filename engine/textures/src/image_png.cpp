@@ -32,7 +32,9 @@ bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, errors, on_png_error, on_png_warning);
   if (!png) return std::snprintf(errors->message, sizeof errors->message, "out of memory"), false;
   png_infop info = png_create_info_struct(png);
-  png_bytep* rows = nullptr;
+  // volatile: assigned after setjmp and read after the longjmp back (otherwise it may read as null
+  // there, and leak).
+  png_bytep* volatile rows = nullptr;
   if (!info || setjmp(png_jmpbuf(png))) {
     png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
     std::free(rows);
