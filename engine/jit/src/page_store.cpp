@@ -92,10 +92,15 @@ Result<std::vector<std::byte>> load_or_create_key(const fs::path& dir) {
     const fs::path temp = dir / (".tmp.key." + std::to_string(::getpid()));
     const int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (out < 0) return make_error(temp.string() + ": cannot create: " + std::strerror(errno));
-    const bool written = ::write(out, key.data(), key.size()) == ssize_t(key.size()) && ::fsync(out) == 0;
+    const ssize_t wrote = ::write(out, key.data(), key.size());
+    const bool written = wrote == ssize_t(key.size()) && ::fsync(out) == 0;
+    const int write_errno = wrote < 0 || !written ? errno : 0;
     ::close(out);
     if (written) (void)::link(temp.c_str(), path.c_str());
     ::unlink(temp.c_str());
+    if (!written)
+      return make_error(path.string() + ": cannot create the cache key: " +
+                        (write_errno ? std::strerror(write_errno) : "short write"));
   }
   return make_error(path.string() + ": cannot create the cache key");
 }
