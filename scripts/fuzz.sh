@@ -24,7 +24,7 @@ for t in "${targets[@]}"; do
   seeds=("fuzz/corpus/$t")
   [[ -d "fuzz/regressions/$t" ]] && seeds+=("fuzz/regressions/$t")
   if ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:quarantine_size_mb=64" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-     "build/fuzz/fuzz/fuzz_$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+     "build/fuzz/fuzz/fuzz_$t" "$work" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=3072 \
        -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 > "build/fuzz/$t.log" 2>&1; then
     echo "fuzz $t: $(grep -o 'stat::number_of_executed_units: [0-9]*' "build/fuzz/$t.log" | awk '{print $2}') runs in ${seconds} s, clean"
   else

@@ -3,6 +3,8 @@
 #include <memory>
 #include <vector>
 
+#include <algorithm>
+
 #include "kiln/core/input_limits.h"
 #include "image_formats.h"
 #include "tiff_errors.h"
@@ -19,8 +21,9 @@ Result<Image> read_tiff(const std::filesystem::path& path) {
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
   if (width == 0 || height == 0) return make_error(path.string() + ": empty image");
-  // Decoded as 32-bit RGBA first: that is the size to check.
-  if (width > limits::kImageSide || height > limits::kImageSide || std::uint64_t(width) * height * 4 > limits::kDecodedImageBytes)
+  // Decoded as 32-bit RGBA first, then copied to its channels: both count.
+  if (width > limits::kImageSide || height > limits::kImageSide ||
+      std::uint64_t(width) * height * (4 + std::max<std::uint16_t>(spp, 1)) > limits::kDecodedImageBytes)
     return make_error(path.string() + ": " + std::to_string(width) + "x" + std::to_string(height) + " is larger than the limit (" +
                       std::to_string(limits::kImageSide) + " pixels per side, " + describe_bytes(limits::kDecodedImageBytes) +
                       " decoded)");
