@@ -8,10 +8,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 corpus=fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{material_json,shader_pragmas,script,bytecode,pack_bytes,pack_records,tx,image,config}
+mkdir -p "$corpus"/{material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
 
 cp assets/materials/*.json "$corpus/material_json/"
 cp assets/shaders/*.* assets/shaders/common/*.glsl "$corpus/shader_pragmas/"
+cp assets/shaders/*.* assets/shaders/common/*.glsl "$corpus/include_scanner/"
 cp assets/scripts/*.lua "$corpus/script/"
 
 build/release/editor/kiln cook assets --out "$work/cooked" --cache-root "$work/cache" >/dev/null 2>&1

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "kiln/core/input_limits.h"
+#include "kiln/shadercache/include_scan.h"
 #include "kiln/core/project_paths.h"
 
 namespace kiln::shadercache {
@@ -37,12 +38,7 @@ std::optional<fs::path> resolve_include(const std::string& name, const fs::path&
   return std::nullopt;
 }
 
-namespace {
-
-// The names of the include directives of a source, in order. Comments are blanked first and
-// continuation lines joined, so that `/* c */ #include "a"` and a split directive are seen; the
-// scan may find more than the preprocessor will read, never less.
-std::vector<std::string> include_names(const std::string& source) {
+std::vector<std::string> scan_include_names(std::string_view source) {
   std::string text;
   text.reserve(source.size());
   for (std::size_t i = 0; i < source.size(); ++i) {
@@ -77,7 +73,6 @@ std::vector<std::string> include_names(const std::string& source) {
   return names;
 }
 
-}  // namespace
 
 bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapshot& snapshot) {
   const fs::path root = file.lexically_normal();
@@ -91,7 +86,7 @@ bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapsh
   while (!work.empty()) {
     const fs::path current = work.back();
     work.pop_back();
-    for (const std::string& name : include_names(snapshot.files.at(current))) {
+    for (const std::string& name : scan_include_names(snapshot.files.at(current))) {
       auto found = resolve_include(name, current, rules, nullptr, &snapshot.probed);
       if (!found) {
         snapshot.missing.push_back(name);

@@ -1,0 +1,28 @@
+#ifndef KILN_LIGHTING_GLSL
+#define KILN_LIGHTING_GLSL
+
+const float PI = 3.14159265359;
+
+float distribution_ggx(vec3 n, vec3 h, float roughness) {
+  float a = roughness * roughness;
+  float a2 = a * a;
+  float nh = max(dot(n, h), 0.0);
+  float d = nh * nh * (a2 - 1.0) + 1.0;
+  return a2 / (PI * d * d);
+}
+
+vec3 fresnel_schlick(float cos_theta, vec3 f0) {
+  return f0 + (1.0 - f0) * pow(clamp(1.0 - cos_theta, 0.0, 1.0), 5.0);
+}
+
+vec3 shade_pbr(vec3 albedo, float metallic, float roughness, vec3 n, vec3 v, vec3 l, vec3 light_colour) {
+  vec3 h = normalize(v + l);
+  vec3 f0 = mix(vec3(0.04), albedo, metallic);
+  vec3 f = fresnel_schlick(max(dot(h, v), 0.0), f0);
+  float d = distribution_ggx(n, h, roughness);
+  vec3 diffuse = (1.0 - f) * (1.0 - metallic) * albedo / PI;
+  float nl = max(dot(n, l), 0.0);
+  return (diffuse + f * d * 0.25) * light_colour * nl;
+}
+
+#endif

@@ -1,0 +1,6 @@
+#include "a.glsl" /* c */
+/* #include "b.glsl"
+*/ #include <c.glsl>
+# include \
+ "d.glsl"
+// #include "e.glsl"
