@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / (double(kRounds) * threads);
   };
   const double hit1 = hits(1), hit2 = hits(2);
-  // The seed's level: VariantCache::get_or_compile with a prebuilt key.
+  // The cache alone: VariantCache::get_or_compile with a prebuilt key.
   std::vector<materials::VariantKey> keys;
   for (const auto& r : requests) keys.push_back(warm.key(r.shader, r.pass, r.keywords));
   auto cache_hits = [&](int threads) {

@@ -1,6 +1,6 @@
 // kiln-fuzz-seeds <cooked dir> <corpus dir>: writes seed inputs for the fuzz targets from a cooked
 // set — the programs (bytecode), variant and material records, the manifest and the packs — so
-// that the seeds are what the loaders really read. scripts/make_fuzz_seeds.sh runs it.
+// what the loaders read in a real cook is what fuzzing starts from. scripts/make_fuzz_seeds.sh runs it.
 #include <cstdio>
 #include <fstream>
 #include <string>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds the seed corpora in fuzz/corpus from the sample project: the files the loaders read in a
-# real cook and a real player. The seeds are committed; run this when a format changes.
+# Rebuilds the fuzz corpora in fuzz/corpus from the sample project: the files the loaders read in a
+# real cook and a real player. They are committed; run this when a format changes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/build.sh release kiln kiln-fuzz-seeds >/dev/null

@@ -36,7 +36,7 @@ TEST_CASE("sha256_hex matches FIPS 180-2 vectors") {
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST_CASE("the seed's variant digest is the first 12 hex of SHA-256") {
+TEST_CASE("a variant digest is the first 12 hex of SHA-256") {
   // shader-variant-cache seed: ("Lit","Forward",{FOG,SKIN},7) -> 2a876a0d5092.
   CHECK(sha256_hex(std::string_view("Lit|Forward|FOG;SKIN|7")).substr(0, 12) == "2a876a0d5092");
 }

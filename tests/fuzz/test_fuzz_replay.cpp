@@ -1,4 +1,4 @@
-// Every input kept under fuzz/ — the seed corpora and the inputs that once broke a loader — runs
+// Every input kept under fuzz/ — the corpora and the inputs that once broke a loader — runs
 // through its target's body here, in the normal suite and under the sanitizers: a regression of a
 // fixed crash fails a test, not only a fuzzing run.
 #include <doctest/doctest.h>

@@ -68,7 +68,7 @@ Program loop_program() {
 
 TEST_SUITE("jit") {
 
-// The seed's verification plan, part 1: the page compare is load-bearing. Scripts that differ only
+// Verification, part 1: the page compare is load-bearing. Scripts that differ only
 // in a constant collide under the weak key; with the compare every result is still right (the
 // collisions are rejected and counted); without it a wrong result appears.
 TEST_CASE("fault injection - a weak key alone is caught by the compare - skipping the compare gives wrong results") {
@@ -388,7 +388,7 @@ TEST_CASE("two threads run scripts on one runtime while its pool compiles and pu
 }
 
 TEST_SUITE("jit") {
-// The seed's "Towards AOT": a cook compiles every page with every entry into the cache; a runtime
+// Towards AOT: a cook compiles every page with every entry into the cache; a runtime
 // without a compiler (the player's) then runs the scripts with zero compiles.
 TEST_CASE("precompiled pages let a runtime without a compiler run every corpus script compiled") {
   test::TempDir dir("jitcache");

@@ -9,7 +9,7 @@ using namespace kiln::materials;
 
 TEST_SUITE("materials") {
 
-TEST_CASE("the seed's golden digest and canonical keywords") {
+TEST_CASE("the documented golden digest and canonical keywords") {
   const auto a = VariantKey::create("Lit", "Forward", {"FOG", "SKIN"}, 7);
   CHECK(a.digest() == "2a876a0d5092");
   CHECK(a.keywords == "FOG;SKIN");

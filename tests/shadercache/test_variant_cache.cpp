@@ -9,7 +9,7 @@ using materials::VariantKey;
 
 namespace {
 
-// The seed's compiler: counts calls; the value carries the key's digest.
+// A counting compiler: counts calls; the value carries the key's digest.
 struct SeedCompiler {
   int calls = 0;
   VariantCache::Compiler fn() {
@@ -107,7 +107,7 @@ TEST_CASE("invalidate_shader scales with the variants of that shader through its
   CHECK(c.count() == 1980);
 }
 
-TEST_CASE("kiln probe variants prints the seed's checks from a live cache") {
+TEST_CASE("kiln probe variants prints its checks from a live cache") {
   auto r = test::run_process({KILN_CLI, "probe", "variants"});
   CHECK(r.exit_code == 0);
   CHECK(r.output ==
