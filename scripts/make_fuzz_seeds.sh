@@ -8,7 +8,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 corpus=fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
+mkdir -p "$corpus"/{blob,material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
 
 cp assets/materials/*.json "$corpus/material_json/"
 cp assets/shaders/*.* assets/shaders/common/*.glsl "$corpus/shader_pragmas/"
@@ -17,6 +17,12 @@ cp assets/scripts/*.lua "$corpus/script/"
 
 build/release/editor/kiln cook assets --out "$work/cooked" --cache-root "$work/cache" >/dev/null 2>&1
 build/release/fuzz/kiln-fuzz-seeds "$work/cooked" "$corpus"
+# Shader cache blobs as the fuzz target reads them: the file name, then the file.
+n=0
+for blob in $(find "$work/cache/shaders" -name '*.blob' | sort | head -4); do
+  { printf '%s' "$(basename "$blob")"; cat "$blob"; } > "$corpus/blob/blob-$n"
+  n=$((n + 1))
+done
 
 # Small images: the fuzzer mutates faster from a few hundred bytes than from a real texture.
 oiiotool --pattern checker:width=4:height=4 16x16 3 -d uint8 -o "$corpus/image/checker.png"

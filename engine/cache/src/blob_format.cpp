@@ -84,3 +84,12 @@ std::optional<BlobKey> key_from_file_name(std::string_view name) {
 }
 
 }  // namespace kiln::cache::blob_format
+
+namespace kiln::cache {
+
+std::optional<std::string> check_blob_file(std::span<const std::byte> file, const BlobKey& key) {
+  return blob_format::check(file, key);
+}
+std::optional<BlobKey> blob_key_from_file_name(std::string_view name) { return blob_format::key_from_file_name(name); }
+
+}  // namespace kiln::cache

@@ -92,6 +92,13 @@ struct BlobScan {
   std::uint64_t removed = 0;  // prune() only: removed for the cap or as stale temp files
 };
 
+// Checks the bytes of a whole blob file as the blob of `key`: the problem (a short or foreign
+// header, another key, a length or checksum mismatch), or nothing when it is sound. What the
+// store runs on every read before it hands a payload out.
+std::optional<std::string> check_blob_file(std::span<const std::byte> file, const BlobKey& key);
+// The key a blob file name ("<32 hex>.blob") stands for.
+std::optional<BlobKey> blob_key_from_file_name(std::string_view name);
+
 class BlobStore {
  public:
   // Creates or opens the store at options.root. Fails if the root cannot be created or belongs to
