@@ -51,6 +51,16 @@ std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
+// The tool's compile workers, once it has started one (up to 4 s).
+std::vector<pid_t> workers_of(pid_t tool) {
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 200 && workers.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    workers = children_of(tool);
+  }
+  return workers;
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -99,11 +109,7 @@ TEST_CASE("a crashed compile worker fails its variant with the signal named - th
   test::ChildProcess kiln({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o", (dir / "b.spv").string(),
                            "--cache-root", (dir / "cache").string(), "--shaders-compile-memory-max", "8GiB"});
   // The worker is the tool's child; a segfault there stands for any compiler crash.
-  std::vector<pid_t> workers;
-  for (int i = 0; i < 200 && workers.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    workers = children_of(kiln.pid());
-  }
+  const std::vector<pid_t> workers = workers_of(kiln.pid());
   REQUIRE(workers.size() == 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::kill(workers[0], SIGSEGV);
@@ -145,11 +151,7 @@ TEST_CASE("a compile worker leaves with its tool - even in the middle of a compi
   std::ofstream(dir / "bomb.frag") << macro_bomb(26);
   test::ChildProcess kiln({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o", (dir / "b.spv").string(),
                            "--cache-root", (dir / "cache").string(), "--shaders-compile-memory-max", "8GiB"});
-  std::vector<pid_t> workers;
-  for (int i = 0; i < 200 && workers.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    workers = children_of(kiln.pid());
-  }
+  const std::vector<pid_t> workers = workers_of(kiln.pid());
   REQUIRE(workers.size() == 1);
   kiln.kill(SIGKILL);
   CHECK(kiln.wait() == 128 + SIGKILL);

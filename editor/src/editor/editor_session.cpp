@@ -167,10 +167,12 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
     std::size_t kept = 0;
     for (const std::string& id : lost_stage) {
       std::string users;
-      for (const std::string& m : materials_using(id)) users += (users.empty() ? "" : ", ") + m;
+      for (const std::string& m : materials_using(id)) {
+        users += (users.empty() ? "" : ", ") + m;
+        kept += materials_[m].variants.size();
+      }
       errors.push_back(change.path + ": removed, but it is a stage of " + id + " (used by " + users +
                        "); the last good variants stay in use until it is back");
-      for (const std::string& m : materials_using(id)) kept += materials_[m].variants.size();
     }
     return {{"event", "shader_error"}, {"file", change.path}, {"shaders", shaders}, {"errors", errors},
             {"kept_last_good", kept}};
