@@ -1,5 +1,5 @@
 // kiln-fuzz-seeds <cooked dir> <corpus dir>: writes seed inputs for the fuzz targets from a cooked
-// set — the programs (bytecode), variant and material records, the manifest and the packs — so
+// set — the programs (bytecode), compiled pages, variant and material records, the manifest and the packs — so
 // what the loaders read in a real cook is what fuzzing starts from. scripts/make_fuzz_seeds.sh runs it.
 #include <cstdio>
 #include <fstream>
@@ -42,6 +42,13 @@ int main(int argc, char** argv) {
     const Pack& pack = (*set)->pack(PackKind::kShaders);
     if (auto bytes = pack.find(entry_name(EntryKind::kVariant, id)); bytes && *bytes)
       write(corpus / "pack_records" / ("variant-" + std::to_string(n++)), **bytes, 0);
+  }
+  n = 0;
+  for (const auto& id : (*set)->ids(EntryKind::kPage)) {
+    if (n >= 4) break;
+    const Pack& pack = (*set)->pack(PackKind::kScripts);
+    if (auto bytes = pack.find(entry_name(EntryKind::kPage, id)); bytes && *bytes)
+      write(corpus / "aot_page" / ("page-" + std::to_string(n++)), **bytes);
   }
   std::ifstream manifest(fs::path(argv[1]) / "manifest.json", std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(manifest)), {});

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 preset="${1:?usage: scripts/build.sh <preset> [targets...]}"
 shift
-if [[ ! -f "build/$preset/CMakeCache.txt" ]]; then
+# Configure again when the presets changed, so a changed cache variable takes effect.
+if [[ ! -f "build/$preset/CMakeCache.txt" || CMakePresets.json -nt "build/$preset/CMakeCache.txt" ]]; then
   cmake --preset "$preset" >/dev/null
 fi
 jobs="${KILN_BUILD_JOBS:-$(nproc)}"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Rebuilds the fuzz corpora in fuzz/corpus from the sample project: the files the loaders read in a
-# real cook and a real player. They are committed; run this when a format changes.
+# real cook and a real player. They are committed; run this when a format changes. Hand-written
+# seeds beside them (named for what they test) are kept.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/build.sh release kiln kiln-fuzz-seeds >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 corpus=fuzz/corpus
-rm -rf "$corpus"
-mkdir -p "$corpus"/{blob,material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
+mkdir -p "$corpus"/{aot_page,blob,page_file,material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
 
 cp assets/materials/*.json "$corpus/material_json/"
 cp assets/shaders/*.* assets/shaders/common/*.glsl "$corpus/shader_pragmas/"
@@ -21,6 +21,16 @@ build/release/fuzz/kiln-fuzz-seeds "$work/cooked" "$corpus"
 n=0
 for blob in $(find "$work/cache/shaders" -name '*.blob' | sort | head -4); do
   { printf '%s' "$(basename "$blob")"; cat "$blob"; } > "$corpus/blob/blob-$n"
+  n=$((n + 1))
+done
+
+# Page code cache files as the fuzz target reads them: the store's key, then the file.
+for script in assets/scripts/*.lua; do
+  build/release/editor/kiln script run "$script" --cache-root "$work/cache" >/dev/null
+done
+n=0
+for page in $(find "$work/cache/jit" -name '*.jc' | sort | head -4); do
+  cat "$work/cache/jit/secret.key" "$page" > "$corpus/page_file/page-$n"
   n=$((n + 1))
 done
 

@@ -11,7 +11,7 @@ namespace {
 
 struct AotHeader {
   std::uint32_t magic;  // "KAOT"
-  std::uint32_t function_offset, alignment, entry_count, code_length, reserved;
+  std::uint32_t function_offset, alignment, entry_count, code_length, reserved;  // reserved: zero
 };
 constexpr std::uint32_t kAotMagic = 0x544F414B;
 constexpr std::size_t kPageBytes = kPageWords * 4;
@@ -42,7 +42,7 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   if (bytes.size() < sizeof h) return make_error(name + ": truncated compiled page");
   std::memcpy(&h, bytes.data(), sizeof h);
   const std::size_t expected = sizeof h + std::size_t(h.entry_count) * 2 + kPageBytes + h.code_length;
-  if (h.magic != kAotMagic || h.entry_count > kPageWords || bytes.size() != expected || h.function_offset >= h.code_length)
+  if (h.magic != kAotMagic || h.reserved != 0 || h.entry_count > kPageWords || bytes.size() != expected || h.function_offset >= h.code_length)
     return make_error(name + ": damaged compiled page");
   const std::byte* at = bytes.data() + sizeof h;
   StoredPage code;

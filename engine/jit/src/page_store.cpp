@@ -19,41 +19,15 @@
 #include "kiln/cache/hash.h"
 #include "kiln/cache/private_files.h"
 #include "kiln/core/text.h"
+#include "kiln/jit/page_file.h"
 
 namespace kiln::jit {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'J', 'C', 0, 1};
-constexpr std::uint32_t kVersion = 1;
-constexpr std::size_t kBitmapBytes = kPageWords / 8;
-constexpr std::size_t kHmacBytes = 32;
-
-struct Header {
-  char magic[8];
-  std::uint32_t version;
-  std::uint32_t mode;
-  std::uint64_t fingerprint;
-  std::uint64_t page_hash_high, page_hash_low;
-  std::uint32_t code_length;
-  std::uint32_t function_offset;
-  std::uint32_t alignment;
-  std::uint32_t reserved;
-  std::uint64_t checksum;  // XXH3-64 of header (this field zero), page and code
-  std::uint8_t entries[kBitmapBytes];
-  std::uint8_t used[kBitmapBytes];
-};
-static_assert(sizeof(Header) == 64 + 2 * kBitmapBytes);
 constexpr std::size_t kPageBytes = kPageWords * 4;
 
 std::span<const std::byte> as_bytes(const void* p, std::size_t n) { return {static_cast<const std::byte*>(p), n}; }
-
-std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
-  std::vector<std::uint16_t> out;
-  for (std::size_t k = 0; k < kPageWords; ++k)
-    if (bitmap[k / 8] & (1u << (k % 8))) out.push_back(std::uint16_t(k));
-  return out;
-}
 
 bool covers(const std::vector<std::uint16_t>& have, std::span<const std::uint16_t> want) {
   return std::includes(have.begin(), have.end(), want.begin(), want.end());
@@ -63,10 +37,12 @@ std::string entries_hash(std::span<const std::uint16_t> entries) {
   return cache::hex64(cache::xxh3_64(as_bytes(entries.data(), entries.size() * 2)));
 }
 
-std::optional<std::string> read_file(const fs::path& path) {
+std::optional<std::vector<std::byte>> read_page_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), {});
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  const auto* begin = reinterpret_cast<const std::byte*>(text.data());
+  return std::vector<std::byte>(begin, begin + text.size());
 }
 
 // The per-user key: created once (0600, atomically), refused if anyone else could have written it.
@@ -174,9 +150,9 @@ struct PageStore::Impl {
     for (const auto& e : fs::directory_iterator(job.dir, ec)) {
       if (e.path().filename() == job.file || e.path().extension() != ".jc") continue;
       std::ifstream in(e.path(), std::ios::binary);
-      Header h{};
-      if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) continue;
-      if (covers(job.entries, entries_of(h.entries))) ::unlink(e.path().c_str());
+      std::vector<std::byte> header(kPageFileHeaderBytes);
+      if (!in.read(reinterpret_cast<char*>(header.data()), std::streamsize(header.size()))) continue;
+      if (covers(job.entries, page_file_entries_unchecked(header))) ::unlink(e.path().c_str());
     }
   }
 };
@@ -235,93 +211,49 @@ PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const 
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".jc") continue;
-    auto bytes = read_file(e.path());
+    auto bytes = read_page_file(e.path());
     if (!bytes) continue;
     const auto drop = [&](int& counter) {
       ++counter;
       ::unlink(e.path().c_str());
     };
-    Header h{};
-    if (bytes->size() < sizeof h + kPageBytes + kHmacBytes) {
+    PageFileCheck check = check_page_file(*bytes, impl_->key);
+    if (check.verdict == PageFileCheck::Verdict::kDamaged) {
       drop(result.corrupt);
       continue;
     }
-    std::memcpy(&h, bytes->data(), sizeof h);
-    if (std::memcmp(h.magic, kMagic, 8) != 0 || h.version != kVersion ||
-        bytes->size() != sizeof h + kPageBytes + h.code_length + kHmacBytes || h.function_offset >= h.code_length) {
-      drop(result.corrupt);
-      continue;
-    }
-    const std::size_t signed_length = bytes->size() - kHmacBytes;
-    Header zeroed = h;
-    zeroed.checksum = 0;
-    std::string checked = *bytes;
-    std::memcpy(checked.data(), &zeroed, sizeof zeroed);
-    if (cache::xxh3_64(std::string_view(checked.data(), signed_length)) != h.checksum) {
-      drop(result.corrupt);
-      continue;
-    }
-    const auto mac = impl_->mac(as_bytes(bytes->data(), signed_length));
-    if (std::memcmp(mac.data(), bytes->data() + signed_length, kHmacBytes) != 0) {
+    if (check.verdict == PageFileCheck::Verdict::kForged) {
       drop(result.hmac_rejected);
       continue;
     }
-    if (h.fingerprint != impl_->fingerprint_hash || h.mode != static_cast<std::uint32_t>(mode)) {
+    PageFileContents& file = check.contents;
+    if (file.fingerprint_hash != impl_->fingerprint_hash || file.mode != static_cast<std::uint32_t>(mode)) {
       drop(result.corrupt);  // a blob in the wrong place: nothing to serve it for
       continue;
     }
     // The whole page is compared: no hash collision can serve code compiled for other bytes.
     if (!impl_->faults.skip_compare &&
-        (h.page_hash_high != page_hash.high || h.page_hash_low != page_hash.low ||
-         std::memcmp(bytes->data() + sizeof h, page.data(), kPageBytes) != 0)) {
+        (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
+         std::memcmp(file.page_words.data(), page.data(), kPageBytes) != 0)) {
       ++result.compare_rejected;
       continue;
     }
-    std::vector<std::uint16_t> have = entries_of(h.entries);
-    if (!covers(have, entries)) {
-      if (have.size() > result.variant_entries.size()) result.variant_entries = std::move(have);
+    if (!covers(file.code.entries, entries)) {
+      if (file.code.entries.size() > result.variant_entries.size()) result.variant_entries = std::move(file.code.entries);
       continue;
     }
-    StoredPage stored;
-    const char* code = bytes->data() + sizeof h + kPageBytes;
-    stored.code.assign(code, code + h.code_length);
-    stored.function_offset = h.function_offset;
-    stored.alignment = h.alignment;
-    stored.entries = std::move(have);
     // The LRU clock: a hit refreshes the blob's time when it is a minute old.
     struct stat st;
     if (::stat(e.path().c_str(), &st) == 0 && st.st_mtim.tv_sec + 60 < ::time(nullptr))
       (void)::utimensat(AT_FDCWD, e.path().c_str(), nullptr, 0);
-    result.hit = std::move(stored);
+    result.hit = std::move(file.code);
     return result;
   }
   return result;
 }
 
 void PageStore::put(std::span<const std::uint32_t> page, abi::JitMode mode, const CompiledPage& compiled) {
-  Header h{};
-  std::memcpy(h.magic, kMagic, 8);
-  h.version = kVersion;
-  h.mode = static_cast<std::uint32_t>(mode);
-  h.fingerprint = impl_->fingerprint_hash;
-  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes));
-  h.page_hash_high = page_hash.high;
-  h.page_hash_low = page_hash.low;
-  h.code_length = static_cast<std::uint32_t>(compiled.code.size());
-  h.function_offset = compiled.function_offset;
-  h.alignment = compiled.alignment;
-  for (std::uint16_t e : compiled.entries) h.entries[e / 8] |= std::uint8_t(1u << (e % 8));
-  std::memcpy(h.used, compiled.used_words.data(), std::min(kBitmapBytes, compiled.used_words.size()));
-  std::vector<std::byte> bytes(sizeof h + kPageBytes + compiled.code.size() + kHmacBytes);
-  std::memcpy(bytes.data(), &h, sizeof h);
-  std::memcpy(bytes.data() + sizeof h, page.data(), kPageBytes);
-  std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
-  const std::size_t signed_length = bytes.size() - kHmacBytes;
-  h.checksum = cache::xxh3_64(std::span<const std::byte>(bytes.data(), signed_length));
-  std::memcpy(bytes.data(), &h, sizeof h);
-  const auto mac = impl_->mac(std::span<const std::byte>(bytes.data(), signed_length));
-  std::memcpy(bytes.data() + signed_length, mac.data(), kHmacBytes);
-
+  std::vector<std::byte> bytes = encode_page_file(page, mode, impl_->fingerprint_hash, compiled, impl_->key);
   Impl::Job job{page_dir(page, mode), entries_hash(compiled.entries) + ".jc", std::move(bytes), compiled.entries};
   if (!impl_->options.background_writes) {
     impl_->write(job);

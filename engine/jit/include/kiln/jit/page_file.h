@@ -1,0 +1,56 @@
+#pragma once
+// The page store's file (.jc): a 64-byte header (magic, version, mode, fingerprint hash, page hash,
+// code length, function offset, alignment, XXH3-64 checksum) and two bitmaps of the page's words
+// (the entries the code serves, the words it depends on), the page's 1024 words, the code, and an
+// HMAC-SHA256 of everything before it under the store's per-user key.
+//
+// Reading checks the framing and the checksum (a torn or damaged file), then the HMAC (a file this
+// user's Kiln did not write). What the file is for (fingerprint, mode, page bytes) is the caller's
+// to compare: a valid file in the wrong place is not damaged, only useless.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/jit/bytecode.h"
+#include "kiln/jit/jit_abi.h"
+#include "kiln/jit/page_compiler.h"
+#include "kiln/jit/page_store.h"
+
+namespace kiln::jit {
+
+// Everything a file claims, once framing, checksum and HMAC hold.
+struct PageFileContents {
+  std::uint32_t mode = 0;  // abi::JitMode as stored; the caller compares it
+  std::uint64_t fingerprint_hash = 0;
+  std::uint64_t page_hash_high = 0, page_hash_low = 0;
+  std::span<const std::byte> page_words;  // kPageWords * 4 bytes inside the checked file
+  StoredPage code;                        // entries sorted and below kPageWords
+};
+
+struct PageFileCheck {
+  enum class Verdict { kValid, kDamaged, kForged };
+  Verdict verdict = Verdict::kDamaged;
+  std::string problem;        // when not valid: "truncated", "checksum mismatch", "HMAC mismatch", ...
+  PageFileContents contents;  // when valid
+};
+
+std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi::JitMode mode,
+                                        std::uint64_t fingerprint_hash, const CompiledPage& compiled,
+                                        std::span<const std::byte> key);
+
+// `contents.page_words` points into `bytes`: keep them alive together.
+PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const std::byte> key);
+
+// The entries a file's header claims, unchecked: enough to decide that a newer variant covers it.
+// Empty when `bytes` is shorter than a header.
+std::vector<std::uint16_t> page_file_entries_unchecked(std::span<const std::byte> bytes);
+
+inline constexpr std::size_t kPageFileHeaderBytes = 64 + 2 * (kPageWords / 8);
+
+// The largest file a store reads: the header, the page and 64 MiB of code (a page compiles to
+// tens of KiB).
+inline constexpr std::uint64_t kMaxPageFileBytes = (64ull << 20) + 8192;
+
+}  // namespace kiln::jit

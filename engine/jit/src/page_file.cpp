@@ -1,0 +1,133 @@
+#include "kiln/jit/page_file.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "kiln/cache/hash.h"
+#include "kiln/jit/bytecode.h"
+
+namespace kiln::jit {
+namespace {
+
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'J', 'C', 0, 1};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kBitmapBytes = kPageWords / 8;
+constexpr std::size_t kHmacBytes = 32;
+constexpr std::size_t kPageBytes = kPageWords * 4;
+
+struct Header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t mode;
+  std::uint64_t fingerprint;
+  std::uint64_t page_hash_high, page_hash_low;
+  std::uint32_t code_length;
+  std::uint32_t function_offset;
+  std::uint32_t alignment;
+  std::uint32_t reserved;
+  std::uint64_t checksum;  // XXH3-64 of header (this field zero), page and code
+  std::uint8_t entries[kBitmapBytes];
+  std::uint8_t used[kBitmapBytes];
+};
+static_assert(sizeof(Header) == kPageFileHeaderBytes);
+constexpr std::size_t kChecksumOffset = offsetof(Header, checksum);
+
+std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
+  std::vector<std::uint16_t> out;
+  for (std::size_t k = 0; k < kPageWords; ++k)
+    if (bitmap[k / 8] & (1u << (k % 8))) out.push_back(std::uint16_t(k));
+  return out;
+}
+
+// The checksum of a file as written: its header's checksum field counted as zero.
+std::uint64_t checksum_of(std::span<const std::byte> signed_part) {
+  std::vector<std::byte> copy(signed_part.begin(), signed_part.end());
+  std::memset(copy.data() + kChecksumOffset, 0, sizeof(std::uint64_t));
+  return cache::xxh3_64(std::span<const std::byte>(copy));
+}
+
+PageFileCheck damaged(std::string problem) {
+  PageFileCheck check;
+  check.verdict = PageFileCheck::Verdict::kDamaged;
+  check.problem = std::move(problem);
+  return check;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi::JitMode mode,
+                                        std::uint64_t fingerprint_hash, const CompiledPage& compiled,
+                                        std::span<const std::byte> key) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.version = kVersion;
+  h.mode = static_cast<std::uint32_t>(mode);
+  h.fingerprint = fingerprint_hash;
+  const cache::Hash128 page_hash =
+      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
+  h.page_hash_high = page_hash.high;
+  h.page_hash_low = page_hash.low;
+  h.code_length = static_cast<std::uint32_t>(compiled.code.size());
+  h.function_offset = compiled.function_offset;
+  h.alignment = compiled.alignment;
+  for (std::uint16_t e : compiled.entries) h.entries[e / 8] |= std::uint8_t(1u << (e % 8));
+  if (!compiled.used_words.empty())
+    std::memcpy(h.used, compiled.used_words.data(), std::min(kBitmapBytes, compiled.used_words.size()));
+  std::vector<std::byte> bytes(sizeof h + kPageBytes + compiled.code.size() + kHmacBytes);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  std::memcpy(bytes.data() + sizeof h, page.data(), kPageBytes);
+  if (!compiled.code.empty()) std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
+  const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kHmacBytes);
+  h.checksum = cache::xxh3_64(signed_part);  // computed with the field still zero
+  std::memcpy(bytes.data() + kChecksumOffset, &h.checksum, sizeof h.checksum);
+  const auto mac = cache::hmac_sha256(key, signed_part);
+  std::memcpy(bytes.data() + signed_part.size(), mac.data(), kHmacBytes);
+  return bytes;
+}
+
+PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const std::byte> key) {
+  if (bytes.size() < sizeof(Header) + kPageBytes + kHmacBytes)
+    return damaged("truncated: " + std::to_string(bytes.size()) + " bytes");
+  if (bytes.size() > kMaxPageFileBytes) return damaged("too large: " + std::to_string(bytes.size()) + " bytes");
+  Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (std::memcmp(h.magic, kMagic, 8) != 0) return damaged("not a page file");
+  if (h.version != kVersion) return damaged("version " + std::to_string(h.version) + ", expected " + std::to_string(kVersion));
+  if (bytes.size() != sizeof h + kPageBytes + std::uint64_t(h.code_length) + kHmacBytes)
+    return damaged("size " + std::to_string(bytes.size()) + " does not match its code length " +
+                   std::to_string(h.code_length));
+  if (h.function_offset >= h.code_length) return damaged("function offset outside the code");
+  const std::span<const std::byte> signed_part = bytes.first(bytes.size() - kHmacBytes);
+  if (checksum_of(signed_part) != h.checksum) return damaged("checksum mismatch");
+  const auto mac = cache::hmac_sha256(key, signed_part);
+  if (std::memcmp(mac.data(), bytes.data() + signed_part.size(), kHmacBytes) != 0) {
+    PageFileCheck forged;
+    forged.verdict = PageFileCheck::Verdict::kForged;
+    forged.problem = "HMAC mismatch";
+    return forged;
+  }
+  PageFileCheck check;
+  check.verdict = PageFileCheck::Verdict::kValid;
+  PageFileContents& c = check.contents;
+  c.mode = h.mode;
+  c.fingerprint_hash = h.fingerprint;
+  c.page_hash_high = h.page_hash_high;
+  c.page_hash_low = h.page_hash_low;
+  c.page_words = bytes.subspan(sizeof h, kPageBytes);
+  const auto* code = reinterpret_cast<const std::uint8_t*>(bytes.data() + sizeof h + kPageBytes);
+  c.code.code.assign(code, code + h.code_length);
+  c.code.function_offset = h.function_offset;
+  c.code.alignment = h.alignment;
+  c.code.entries = entries_of(h.entries);
+  return check;
+}
+
+std::vector<std::uint16_t> page_file_entries_unchecked(std::span<const std::byte> bytes) {
+  if (bytes.size() < sizeof(Header)) return {};
+  Header h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  return entries_of(h.entries);
+}
+
+}  // namespace kiln::jit
