@@ -56,13 +56,13 @@ int main(int argc, char** argv) {
   std::size_t pages = 0;
   for (const auto& p : programs) pages += p.page_count();
   {
-    auto cold = *JitRuntime::create({.compiler = &compiler, .cache_dir = cache, .synchronous = true});
+    auto cold = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
     for (const auto& p : programs)
       for (std::size_t i = 0; i < p.page_count(); ++i)
         cold->request(p.page(i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
     cold->flush();
     const JitStats c = cold->stats();
-    auto warm = *JitRuntime::create({.compiler = &compiler, .cache_dir = cache, .synchronous = true});
+    auto warm = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
     for (const auto& p : programs)
       for (std::size_t i = 0; i < p.page_count(); ++i)
         warm->request(p.page(i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     const auto started = Clock::now();
     JitStats total;
     for (const auto& p : programs) {
-      auto runtime = *JitRuntime::create({.compiler = &compiler, .cache_dir = cache, .synchronous = true});
+      auto runtime = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
       Vm vm(p, {.jit = runtime.get()});
       vm.set_output([](std::string_view) {});
       (void)vm.run();

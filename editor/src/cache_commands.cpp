@@ -5,13 +5,54 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/cache/cache_kinds.h"
+#include "kiln/core/input_limits.h"
 
 namespace kiln::cli {
+namespace {
+
+constexpr const char* kUsage = "usage: kiln cache stats|verify|prune|clear [--kind shaders|jit|textures] [--json]\n";
+// --kind selects what stats shows and what clear removes; verify and prune always cover every kind
+// (the cap is one over all of them).
+
+nlohmann::json counts_json(const cache::BlobScanCounts& c) {
+  return {{"entries", c.blobs}, {"bytes", c.bytes}, {"namespaces", c.namespaces}, {"corrupt", c.corrupt}, {"removed", c.removed}};
+}
+
+// One line per kind: "  shaders   24 entries  1.2 MiB  2 namespaces  compiled shader variants".
+void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show_corrupt, bool show_removed) {
+  for (const cache::CacheKind& kind : cache::cache_kinds()) {
+    if (!only.empty() && kind.name != only) continue;
+    const auto& c = scan.kinds.at(std::string(kind.name));
+    std::string line = "  " + std::string(kind.name);
+    line.resize(12, ' ');
+    line += std::to_string(c.blobs) + " entries, " + describe_bytes(c.bytes) + ", " + std::to_string(c.namespaces) +
+            (c.namespaces == 1 ? " namespace" : " namespaces");
+    if (show_corrupt) line += ", " + std::to_string(c.corrupt) + " corrupt deleted";
+    if (show_removed) line += ", " + std::to_string(c.removed) + " removed";
+    std::printf("%s  (%s)\n", line.c_str(), std::string(kind.holds).c_str());
+  }
+}
+
+}  // namespace
 
 int run_cache_command(const Args& args, const LoadedConfig& loaded) {
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
-  if (verb != "prune" && verb != "verify") {
-    std::fprintf(stderr, "kiln cache: expected 'prune' or 'verify'\n");
+  if (verb != "stats" && verb != "verify" && verb != "prune" && verb != "clear") {
+    std::fprintf(stderr, "kiln cache: expected stats, verify, prune or clear\n%s", kUsage);
+    return kExitUsage;
+  }
+  if (auto s = args.check_options({"--kind"}); !s) {
+    std::fprintf(stderr, "kiln cache: %s\n%s", s.error().message.c_str(), kUsage);
+    return kExitUsage;
+  }
+  const std::string kind = args.option("--kind");
+  if (!kind.empty() && !cache::is_cache_kind(kind)) {
+    std::fprintf(stderr, "kiln cache: unknown kind '%s' (shaders, jit or textures)\n", kind.c_str());
+    return kExitUsage;
+  }
+  if (!kind.empty() && (verb == "verify" || verb == "prune")) {
+    std::fprintf(stderr, "kiln cache %s: covers every kind at once (--kind is for stats and clear)\n", verb.c_str());
     return kExitUsage;
   }
   cache::BlobStoreOptions options;
@@ -23,21 +64,31 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
     std::fprintf(stderr, "kiln cache: %s\n", store.error().message.c_str());
     return kExitFailed;
   }
-  auto scan = verb == "prune" ? (*store)->prune() : (*store)->verify();
+  auto scan = verb == "stats"    ? (*store)->scan()
+              : verb == "verify" ? (*store)->verify()
+              : verb == "prune"  ? (*store)->prune()
+                                 : (*store)->clear(kind);
   if (!scan) {
     std::fprintf(stderr, "kiln cache %s: %s\n", verb.c_str(), scan.error().message.c_str());
     return kExitFailed;
   }
   if (args.json) {
-    nlohmann::json out = {{"root", (*store)->root().string()}, {"blobs", scan->blobs},
-                          {"bytes", scan->bytes},              {"corrupt", scan->corrupt},
-                          {"removed", scan->removed}};
+    nlohmann::json out = counts_json(*scan);
+    out["root"] = (*store)->root().string();
+    out["cap_bytes"] = options.max_bytes;
+    // The totals under the names older scripts read.
+    out["blobs"] = scan->blobs;
+    for (const auto& [name, counts] : scan->kinds) out["kinds"][name] = counts_json(counts);
     std::printf("%s\n", out.dump().c_str());
-  } else {
-    std::printf("%s %s: %llu blobs, %s, %llu corrupt deleted, %llu removed\n", verb.c_str(),
-                (*store)->root().c_str(), static_cast<unsigned long long>(scan->blobs), format_size(scan->bytes).c_str(),
-                static_cast<unsigned long long>(scan->corrupt), static_cast<unsigned long long>(scan->removed));
+    return kExitOk;
   }
+  std::printf("%s %s: %llu entries, %s of %s", verb.c_str(), (*store)->root().c_str(),
+              static_cast<unsigned long long>(scan->blobs), describe_bytes(scan->bytes).c_str(),
+              describe_bytes(options.max_bytes).c_str());
+  if (verb == "verify") std::printf(", %llu corrupt deleted", static_cast<unsigned long long>(scan->corrupt));
+  if (verb != "stats") std::printf(", %llu removed", static_cast<unsigned long long>(scan->removed));
+  std::printf("\n");
+  print_kinds(*scan, kind, verb == "verify", verb == "prune" || verb == "clear");
   return kExitOk;
 }
 

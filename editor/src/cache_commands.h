@@ -1,5 +1,5 @@
 #pragma once
-// `kiln cache prune|verify`: maintenance of the persistent caches under cache.root.
+// `kiln cache stats|verify|prune|clear`: the persistent caches under cache.root, every kind.
 
 #include "cli_args.h"
 

@@ -28,8 +28,10 @@ void print_help() {
       "  info            version and the resolved configuration\n"
       "  version         version only\n"
       "  config          the resolved configuration, each value with where it came from\n"
-      "  cache prune     apply the size cap and namespace limit to the persistent caches\n"
-      "  cache verify    check every cached blob, deleting corrupt ones\n"
+      "  cache stats     entries and bytes of each persistent cache (shaders, jit, textures)\n"
+      "  cache verify    check every cached entry, deleting corrupt ones\n"
+      "  cache prune     apply the size cap and the build limit to every kind at once\n"
+      "  cache clear     remove every entry [--kind K] that no running tool uses\n"
       "  shader compile <file> [--keywords A,B] [--pass P] [--target-env vulkan1.0..1.3]\n"
       "                 [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [-o out]\n"
       "                  one variant, through the variant cache and its persistent level\n"
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
   if (command == "texture") return cli::run_texture_command(*args);
   if (command == "cook") return cli::run_cook_command(*args);
   if (command == "editor") return cli::run_editor_command(*args);
-  if (command != "shader") {
+  if (command != "shader" && command != "cache") {  // these check their own options
     if (auto s = args->check_options({}); !s) {
       std::fprintf(stderr, "kiln: %s\n", s.error().message.c_str());
       return cli::kExitUsage;

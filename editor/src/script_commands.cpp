@@ -8,6 +8,7 @@
 #include "kiln/jit/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
+#include "persistent_caches.h"
 
 namespace kiln::cli {
 namespace {
@@ -61,12 +62,13 @@ int run_script_command(const Args& args) {
   jitc::LlvmPageCompiler compiler;
   std::unique_ptr<jit::JitRuntime> runtime;
   if (jit_switch == "on") {
-    auto made = jit::JitRuntime::create({.compiler = &compiler,
-                                         .cache_dir = jit_cache_dir(c),
-                                         .verify = c.jit_cache_verify,
-                                         .compile_threads = c.jit_compile_threads,
-                                         .cache_max_bytes = c.cache_disk_max_bytes,
-                                         .keep_builds = c.cache_keep_builds});
+    auto made = open_jit_runtime({.compiler = &compiler,
+                                  .cache_root = jit_cache_root(c),
+                                  .verify = c.jit_cache_verify,
+                                  .compile_threads = c.jit_compile_threads,
+                                  .cache_max_bytes = c.cache_disk_max_bytes,
+                                  .keep_builds = c.cache_keep_builds},
+                                 "kiln script");
     if (!made) {
       std::fprintf(stderr, "kiln script: %s\n", made.error().message.c_str());
       return kExitFailed;

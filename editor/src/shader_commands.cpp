@@ -9,7 +9,7 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/core/text.h"
-#include "variant_store.h"
+#include "persistent_caches.h"
 #include "kiln/shadercache/shader_library.h"
 
 namespace kiln::cli {

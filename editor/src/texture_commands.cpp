@@ -8,6 +8,7 @@
 #include "kiln/textures/thumbnail.h"
 #include "kiln/textures/tile_cache.h"
 #include "kiln/textures/tx_file.h"
+#include "persistent_caches.h"
 
 namespace kiln::cli {
 namespace {
@@ -85,8 +86,8 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
     return kExitUsage;
   }
-  textures::TileCache cache({.memory_budget_bytes = config->config.texture_memory_max_bytes,
-                             .conversion_dir = texture_cache_dir(config->config)});
+  const auto store = open_cache_store(config->config, "kiln texture");
+  textures::TileCache cache({.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversions = store.get()});
   auto image = cache.open_texture(args.words[2]);
   if (!image) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());

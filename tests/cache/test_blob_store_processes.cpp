@@ -48,7 +48,7 @@ TEST_CASE("a writer killed with SIGKILL mid-stream leaves no torn blob") {
 
   auto store = BlobStore::open({.root = root});
   REQUIRE(store);
-  auto ns = (*store)->open_namespace("stress", {{"test", "blob-stress"}});
+  auto ns = (*store)->open_namespace("shaders", {{"test", "blob-stress"}});
   REQUIRE(ns);
   // Everything each writer flushed is there and sound; whatever else exists is sound too.
   std::uint64_t present = 0;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_entries.h"
 #include "child_process.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/runtime/cooked_set.h"
@@ -273,11 +274,8 @@ TEST_CASE("a torn or swapped cached texture conversion is converted again - neve
   test::TempDir dir("cook");
   const fs::path project = copy_assets(dir);
   REQUIRE(cook(dir, project, dir / "out", dir / "cache").run.exit_code == 0);
-  std::vector<fs::path> cached;
-  for (const auto& e : fs::directory_iterator(dir / "cache" / "textures"))
-    if (e.path().filename().string().rfind("cook-", 0) == 0) cached.push_back(e.path());
+  const std::vector<fs::path> cached = test::cache_entries(dir / "cache", "textures");
   REQUIRE(cached.size() == 6);
-  std::sort(cached.begin(), cached.end());
   const std::string first = slurp(cached[0]);
   std::ofstream(cached[0], std::ios::binary | std::ios::trunc) << first.substr(0, 500);       // torn
   std::ofstream(cached[1], std::ios::binary | std::ios::trunc) << slurp(cached[2]);           // swapped

@@ -44,14 +44,14 @@ TEST_CASE("every corpus script prints the same interpreted - compiled cold - and
     const std::string interpreted = run(*program, nullptr);
     JitStats cold_stats, warm_stats;
     {
-      auto cold = JitRuntime::create({.compiler = &compiler, .cache_dir = dir / "cache", .synchronous = true, .hot_threshold = 1});
+      auto cold = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
       REQUIRE(cold);
       CHECK(run(*program, cold->get()) == interpreted);
       (*cold)->flush();
       cold_stats = (*cold)->stats();
     }
     {
-      auto warm = JitRuntime::create({.compiler = &compiler, .cache_dir = dir / "cache", .synchronous = true, .hot_threshold = 1});
+      auto warm = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
       REQUIRE(warm);
       CHECK(run(*program, warm->get()) == interpreted);
       warm_stats = (*warm)->stats();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_entries.h"
 #include "child_process.h"
 #include "kiln/cache/hash.h"
 #include "kiln/jit/page_analysis.h"
@@ -34,7 +35,7 @@ std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi
 }
 
 std::unique_ptr<JitRuntime> runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
-  auto made = JitRuntime::create({.compiler = compiler, .cache_dir = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
+  auto made = JitRuntime::create({.compiler = compiler, .cache_root = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
   REQUIRE_MESSAGE(made, made.error().message);
   return std::move(*made);
 }
@@ -43,7 +44,7 @@ std::vector<fs::path> blobs_under(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-    if (e.path().extension() == ".jc") out.push_back(e.path());
+    if (e.path().extension() == ".blob") out.push_back(e.path());
   return out;
 }
 
@@ -111,7 +112,7 @@ TEST_CASE("a changed build id or fingerprint serves nothing old") {
   auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
   REQUIRE(compiled);
   auto open = [&](const std::string& build, const std::string& fingerprint) {
-    auto store = PageStore::open({.dir = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
+    auto store = PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
     REQUIRE_MESSAGE(store, store.error().message);
     return std::move(*store);
   };
@@ -130,7 +131,7 @@ TEST_CASE("a variant serves subsets of its entries - a miss compiles the union -
   const auto all = jit_entries(program.page(page), program.entries[page]);
   REQUIRE(all.size() >= 3);
   const std::vector<std::uint16_t> first{all[0], all[1]}, other{all[0], all[2]};
-  auto store = PageStore::open({.dir = dir / "cache", .build_id = jit_build_id(), .fingerprint = compiler.fingerprint(),
+  auto store = PageStore::open({.root = dir / "cache", .build_id = jit_build_id(), .fingerprint = compiler.fingerprint(),
                                 .background_writes = false});
   REQUIRE(store);
   auto compiled = compiler.compile({program.page(page), first, abi::JitMode::kChecked});
@@ -149,8 +150,9 @@ TEST_CASE("a variant serves subsets of its entries - a miss compiles the union -
   REQUIRE(slot->code.load());
   for (std::uint16_t e : {all[0], all[1], all[2]}) CHECK(slot->code.load()->entries.test(e));
   jit->flush();
-  const auto left = blobs_under((*store)->page_dir(program.page(page), abi::JitMode::kChecked));
+  const auto left = blobs_under((*store)->namespace_dir());
   CHECK(left.size() == 1);
+  CHECK(left == std::vector<fs::path>{(*store)->entry_path(program.page(page), abi::JitMode::kChecked)});
   CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[0], all[1], all[2]}, abi::JitMode::kChecked).hit);
 }
 
@@ -166,20 +168,17 @@ TEST_CASE("a tampered blob with a recomputed checksum is rejected by the HMAC - 
   }
   const auto blobs = blobs_under(dir / "cache");
   REQUIRE_FALSE(blobs.empty());
-  // Flip a byte of the code and recompute the checksum the way a forger who knows the format would.
-  std::string bytes;
-  {
-    std::ifstream in(blobs[0], std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  // The format: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
+  // Flip a byte of the code and recompute every checksum the way a forger who knows the formats would:
+  // the page file's, then the store entry's around it.
+  std::string bytes = test::blob_payload(blobs[0]);
+  // The page file: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
   constexpr std::size_t kHeader = 64 + 256, kPage = 4096, kChecksumAt = 56;
   bytes[kHeader + kPage + 3] = char(bytes[kHeader + kPage + 3] ^ 0x01);
   std::string zeroed = bytes;
   std::memset(zeroed.data() + kChecksumAt, 0, 8);
   const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 32));
   std::memcpy(bytes.data() + kChecksumAt, &checksum, 8);
-  std::ofstream(blobs[0], std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
+  test::rewrite_blob_payload(blobs[0], bytes);
 
   auto jit = runtime(&compiler, dir / "cache");
   CHECK(run(program, jit.get()) == expected);
@@ -291,28 +290,30 @@ TEST_CASE("pruning keeps the size cap and the newest builds") {
   test::TempDir dir("jitcache");
   jitc::LlvmPageCompiler compiler;
   const Program program = loop_program();
+  std::map<std::string, fs::path> namespaces;
   for (const char* build : {"b1", "b2", "b3", "b4"}) {
-    auto store = PageStore::open({.dir = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
+    auto store = PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
     REQUIRE(store);
+    namespaces[build] = (*store)->namespace_dir();
     for (std::size_t p = 0; p < program.page_count(); ++p) {
       auto compiled = compiler.compile({program.page(p), jit_entries(program.page(p), program.entries[p]), abi::JitMode::kChecked});
       REQUIRE(compiled);
       (*store)->put(program.page(p), abi::JitMode::kChecked, *compiled);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct USED stamps
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct namespace times
   }
-  auto store = PageStore::open({.dir = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2,
+  auto store = PageStore::open({.root = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2,
                                 .background_writes = false});
   REQUIRE(store);
   REQUIRE((*store)->prune());
-  CHECK_FALSE(fs::exists(dir / "cache" / "b1"));
-  CHECK_FALSE(fs::exists(dir / "cache" / "b2"));
-  CHECK(fs::exists(dir / "cache" / "b3"));
-  CHECK(fs::exists(dir / "cache" / "b4"));
+  CHECK_FALSE(fs::exists(namespaces["b1"]));
+  CHECK_FALSE(fs::exists(namespaces["b2"]));
+  CHECK(fs::exists(namespaces["b3"]));
+  CHECK(fs::exists(namespaces["b4"]));
 
   std::uint64_t total = 0, one = 0;
   for (const auto& b : blobs_under(dir / "cache")) total += fs::file_size(b), one = fs::file_size(b);
-  auto capped = PageStore::open({.dir = dir / "cache", .build_id = "b4", .fingerprint = "fp",
+  auto capped = PageStore::open({.root = dir / "cache", .build_id = "b4", .fingerprint = "fp",
                                  .max_bytes = total - one, .keep_builds = 2, .background_writes = false});
   REQUIRE(capped);
   auto removed = (*capped)->prune();
@@ -325,16 +326,17 @@ TEST_CASE("pruning keeps the size cap and the newest builds") {
 
 TEST_CASE("the cache key file must be the user's own and private") {
   test::TempDir dir("jitcache");
-  auto store = PageStore::open({.dir = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+  auto store = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
   REQUIRE(store);
   store->reset();
   struct stat st;
-  REQUIRE(::stat((dir / "cache" / "secret.key").c_str(), &st) == 0);
+  const fs::path key = test::page_cache_key(dir / "cache");
+  REQUIRE(::stat(key.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
-  ::chmod((dir / "cache" / "secret.key").c_str(), 0644);
-  auto refused = PageStore::open({.dir = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+  ::chmod(key.c_str(), 0644);
+  auto refused = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().message == (dir / "cache" / "secret.key").string() + ": the cache key must belong to this user with mode 0600");
+  CHECK(refused.error().message == key.string() + ": the cache key must belong to this user with mode 0600");
 }
 
 TEST_CASE("processes sharing one cache directory agree - and a third starts warm") {
@@ -367,7 +369,7 @@ TEST_SUITE("jit/concurrent") {
 TEST_CASE("two threads run scripts on one runtime while its pool compiles and publishes pages") {
   test::TempDir dir("jitcache");
   jitc::LlvmPageCompiler compiler;
-  auto made = JitRuntime::create({.compiler = &compiler, .cache_dir = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
+  auto made = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
   REQUIRE(made);
   JitRuntime& jit = **made;
   const Program program = loop_program();
@@ -404,7 +406,7 @@ TEST_CASE("precompiled pages let a runtime without a compiler run every corpus s
     auto cook = runtime(&compiler, dir / "cache");
     for (const auto& p : programs) CHECK(cook->precompile(p, abi::JitMode::kChecked) == p.page_count());
   }
-  auto player = JitRuntime::create({.cache_dir = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
+  auto player = JitRuntime::create({.cache_root = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
   REQUIRE_MESSAGE(player, player.error().message);
   for (const auto& p : programs) CHECK(run(p, player->get()) == run(p, nullptr));
   const JitStats s = (*player)->stats();
@@ -413,7 +415,7 @@ TEST_CASE("precompiled pages let a runtime without a compiler run every corpus s
   CHECK(s.loaded == s.requested);
   CHECK(s.interpreted == 0);
 
-  auto no_fingerprint = JitRuntime::create({.cache_dir = dir / "cache"});
+  auto no_fingerprint = JitRuntime::create({.cache_root = dir / "cache"});
   REQUIRE_FALSE(no_fingerprint);
   CHECK(no_fingerprint.error().message == "a page cache without a compiler needs the fingerprint of the compiler that filled it");
 }

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,8 +123,10 @@ void ChildProcess::kill(int signal) {
 
 int ChildProcess::wait() {
   if (!reaped_) {
-    while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+    struct rusage usage {};
+    while (::wait4(pid_, &status_, 0, &usage) < 0 && errno == EINTR) {
     }
+    max_rss_kib_ = usage.ru_maxrss;
     reaped_ = true;
   }
   if (WIFEXITED(status_)) return WEXITSTATUS(status_);
@@ -134,7 +137,8 @@ int ChildProcess::wait() {
 RunResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
   ChildProcess child(argv, env);
   std::string output = child.read_all();
-  return {child.wait(), std::move(output)};
+  const int code = child.wait();
+  return {code, std::move(output), child.max_rss_kib()};
 }
 
 }  // namespace kiln::test

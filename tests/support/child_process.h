@@ -30,6 +30,8 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
   // Exit code, or 128 + signal number if a signal ended it.
   int wait();
+  // The child's peak resident memory, once wait() has reaped it.
+  long max_rss_kib() const { return max_rss_kib_; }
 
  private:
   pid_t pid_ = -1;
@@ -38,12 +40,14 @@ class ChildProcess {
   std::string buffer_;
   bool reaped_ = false;
   int status_ = 0;
+  long max_rss_kib_ = 0;
 };
 
 // Runs a command to completion: exit code and combined output.
 struct RunResult {
   int exit_code;
   std::string output;
+  long max_rss_kib = 0;  // the child's peak resident memory
 };
 RunResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
 

@@ -120,9 +120,10 @@ TEST_CASE("a constant texture is served from one tile") {
 TEST_CASE("a plain image is converted to tiles once and shares the budget") {
   test::TempDir dir("plain");
   const fs::path png = make_plain_png(dir, "photo", 700, 500);
-  const fs::path conversions = dir / "converted";
+  auto store = cache::BlobStore::open({.root = dir / "cache"});
+  REQUIRE(store);
   {
-    TileCache cache({.memory_budget_bytes = 32 << 20, .conversion_dir = conversions});
+    TileCache cache({.memory_budget_bytes = 32 << 20, .conversions = store->get()});
     auto image = cache.open_texture(png);
     REQUIRE_MESSAGE(image, image.error().message);
     CHECK((*image)->converted_from() == png);
@@ -136,14 +137,14 @@ TEST_CASE("a plain image is converted to tiles once and shares the budget") {
     CHECK(cache.invalidate(png) > 0);  // the source's path reaches its tiles
   }
   {
-    TileCache later({.memory_budget_bytes = 32 << 20, .conversion_dir = conversions});
+    TileCache later({.memory_budget_bytes = 32 << 20, .conversions = store->get()});
     REQUIRE(later.open_texture(png));
     CHECK(later.stats().plain_conversions == 0);  // a later run reuses the conversion
   }
   TileCache none({.memory_budget_bytes = 32 << 20});
   auto refused = none.open_texture(png);
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().message == png.string() + ": a plain image needs a conversion directory for its tiles (cache.root)");
+  CHECK(refused.error().message == png.string() + ": a plain image needs the texture cache for its tiles (cache.root)");
 }
 
 TEST_CASE("two large plain images used in turn do not thrash") {
@@ -152,7 +153,9 @@ TEST_CASE("two large plain images used in turn do not thrash") {
   // and reloading a whole image per switch would decode 40 MiB here.
   const fs::path a = make_plain_png(dir, "a", 1024, 1024), b = make_plain_png(dir, "b", 1024, 1024);
   constexpr std::uint64_t kBudget = 1 << 20;
-  TileCache cache({.memory_budget_bytes = kBudget, .l1_entries = 4, .conversion_dir = dir / "converted"});
+  auto store = cache::BlobStore::open({.root = dir / "cache"});
+  REQUIRE(store);
+  TileCache cache({.memory_budget_bytes = kBudget, .l1_entries = 4, .conversions = store->get()});
   for (int round = 0; round < 10; ++round) {
     for (const fs::path& source : {a, b}) {
       auto image = cache.open_texture(source);

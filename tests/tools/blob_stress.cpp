@@ -35,7 +35,7 @@ std::unique_ptr<cache::BlobStore> open_store(const char* root, std::uint64_t max
 }
 
 cache::BlobNamespace stress_namespace(cache::BlobStore& store) {
-  auto ns = store.open_namespace("stress", {{"test", "blob-stress"}});
+  auto ns = store.open_namespace("shaders", {{"test", "blob-stress"}});
   if (!ns) {
     std::fprintf(stderr, "namespace: %s\n", ns.error().message.c_str());
     std::exit(2);

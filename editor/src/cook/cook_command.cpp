@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_args.h"
-#include "variant_store.h"
+#include "persistent_caches.h"
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
 #include "cook/cook_settings.h"
@@ -104,9 +104,10 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> aot_pages(const cook
                                                                       jitc::LlvmPageCompiler& compiler) {
   std::vector<std::pair<std::string, std::vector<std::byte>>> out;
   std::unique_ptr<jit::PageStore> pages;
-  if (!jit_cache_dir(config).empty()) {
-    auto opened = jit::PageStore::open({.dir = jit_cache_dir(config), .build_id = jit::jit_build_id(),
-                                        .fingerprint = compiler.fingerprint(), .background_writes = false});
+  if (!jit_cache_root(config).empty()) {
+    auto opened = jit::PageStore::open({.root = jit_cache_root(config), .build_id = jit::jit_build_id(),
+                                        .fingerprint = compiler.fingerprint(), .max_bytes = config.cache_disk_max_bytes,
+                                        .keep_builds = config.cache_keep_builds, .background_writes = false});
     if (opened) pages = std::move(*opened);
   }
   std::set<std::string> seen;
@@ -243,8 +244,9 @@ int run_cook_command(const Args& args) {
   if (verify) {
     std::size_t checked = 0;
     for (std::size_t t = 0; t < built.size(); ++t) {
+      // Fresh compiles, stored over what the cache held: a differing entry is never served again.
       auto options = library_options(settings->targets[t]);
-      options.store = nullptr;
+      options.refresh_store = true;
       shadercache::ShaderLibrary fresh(options);
       for (std::size_t i = 0; i < built[t].size(); ++i) {
         if (!built[t][i].ok) continue;  // compiled now or served by the cache: both must match
@@ -263,11 +265,14 @@ int run_cook_command(const Args& args) {
   jitc::LlvmPageCompiler compiler;
   jit::JitStats script_stats;
   {
-    auto runtime = jit::JitRuntime::create({.compiler = &compiler,
-                                            .cache_dir = jit_cache_dir(config),
-                                            .verify = verify || config.jit_cache_verify,
-                                            .compile_threads = std::max(1, jobs),
-                                            .synchronous = true});
+    auto runtime = open_jit_runtime({.compiler = &compiler,
+                                     .cache_root = jit_cache_root(config),
+                                     .verify = verify || config.jit_cache_verify,
+                                     .compile_threads = std::max(1, jobs),
+                                     .synchronous = true,
+                                     .cache_max_bytes = config.cache_disk_max_bytes,
+                                     .keep_builds = config.cache_keep_builds},
+                                    "kiln cook");
     if (!runtime) {
       errors.add("kiln cook: " + runtime.error().message);
       return fail("nothing written");
@@ -286,7 +291,8 @@ int run_cook_command(const Args& args) {
   // 4. Textures: .tx made once per source content (cached under the cache root, checked when used).
   std::vector<std::pair<std::string, std::vector<std::byte>>> textures;
   std::size_t textures_converted = 0, artist_tx = 0;
-  cook::TextureConversions conversions(texture_cache_dir(config));
+  const auto texture_store = open_cache_store(config, "kiln cook");
+  cook::TextureConversions conversions(texture_store.get());
   for (const std::string& rel : project.textures) {
     auto tx = conversions.get(root / rel, verify);
     if (!tx) {
@@ -352,6 +358,9 @@ int run_cook_command(const Args& args) {
   report["totals"]["errors"] = 0;
   report["totals"]["wall_ms"] = wall;
   const bool reported = write_report(report_file, report);
+  // The caches grew by this cook: the cap and the build limit hold over every kind again.
+  if (store) store->flush();
+  if (texture_store) (void)texture_store->prune();
   std::printf("cook: %zu variants, %zu compiled, %zu cache hits, 0 errors, %.2f s\n", project.variants.size(), compiled,
               hits, wall / 1000);
   return reported ? kExitOk : kExitFailed;

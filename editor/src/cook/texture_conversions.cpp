@@ -2,19 +2,18 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <iterator>
 
 #include "kiln/cache/hash.h"
 #include "kiln/textures/texture_path.h"
 #include "kiln/textures/tx_file.h"
-#include "kiln/textures/tx_writer.h"
+#include "kiln/textures/tx_store.h"
 
 namespace kiln::cook {
 namespace fs = std::filesystem;
 namespace {
-
-constexpr std::string_view kPrefix = "cook-v2-";
 
 // The whole file; empty when it cannot be read (callers check what they read against a hash or
 // a TIFF decode, so a short read never passes).
@@ -26,20 +25,8 @@ std::vector<std::byte> read_bytes(const fs::path& file) {
   return {p, p + bytes.size()};
 }
 
-}  // namespace
-
-TextureConversions::TextureConversions(fs::path dir) : dir_(std::move(dir)) {
-  std::error_code ec;
-  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    // cook-v2-<32 hex>-<16 hex>.tx
-    if (name.size() == kPrefix.size() + 32 + 1 + 16 + 3 && name.rfind(kPrefix, 0) == 0 && name.ends_with(".tx"))
-      cached_[name.substr(kPrefix.size(), 32)].push_back(it->path());
-  }
-}
-
 // Every tile of every level decodes: a truncated or damaged .tx fails here, not in the game.
-static Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
+Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
   auto tx = textures::TxFile::open_memory(name, bytes);
   if (!tx) return tx.error();
   const auto& levels = (*tx)->info().levels;
@@ -48,6 +35,13 @@ static Status check_tx(const std::string& name, std::span<const std::byte> bytes
       for (std::uint32_t x = 0; x < levels[l].tiles_x(); ++x)
         if (auto tile = (*tx)->read_tile_rgba8(l, x, y); !tile) return tile.error();
   return {};
+}
+
+}  // namespace
+
+TextureConversions::TextureConversions(cache::BlobStore* store) : store_(store) {
+  if (!store_) return;
+  if (auto ns = textures::open_tx_namespace(*store_, textures::TxKeying::kContent)) ns_ = std::move(*ns);
 }
 
 Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, bool verify) {
@@ -59,39 +53,30 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
     return tx;
   }
   const std::vector<std::byte> source_bytes = read_bytes(source);
-  const std::string source_hash = cache::xxh3_128(std::span(source_bytes)).hex();
-  std::error_code ec;
-  for (const fs::path& file : cached_[source_hash]) {
-    Tx tx{read_bytes(file), false};
-    const std::string name = file.filename().string();
-    if (name.substr(kPrefix.size() + 33, 16) == cache::hex64(cache::xxh3_64(std::span(tx.bytes)))) {
-      if (verify) {
-        const fs::path fresh = dir_ / (".verify." + name);
-        auto converted = textures::convert_to_tx(source, fresh);
-        const bool same = converted && read_bytes(fresh) == tx.bytes;
-        fs::remove(fresh, ec);
-        if (!same) return make_error("cook: --verify: " + source.string() + ": the cached conversion differs from a fresh one");
-      }
-      return tx;
-    }
-    fs::remove(file, ec);  // torn or not what its name says
-    ++discarded_;
+  const cache::BlobKey key{cache::xxh3_128(std::span(source_bytes))};
+  std::optional<std::vector<std::byte>> cached;
+  if (ns_) {
+    bool corrupt = false;
+    cached = store_->get(*ns_, key, &corrupt);
+    discarded_ += corrupt;
   }
-  cached_.erase(source_hash);
-  fs::create_directories(dir_, ec);
-  // A name of this process's own: cooks sharing the cache never read each other's half-made file.
-  const fs::path made = dir_ / (".cooking." + std::to_string(::getpid()) + "." + source_hash + ".tx");
-  if (auto converted = textures::convert_to_tx(source, made); !converted)
-    return make_error(source.string() + ": cannot convert to .tx: " + converted.error().message);
-  Tx tx{read_bytes(made), true};
-  if (auto ok = check_tx(made.string(), tx.bytes); !ok) {
-    fs::remove(made, ec);
+  if (cached && !verify) return Tx{std::move(*cached), false};
+
+  static std::atomic<std::uint64_t> made{0};
+  Result<fs::path> temp = ns_ ? store_->temp_path(*ns_, "tx")
+                              : Result<fs::path>(fs::temp_directory_path() / (".kiln-tx." + std::to_string(::getpid()) + "." +
+                                                                             std::to_string(made.fetch_add(1)) + ".tx"));
+  if (!temp) return make_error(source.string() + ": " + temp.error().message);
+  auto bytes = textures::convert_to_tx_bytes(source, *temp);
+  if (!bytes) return make_error(source.string() + ": cannot convert to .tx: " + bytes.error().message);
+  if (auto ok = check_tx(source.string() + " (converted)", *bytes); !ok)
     return make_error(source.string() + ": the conversion does not read back: " + ok.error().message);
-  }
-  const fs::path named = dir_ / (std::string(kPrefix) + source_hash + "-" + cache::hex64(cache::xxh3_64(std::span(tx.bytes))) + ".tx");
-  fs::rename(made, named, ec);
-  if (!ec) cached_[source_hash].push_back(named);
-  return tx;
+  if (cached && *cached == *bytes) return Tx{std::move(*cached), false};
+  // A fresh conversion, or one that replaces a cached conversion which differs from it.
+  if (ns_) store_->put(*ns_, key, *bytes);
+  if (cached)
+    return make_error("cook: --verify: " + source.string() + ": the cached conversion differs from a fresh one (replaced)");
+  return Tx{std::move(*bytes), true};
 }
 
 }  // namespace kiln::cook

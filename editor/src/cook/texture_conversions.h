@@ -1,29 +1,28 @@
 #pragma once
-// The cook's .tx conversions, cached under the texture cache directory as
-// `cook-v2-<xxh3-128 of the source>-<xxh3-64 of the .tx>.tx`. The name binds the file to its source
-// content and to its own bytes, so a torn, truncated or swapped file is found by hashing the bytes
-// the cook reads anyway: it is deleted and converted again, never packed.
+// The cook's .tx conversions, kept in the cache store (kiln/textures/tx_store.h) under a key made
+// from the source's bytes. The store's checksums find a torn or damaged entry: it is deleted and
+// the source converted again, never packed.
 //
 // A source with an artist's .tx beside it (`foo.tx` or `foo.png.tx`, not older than `foo.png`: the
 // rule the engine and the CLI follow) is cooked from that .tx, after checking that every tile of
 // every level reads; a broken one is an error naming it, never a silent fallback to the source.
 //
-// Thread-safety: owned by the cook's thread; several processes may share the directory (files
-// appear by rename, whole).
+// Thread-safety: owned by the cook's thread; several processes may share the store.
 
 #include <cstddef>
 #include <filesystem>
-#include <map>
-#include <string>
+#include <optional>
 #include <vector>
 
+#include "kiln/cache/blob_store.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cook {
 
 class TextureConversions {
  public:
-  explicit TextureConversions(std::filesystem::path dir);  // lists the directory once
+  // `store` may be null: every texture is then converted afresh and nothing is kept.
+  explicit TextureConversions(cache::BlobStore* store);
 
   struct Tx {
     std::vector<std::byte> bytes;
@@ -31,13 +30,13 @@ class TextureConversions {
     std::filesystem::path artist_tx;  // the .tx beside the source that served it, if any
   };
   // The .tx of `source`; errors name the source (or its .tx). `verify`: a cached conversion is also
-  // made again and must be byte-identical.
+  // made again and must be byte-identical; a differing one is replaced by the fresh conversion.
   Result<Tx> get(const std::filesystem::path& source, bool verify = false);
   std::size_t discarded() const { return discarded_; }  // cached conversions that failed their check
 
  private:
-  std::filesystem::path dir_;
-  std::map<std::string, std::vector<std::filesystem::path>> cached_;  // source hash -> files
+  cache::BlobStore* store_;
+  std::optional<cache::BlobNamespace> ns_;
   std::size_t discarded_ = 0;
 };
 

@@ -1,5 +1,5 @@
 #include "editor/editor_session.h"
-#include "variant_store.h"
+#include "persistent_caches.h"
 
 #include <atomic>
 #include <mutex>
@@ -31,16 +31,24 @@ EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::m
   store_ = cli::open_variant_store(config, "kiln editor");
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
-  auto jit = jit::JitRuntime::create({.compiler = &compiler_,
-                                      .cache_dir = jit_cache_dir(config),
+  auto jit = cli::open_jit_runtime({.compiler = &compiler_,
+                                      .cache_root = jit_cache_root(config),
                                       .synchronous = true,
-                                      .hot_threshold = 1});
+                                      .hot_threshold = 1,
+                                      .cache_max_bytes = config.cache_disk_max_bytes,
+                                      .keep_builds = config.cache_keep_builds},
+                                     "kiln editor");
   if (jit) jit_ = std::move(*jit);
+  texture_store_ = cli::open_cache_store(config, "kiln editor");
   tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
-      .memory_budget_bytes = config.texture_memory_max_bytes, .conversion_dir = texture_cache_dir(config)});
+      .memory_budget_bytes = config.texture_memory_max_bytes, .conversions = texture_store_.get()});
 }
 
-EditorSession::~EditorSession() = default;
+EditorSession::~EditorSession() {
+  // On exit the cap and the build limit hold over every kind again.
+  if (store_) store_->flush();
+  if (texture_store_) (void)texture_store_->prune();
+}
 
 std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) {
   std::vector<materials::VariantKey> keys;

@@ -78,6 +78,7 @@ class EditorSession {
   jitc::LlvmPageCompiler compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;
   std::map<std::string, jit::Program> scripts_;
+  std::unique_ptr<cache::BlobStore> texture_store_;  // before tiles_: the cache reads from it
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
   std::set<std::string> textures_;  // every texture a material names, loaded or not

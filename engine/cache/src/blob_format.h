@@ -23,6 +23,7 @@
 namespace kiln::cache::blob_format {
 
 inline constexpr std::size_t kHeaderSize = 64;
+static_assert(kHeaderSize == kBlobPayloadOffset);
 inline constexpr std::uint32_t kFormatVersion = 1;
 inline constexpr std::string_view kExtension = ".blob";
 

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "blob_format.h"
 #include "blob_store_impl.h"
+#include "kiln/cache/cache_kinds.h"
 #include "kiln/cache/private_files.h"
 
 namespace kiln::cache {
@@ -102,27 +104,35 @@ BlobStore::~BlobStore() {
   for (const auto& [dir, fd] : impl_->namespace_locks) ::close(fd);
 }
 
-Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind,
-                                                std::vector<std::pair<std::string, std::string>> identity) {
-  const bool kind_ok = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
-  if (!kind_ok) return make_error("blob store: bad namespace kind '" + std::string(kind) + "' (use [a-z0-9_-]+)");
+namespace {
 
-  // The blob format is part of every identity: a build with another format never shares a namespace.
-  identity.emplace_back("kiln.blob_format", std::to_string(blob_format::kFormatVersion));
+// Length-prefixed, so that no choice of names and values can make two identities hash alike.
+std::string canonical_identity(Identity identity, std::string& readable) {
   std::sort(identity.begin(), identity.end());
-  // Length-prefixed so that no choice of names and values can make two identities hash alike.
-  std::string canonical, readable;
+  std::string canonical;
   for (const auto& [name, value] : identity) {
     canonical += std::to_string(name.size()) + ":" + name + "=" + std::to_string(value.size()) + ":" + value + ";";
     readable += name + " = " + value + "\n";
   }
+  return canonical;
+}
+
+}  // namespace
+
+Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity build, Identity settings) {
+  if (!is_cache_kind(kind)) return make_error("blob store: unknown cache kind '" + std::string(kind) + "'");
+  // The blob format is part of every build: a build with another format never shares a namespace.
+  build.emplace_back("kiln.blob_format", std::to_string(blob_format::kFormatVersion));
+  std::string readable = "# build\n";
+  const std::string build_id = xxh3_128(canonical_identity(std::move(build), readable)).hex().substr(0, 16);
+  readable += "# settings\n";
+  const std::string settings_id = xxh3_128(canonical_identity(std::move(settings), readable)).hex().substr(0, 16);
   BlobNamespace ns;
   ns.kind = std::string(kind);
-  ns.id = xxh3_128(canonical).hex().substr(0, 16);
+  ns.id = build_id + "-" + settings_id;
   ns.dir = impl_->options.root / ns.kind / ns.id;
-  if (auto s = make_private_dirs(ns.dir); !s) return s.error();
+  if (auto s = use_private_dir(impl_->options.root / ns.kind); !s) return s.error();
+  if (auto s = use_private_dir(ns.dir); !s) return s.error();
   const fs::path about = ns.dir / "NAMESPACE.txt";
   if (std::error_code ec; !fs::exists(about, ec)) {
     const std::string text = "# identity of this cache namespace (kind " + ns.kind + ")\n" + readable;
@@ -165,8 +175,9 @@ fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const
   return ns.dir / hex.substr(0, 2) / (hex + std::string(blob_format::kExtension));
 }
 
-std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key) {
+std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key, bool* corrupt) {
   const fs::path path = blob_path(ns, key);
+  if (corrupt) *corrupt = false;
   if (auto image = impl_->writer->pending(path)) {
     impl_->hits.fetch_add(1, std::memory_order_relaxed);
     return Bytes(image->begin() + blob_format::kHeaderSize, image->end());
@@ -180,6 +191,7 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key)
   if (std::holds_alternative<BlobForeign>(read)) {
     impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed);
   } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
+    if (corrupt) *corrupt = true;
     impl_->corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
     impl_->record_error(path.string() + ": corrupt blob deleted: " + bad->problem);
   } else if (auto* unreadable = std::get_if<BlobUnreadable>(&read)) {
@@ -192,6 +204,20 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key)
 void BlobStore::put(const BlobNamespace& ns, const BlobKey& key, Bytes payload) {
   auto image = std::make_shared<const Bytes>(blob_format::encode(key, payload));
   impl_->writer->enqueue(blob_path(ns, key), std::move(image));
+}
+
+Result<fs::path> BlobStore::temp_path(const BlobNamespace& ns, std::string_view suffix) {
+  // "tmp" is walked like a key shard: its temp files are removed once stale.
+  const fs::path dir = ns.dir / "tmp";
+  if (auto s = use_private_dir(dir); !s) return s.error();
+  static std::atomic<std::uint64_t> counter{0};
+  return dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." + std::string(suffix));
+}
+
+void BlobStore::remove(const BlobNamespace& ns, const BlobKey& key) {
+  const fs::path path = blob_path(ns, key);
+  impl_->writer->forget(path);
+  if (::unlink(path.c_str()) == 0) impl_->removed.fetch_add(1, std::memory_order_relaxed);
 }
 
 void BlobStore::flush() {

@@ -26,6 +26,7 @@ struct BlobStore::Impl {
   std::atomic<bool> pruning{false};
 
   std::atomic<std::uint64_t> unreadable{0};
+  std::atomic<std::uint64_t> removed{0};  // entries remove() took out
 
   mutable std::mutex mu;  // guards last_error and namespace_locks
   std::string last_error;

@@ -43,6 +43,13 @@ std::shared_ptr<const Bytes> BlobWriter::pending(const std::filesystem::path& pa
   return it == pending_.end() ? nullptr : it->second;
 }
 
+void BlobWriter::forget(const std::filesystem::path& path) {
+  std::lock_guard lock(mu_);
+  pending_.erase(path);
+  for (Job& job : queue_)
+    if (job.path == path) job.forgotten = true;
+}
+
 void BlobWriter::flush() {
   std::unique_lock lock(mu_);
   const std::uint64_t target = enqueued_seq_;
@@ -62,7 +69,7 @@ void BlobWriter::run() {
     Job job = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    write(job);
+    if (!job.forgotten) write(job);
     lock.lock();
     completed_seq_ = job.seq;
     queued_bytes_ -= job.image->size();

@@ -28,6 +28,8 @@ class BlobWriter {
 
   void enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image);
   std::shared_ptr<const Bytes> pending(const std::filesystem::path& path) const;
+  // Drops what waits to be written to `path` (an entry being removed); a write under way completes.
+  void forget(const std::filesystem::path& path);
   // Waits until every image enqueued before the call is written (or failed); later ones may remain.
   void flush();
   std::uint64_t peak_queued_bytes() const;
@@ -37,6 +39,7 @@ class BlobWriter {
     std::filesystem::path path;
     std::shared_ptr<const Bytes> image;
     std::uint64_t seq = 0;
+    bool forgotten = false;
   };
   void run();
   void write(const Job& job);

@@ -1,6 +1,7 @@
 #include "kiln/cache/private_files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,6 +28,24 @@ Status make_private_dirs(const std::filesystem::path& dir) {
   }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return make_error(dir.string() + ": cannot create directory: " + errno_text(errno));
+  return {};
+}
+
+Status use_private_dir(const std::filesystem::path& dir) {
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT) return make_error(dir.string() + ": cannot stat: " + errno_text(errno));
+    if (auto made = make_private_dirs(dir); !made) return made;
+    if (::lstat(dir.c_str(), &st) != 0) return make_error(dir.string() + ": cannot stat: " + errno_text(errno));
+  }
+  if (S_ISLNK(st.st_mode)) return make_error(dir.string() + ": is a symbolic link; refusing to use it as a cache directory");
+  if (!S_ISDIR(st.st_mode)) return make_error(dir.string() + ": exists and is not a directory");
+  const uid_t me = ::geteuid();
+  if (st.st_uid != me)
+    return make_error(dir.string() + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " + std::to_string(me) +
+                      "; refusing to use it");
+  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
+    return make_error(dir.string() + ": cannot make it private: " + errno_text(errno));
   return {};
 }
 

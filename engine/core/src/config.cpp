@@ -331,10 +331,9 @@ std::string format_size(std::uint64_t bytes) {
   return std::to_string(v) + units[u];
 }
 
-std::filesystem::path jit_cache_dir(const Config& config) {
-  return config.jit_cache ? config.cache_root / "jit" : std::filesystem::path();
+std::filesystem::path jit_cache_root(const Config& config) {
+  return config.jit_cache ? config.cache_root : std::filesystem::path();
 }
 
-std::filesystem::path texture_cache_dir(const Config& config) { return config.cache_root / "textures"; }
 
 }  // namespace kiln

@@ -145,13 +145,18 @@ struct JitRuntime::Impl {
       union_entries.erase(std::unique(union_entries.begin(), union_entries.end()), union_entries.end());
       return false;
     }
-    if (!serve(job, *found.hit, started)) return false;
-    if (options.verify && options.compiler) verify(job, *found.hit);
-    return true;
+    if (options.verify && options.compiler && !same_as_fresh_compile(job, *found.hit)) {
+      // Compared before it runs: a differing entry never runs, it goes, and the page is compiled
+      // (and stored) afresh for the entries the entry served.
+      store->remove(job.page, job.mode);
+      union_entries = found.hit->entries;
+      return false;
+    }
+    return serve(job, *found.hit, started);
   }
 
   // Verify mode: the hit's code must be what compiling its page and entries gives now.
-  void verify(const Job& job, const StoredPage& hit) {
+  bool same_as_fresh_compile(const Job& job, const StoredPage& hit) {
     PageRequest request{job.page, hit.entries, job.mode};
     auto again = options.compiler->compile(request);
     const bool same = again && again->code == hit.code && again->function_offset == hit.function_offset;
@@ -159,6 +164,7 @@ struct JitRuntime::Impl {
       std::lock_guard lock(mu);
       ++stats.verify_mismatches;
     }
+    return same;
   }
 
   void compile(Job& job, const std::vector<std::uint16_t>& entries) {
@@ -216,12 +222,12 @@ JitRuntime::~JitRuntime() = default;
 Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
-  if (!impl->options.cache_dir.empty()) {
+  if (!impl->options.cache_root.empty()) {
     std::string fingerprint = impl->options.fingerprint;
     if (fingerprint.empty() && impl->options.compiler) fingerprint = impl->options.compiler->fingerprint();
     if (fingerprint.empty())
       return make_error("a page cache without a compiler needs the fingerprint of the compiler that filled it");
-    auto store = PageStore::open({.dir = impl->options.cache_dir,
+    auto store = PageStore::open({.root = impl->options.cache_root,
                                   .build_id = jit_build_id(),
                                   .fingerprint = fingerprint,
                                   .max_bytes = impl->options.cache_max_bytes,

@@ -44,20 +44,23 @@ ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
   roots.insert(roots.end(), include_dirs_.begin(), include_dirs_.end());
   roots_ = canonical_roots(roots);
   if (options_.store) {
-    auto ns = options_.store->open_namespace("shaders", namespace_identity());
+    auto ns = options_.store->open_namespace("shaders", build_identity(), settings_identity());
     if (ns) ns_ = *ns;  // without a namespace the persistent level is off; compiles still work
   }
 }
 
-std::vector<std::pair<std::string, std::string>> ShaderLibrary::namespace_identity() const {
+cache::Identity ShaderLibrary::build_identity() {
   return {{"compiler", glslang_version()},
           {"spirv-cross", spirv_cross_version()},
-          {"target", std::string(target_env_name(options_.target))},
-          {"backend", std::string(backend_name(options_.backend))},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
           {"backend-options", "glsl=450;essl=310;hlsl=sm51-spaces;msl=default;vulkan-semantics=off;bindings-per-class"},
           {"reflection-format", "3"},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
+}
+
+cache::Identity ShaderLibrary::settings_identity() const {
+  return {{"target", std::string(target_env_name(options_.target))},
+          {"backend", std::string(backend_name(options_.backend))}};
 }
 
 std::string ShaderLibrary::normal_id(const std::string& id) { return fs::path(id).lexically_normal().generic_string(); }
@@ -172,7 +175,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   const cache::BlobKey blob_key{content.digest128()};
   bool storable = ns_.has_value() && b.snapshot.missing.empty();
 
-  if (storable) {
+  if (storable && !options_.refresh_store) {
     if (auto bytes = options_.store->get(*ns_, blob_key)) {
       if (auto decoded = decode_variant(*bytes)) {
         disk_hits_.fetch_add(1, std::memory_order_relaxed);

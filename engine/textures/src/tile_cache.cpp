@@ -1,4 +1,5 @@
 #include "kiln/textures/tile_cache.h"
+#include "kiln/textures/tx_store.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,7 +63,9 @@ TileCache::TileCache(TileCacheOptions options)
       budget_(options_.memory_budget_bytes ? options_.memory_budget_bytes : auto_texture_budget(physical_memory_bytes())),
       tiles_({.budget_bytes = budget_, .l1_entries = options_.l1_entries, .shards = 16}) {}
 
-Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) {
+Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) { return open_file(path, 0); }
+
+Result<std::shared_ptr<TiledImage>> TileCache::open_file(const std::filesystem::path& path, std::uint64_t offset) {
   auto id = identify(path);
   if (!id) return id.error();
   std::shared_ptr<TiledImage> stale;
@@ -76,7 +79,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
     }
   }
   if (stale) forget(*stale);
-  return add_image(path, TxFile::open(path), *id, {});
+  return add_image(path, offset ? TxFile::open_at(path, offset) : TxFile::open(path), *id, {}, offset);
 }
 
 Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
@@ -99,7 +102,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& na
 
 Result<std::shared_ptr<TiledImage>> TileCache::add_image(const std::filesystem::path& path,
                                                          Result<std::unique_ptr<TxFile>> file, const TxFile::Identity& id,
-                                                         std::span<const std::byte> memory) {
+                                                         std::span<const std::byte> memory, std::uint64_t file_offset) {
   if (!file) return file.error();
   if ((*file)->info().levels.size() > kMaxLevels)
     return make_error(path.string() + ": " + std::to_string((*file)->info().levels.size()) + " levels (at most " +
@@ -111,6 +114,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::add_image(const std::filesystem::
   image->mtime_ns_ = id.mtime_ns;
   image->inode_ = id.inode;
   image->memory_ = memory;
+  image->file_offset_ = file_offset;
   std::size_t tiles = 0;
   for (const TxLevel& l : image->info_.levels) {
     image->level_first_tile_.push_back(tiles);
@@ -129,28 +133,44 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_texture(const std::filesyste
   if (resolved.tiled) return open(resolved.file);
   auto id = identify(source);
   if (!id) return id.error();
-  if (options_.conversion_dir.empty())
-    return make_error(source.string() + ": a plain image needs a conversion directory for its tiles (cache.root)");
-  // Named by the source's path and identity: an edited source gets a new .tx, and a later run
+  if (!options_.conversions)
+    return make_error(source.string() + ": a plain image needs the texture cache for its tiles (cache.root)");
+  // Keyed by the source's path and identity: an edited source gets a new .tx, and a later run
   // reuses the conversion of an unchanged one.
   const std::string identity = std::filesystem::absolute(source).lexically_normal().string() + "\n" +
                                std::to_string(id->size) + "\n" + std::to_string(id->mtime_ns) + "\n" +
                                std::to_string(id->inode);
-  const std::filesystem::path tx = options_.conversion_dir / (cache::hex64(cache::xxh3_64(identity)) + ".tx");
+  const cache::BlobKey key{cache::xxh3_128(identity)};
+  std::filesystem::path entry;
   {
     std::lock_guard lock(conversion_mu_);
-    std::error_code ec;
-    if (!std::filesystem::exists(tx, ec)) {
-      std::filesystem::create_directories(options_.conversion_dir, ec);
-      if (auto made = convert_to_tx(source, tx); !made) return made.error();
+    if (!conversion_ns_) {
+      auto ns = open_tx_namespace(*options_.conversions, TxKeying::kFileIdentity);
+      if (!ns) return make_error(source.string() + ": " + ns.error().message);
+      conversion_ns_ = std::move(*ns);
+    }
+    entry = options_.conversions->blob_path(*conversion_ns_, key);
+    bool open_already = false;
+    {
+      std::lock_guard images_lock(images_mu_);
+      open_already = images_.count(entry) > 0;
+    }
+    // An entry is checked whole when this process first uses it; an open one is known good.
+    if (!open_already && !options_.conversions->get(*conversion_ns_, key)) {
+      auto temp = options_.conversions->temp_path(*conversion_ns_, "tx");
+      if (!temp) return make_error(source.string() + ": " + temp.error().message);
+      auto bytes = convert_to_tx_bytes(source, *temp);
+      if (!bytes) return bytes.error();
+      options_.conversions->put(*conversion_ns_, key, std::move(*bytes));
+      options_.conversions->flush();  // streamed from the file: it must be there
       conversions_.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  auto image = open(tx);
+  auto image = open_file(entry, cache::kBlobPayloadOffset);
   if (!image) return image.error();
   std::lock_guard lock(images_mu_);
   (*image)->converted_from_ = source;
-  converted_[source] = tx;
+  converted_[source] = entry;
   return image;
 }
 
@@ -200,7 +220,9 @@ Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t 
     }
   }
   if (!handle) {
-    auto opened = image.memory_.empty() ? TxFile::open(image.path()) : TxFile::open_memory(image.path().string(), image.memory_);
+    auto opened = !image.memory_.empty() ? TxFile::open_memory(image.path().string(), image.memory_)
+                  : image.file_offset_   ? TxFile::open_at(image.path(), image.file_offset_)
+                                         : TxFile::open(image.path());
     if (!opened) return opened.error();
     handle = std::move(*opened);
     // The path may name a newer file by now: its tiles must not pass for this image's.

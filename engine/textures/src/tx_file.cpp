@@ -1,10 +1,13 @@
 #include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <tiffio.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -72,9 +75,12 @@ const char* wrap_mode_name(WrapMode mode) {
 struct TxFile::Handle {
   TIFF* tiff = nullptr;
   std::span<const std::byte> memory;  // open_memory(): the bytes libtiff reads
-  std::uint64_t at = 0;               // open_memory(): the read position
+  std::uint64_t at = 0;               // open_memory() and open_at(): the read position
+  int fd = -1;                        // open_at(): the file, read from `offset` on
+  std::uint64_t offset = 0, size = 0;
   ~Handle() {
     if (tiff) TIFFClose(tiff);
+    if (fd >= 0) ::close(fd);
   }
 };
 
@@ -108,6 +114,30 @@ int memory_map(thandle_t h, void** base, toff_t* size) {
 }
 void memory_unmap(thandle_t, void*, toff_t) {}
 
+// The same over a part of a file: positional reads from Handle::offset on, no mapping.
+tmsize_t file_read(thandle_t h, void* out, tmsize_t n) {
+  auto* handle = static_cast<TxFile::Handle*>(h);
+  if (n < 0 || handle->at >= handle->size) return 0;
+  const std::uint64_t count = std::min<std::uint64_t>(std::uint64_t(n), handle->size - handle->at);
+  std::uint64_t done = 0;
+  while (done < count) {
+    const ssize_t got = ::pread(handle->fd, static_cast<char*>(out) + done, count - done, off_t(handle->offset + handle->at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += std::uint64_t(got);
+  }
+  handle->at += done;
+  return tmsize_t(done);
+}
+toff_t file_seek(thandle_t h, toff_t offset, int whence) {
+  auto* handle = static_cast<TxFile::Handle*>(h);
+  const std::uint64_t base = whence == SEEK_CUR ? handle->at : whence == SEEK_END ? handle->size : 0;
+  handle->at = base + offset;
+  return handle->at;
+}
+toff_t file_size(thandle_t h) { return static_cast<TxFile::Handle*>(h)->size; }
+int no_map(thandle_t, void**, toff_t*) { return 0; }
+
 }  // namespace
 
 namespace {
@@ -120,7 +150,7 @@ TxFile::Identity TxFile::identity() const {
   if (!handle_->memory.empty())  // in memory: the bytes never change under a handle; named by content
     return {handle_->memory.size(), 0, cache::xxh3_64(handle_->memory)};
   struct stat st;
-  if (::fstat(TIFFFileno(handle_->tiff), &st) != 0) return {};
+  if (::fstat(handle_->fd >= 0 ? handle_->fd : TIFFFileno(handle_->tiff), &st) != 0) return {};
   return {std::uint64_t(st.st_size),
           std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
           std::uint64_t(st.st_ino)};
@@ -137,6 +167,24 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
   const std::string name = path.string();
   auto handle = std::make_unique<Handle>();
   handle->tiff = TIFFOpen(name.c_str(), "r");
+  if (!handle->tiff)
+    return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  return read_levels(path, std::move(handle));
+}
+
+Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& path, std::uint64_t offset) {
+  begin_tiff_call();
+  const std::string name = path.string();
+  auto handle = std::make_unique<Handle>();
+  handle->fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (handle->fd < 0 || ::fstat(handle->fd, &st) != 0)
+    return make_error(name + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode) || std::uint64_t(st.st_size) < offset) return make_error(name + ": not a .tx entry");
+  handle->offset = offset;
+  handle->size = std::uint64_t(st.st_size) - offset;
+  handle->tiff = TIFFClientOpen(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
+                                file_size, no_map, memory_unmap);
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   return read_levels(path, std::move(handle));

@@ -2,10 +2,14 @@
 // BlobStore: the persistent, content-addressed store under the cache root (in the
 // manner of ccache's storage layer).
 //
-//   <root>/<kind>/<namespace-id>/<k0k1>/<key-hex>.blob
+//   <root>/<kind>/<build-id>-<settings-id>/<k0k1>/<key-hex>.blob
 //
-// A namespace hashes everything that must never be served across (compiler or build identity,
-// configuration fingerprint, backend); its directory holds NAMESPACE.txt, the identity in words.
+// Every persistent cache is a kind of this one store (cache_kinds.h): shader variants, script
+// pages, converted textures. A namespace hashes everything that must never be served across: the
+// build of the producer (compiler versions, formats) and the settings one build varies (backend,
+// target, host CPU). Its directory holds NAMESPACE.txt, the identity in words. Pruning keeps the
+// newest keep_namespaces builds of each kind with all their settings, and holds one size cap over
+// every kind together.
 // Each blob is a 64-byte header (magic, format version, key, payload length, payload checksum,
 // header checksum) and the payload. Blobs are written by a background thread through a temp file,
 // fsync and rename, so a reader never sees a torn blob whatever crashes when. A blob that fails any
@@ -26,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,10 +45,14 @@ namespace kiln::cache {
 
 using Bytes = std::vector<std::byte>;
 
+// Where a blob file's payload starts (after its header): a kind that streams from its entries (a .tx
+// read tile by tile) reads the file from here.
+inline constexpr std::size_t kBlobPayloadOffset = 64;
+
 struct BlobStoreOptions {
   std::filesystem::path root;
   std::uint64_t max_bytes = std::uint64_t{4} << 30;  // size cap over all namespaces
-  int keep_namespaces = 3;                           // per kind, newest first
+  int keep_namespaces = 3;                           // builds per kind, newest first
   std::optional<uid_t> trusted_owner;                // whose blobs are read; default: the effective user
   // A hit refreshes the blob's mtime (the LRU clock) only when it is older than this, to keep
   // hits free of a metadata write.
@@ -62,10 +71,12 @@ struct BlobKey {
   friend bool operator==(const BlobKey&, const BlobKey&) = default;
 };
 
+using Identity = std::vector<std::pair<std::string, std::string>>;  // name/value pairs, any order
+
 // A namespace, opened by BlobStore::open_namespace.
 struct BlobNamespace {
   std::string kind;
-  std::string id;  // 16 hex characters
+  std::string id;  // "<build>-<settings>", 16 hex characters each
   std::filesystem::path dir;
 };
 
@@ -84,12 +95,17 @@ struct BlobStoreStats {
   std::string last_error;  // the most recent write or prune failure, for logs
 };
 
-// What prune() or verify() found on disk.
-struct BlobScan {
-  std::uint64_t blobs = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t corrupt = 0;  // verify() only: failed a check (and were deleted)
-  std::uint64_t removed = 0;  // prune() only: removed for the cap or as stale temp files
+// What prune(), verify(), scan() or clear() found on disk, in all and per kind.
+struct BlobScanCounts {
+  std::uint64_t blobs = 0;       // entries left
+  std::uint64_t bytes = 0;       // their size
+  std::uint64_t namespaces = 0;  // namespaces left
+  std::uint64_t corrupt = 0;     // verify() only: failed a check (and were deleted)
+  std::uint64_t removed = 0;     // entries and namespaces removed for the cap, the build count or clear(),
+                                 // and stale temp files
+};
+struct BlobScan : BlobScanCounts {
+  std::map<std::string, BlobScanCounts> kinds;  // every kind of cache_kinds()
 };
 
 // Checks the bytes of a whole blob file as the blob of `key`: the problem (a short or foreign
@@ -108,17 +124,22 @@ class BlobStore {
   BlobStore(const BlobStore&) = delete;
   BlobStore& operator=(const BlobStore&) = delete;
 
-  // `kind` names a cache ("shaders", "jit"): [a-z0-9_-]+. `identity` lists what must never be served
-  // across, as name/value pairs; their order does not matter. Marks the namespace as the newest.
-  Result<BlobNamespace> open_namespace(std::string_view kind,
-                                       std::vector<std::pair<std::string, std::string>> identity);
+  // `kind` is one of cache_kinds(). `build` names the producer's build (what a new version of it
+  // changes), `settings` what one build varies; nothing is served across either. Marks the namespace
+  // as the newest. Fails when a directory on the way is not the user's own (see use_private_dir).
+  Result<BlobNamespace> open_namespace(std::string_view kind, Identity build, Identity settings = {});
 
-  // The payload stored under `key`, or nothing on a miss (absent, corrupt, foreign).
-  std::optional<Bytes> get(const BlobNamespace& ns, const BlobKey& key);
+  // The payload stored under `key`, or nothing on a miss (absent, corrupt, foreign). `corrupt`, when
+  // given, says whether the miss was an entry that failed its checks (and is now deleted).
+  std::optional<Bytes> get(const BlobNamespace& ns, const BlobKey& key, bool* corrupt = nullptr);
 
   // Stores `payload` under `key` in the background (or at once if background_writes is off).
   // A blob put and not yet written is already visible to get() of this store.
   void put(const BlobNamespace& ns, const BlobKey& key, Bytes payload);
+
+  // Removes the entry of `key`: one that a deeper check than the store's found wrong (a forged
+  // signature, a verify run that compiled something else) is gone before anything can serve it.
+  void remove(const BlobNamespace& ns, const BlobKey& key);
 
   // Waits until every put() issued before it has been written and renamed into place (or has
   // failed), and any prune that writing triggered has finished. Then other processes see the blobs.
@@ -133,11 +154,22 @@ class BlobStore {
   // Reads and checks every blob of the store, deleting the corrupt ones.
   Result<BlobScan> verify();
 
+  // What is on disk, without reading the blobs.
+  Result<BlobScan> scan();
+
+  // Removes every namespace of `kind` (of every kind when empty) that no store holds open; what
+  // stays is counted in the result.
+  Result<BlobScan> clear(std::string_view kind = {});
+
   BlobStoreStats stats() const;
   const std::filesystem::path& root() const;
 
-  // The path a blob of `key` has in `ns` (for tests and tools).
+  // The path a blob of `key` has in `ns` (for tests, tools and kinds that stream from the file).
   std::filesystem::path blob_path(const BlobNamespace& ns, const BlobKey& key) const;
+
+  // A fresh path for a temp file of `ns` ending in `suffix`, for a producer that can only write files
+  // (a converter); prune removes it if a crash leaves it behind. The caller removes it when done.
+  Result<std::filesystem::path> temp_path(const BlobNamespace& ns, std::string_view suffix);
 
  private:
   struct Impl;

@@ -11,6 +11,11 @@ namespace kiln::cache {
 // Creates `dir` and its missing parents with mode 0700.
 Status make_private_dirs(const std::filesystem::path& dir);
 
+// A directory of the store, made fit for use: created (0700, parents too) when missing; refused
+// when it is a symbolic link, not a directory, or owned by another user ("owned by uid N"); made
+// private (0700) when group or others have any access.
+Status use_private_dir(const std::filesystem::path& dir);
+
 // Writes `data` to `path` through a temp file in the same directory, fsync and rename: readers
 // see the old file, no file, or the whole new one, whatever crashes when. Creates the directory
 // (0700) if it is missing, also when a pruner removed it concurrently.

@@ -36,9 +36,8 @@ struct Config {
   int jobs = 0;                               // jobs: worker threads, 0 = one per core
 };
 
-// Where each persistent cache lives under cache.root; every command and the player use these.
-std::filesystem::path jit_cache_dir(const Config& config);      // empty when jit.cache is off
-std::filesystem::path texture_cache_dir(const Config& config);  // .tx made from plain sources
+// The cache root the script page cache uses: cache.root, or empty when jit.cache is off.
+std::filesystem::path jit_cache_root(const Config& config);
 
 // One documented setting. `name` is the dotted path in the config file ("cache.disk_max" is
 // {"cache": {"disk_max": ...}}); `env` and `flag` are derived from it.

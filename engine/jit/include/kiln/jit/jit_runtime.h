@@ -51,15 +51,15 @@ class AotSource;
 struct JitOptions {
   PageCompiler* compiler = nullptr;  // none: cached pages only (the player)
   AotSource* aot = nullptr;          // compiled pages shipped with the game, asked before the cache
-  std::filesystem::path cache_dir;   // the persistent page cache (<cache.root>/jit); empty: none
+  std::filesystem::path cache_root;  // the persistent cache (pages under <cache_root>/jit); empty: none
   // The compiler's fingerprint (its settings and host target). Empty: the compiler's own. A runtime
   // without a compiler (the player) takes it from whoever filled the cache (the cook's packs).
   std::string fingerprint;
-  bool verify = false;               // recompile every cache hit and report differences
+  bool verify = false;               // recompile every cache hit before it runs; a differing one is replaced
   int compile_threads = 1;
   bool synchronous = false;  // compile on the asking thread (tests, the cook, benchmarks)
   std::uint32_t hot_threshold = 8;  // entries into a page (calls, loop iterations) before it is asked for
-  std::uint64_t cache_max_bytes = std::uint64_t{1} << 30;
+  std::uint64_t cache_max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache (cache.disk_max)
   int keep_builds = 3;
 };
 

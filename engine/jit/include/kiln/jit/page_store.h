@@ -1,24 +1,25 @@
 #pragma once
-// PageStore: the persistent page code cache on disk.
+// PageStore: the persistent page code cache, the "jit" kind of the cache store (kiln/cache).
 //
-//   <dir>/secret.key                                       per-user HMAC key, 0600
-//   <dir>/<build-id>/LOCK, USED                            a build's namespace (flock lease, LRU stamp)
-//   <dir>/<build-id>/<fingerprint>/FINGERPRINT.txt         the codegen settings in words
-//   <dir>/<build-id>/<fingerprint>/<page-hash>-<mode>/<entries-hash>.jc
+//   <root>/jit/secret.key                                   per-user HMAC key, 0600
+//   <root>/jit/<build>-<fingerprint>/<k0k1>/<key>.blob      one page's code in one mode
 //
-// No index: a lookup lists one page directory. A blob is a header (magic, version, mode,
-// fingerprint, page hash, code length and alignment, function offset, checksum, entry bitmap,
-// used-word bitmap), the page's 1024 words, the code, and an HMAC-SHA256 of all of it under the
-// per-user key. A hit must pass the checksum (else: corrupt, deleted), the HMAC (else: tampered or
-// written by someone else, deleted), cover the requested entries, and hold exactly the requested
-// page's bytes (else: a hash collision, a miss). A new variant deletes the variants it covers.
-// Blobs are written by a background thread through a temp file, fsync and rename.
+// The namespace is the code generator's build id (any change to it is a new build, pruned as the
+// store prunes builds) and the fingerprint of its settings and host CPU. An entry's key is a hash of
+// the page's 1024 words and the mode; its payload a page file (page_file.h): the code, the entries
+// it serves, the page's own words and an HMAC under the per-user key. A page has one entry: a miss
+// compiles the union of what was asked and what the entry served, which then replaces it.
 //
-// Fault injection (proving the page compare is load-bearing): KILN_BREAK=jitcache-weak-key names pages by a
-// deliberately weak hash (their count of non-zero words), so different pages share a directory;
-// KILN_BREAK=jitcache-skip-compare serves a blob without comparing its page's bytes.
+// A hit must pass the store's checks (framing, checksum: else corrupt, deleted), the page file's
+// checksum and HMAC (else deleted as tampered or written by someone else), cover the requested
+// entries, and hold exactly the requested page's bytes (else: a hash collision, a miss).
 //
-// Thread-safety: every member function may be called from any thread; one writer thread per store.
+// Fault injection (proving the page compare is load-bearing): KILN_BREAK=jitcache-weak-key keys pages
+// by a deliberately weak hash (their count of non-zero words), so different pages share an entry;
+// KILN_BREAK=jitcache-skip-compare serves an entry without comparing its page's bytes.
+//
+// Thread-safety: every member function may be called from any thread; the store's writer thread
+// writes the entries.
 
 #include <cstdint>
 #include <filesystem>
@@ -48,10 +49,10 @@ struct PageLookup {
 };
 
 struct PageStoreOptions {
-  std::filesystem::path dir;
+  std::filesystem::path root;  // the cache root
   std::string build_id;     // any rebuild of the code generator is a new namespace
   std::string fingerprint;  // codegen settings and host target
-  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  std::uint64_t max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache store (cache.disk_max)
   int keep_builds = 3;
   bool background_writes = true;
 };
@@ -70,12 +71,15 @@ class PageStore {
 
   PageLookup find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries, abi::JitMode mode);
   void put(std::span<const std::uint32_t> page, abi::JitMode mode, const CompiledPage& compiled);
+  // Removes the page's entry: its code was found to differ from what compiling the page gives.
+  void remove(std::span<const std::uint32_t> page, abi::JitMode mode);
   void flush();
-  // Keeps the newest keep_builds build namespaces (never one another process holds) and the size
-  // cap (least recently used blobs first, down to 90% of it). Returns the blobs removed.
+  // The cache store's prune (every kind: the newest keep_builds builds of each, the size cap over
+  // all). Returns the entries and namespaces removed.
   Result<std::uint64_t> prune();
 
-  std::filesystem::path page_dir(std::span<const std::uint32_t> page, abi::JitMode mode) const;
+  // Where the page's entry lives (for tests and tools).
+  std::filesystem::path entry_path(std::span<const std::uint32_t> page, abi::JitMode mode) const;
   const std::filesystem::path& namespace_dir() const;
   void set_faults(PageStoreFaults faults);
 

@@ -45,6 +45,10 @@ struct ShaderLibraryOptions {
   TargetEnv target = TargetEnv::kVulkan1_0;
   Backend backend = Backend::kSpirv;
   cache::BlobStore* store = nullptr;  // the persistent level; nullptr turns it off
+  // Compile every variant and store the result, reading nothing from the store: a verify run, whose
+  // fresh compiles replace whatever the store held for them (so that a wrong entry it finds is
+  // never served again).
+  bool refresh_store = false;
   std::size_t memory_budget_bytes = std::size_t{512} << 20;
   CompileIsolation isolation;  // how glslang runs: on large-stack threads, or in worker processes
 };
@@ -87,8 +91,11 @@ class ShaderLibrary {
   ShaderLibraryStats stats() const;
   IsolatedCompilerStats compiler_stats() const { return compiler_->stats(); }
   const cache::BlobNamespace* disk_namespace() const { return ns_ ? &*ns_ : nullptr; }
-  // The namespace identity of this library's persistent level (compiler, backend, target, ...).
-  std::vector<std::pair<std::string, std::string>> namespace_identity() const;
+  // The namespace identity of this library's persistent level: the build (compiler versions,
+  // options, formats: what a new Kiln changes) and the settings (target, backend), which one build
+  // varies and pruning keeps together.
+  static cache::Identity build_identity();
+  cache::Identity settings_identity() const;
 
  private:
   struct Build;

@@ -11,8 +11,8 @@
 // file costs one failed read per tile, not one per request.
 //
 // Plain (untiled) images share the budget without load/unload thrash: open_texture() converts a
-// source without a current .tx once into a .tx in `conversion_dir` (named by the source's identity,
-// so later runs reuse it) and streams that like any .tx. Two large plain images used in turn then
+// source without a current .tx once into a .tx in the cache store (tx_store.h; keyed by the source's
+// identity, so later runs reuse it) and streams that entry like any .tx. Two large plain images used in turn then
 // cost tile reads of what is sampled, never a whole-image decode per switch.
 //
 // A constant image (maketx's oiio:ConstantColor) is served from one tile, whatever is asked.
@@ -27,11 +27,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "kiln/cache/blob_store.h"
 #include "kiln/cache/two_level_cache.h"
 #include "kiln/textures/image.h"
 #include "kiln/textures/tx_file.h"
@@ -65,6 +67,7 @@ class TiledImage {
   std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
   std::atomic<bool> stale_{false};
   std::span<const std::byte> memory_;  // open_memory(): the .tx bytes, owned by the caller
+  std::uint64_t file_offset_ = 0;      // where the .tx starts in the file (a cache entry's payload)
   std::vector<std::size_t> level_first_tile_;       // index of each level's first tile in tiles_read_
   std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
   std::mutex mu_;  // guards pool_ and full_pixels_
@@ -80,7 +83,7 @@ std::uint64_t physical_memory_bytes();
 struct TileCacheOptions {
   std::uint64_t memory_budget_bytes = 0;  // 0: auto_texture_budget(physical memory)
   std::size_t l1_entries = 16;            // tiles per thread without a lock
-  std::filesystem::path conversion_dir;   // where open_texture() puts .tx made from plain images
+  cache::BlobStore* conversions = nullptr;  // where open_texture() keeps .tx made from plain images
 };
 
 // Statistics in the spirit of OIIO's ImageCache::getstats().
@@ -109,7 +112,7 @@ class TileCache {
   // identifies it (one name, one image); `bytes` must stay valid while the cache may read it.
   Result<std::shared_ptr<TiledImage>> open_memory(const std::string& name, std::span<const std::byte> bytes);
   // A texture an asset names: its current .tx (resolve_texture_path), or the plain source
-  // converted once to a .tx in conversion_dir.
+  // converted once to a .tx in the conversions store.
   Result<std::shared_ptr<TiledImage>> open_texture(const std::filesystem::path& source);
 
   // Tile (tx, ty) of `level`, pinned while the caller holds it. Hot loops use a TileReader.
@@ -145,7 +148,9 @@ class TileCache {
   Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
   std::size_t forget(TiledImage& image);  // its tiles and remembered failures
   Result<std::shared_ptr<TiledImage>> add_image(const std::filesystem::path& path, Result<std::unique_ptr<TxFile>> file,
-                                                const TxFile::Identity& id, std::span<const std::byte> memory);
+                                                const TxFile::Identity& id, std::span<const std::byte> memory,
+                                                std::uint64_t file_offset = 0);
+  Result<std::shared_ptr<TiledImage>> open_file(const std::filesystem::path& path, std::uint64_t offset);
 
   TileCacheOptions options_;
   std::uint64_t budget_;
@@ -158,7 +163,8 @@ class TileCache {
   // are any, so a hit stays lock-free.
   std::atomic<std::size_t> failure_count_{0};
   std::uint64_t next_id_ = 1;
-  std::mutex conversion_mu_;  // one plain-image conversion at a time (they are rare and CPU-bound)
+  std::mutex conversion_mu_;  // one plain-image conversion at a time (they are rare and CPU-bound); guards conversion_ns_
+  std::optional<cache::BlobNamespace> conversion_ns_;
 
   std::array<std::atomic<std::uint64_t>, kMaxLevels> requests_{}, reads_{};
   std::atomic<std::uint64_t> redundant_reads_{0}, read_ns_{0}, failed_reads_{0}, conversions_{0}, full_bytes_{0};

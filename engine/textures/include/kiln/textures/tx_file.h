@@ -53,6 +53,9 @@ class TxFile {
   // Fails naming the file and the problem: not a TIFF, not tiled, a level that is not half the
   // previous, unsupported sample formats...
   static Result<std::unique_ptr<TxFile>> open(const std::filesystem::path& path);
+  // The same from a .tx stored at `offset` bytes into a file (a cache entry after its header),
+  // read through libtiff's client I/O with positional reads.
+  static Result<std::unique_ptr<TxFile>> open_at(const std::filesystem::path& path, std::uint64_t offset);
   // The same from bytes in memory (a pack entry mapped in place), read through libtiff's client
   // I/O without a copy. `bytes` must outlive the TxFile; `name` stands for the path in errors.
   static Result<std::unique_ptr<TxFile>> open_memory(const std::string& name, std::span<const std::byte> bytes);

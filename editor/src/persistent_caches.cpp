@@ -1,0 +1,38 @@
+#include "persistent_caches.h"
+
+#include <cstdio>
+
+namespace kiln::cli {
+
+std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who) {
+  auto opened = cache::BlobStore::open(
+      {.root = config.cache_root, .max_bytes = config.cache_disk_max_bytes, .keep_namespaces = config.cache_keep_builds});
+  if (opened) return std::move(*opened);
+  std::fprintf(stderr, "%s: persistent cache off: %s\n", who.c_str(), opened.error().message.c_str());
+  return nullptr;
+}
+
+std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const std::string& who) {
+  if (!config.shader_disk_cache) return nullptr;
+  return open_cache_store(config, who);
+}
+
+Result<std::unique_ptr<jit::JitRuntime>> open_jit_runtime(jit::JitOptions options, const std::string& who) {
+  auto made = jit::JitRuntime::create(options);
+  if (made || options.cache_root.empty()) return made;
+  std::fprintf(stderr, "%s: page cache off: %s\n", who.c_str(), made.error().message.c_str());
+  options.cache_root.clear();
+  return jit::JitRuntime::create(options);
+}
+
+shadercache::CompileIsolation compile_isolation(const Config& config) {
+  shadercache::CompileIsolation isolation;
+  if (!config.shader_compile_workers) return isolation;
+  isolation.mode = shadercache::CompileIsolation::Mode::kProcess;
+  isolation.worker = shadercache::default_compile_worker();
+  isolation.memory_limit_bytes = config.shader_compile_memory_max_bytes;
+  isolation.timeout = std::chrono::seconds(config.shader_compile_timeout_s);
+  return isolation;
+}
+
+}  // namespace kiln::cli

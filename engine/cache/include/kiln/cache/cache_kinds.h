@@ -1,0 +1,19 @@
+#pragma once
+// The kinds of entries the persistent cache holds, each under <root>/<kind>/. A store opens
+// namespaces, prunes, verifies and counts only in these directories; anything else under the root
+// is left alone.
+
+#include <span>
+#include <string_view>
+
+namespace kiln::cache {
+
+struct CacheKind {
+  std::string_view name;   // the directory under the root
+  std::string_view holds;  // for people: "compiled shader variants"
+};
+
+std::span<const CacheKind> cache_kinds();
+bool is_cache_kind(std::string_view name);
+
+}  // namespace kiln::cache
