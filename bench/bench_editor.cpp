@@ -1,4 +1,4 @@
-// Edit-to-ready latency of `kiln editor` (issue 8). Run:
+// Edit-to-ready latency of `kiln editor`. Run:
 //   build/release/bench/bench_editor [path/to/kiln]
 // A project with one shader whose materials keep 8 variants active (2 passes x 4 keyword sets); the
 // real editor process watches it; 20 edits of the shader, each a new content (a compile, not a

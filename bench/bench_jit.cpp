@@ -1,4 +1,4 @@
-// The script JIT's page code cache (issue 6). Run:
+// The script JIT's page code cache. Run:
 //   build/release/bench/bench_jit [repo-root]
 // 1. per page: an LLVM compile against a load from the persistent cache (find, checksum, HMAC,
 //    page compare, map W^X), over every page of the benchmark scripts and the script corpus;

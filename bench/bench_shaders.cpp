@@ -1,4 +1,4 @@
-// Shader variants, side by side with the naive pipeline (issue 3). Run:
+// Shader variants, side by side with the naive pipeline. Run:
 //   build/release/bench/bench_shaders [assets-dir]
 // 1. cold: every sample variant compiled in this process (glslang initialised once), against one
 //    `glslangValidator -V` process per stage of every variant — the naive pipeline;

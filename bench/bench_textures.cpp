@@ -1,4 +1,4 @@
-// Texture tiles, side by side with OpenImageIO (issue 5). Run:
+// Texture tiles, side by side with OpenImageIO. Run:
 //   build/release/bench/bench_textures [work-dir]
 // One 4096x4096 RGBA .tx made by maketx (64x64 tiles, zip; 64 MiB of tiles at level 0), one
 // memory limit for both (16 MiB), the same pseudo-random access sequences for both, in one process:

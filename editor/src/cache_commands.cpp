@@ -15,12 +15,24 @@ constexpr const char* kUsage = "usage: kiln cache stats|verify|prune|clear [--ki
 // --kind selects what stats shows and what clear removes; verify and prune always cover every kind
 // (the cap is one over all of them).
 
-nlohmann::json counts_json(const cache::BlobScanCounts& c) {
-  return {{"entries", c.blobs}, {"bytes", c.bytes}, {"namespaces", c.namespaces}, {"corrupt", c.corrupt}, {"removed", c.removed}};
+nlohmann::json counts_json(const cache::BlobScanCounts& c, bool with_use) {
+  nlohmann::json out = {{"entries", c.blobs}, {"bytes", c.bytes}, {"namespaces", c.namespaces}, {"corrupt", c.corrupt},
+                        {"removed", c.removed}};
+  if (with_use)
+    out["use"] = {{"hits", c.use.hits}, {"misses", c.use.misses}, {"corrupt_deleted", c.use.corrupt},
+                  {"writes", c.use.writes}, {"evictions", c.use.evictions}};
+  return out;
+}
+
+// "83% of 120": hits among lookups.
+std::string hit_rate(const cache::KindUse& use) {
+  const std::uint64_t lookups = use.hits + use.misses;
+  if (!lookups) return "no lookups";
+  return std::to_string(use.hits * 100 / lookups) + "% hits of " + std::to_string(lookups) + " lookups";
 }
 
 // One line per kind: "  shaders   24 entries  1.2 MiB  2 namespaces  compiled shader variants".
-void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show_corrupt, bool show_removed) {
+void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show_corrupt, bool show_removed, bool show_use) {
   for (const cache::CacheKind& kind : cache::cache_kinds()) {
     if (!only.empty() && kind.name != only) continue;
     const auto& c = scan.kinds.at(std::string(kind.name));
@@ -30,6 +42,7 @@ void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show
             (c.namespaces == 1 ? " namespace" : " namespaces");
     if (show_corrupt) line += ", " + std::to_string(c.corrupt) + " corrupt deleted";
     if (show_removed) line += ", " + std::to_string(c.removed) + " removed";
+    if (show_use) line += ", " + hit_rate(c.use) + ", " + std::to_string(c.use.evictions) + " evicted";
     std::printf("%s  (%s)\n", line.c_str(), std::string(kind.holds).c_str());
   }
 }
@@ -73,12 +86,12 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
     return kExitFailed;
   }
   if (args.json) {
-    nlohmann::json out = counts_json(*scan);
+    nlohmann::json out = counts_json(*scan, verb == "stats");
     out["root"] = (*store)->root().string();
     out["cap_bytes"] = options.max_bytes;
     // The totals under the names older scripts read.
     out["blobs"] = scan->blobs;
-    for (const auto& [name, counts] : scan->kinds) out["kinds"][name] = counts_json(counts);
+    for (const auto& [name, counts] : scan->kinds) out["kinds"][name] = counts_json(counts, verb == "stats");
     std::printf("%s\n", out.dump().c_str());
     return kExitOk;
   }
@@ -88,7 +101,7 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
   if (verb == "verify") std::printf(", %llu corrupt deleted", static_cast<unsigned long long>(scan->corrupt));
   if (verb != "stats") std::printf(", %llu removed", static_cast<unsigned long long>(scan->removed));
   std::printf("\n");
-  print_kinds(*scan, kind, verb == "verify", verb == "prune" || verb == "clear");
+  print_kinds(*scan, kind, verb == "verify", verb == "prune" || verb == "clear", verb == "stats");
   return kExitOk;
 }
 

@@ -1,5 +1,5 @@
-// `kiln`: the command of editors, build machines and tools. Later issues add `editor`, `cook`
-// and `probe`; this file only dispatches.
+// `kiln`: the command of editors, build machines and tools. This file only dispatches to the
+// subcommands (cache, config, cook, editor, probe, script, shader, texture).
 
 #include <cstdio>
 #include <string>

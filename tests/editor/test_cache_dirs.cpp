@@ -227,7 +227,18 @@ TEST_CASE("kiln cache stats and clear cover every kind - one cap holds over all 
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     return nlohmann::json::parse(r.output);
   };
+  // A second cook and run: every lookup hits. Each tool adds what it counted when it closes.
+  REQUIRE(cook(dir / "out", cache).exit_code == 0);
+  REQUIRE(run_script(cache).exit_code == 0);
   const auto full = stats();
+  for (const char* kind : {"shaders", "jit", "textures"}) {
+    CAPTURE(kind);
+    const auto& use = full["kinds"][kind]["use"];
+    const auto entries = full["kinds"][kind]["entries"].get<std::uint64_t>();
+    CHECK(use["misses"].get<std::uint64_t>() >= entries);  // the first tool to need each entry
+    CHECK(use["hits"].get<std::uint64_t>() >= entries);    // the second
+    CHECK(use["writes"].get<std::uint64_t>() >= entries);
+  }
   std::uint64_t total = 0;
   for (const char* kind : {"shaders", "jit", "textures"}) {
     CAPTURE(kind);
@@ -252,11 +263,15 @@ TEST_CASE("kiln cache stats and clear cover every kind - one cap holds over all 
   const auto after = stats();
   CHECK(after["bytes"].get<std::uint64_t>() <= total / 2);
   CHECK(after["bytes"].get<std::uint64_t>() > 0);
+  CHECK(after["use"]["evictions"].get<std::uint64_t>() > 0);
 
   auto cleared = test::run_process({KILN_CLI, "cache", "clear", "--kind", "textures", "--cache-root", cache.string()});
   REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
   CHECK(test::cache_entries(cache, "textures").empty());
-  CHECK(stats()["kinds"]["shaders"]["entries"] == after["kinds"]["shaders"]["entries"]);
+  const auto partly = stats();
+  CHECK(partly["kinds"]["shaders"]["entries"] == after["kinds"]["shaders"]["entries"]);
+  CHECK(partly["kinds"]["textures"]["use"]["hits"] == 0);  // clearing a kind starts its counting again
+  CHECK(partly["kinds"]["shaders"]["use"] == after["kinds"]["shaders"]["use"]);
   cleared = test::run_process({KILN_CLI, "cache", "clear", "--cache-root", cache.string()});
   REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
   CHECK(stats()["entries"] == 0);

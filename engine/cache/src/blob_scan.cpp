@@ -111,7 +111,7 @@ void remove_loose_files(const fs::path& kind_dir, std::uint64_t& removed) {
   for (fs::directory_iterator it(kind_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     struct stat st;
-    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key") continue;
+    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key" || name == "STATS") continue;
     const bool fresh_temp = is_temp_file_name(name) && now - st.st_mtime <= kStaleTempSeconds;
     if (!fresh_temp && ::unlink(it->path().c_str()) == 0) ++removed;
   }
@@ -152,6 +152,7 @@ Result<BlobScan> BlobStore::prune() {
       for (const fs::path& ns : builds[i]) {
         if (old_build && !keep.count(ns) && remove_unused_namespace(ns)) {
           self.pruned_namespaces.fetch_add(1, std::memory_order_relaxed);
+          self.use.add(cache_kind_index(name), KindUseCounters::kEvictions);
           ++counts.removed;
           continue;
         }
@@ -173,6 +174,7 @@ Result<BlobScan> BlobStore::prune() {
       ::unlink(blobs[i].path.c_str());
       total -= blobs[i].size;
       ++scan.kinds[blobs[i].kind].removed;
+      self.use.add(cache_kind_index(blobs[i].kind), KindUseCounters::kEvictions);
       self.pruned_blobs.fetch_add(1, std::memory_order_relaxed);
     }
     blobs.erase(blobs.begin(), blobs.begin() + static_cast<std::ptrdiff_t>(i));
@@ -232,6 +234,14 @@ Result<BlobScan> BlobStore::scan() {
     for (const FoundBlob& b : blobs) add_to(scan, name, b);
     scan.kinds[name].removed += temp_removed;
     scan.removed += temp_removed;
+    // What other tools counted, and what this store counted and has not yet added.
+    KindUse use = read_kind_use(impl_->options.root / name);
+    const KindUse own = impl_->use.snapshot(cache_kind_index(name));
+    use.hits += own.hits, use.misses += own.misses, use.corrupt += own.corrupt;
+    use.writes += own.writes, use.evictions += own.evictions;
+    scan.kinds[name].use = use;
+    scan.use.hits += use.hits, scan.use.misses += use.misses, scan.use.corrupt += use.corrupt;
+    scan.use.writes += use.writes, scan.use.evictions += use.evictions;
   }
   return scan;
 }
@@ -245,6 +255,7 @@ Result<BlobScan> BlobStore::clear(std::string_view only_kind) {
     if (!only_kind.empty() && kind.name != only_kind) continue;
     const std::string name(kind.name);
     BlobScanCounts& counts = scan.kinds[name];
+    if (std::error_code ec; fs::is_directory(self.options.root / name, ec)) reset_kind_use(self.options.root / name);
     for (const fs::path& ns : subdirectories(self.options.root / name)) {
       std::vector<FoundBlob> blobs;
       std::uint64_t temp_removed = 0;

@@ -79,7 +79,8 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
           self->record_error(s.error().message);
           return;
         }
-        (void)path;
+        const fs::path relative = path.lexically_relative(self->options.root);
+        if (!relative.empty()) self->use.add(cache_kind_index(relative.begin()->string()), KindUseCounters::kWrites);
         self->writes.fetch_add(1, std::memory_order_relaxed);
         self->bytes_written.fetch_add(bytes, std::memory_order_relaxed);
         if (self->written_since_prune.fetch_add(bytes) + bytes >= self->options.auto_prune_after_bytes) {
@@ -102,6 +103,11 @@ BlobStore::~BlobStore() {
   impl_->prune_cv.notify_all();
   impl_->pruner.join();
   for (const auto& [dir, fd] : impl_->namespace_locks) ::close(fd);
+  const auto kinds = cache_kinds();
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const fs::path kind_dir = impl_->options.root / kinds[k].name;
+    if (std::error_code ec; fs::is_directory(kind_dir, ec)) merge_kind_use(kind_dir, impl_->use.snapshot(int(k)));
+  }
 }
 
 namespace {
@@ -178,20 +184,25 @@ fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const
 std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key, bool* corrupt) {
   const fs::path path = blob_path(ns, key);
   if (corrupt) *corrupt = false;
+  const int kind = cache_kind_index(ns.kind);
   if (auto image = impl_->writer->pending(path)) {
+    impl_->use.add(kind, KindUseCounters::kHits);
     impl_->hits.fetch_add(1, std::memory_order_relaxed);
     return Bytes(image->begin() + blob_format::kHeaderSize, image->end());
   }
   BlobRead read = read_blob_file(path, key, impl_->owner, impl_->options.touch_interval);
   if (auto* payload = std::get_if<Bytes>(&read)) {
+    impl_->use.add(kind, KindUseCounters::kHits);
     impl_->hits.fetch_add(1, std::memory_order_relaxed);
     return std::move(*payload);
   }
+  impl_->use.add(kind, KindUseCounters::kMisses);
   impl_->misses.fetch_add(1, std::memory_order_relaxed);
   if (std::holds_alternative<BlobForeign>(read)) {
     impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed);
   } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
     if (corrupt) *corrupt = true;
+    impl_->use.add(kind, KindUseCounters::kCorrupt);
     impl_->corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
     impl_->record_error(path.string() + ": corrupt blob deleted: " + bad->problem);
   } else if (auto* unreadable = std::get_if<BlobUnreadable>(&read)) {

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "blob_writer.h"
+#include "kind_use.h"
 #include "kiln/cache/blob_store.h"
 
 namespace kiln::cache {
@@ -27,6 +28,7 @@ struct BlobStore::Impl {
 
   std::atomic<std::uint64_t> unreadable{0};
   std::atomic<std::uint64_t> removed{0};  // entries remove() took out
+  KindUseCounters use;                    // per kind, added to <root>/<kind>/STATS on close
 
   mutable std::mutex mu;  // guards last_error and namespace_locks
   std::string last_error;

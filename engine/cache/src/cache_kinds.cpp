@@ -16,8 +16,12 @@ constexpr std::array kKinds = {
 
 std::span<const CacheKind> cache_kinds() { return kKinds; }
 
-bool is_cache_kind(std::string_view name) {
-  return std::any_of(kKinds.begin(), kKinds.end(), [&](const CacheKind& k) { return k.name == name; });
+bool is_cache_kind(std::string_view name) { return cache_kind_index(name) >= 0; }
+
+int cache_kind_index(std::string_view name) {
+  for (std::size_t i = 0; i < kKinds.size(); ++i)
+    if (kKinds[i].name == name) return int(i);
+  return -1;
 }
 
 }  // namespace kiln::cache

@@ -95,6 +95,14 @@ struct BlobStoreStats {
   std::string last_error;  // the most recent write or prune failure, for logs
 };
 
+// How a kind was used by every tool since the kind was last cleared (see kind_use.h).
+struct KindUse {
+  std::uint64_t hits = 0, misses = 0;
+  std::uint64_t corrupt = 0;    // entries that failed a check on a read and were deleted
+  std::uint64_t writes = 0;
+  std::uint64_t evictions = 0;  // entries and namespaces pruned for the cap or the build limit
+};
+
 // What prune(), verify(), scan() or clear() found on disk, in all and per kind.
 struct BlobScanCounts {
   std::uint64_t blobs = 0;       // entries left
@@ -103,6 +111,7 @@ struct BlobScanCounts {
   std::uint64_t corrupt = 0;     // verify() only: failed a check (and were deleted)
   std::uint64_t removed = 0;     // entries and namespaces removed for the cap, the build count or clear(),
                                  // and stale temp files
+  KindUse use;                   // scan() only: counted by every tool (in all: the sum)
 };
 struct BlobScan : BlobScanCounts {
   std::map<std::string, BlobScanCounts> kinds;  // every kind of cache_kinds()
@@ -154,7 +163,7 @@ class BlobStore {
   // Reads and checks every blob of the store, deleting the corrupt ones.
   Result<BlobScan> verify();
 
-  // What is on disk, without reading the blobs.
+  // What is on disk, without reading the blobs, and how each kind was used.
   Result<BlobScan> scan();
 
   // Removes every namespace of `kind` (of every kind when empty) that no store holds open; what

@@ -15,5 +15,6 @@ struct CacheKind {
 
 std::span<const CacheKind> cache_kinds();
 bool is_cache_kind(std::string_view name);
+int cache_kind_index(std::string_view name);  // its place in cache_kinds(), or -1
 
 }  // namespace kiln::cache
