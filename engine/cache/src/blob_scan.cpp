@@ -44,8 +44,10 @@ std::int64_t mtime_ns_of(const fs::path& p) {
   return ::lstat(p.c_str(), &st) == 0 ? std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec : 0;
 }
 
-// Every blob file below a namespace directory; stale temp files are removed on the way.
-void collect_blobs(const fs::path& ns_dir, const std::string& kind, std::vector<FoundBlob>& blobs, std::uint64_t& removed) {
+// Every blob file below a namespace directory; stale temp files are removed on the way unless
+// `read_only` (a look that must change nothing: stats).
+void collect_blobs(const fs::path& ns_dir, const std::string& kind, std::vector<FoundBlob>& blobs, std::uint64_t& removed,
+                   bool read_only = false) {
   const std::time_t now = std::time(nullptr);
   for (const fs::path& shard : subdirectories(ns_dir)) {
     std::error_code ec;
@@ -54,7 +56,7 @@ void collect_blobs(const fs::path& ns_dir, const std::string& kind, std::vector<
       struct stat st;
       if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       if (is_temp_file_name(name)) {
-        if (now - st.st_mtime > kStaleTempSeconds && ::unlink(it->path().c_str()) == 0) ++removed;
+        if (!read_only && now - st.st_mtime > kStaleTempSeconds && ::unlink(it->path().c_str()) == 0) ++removed;
         continue;
       }
       if (blob_format::key_from_file_name(name))
@@ -225,15 +227,13 @@ Result<BlobScan> BlobStore::scan() {
   for (const CacheKind& kind : cache_kinds()) {
     const std::string name(kind.name);
     std::vector<FoundBlob> blobs;
-    std::uint64_t temp_removed = 0;
+    std::uint64_t none = 0;
     for (const fs::path& ns : subdirectories(impl_->options.root / name)) {
       ++scan.kinds[name].namespaces;
       ++scan.namespaces;
-      collect_blobs(ns, name, blobs, temp_removed);
+      collect_blobs(ns, name, blobs, none, /*read_only=*/true);
     }
     for (const FoundBlob& b : blobs) add_to(scan, name, b);
-    scan.kinds[name].removed += temp_removed;
-    scan.removed += temp_removed;
     // What other tools counted, and what this store counted and has not yet added.
     KindUse use = read_kind_use(impl_->options.root / name);
     const KindUse own = impl_->use.snapshot(cache_kind_index(name));

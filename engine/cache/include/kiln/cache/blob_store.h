@@ -163,7 +163,7 @@ class BlobStore {
   // Reads and checks every blob of the store, deleting the corrupt ones.
   Result<BlobScan> verify();
 
-  // What is on disk, without reading the blobs, and how each kind was used.
+  // What is on disk, without reading the blobs or changing anything, and how each kind was used.
   Result<BlobScan> scan();
 
   // Removes every namespace of `kind` (of every kind when empty) that no store holds open; what
