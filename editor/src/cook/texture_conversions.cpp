@@ -3,10 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
-#include <iterator>
 
 #include "kiln/cache/hash.h"
+#include "kiln/core/input_limits.h"
 #include "kiln/textures/texture_path.h"
 #include "kiln/textures/tx_file.h"
 #include "kiln/textures/tx_store.h"
@@ -15,14 +14,12 @@ namespace kiln::cook {
 namespace fs = std::filesystem;
 namespace {
 
-// The whole file; empty when it cannot be read (callers check what they read against a hash or
-// a TIFF decode, so a short read never passes).
-std::vector<std::byte> read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  if (in.bad()) return {};
-  const auto* p = reinterpret_cast<const std::byte*>(bytes.data());
-  return {p, p + bytes.size()};
+// A texture file whole (a source or an artist's .tx): a regular file within the image limit.
+Result<std::vector<std::byte>> read_bytes(const fs::path& file) {
+  auto text = read_input_file(file, limits::kDecodedImageBytes, "texture");
+  if (!text) return text.error();
+  const auto* p = reinterpret_cast<const std::byte*>(text->data());
+  return std::vector<std::byte>(p, p + text->size());
 }
 
 // Every tile of every level decodes: a truncated or damaged .tx fails here, not in the game.
@@ -46,14 +43,17 @@ TextureConversions::TextureConversions(cache::BlobStore* store) : store_(store) 
 
 Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, bool verify) {
   if (const auto resolved = textures::resolve_texture_path(source); resolved.tiled) {
-    Tx tx{read_bytes(resolved.file), false, resolved.file};
+    auto bytes = read_bytes(resolved.file);
+    if (!bytes) return bytes.error();
+    Tx tx{std::move(*bytes), false, resolved.file};
     if (auto ok = check_tx(resolved.file.string(), tx.bytes); !ok)
       return make_error(ok.error().message + " (the .tx beside " + source.filename().string() +
                         ": fix or delete it, or touch the source to convert that instead)");
     return tx;
   }
-  const std::vector<std::byte> source_bytes = read_bytes(source);
-  const cache::BlobKey key{cache::xxh3_128(std::span(source_bytes))};
+  const auto source_bytes = read_bytes(source);
+  if (!source_bytes) return source_bytes.error();
+  const cache::BlobKey key{cache::xxh3_128(std::span(*source_bytes))};
   std::optional<std::vector<std::byte>> cached;
   if (ns_) {
     bool corrupt = false;

@@ -1,3 +1,4 @@
+#include "kiln/core/input_limits.h"
 #include "kiln/runtime/cooked_set_writer.h"
 
 #include <fcntl.h>
@@ -52,10 +53,9 @@ bool sync_directory(const fs::path& dir) {
 
 // The files of the directory named by its current manifest, if it has a readable one.
 std::set<std::string> files_in_use(const fs::path& dir) {
-  std::ifstream in(dir / kManifestFile, std::ios::binary);
-  if (!in) return {};
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  auto manifest = decode_manifest(text, kManifestFile.data());
+  auto text = read_input_file(dir / kManifestFile, limits::kJsonFileBytes, "manifest");
+  if (!text) return {};
+  auto manifest = decode_manifest(*text, kManifestFile.data());
   std::set<std::string> out;
   if (manifest)
     for (const auto& [kind, pack] : manifest->packs) out.insert(pack.file);

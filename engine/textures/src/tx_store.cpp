@@ -2,10 +2,9 @@
 
 #include <tiffio.h>
 
-#include <fstream>
-#include <iterator>
 #include <string>
 
+#include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_writer.h"
 
 namespace kiln::textures {
@@ -28,20 +27,14 @@ Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying
 
 Result<std::vector<std::byte>> convert_to_tx_bytes(const std::filesystem::path& source,
                                                    const std::filesystem::path& temp_file) {
-  const std::filesystem::path* temp = &temp_file;
-  const Status converted = convert_to_tx(source, *temp);
-  std::vector<std::byte> bytes;
-  if (converted) {
-    std::ifstream in(*temp, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    const auto* p = reinterpret_cast<const std::byte*>(text.data());
-    bytes.assign(p, p + text.size());
-  }
+  const Status converted = convert_to_tx(source, temp_file);
+  Result<std::string> text = converted ? read_input_file(temp_file, limits::kDecodedImageBytes, "conversion")
+                                       : Result<std::string>(converted.error());
   std::error_code ec;
-  std::filesystem::remove(*temp, ec);
-  if (!converted) return converted.error();
-  if (bytes.empty()) return make_error(temp->string() + ": the conversion cannot be read back");
-  return bytes;
+  std::filesystem::remove(temp_file, ec);
+  if (!text) return text.error();
+  const auto* p = reinterpret_cast<const std::byte*>(text->data());
+  return std::vector<std::byte>(p, p + text->size());
 }
 
 }  // namespace kiln::textures
