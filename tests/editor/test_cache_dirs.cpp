@@ -16,16 +16,14 @@
 #include "cache_entries.h"
 #include "child_process.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 const fs::path kScript = fs::path(KILN_SOURCE_DIR) / "assets/scripts/numeric_kernel.lua";
 

@@ -5,6 +5,7 @@
 
 #include "child_process.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
@@ -13,11 +14,7 @@ namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-fs::path copy_assets(const test::TempDir& dir) {
-  const fs::path project = dir / "project";
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  return project;
-}
+using test::copy_assets;
 
 }  // namespace
 

@@ -14,18 +14,14 @@
 #include <regex>
 #include <sstream>
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A private copy of the sample project, so that tests can edit it.
-fs::path copy_assets(const test::TempDir& dir) {
-  const fs::path project = dir / "project";
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  return project;
-}
+using test::copy_assets;
 
 struct Cooked {
   test::RunResult run;
@@ -45,10 +41,7 @@ Cooked cook(const test::TempDir& dir, const fs::path& project, const fs::path& o
   return c;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 }  // namespace
 
@@ -129,11 +122,11 @@ TEST_CASE("a second cook compiles nothing - an edited shader recompiles only its
   CHECK(verified.run.output.find("cook: verified ") != std::string::npos);
 }
 
-TEST_CASE("two cooks from empty caches write byte-identical packs") {
+TEST_CASE("two cooks from empty caches write byte-identical packs - on four workers or one") {
   test::TempDir dir("cook");
   const fs::path project = copy_assets(dir);
-  REQUIRE(cook(dir, project, dir / "a", dir / "cache-a").run.exit_code == 0);
-  REQUIRE(cook(dir, project, dir / "b", dir / "cache-b").run.exit_code == 0);
+  REQUIRE(cook(dir, project, dir / "a", dir / "cache-a", {"--jobs", "4"}).run.exit_code == 0);
+  REQUIRE(cook(dir, project, dir / "b", dir / "cache-b", {"--jobs", "1"}).run.exit_code == 0);
   std::map<std::string, std::string> a, b;
   for (const auto& e : fs::directory_iterator(dir / "a")) a[e.path().filename().string()] = slurp(e.path());
   for (const auto& e : fs::directory_iterator(dir / "b")) b[e.path().filename().string()] = slurp(e.path());

@@ -18,23 +18,17 @@
 #include "child_process.h"
 #include "kiln/jit/bytecode.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path copy_assets(const test::TempDir& dir, const std::string& name = "project") {
-  const fs::path project = dir / name;
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  return project;
-}
+using test::copy_assets;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-void spit(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+using test::slurp;
+using test::spit;
 
 // Every file of a directory (name -> bytes).
 std::map<std::string, std::string> snapshot(const fs::path& dir) {

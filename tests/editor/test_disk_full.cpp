@@ -14,16 +14,14 @@
 #include "child_process.h"
 #include "kiln/runtime/cooked_set.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 // A directory with little room: a tmpfs of `kib` KiB, or (without the right to mount) an ordinary
 // directory where writes are made to fail by a file size limit of `kib` KiB on the tool.
@@ -52,11 +50,7 @@ struct SmallDisk {
   }
 };
 
-fs::path copy_assets(const test::TempDir& dir, const std::string& name) {
-  const fs::path project = dir / name;
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  return project;
-}
+using test::copy_assets;
 
 }  // namespace
 

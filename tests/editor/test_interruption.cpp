@@ -16,6 +16,7 @@
 #include "editor_process.h"
 #include "kiln/runtime/cooked_set.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
@@ -23,16 +24,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
-fs::path copy_assets(const test::TempDir& dir, const std::string& name) {
-  const fs::path project = dir / name;
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  return project;
-}
+using test::copy_assets;
 
 std::vector<std::string> cook_argv(const fs::path& project, const fs::path& out, const fs::path& cache) {
   return {KILN_CLI, "cook", project.string(), "--out", out.string(), "--cache-root", cache.string()};

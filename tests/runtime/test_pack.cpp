@@ -7,6 +7,7 @@
 
 #include "kiln/runtime/pack.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 using namespace kiln::runtime;
@@ -19,11 +20,8 @@ std::vector<std::byte> bytes_of(const std::string& s) {
   std::memcpy(out.data(), s.data(), s.size());
   return out;
 }
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-void spit(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
+using test::slurp;
+using test::spit;
 
 fs::path make_pack(const test::TempDir& dir, const std::string& file, bool reversed = false) {
   PackWriter writer(PackKind::kShaders, "build 1234 vulkan1.0 spirv");

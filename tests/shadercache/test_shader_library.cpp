@@ -10,6 +10,7 @@
 #include "kiln/materials/material.h"
 #include "kiln/shadercache/shader_library.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 using namespace kiln::shadercache;
@@ -17,11 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path copy_assets(const test::TempDir& dir) {
-  const fs::path to = dir / "assets";
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", to, fs::copy_options::recursive);
-  return to;
-}
 
 void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::trunc) << text; }
 
@@ -123,7 +119,7 @@ TEST_CASE("eight threads asking for one variant compile it once" * doctest::test
 
 TEST_CASE("an include edit invalidates every shader that includes it and nothing else") {
   test::TempDir dir("incl");
-  const fs::path assets = copy_assets(dir);
+  const fs::path assets = test::copy_assets(dir, "assets");
   ShaderLibrary library({.root = assets});
   REQUIRE(library.variant("shaders/lit", "Forward", {"FOG"}));
   REQUIRE(library.variant("shaders/lit", "Shadow", {}));
@@ -181,7 +177,7 @@ TEST_CASE("a new process's library hits the disk - and another backend's namespa
 
 TEST_CASE("a broken edit reports file:line - keeps the last good variant - a fix recovers - a revert hits the disk") {
   test::TempDir dir("broken");
-  const fs::path assets = copy_assets(dir);
+  const fs::path assets = test::copy_assets(dir, "assets");
   auto store = open_store(dir / "cache");
   ShaderLibrary library({.root = assets, .store = store.get()});
   const fs::path frag = assets / "shaders/unlit.frag";

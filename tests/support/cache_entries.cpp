@@ -12,15 +12,11 @@
 
 #include "kiln/cache/hash.h"
 #include "kiln/jit/page_file.h"
+#include "test_files.h"
 
 namespace kiln::test {
 namespace fs = std::filesystem;
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 void spill(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));

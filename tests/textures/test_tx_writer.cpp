@@ -8,6 +8,7 @@
 #include "kiln/textures/tx_writer.h"
 #include "oiio_oracle.h"
 #include "temp_dir.h"
+#include "test_files.h"
 #include "tx_fixtures.h"
 
 using namespace kiln;
@@ -26,10 +27,7 @@ fs::path make_png(const test::TempDir& dir, const std::string& name, int w, int 
   return png;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using test::slurp;
 
 }  // namespace
 

@@ -7,8 +7,10 @@
 // rule the engine and the CLI follow) is cooked from that .tx, after checking that every tile of
 // every level reads; a broken one is an error naming it, never a silent fallback to the source.
 //
-// Thread-safety: owned by the cook's thread; several processes may share the store.
+// Thread-safety: get() may be called from several threads at once (the cook's worker pool);
+// several processes may share the store.
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -32,12 +34,12 @@ class TextureConversions {
   // The .tx of `source`; errors name the source (or its .tx). `verify`: a cached conversion is also
   // made again and must be byte-identical; a differing one is replaced by the fresh conversion.
   Result<Tx> get(const std::filesystem::path& source, bool verify = false);
-  std::size_t discarded() const { return discarded_; }  // cached conversions that failed their check
+  std::size_t discarded() const { return discarded_.load(); }  // cached conversions that failed their check
 
  private:
   cache::BlobStore* store_;
   std::optional<cache::BlobNamespace> ns_;
-  std::size_t discarded_ = 0;
+  std::atomic<std::size_t> discarded_{0};
 };
 
 }  // namespace kiln::cook

@@ -26,8 +26,8 @@ bool has_extension(const std::string& path, std::initializer_list<const char*> e
 
 }  // namespace
 
-EditorSession::EditorSession(fs::path root, const Config& config) : root_(std::move(root)), config_(config) {
-  jobs_ = config.jobs > 0 ? config.jobs : std::max(1, int(std::thread::hardware_concurrency()));
+EditorSession::EditorSession(fs::path root, const Config& config)
+    : root_(std::move(root)), config_(config), pool_(config.jobs) {
   store_ = cli::open_variant_store(config, "kiln editor");
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
@@ -67,17 +67,11 @@ EditorSession::Built EditorSession::build(const std::vector<materials::VariantKe
   // the rest came from memory or disk.
   const auto before = library_->stats();
   std::mutex mu;
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(jobs_, int(keys.size())); ++t)
-    pool.emplace_back([&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < keys.size();) {
-        auto v = library_->variant(keys[i].shader, keys[i].pass, keys[i].keyword_list());
-        std::lock_guard lock(mu);
-        if (!v) built.errors.push_back(v.error().message), ++failed;
-      }
-    });
-  for (auto& t : pool) t.join();
+  pool_.parallel_for(keys.size(), [&](std::size_t i) {
+    auto v = library_->variant(keys[i].shader, keys[i].pass, keys[i].keyword_list());
+    std::lock_guard lock(mu);
+    if (!v) built.errors.push_back(v.error().message), ++failed;
+  });
   const auto after = library_->stats();
   built.compiled = (after.compiles - before.compiles) - (after.compile_errors - before.compile_errors);
   built.cache_hits = keys.size() - failed - built.compiled;

@@ -16,7 +16,8 @@
 // - a removed stage file of a shader in use is an error (the shader would silently lose a stage);
 //   the last good variants stay. Removed files nothing reads are not events.
 //
-// Thread-safety: owned by the editor's event loop thread; variants compile on a worker pool.
+// Thread-safety: owned by the editor's event loop thread; variants compile on the tool's worker
+// pool (the one the cook uses too).
 
 #include <chrono>
 #include <filesystem>
@@ -31,6 +32,7 @@
 #include "editor/file_watcher.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/config.h"
+#include "kiln/core/worker_pool.h"
 #include "kiln/jit/jit_runtime.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/materials/material.h"
@@ -70,7 +72,7 @@ class EditorSession {
 
   std::filesystem::path root_;
   Config config_;
-  int jobs_ = 1;
+  core::WorkerPool pool_;  // `jobs` threads
   std::unique_ptr<cache::BlobStore> store_;
   std::unique_ptr<shadercache::ShaderLibrary> library_;
   std::map<std::string, MaterialState> materials_;  // by path relative to the root

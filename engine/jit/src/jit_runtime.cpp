@@ -60,20 +60,23 @@ struct JitRuntime::Impl {
   std::map<Key, std::shared_ptr<PageSlot>> slots;
   std::vector<std::unique_ptr<PageCode>> codes;
   std::vector<std::pair<void*, std::size_t>> mappings;
-  std::deque<Job> queue;
-  int running = 0;
+  std::deque<Job> queue;  // compiles waiting for a pool thread
+  int in_pool = 0;         // tasks of this runtime handed to the pool and not yet returned
   bool stopping = false;
-  std::condition_variable work_cv, idle_cv;
-  std::vector<std::thread> workers;
+  std::condition_variable idle_cv;
+  std::unique_ptr<core::WorkerPool> own_pool;  // when the options name none
+  core::WorkerPool* pool = nullptr;
   JitStats stats;
 
   ~Impl() {
     {
-      std::lock_guard lock(mu);
+      // Queued compiles are dropped; the pool may be shared, so wait for this runtime's tasks only.
+      std::unique_lock lock(mu);
       stopping = true;
+      queue.clear();
+      idle_cv.wait(lock, [&] { return in_pool == 0; });
     }
-    work_cv.notify_all();
-    for (auto& t : workers) t.join();
+    own_pool.reset();
     store.reset();  // flushes its writer
     for (auto& [p, n] : mappings) ::munmap(p, n);
   }
@@ -198,21 +201,19 @@ struct JitRuntime::Impl {
     if (compiled->cacheable && store) store->put(job.page, job.mode, *compiled);
   }
 
-  void worker_loop() {
+  // One pool task per queued job: takes the oldest job (none left when the runtime is stopping).
+  void run_queued() {
     std::unique_lock lock(mu);
-    for (;;) {
-      work_cv.wait(lock, [&] { return stopping || !queue.empty(); });
-      if (stopping) return;
+    if (!queue.empty()) {
       Job job = std::move(queue.front());
       queue.pop_front();
-      ++running;
       lock.unlock();
       const std::vector<std::uint16_t> entries = job.entries;  // the union, decided when it was queued
       compile(job, entries);
       lock.lock();
-      --running;
-      idle_cv.notify_all();
     }
+    --in_pool;
+    idle_cv.notify_all();
   }
 };
 
@@ -235,9 +236,13 @@ Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
     if (!store) return store.error();
     impl->store = std::move(*store);
   }
-  if (!impl->options.synchronous)
-    for (int i = 0; i < std::max(1, impl->options.compile_threads); ++i)
-      impl->workers.emplace_back([p = impl.get()] { p->worker_loop(); });
+  if (!impl->options.synchronous) {
+    impl->pool = impl->options.pool;
+    if (!impl->pool) {
+      impl->own_pool = std::make_unique<core::WorkerPool>(std::max(1, impl->options.compile_threads));
+      impl->pool = impl->own_pool.get();
+    }
+  }
   return std::unique_ptr<JitRuntime>(new JitRuntime(std::move(impl)));
 }
 
@@ -268,8 +273,9 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
     std::lock_guard lock(impl_->mu);
     job.entries = std::move(union_entries);
     impl_->queue.push_back(std::move(job));
+    ++impl_->in_pool;
   }
-  impl_->work_cv.notify_one();
+  impl_->pool->submit([impl = impl_.get()] { impl->run_queued(); });
   return slot;
 }
 
@@ -289,7 +295,7 @@ std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode) {
 
 void JitRuntime::wait_idle() {
   std::unique_lock lock(impl_->mu);
-  impl_->idle_cv.wait(lock, [&] { return impl_->queue.empty() && impl_->running == 0; });
+  impl_->idle_cv.wait(lock, [&] { return impl_->in_pool == 0; });
 }
 
 void JitRuntime::flush() {

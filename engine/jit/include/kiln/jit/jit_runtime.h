@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/core/worker_pool.h"
 #include "kiln/jit/bytecode.h"
 #include "kiln/jit/jit_abi.h"
 #include "kiln/jit/page_compiler.h"
@@ -56,11 +57,13 @@ struct JitOptions {
   // without a compiler (the player) takes it from whoever filled the cache (the cook's packs).
   std::string fingerprint;
   bool verify = false;               // recompile every cache hit before it runs; a differing one is replaced
-  int compile_threads = 1;
+  int compile_threads = 1;           // the runtime's own compile threads, when no `pool` is given
   bool synchronous = false;  // compile on the asking thread (tests, the cook, benchmarks)
   std::uint32_t hot_threshold = 8;  // entries into a page (calls, loop iterations) before it is asked for
   std::uint64_t cache_max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache (cache.disk_max)
   int keep_builds = 3;
+  // Background compiles run here when given (the tool's one pool); it must outlive the runtime.
+  core::WorkerPool* pool = nullptr;
 };
 
 struct JitStats {

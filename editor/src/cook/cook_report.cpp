@@ -1,0 +1,57 @@
+#include "cook/cook_report.h"
+
+#include <cstdio>
+#include <span>
+
+#include "kiln/core/atomic_output.h"
+
+namespace kiln::cook {
+
+VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
+                            const CookedScripts& scripts, const CookedTextures& textures,
+                            std::size_t textures_discarded, nlohmann::json& report) {
+  VariantCounts counts;
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& target : targets)
+    for (std::size_t i = 0; i < target.results.size(); ++i) {
+      const auto& planned = project.variants[i];
+      const VariantResult& r = target.results[i];
+      nlohmann::json v = {{"key", planned.key.digest()}, {"shader", planned.key.shader}, {"pass", planned.key.pass},
+                          {"keywords", planned.key.keywords}, {"target", target.target.id()},
+                          {"materials", planned.materials}, {"why", planned.used ? "used" : "declared"}};
+      if (!r.ok) {
+        v["error"] = r.error;
+      } else {
+        (r.cache_hit ? counts.cache_hits : counts.compiled)++;
+        v["result"] = r.cache_hit ? "cache_hit" : "compile";
+        v["compile_ms"] = r.ms;
+        v["spirv_bytes"] = r.spirv_bytes;
+      }
+      variants.push_back(std::move(v));
+    }
+  report["variants"] = std::move(variants);
+  report["totals"] = {{"variants", project.variants.size()}, {"used", project.used},
+                      {"declared", project.declared},        {"stripped", project.stripped},
+                      {"compiled", counts.compiled},         {"cache_hits", counts.cache_hits}};
+  report["scripts"] = {{"files", project.scripts.size()},    {"pages", scripts.stats.requested},
+                       {"aot_pages", scripts.pages.size()},   {"compiled", scripts.stats.compiled},
+                       {"cache_hits", scripts.stats.loaded}, {"not_cacheable", scripts.stats.not_cacheable}};
+  report["textures"] = {{"files", project.textures.size()},
+                        {"converted", textures.converted},
+                        {"cache_hits", textures.files.size() - textures.converted - textures.from_tx},
+                        {"from_tx", textures.from_tx},
+                        {"cache_discarded", textures_discarded}};
+  return counts;
+}
+
+bool write_report(const std::string& file, const nlohmann::json& report) {
+  if (file.empty()) return true;
+  const std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (auto s = write_file_atomically(file, std::as_bytes(std::span(text))); !s) {
+    std::fprintf(stderr, "kiln cook: %s\n", s.error().message.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kiln::cook

@@ -1,0 +1,32 @@
+#pragma once
+// The cook's report: what was built, from where, and what failed, as JSON for build tools
+// (`kiln cook --json <file>`). Written through a temp file: a report that cannot be written is the
+// cook's failure.
+//
+// Thread-safety: plain functions, called from the cook's thread.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cook/cook_project.h"
+#include "cook/cook_scripts.h"
+#include "cook/cook_textures.h"
+#include "cook/cook_variants.h"
+
+namespace kiln::cook {
+
+struct VariantCounts {
+  std::size_t compiled = 0, cache_hits = 0;
+};
+
+// Fills report["variants"], ["totals"], ["scripts"] and ["textures"]; returns the variant counts.
+VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
+                            const CookedScripts& scripts, const CookedTextures& textures,
+                            std::size_t textures_discarded, nlohmann::json& report);
+
+// Writes `report` to `file` (nothing when empty); false, said on stderr, when it cannot.
+bool write_report(const std::string& file, const nlohmann::json& report);
+
+}  // namespace kiln::cook

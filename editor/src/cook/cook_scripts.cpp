@@ -1,0 +1,75 @@
+#include "cook/cook_scripts.h"
+
+#include <optional>
+#include <set>
+
+#include "persistent_caches.h"
+#include "kiln/jit/aot_pages.h"
+#include "kiln/jit/page_analysis.h"
+#include "kiln/jit/page_store.h"
+
+namespace kiln::cook {
+namespace {
+
+// The compiled pages of every script, read back from the page cache (or compiled here when the
+// cache is off).
+std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const Project& project, const Config& config,
+                                                                          jitc::LlvmPageCompiler& compiler) {
+  std::vector<std::pair<std::string, std::vector<std::byte>>> out;
+  std::unique_ptr<jit::PageStore> pages;
+  if (!jit_cache_root(config).empty()) {
+    auto opened = jit::PageStore::open({.root = jit_cache_root(config), .build_id = jit::jit_build_id(),
+                                        .fingerprint = compiler.fingerprint(), .max_bytes = config.cache_disk_max_bytes,
+                                        .keep_builds = config.cache_keep_builds, .background_writes = false});
+    if (opened) pages = std::move(*opened);
+  }
+  std::set<std::string> seen;
+  for (const auto& s : project.scripts)
+    for (std::size_t p = 0; p < s.program.page_count(); ++p) {
+      const auto page = s.program.page(p);
+      const std::string id = jit::aot_page_id(page, jit::abi::JitMode::kChecked);
+      if (!seen.insert(id).second) continue;
+      const auto entries = jit::jit_entries(page, s.program.entries[p]);
+      std::optional<jit::StoredPage> code;
+      if (pages) code = pages->find(page, entries, jit::abi::JitMode::kChecked).hit;
+      if (!code) {
+        auto compiled = compiler.compile({page, entries, jit::abi::JitMode::kChecked});
+        if (compiled && compiled->cacheable)
+          code = jit::StoredPage{compiled->code, compiled->function_offset, compiled->alignment, compiled->entries};
+      }
+      if (code) out.emplace_back(id, jit::encode_aot_page(page, *code));
+    }
+  return out;
+}
+
+}  // namespace
+
+bool cook_scripts(const Project& project, const Config& config, bool verify, jitc::LlvmPageCompiler& compiler,
+                  core::WorkerPool& pool, CookedScripts& out, CookErrors& errors) {
+  {
+    auto runtime = cli::open_jit_runtime({.compiler = &compiler,
+                                          .cache_root = jit_cache_root(config),
+                                          .verify = verify || config.jit_cache_verify,
+                                          .compile_threads = pool.size(),
+                                          .synchronous = true,
+                                          .cache_max_bytes = config.cache_disk_max_bytes,
+                                          .keep_builds = config.cache_keep_builds},
+                                         "kiln cook");
+    if (!runtime) {
+      errors.add("kiln cook: " + runtime.error().message);
+      return false;
+    }
+    // Each script's pages compile on one pool thread; a page two scripts share is compiled once.
+    pool.parallel_for(project.scripts.size(), [&](std::size_t i) {
+      (*runtime)->precompile(project.scripts[i].program, jit::abi::JitMode::kChecked);
+    });
+    out.stats = (*runtime)->stats();
+  }
+  if (out.stats.verify_mismatches)
+    errors.add("cook: --verify: " + std::to_string(out.stats.verify_mismatches) +
+               " script pages differ from a fresh compile of them");
+  out.pages = shipped_pages(project, config, compiler);
+  return true;
+}
+
+}  // namespace kiln::cook

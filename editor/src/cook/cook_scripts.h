@@ -1,0 +1,32 @@
+#pragma once
+// The cook's scripts stage: every page of every script compiled with every entry into the page
+// cache (ahead of time, on the tool's worker pool), then the compiled pages read back for the
+// scripts pack. Pages that need something outside themselves are left to the interpreter.
+//
+// Thread-safety: called from the cook's thread; the work runs on `pool`.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cook/cook_errors.h"
+#include "cook/cook_project.h"
+#include "kiln/core/config.h"
+#include "kiln/core/worker_pool.h"
+#include "kiln/jit/jit_runtime.h"
+#include "kiln/jitc/llvm_page_compiler.h"
+
+namespace kiln::cook {
+
+struct CookedScripts {
+  jit::JitStats stats;
+  std::vector<std::pair<std::string, std::vector<std::byte>>> pages;  // page id -> shipped page
+};
+
+// False (with the reason in `errors`) when no script runtime could be made; --verify mismatches
+// are errors too.
+bool cook_scripts(const Project& project, const Config& config, bool verify, jitc::LlvmPageCompiler& compiler,
+                  core::WorkerPool& pool, CookedScripts& out, CookErrors& errors);
+
+}  // namespace kiln::cook

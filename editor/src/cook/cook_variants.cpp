@@ -1,0 +1,107 @@
+#include "cook/cook_variants.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+
+#include "kiln/materials/material_layout.h"
+
+namespace kiln::cook {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+runtime::VariantRecord variant_record(const shadercache::CompiledVariant& variant) {
+  runtime::VariantRecord record;
+  for (const auto& stage : variant.stages)
+    record.stages.push_back({stage.stage, stage.file, stage.spirv, stage.reflection_json, stage.backend_source});
+  return record;
+}
+
+bool same_record(const runtime::VariantRecord& a, const runtime::VariantRecord& b) {
+  return runtime::encode_variant_record(a) == runtime::encode_variant_record(b);
+}
+
+// How messages name a variant: "shaders/lit Forward FOG;NORMALMAP".
+std::string shown_variant(const materials::VariantKey& key) {
+  return key.shader + " " + key.pass + (key.keywords.empty() ? "" : " " + key.keywords);
+}
+
+}  // namespace
+
+void build_variants(const Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
+                    Progress& progress, CookErrors& errors) {
+  const std::size_t count = project.variants.size();
+  for (auto& target : targets) {
+    target.results.assign(count, {});
+    std::atomic<std::size_t> done{0};
+    pool.parallel_for(count, [&](std::size_t i) {
+      const auto& key = project.variants[i].key;
+      const auto started = Clock::now();
+      auto variant = target.library->variant(key.shader, key.pass, key.keyword_list());
+      VariantResult& r = target.results[i];
+      r.ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+      if (!variant) {
+        r.error = variant.error().message;
+      } else {
+        r.ok = true;
+        r.cache_hit = (*variant)->from_disk;
+        for (const auto& s : (*variant)->stages) r.spirv_bytes += s.spirv.size() * 4;
+        r.record = variant_record(**variant);
+      }
+      progress.tick("variants", ++done, count);
+    });
+    const auto failed = std::count_if(target.results.begin(), target.results.end(), [](const VariantResult& r) { return !r.ok; });
+    progress.done("variants", std::size_t(failed));
+  }
+  for (const auto& target : targets)
+    for (std::size_t i = 0; i < count; ++i)
+      if (!target.results[i].ok) errors.add(target.results[i].error, shown_variant(project.variants[i].key));
+}
+
+void lay_out_materials(Project& project, const TargetVariants& first, CookErrors& errors) {
+  std::map<std::string, std::vector<std::string>> reflections;
+  for (std::size_t i = 0; i < first.results.size(); ++i) {
+    if (!first.results[i].ok) continue;
+    auto& stages = reflections[project.variants[i].key.name()];
+    for (const auto& stage : first.results[i].record.stages) stages.push_back(stage.reflection_json);
+  }
+  for (auto& m : project.materials) {
+    const bool all_built = std::all_of(m.record.passes.begin(), m.record.passes.end(),
+                                       [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
+    if (!all_built) {
+      // Its variants' errors say why; a variant missing without one is a bug of the cook.
+      if (errors.empty()) errors.add(m.record.file + ": a variant it uses was not built");
+      continue;
+    }
+    if (auto laid = materials::lay_out_material(m.source, reflections, m.record); !laid) errors.add(laid.error().message);
+  }
+}
+
+std::size_t verify_variants(const Project& project, const std::vector<TargetVariants>& targets,
+                            const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
+                            core::WorkerPool& pool, CookErrors& errors) {
+  std::size_t checked = 0;
+  for (const auto& target : targets) {
+    shadercache::ShaderLibrary fresh(fresh_options(target.target));
+    std::vector<char> differs(target.results.size(), 0);  // reported in the project's order below
+    pool.parallel_for(target.results.size(), [&](std::size_t i) {
+      const VariantResult& built = target.results[i];
+      if (!built.ok) return;  // compiled now or served by the cache: both must match
+      const auto& key = project.variants[i].key;
+      auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
+      differs[i] = !again || !same_record(variant_record(**again), built.record);
+    });
+    for (std::size_t i = 0; i < differs.size(); ++i) {
+      checked += target.results[i].ok;
+      if (!differs[i]) continue;
+      const auto& key = project.variants[i].key;
+      errors.add("cook: --verify: variant " + key.digest() + " (" + key.name() + ", " + target.target.id() +
+                 ") differs from a fresh compile of it");
+    }
+  }
+  return checked;
+}
+
+}  // namespace kiln::cook

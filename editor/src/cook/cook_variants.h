@@ -1,0 +1,52 @@
+#pragma once
+// The cook's variants stage: every planned variant built for every target on the tool's worker
+// pool (through the persistent variant cache), the materials laid out against the built variants'
+// reflection, and with --verify every variant compiled again and compared byte for byte.
+//
+// Thread-safety: called from the cook's thread; the work runs on `pool`.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cook/cook_errors.h"
+#include "cook/cook_project.h"
+#include "cook/cook_settings.h"
+#include "cook/progress.h"
+#include "kiln/core/worker_pool.h"
+#include "kiln/runtime/variant_record.h"
+#include "kiln/shadercache/shader_library.h"
+
+namespace kiln::cook {
+
+struct VariantResult {
+  bool ok = false, cache_hit = false;
+  double ms = 0;
+  std::size_t spirv_bytes = 0;
+  std::string error;
+  runtime::VariantRecord record;
+};
+
+// One library per target, in the settings' order, and what it built.
+struct TargetVariants {
+  CookTarget target;
+  std::unique_ptr<shadercache::ShaderLibrary> library;
+  std::vector<VariantResult> results;  // per planned variant, in the project's order
+};
+
+// Builds every variant of `project` with every library; errors go to `errors`, naming the variant.
+void build_variants(const Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
+                    Progress& progress, CookErrors& errors);
+
+// Lays out every material's parameter blocks and texture bindings from the first target's
+// reflection; a material whose variants did not build is left to their errors.
+void lay_out_materials(Project& project, const TargetVariants& first, CookErrors& errors);
+
+// --verify: each built variant compiled afresh with `fresh_options(target)` (which refresh the
+// store, so a differing entry is never served again) must equal what was built. Returns the count.
+std::size_t verify_variants(const Project& project, const std::vector<TargetVariants>& targets,
+                            const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
+                            core::WorkerPool& pool, CookErrors& errors);
+
+}  // namespace kiln::cook

@@ -1,0 +1,51 @@
+#pragma once
+// The one pool of worker threads a tool runs its parallel work on: the cook's stages (variants,
+// script pages, textures), the editor's rebuilds and the script runtime's background compiles all
+// share it, so a tool never runs more compile threads than `jobs` says.
+//
+// Tasks run in the order they were submitted. parallel_for() also works on the calling thread, so
+// it makes progress when every worker is busy with someone else's tasks, and may be called from
+// inside a task.
+//
+// Thread-safety: submit() and parallel_for() may be called from any thread. The destructor runs
+// what is still queued, then joins; whoever submitted tasks that touch other objects must wait for
+// them before those objects go (the script runtime counts its own).
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kiln::core {
+
+class WorkerPool {
+ public:
+  // `threads` <= 0: one per hardware thread.
+  explicit WorkerPool(int threads);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return int(threads_.size()); }
+  void submit(std::function<void()> task);
+  // body(i) for every i in [0, n), on at most size() threads: the calling thread and size() - 1
+  // workers. Returns when every call has returned.
+  void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body);
+
+ private:
+  void run();
+
+  std::mutex mu_;  // guards queue_ and stopping_
+  std::condition_variable work_cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The worker count a `jobs` setting means: itself when positive, else one per hardware thread.
+int worker_count(int jobs);
+
+}  // namespace kiln::core

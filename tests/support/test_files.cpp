@@ -1,0 +1,24 @@
+#include "test_files.h"
+
+#include <fstream>
+#include <iterator>
+
+namespace kiln::test {
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+fs::path copy_assets(const TempDir& dir, const std::string& name) {
+  const fs::path project = dir / name;
+  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
+  return project;
+}
+
+}  // namespace kiln::test

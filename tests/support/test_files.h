@@ -1,0 +1,19 @@
+#pragma once
+// Files as tests read and write them: whole, in binary; and the sample project copied somewhere a
+// test may edit it.
+
+#include <filesystem>
+#include <string>
+
+#include "temp_dir.h"
+
+namespace kiln::test {
+
+// The bytes of `p`; empty when it cannot be read.
+std::string slurp(const std::filesystem::path& p);
+// Replaces `p` with `bytes`.
+void spit(const std::filesystem::path& p, const std::string& bytes);
+// A private copy of the repository's sample project (assets/) at `dir / name`.
+std::filesystem::path copy_assets(const TempDir& dir, const std::string& name = "project");
+
+}  // namespace kiln::test
