@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "kiln/jit/page_analysis.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 

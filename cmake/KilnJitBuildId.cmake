@@ -1,5 +1,5 @@
 # The build identity of the script code generator: a hash of every source that decides what a
-# compiled page contains (the compiler in engine/jitc, the ABI, the bytecode, the page analysis and
+# compiled page contains (the compiler in engine/jitc, the ABI, the bytecode and its types, the page analysis and
 # the helpers in engine/jit) and of LLVM's major version. Computed from the tree, not the binary, so
 # that the cook (which links the compiler) and the player (which does not) built from one tree agree
 # and a cook can fill the player's cache. Any change to those files reconfigures and gives a new
@@ -8,7 +8,7 @@
 function(kiln_jit_build_id out)
   set(jit "${PROJECT_SOURCE_DIR}/engine/jit")
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/engine/jitc/src/*" "${PROJECT_SOURCE_DIR}/engine/jitc/include/*")
-  list(APPEND sources "${jit}/include/kiln/jit/bytecode.h" "${jit}/include/kiln/jit/jit_abi.h"
+  list(APPEND sources "${jit}/include/kiln/jit/bytecode.h" "${jit}/include/kiln/jit/types.h" "${jit}/include/kiln/jit/jit_abi.h"
        "${jit}/include/kiln/jit/page_analysis.h" "${jit}/src/page_analysis.cpp" "${jit}/src/helpers.cpp")
   list(SORT sources)
   set(identity "llvm-14")

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "persistent_caches.h"
@@ -44,7 +44,7 @@ int run_script_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  auto program = jit::compile_script_file(args.words[2]);
+  auto program = lang::compile_script_file(args.words[2]);
   if (!program) {
     std::fprintf(stderr, "%s\n", program.error().message.c_str());
     return kExitFailed;

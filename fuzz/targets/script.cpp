@@ -2,10 +2,10 @@
 // round trip through its serialised form.
 #include "fuzz_target.h"
 #include "kiln/jit/program_io.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 
 KILN_FUZZ_TARGET(script) {
-  auto program = kiln::jit::compile_script("fuzz.lua", kiln::fuzz::as_text(data));
+  auto program = kiln::lang::compile_script("fuzz.lua", kiln::fuzz::as_text(data));
   if (!program) {
     KILN_FUZZ_CHECK_ERROR(program.error(), "fuzz.lua");
     return;

@@ -4,11 +4,12 @@
 #include <filesystem>
 
 #include "child_process.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 namespace fs = std::filesystem;
 
 namespace {

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "temp_dir.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 namespace fs = std::filesystem;
 
 namespace {

@@ -15,13 +15,14 @@
 #include "kiln/cache/hash.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "temp_dir.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 namespace fs = std::filesystem;
 
 namespace {

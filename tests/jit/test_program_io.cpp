@@ -5,10 +5,11 @@
 #include <filesystem>
 
 #include "kiln/jit/program_io.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 namespace fs = std::filesystem;
 
 TEST_SUITE("jit") {

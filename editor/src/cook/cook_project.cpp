@@ -9,7 +9,7 @@
 #include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 
 namespace kiln::cook {
 namespace fs = std::filesystem;
@@ -149,7 +149,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       project.errors.push_back(text.error().message);
       continue;
     }
-    auto program = jit::compile_script(shown(rel), *text);
+    auto program = lang::compile_script(shown(rel), *text);
     if (!program) {
       project.errors.push_back(program.error().message);
       continue;

@@ -18,7 +18,7 @@
 
 #include "kiln/core/result.h"
 #include "kiln/shadercache/glsl_compiler.h"
-#include "kiln/shadercache/reflection.h"
+#include "kiln/shadercache/backends.h"
 
 namespace kiln::cook {
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "kiln/core/project_paths.h"
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 #include "kiln/textures/texture_path.h"
 #include "kiln/textures/thumbnail.h"
 
@@ -120,7 +120,7 @@ nlohmann::json EditorSession::start() {
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
   std::size_t pages = 0;
   for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
-    auto program = jit::compile_script_file((root_ / rel).string());
+    auto program = lang::compile_script_file((root_ / rel).string());
     if (!program) {
       errors.push_back(program.error().message);
       continue;
@@ -248,7 +248,7 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
     scripts_.erase(change.path);
     return {{"event", "script_removed"}, {"file", change.path}};
   }
-  auto program = jit::compile_script_file((root_ / change.path).string());
+  auto program = lang::compile_script_file((root_ / change.path).string());
   if (!program)
     return {{"event", "script_error"}, {"file", change.path}, {"error", program.error().message}, {"kept_previous", scripts_.count(change.path) > 0}};
   // Pages whose bytes did not change keep their code: the runtime keys pages by their bytes.

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/jit/checker.h"
+#include "kiln/jit/types.h"
 
 namespace kiln::jit {
 
@@ -104,9 +104,6 @@ struct Program {
   // The code of function f as one run of words (its pages are consecutive).
   const std::uint32_t* code(std::size_t f) const { return words.data() + functions[f].first_page * kPageWords; }
 };
-
-// Compiles a checked script to paged bytecode.
-Result<Program> compile_program(const CheckedScript& checked, const std::vector<HostSignature>& host);
 
 // One line per instruction: "page 0 +12  ADD r3 r1 r2   ; line 7".
 std::string disassemble(const Program& program);

@@ -4,14 +4,10 @@
 // type), specialization constants, and the compute work-group size. Stored beside each module as
 // JSON; `kiln shader reflect` prints it.
 //
-// Cross-compilation of a module to GLSL 4.5, GLSL ES 3.1, HLSL (SM 5.1) or MSL is a backend.
+// Thread-safety: pure functions.
 
 #include <cstdint>
-#include <map>
-#include <utility>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,31 +17,6 @@
 namespace kiln::shadercache {
 
 Result<nlohmann::json> reflect_spirv(const std::vector<std::uint32_t>& spirv);
-
-enum class Backend { kSpirv, kGlsl, kEssl, kHlsl, kMsl };
-std::optional<Backend> parse_backend(std::string_view text);  // spirv glsl essl hlsl msl
-std::string_view backend_name(Backend backend);
-
-// Where each descriptor (set, binding) of a variant lands in a backend that has no descriptor sets.
-// GLSL and ESSL bindings and MSL buffer/texture/sampler indices are numbered per resource class over
-// all of a variant's stages in (set, binding) order, so `set=0, binding=0` and `set=1, binding=0`
-// never share a slot and every stage agrees; HLSL (shader model 5.1) keeps the binding as the
-// register and the set as the register space.
-struct BackendBinding {
-  std::uint32_t binding = 0;                                  // GLSL / ESSL
-  std::uint32_t msl_buffer = 0, msl_texture = 0, msl_sampler = 0;  // MSL
-};
-struct BindingMap {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, BackendBinding> descriptors;  // (set, binding) ->
-  std::uint32_t msl_push_constant_buffer = 0;  // the first MSL buffer index after the descriptors
-};
-// From the reflections (reflect_spirv) of a variant's stages.
-BindingMap map_bindings(const std::vector<nlohmann::json>& stage_reflections, Backend backend);
-// Records where each binding (and the push constants) went: a "<backend>" object on each entry.
-void record_backend_bindings(nlohmann::json& reflection, const BindingMap& map, Backend backend);
-
-// Source for `backend` with the bindings of `map` (nothing to do for kSpirv: an empty string).
-Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backend backend, const BindingMap& map = {});
 
 // "SPIRV-Cross <package version>": part of every persistent cache namespace.
 std::string spirv_cross_version();

@@ -33,6 +33,7 @@
 #include "kiln/materials/shader_declaration.h"
 #include "kiln/shadercache/glsl_compiler.h"
 #include "kiln/shadercache/isolated_compiler.h"
+#include "kiln/shadercache/backends.h"
 #include "kiln/shadercache/reflection.h"
 #include "kiln/shadercache/variant_cache.h"
 

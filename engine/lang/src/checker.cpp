@@ -1,4 +1,4 @@
-#include "kiln/jit/checker.h"
+#include "kiln/lang/checker.h"
 
 #include <functional>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include "type_solver.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 namespace {
 
 using K = TypeSolver::Kind;
@@ -666,4 +666,4 @@ Result<CheckedScript> check_script(const Script& script, const std::vector<HostS
   return Checker(script, host).run();
 }
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

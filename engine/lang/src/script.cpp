@@ -1,8 +1,9 @@
-#include "kiln/jit/script.h"
+#include "kiln/lang/script.h"
 
 #include "kiln/core/input_limits.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
+using namespace jit;  // the bytecode it writes
 
 Result<Program> compile_script(const std::string& file, std::string_view source, const std::vector<HostSignature>& host) {
   if (source.size() > limits::kScriptBytes)
@@ -21,4 +22,4 @@ Result<Program> compile_script_file(const std::string& file, const std::vector<H
   return compile_script(file, *text, host);
 }
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

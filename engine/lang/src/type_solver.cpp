@@ -1,6 +1,6 @@
 #include "type_solver.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 int TypeSolver::fresh(Kind k, int elem) {
   nodes_.push_back({static_cast<int>(nodes_.size()), k, elem, {}});
@@ -81,17 +81,4 @@ std::string TypeSolver::describe(int v) {
   return "?";
 }
 
-std::string type_name(Type t) {
-  switch (t) {
-    case Type::kNumber: return "number";
-    case Type::kBoolean: return "boolean";
-    case Type::kNumberArray: return "number[]";
-    case Type::kBooleanArray: return "boolean[]";
-    case Type::kString: return "string";
-    case Type::kFunction: return "function";
-    case Type::kVoid: return "void";
-  }
-  return "?";
-}
-
-}  // namespace kiln::jit
+}  // namespace kiln::lang

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/jit/checker.h"
+#include "kiln/lang/checker.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 class TypeSolver {
  public:
@@ -36,4 +36,4 @@ class TypeSolver {
   std::vector<Node> nodes_;
 };
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

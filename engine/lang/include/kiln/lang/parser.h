@@ -7,10 +7,10 @@
 #include <string_view>
 
 #include "kiln/core/result.h"
-#include "kiln/jit/ast.h"
+#include "kiln/lang/ast.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 Result<Script> parse_script(const std::string& file, std::string_view source);
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

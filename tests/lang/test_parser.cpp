@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
-#include "kiln/jit/parser.h"
+#include "kiln/lang/parser.h"
 
 using namespace kiln;
-using namespace kiln::jit;
+using namespace kiln::lang;
 
 namespace {
 
@@ -14,7 +14,7 @@ std::string error_of(const std::string& source) {
 
 }  // namespace
 
-TEST_SUITE("jit") {
+TEST_SUITE("lang") {
 
 TEST_CASE("the parser accepts every construct of the subset") {
   const char* source = R"(

@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "kiln/jit/bytecode.h"
-#include "kiln/jit/checker.h"
-#include "kiln/jit/parser.h"
+#include "kiln/lang/checker.h"
+#include "kiln/lang/codegen.h"
+#include "kiln/lang/parser.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 // Errors are `file:line:col: message` (lexer, parser, checker).
-Result<Program> compile_script(const std::string& file, std::string_view source,
+Result<jit::Program> compile_script(const std::string& file, std::string_view source,
                                const std::vector<HostSignature>& host = {});
-Result<Program> compile_script_file(const std::string& file, const std::vector<HostSignature>& host = {});
+Result<jit::Program> compile_script_file(const std::string& file, const std::vector<HostSignature>& host = {});
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 struct Pos {
   int line = 0;
@@ -92,4 +92,4 @@ struct Script {
   Block body;  // the chunk
 };
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

@@ -7,9 +7,10 @@
 #include <optional>
 #include <set>
 
-#include "kiln/jit/bytecode.h"
+#include "kiln/lang/codegen.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
+using namespace jit;  // the bytecode it writes
 namespace {
 
 constexpr int kMaxRegisters = 250;
@@ -617,4 +618,4 @@ Result<Program> compile_program(const CheckedScript& checked, const std::vector<
   return program;
 }
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

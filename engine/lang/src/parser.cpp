@@ -1,8 +1,8 @@
-#include "kiln/jit/parser.h"
+#include "kiln/lang/parser.h"
 
 #include "lexer.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 namespace {
 
 // Lua 5.1's binary operator priorities (left, right): right < left makes an operator right-associative.
@@ -473,4 +473,4 @@ Result<Script> parse_script(const std::string& file, std::string_view source) {
   return Parser(file, std::move(*tokens)).run();
 }
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

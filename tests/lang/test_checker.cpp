@@ -1,10 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "kiln/jit/checker.h"
-#include "kiln/jit/parser.h"
+#include "kiln/lang/checker.h"
+#include "kiln/lang/parser.h"
 
 using namespace kiln;
 using namespace kiln::jit;
+using namespace kiln::lang;
 
 namespace {
 
@@ -17,7 +18,7 @@ std::string error_of(const std::string& source, const std::vector<HostSignature>
 
 }  // namespace
 
-TEST_SUITE("jit") {
+TEST_SUITE("lang") {
 
 TEST_CASE("the checker infers parameter - return and variable types across calls") {
   auto script = parse_script("t.lua", R"(

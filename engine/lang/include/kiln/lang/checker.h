@@ -18,26 +18,15 @@
 #include <vector>
 
 #include "kiln/core/result.h"
-#include "kiln/jit/ast.h"
+#include "kiln/jit/types.h"
+#include "kiln/lang/ast.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
-enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction };
-std::string type_name(Type t);
-
-// A function the embedding engine registers: `engine.<name>(params...) -> result`.
-struct HostSignature {
-  std::string name;
-  std::vector<Type> params;  // numbers and booleans
-  Type result = Type::kVoid;
-};
-
-// The math functions of the subset: one number argument unless noted (fmod, pow, atan2: two;
-// min, max: one or more), and the constants math.pi and math.huge.
-enum class MathFn {
-  kAbs, kFloor, kCeil, kSqrt, kSin, kCos, kTan, kAsin, kAcos, kAtan, kExp, kLog, kLog10,
-  kFmod, kPow, kAtan2, kMin, kMax,
-};
+// The front end speaks the runtime's value types.
+using jit::HostSignature;
+using jit::MathFn;
+using jit::Type;
 
 struct VarRef {
   enum Kind { kModule, kLocal } kind = kLocal;
@@ -72,4 +61,4 @@ struct CheckedScript {
 
 Result<CheckedScript> check_script(const Script& script, const std::vector<HostSignature>& host = {});
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "kiln/core/result.h"
-#include "kiln/jit/ast.h"
+#include "kiln/lang/ast.h"
 
-namespace kiln::jit {
+namespace kiln::lang {
 
 enum class Tok {
   kEof, kName, kNumber, kString,
@@ -35,4 +35,4 @@ Result<std::vector<Token>> lex(const std::string& file, std::string_view source)
 // How a token is written, for messages: "'end'", "'=='", "end of file", "name 'x'".
 std::string describe(const Token& token);
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <map>
 
-namespace kiln::jit {
+namespace kiln::lang {
 namespace {
 
 const std::map<std::string_view, Tok>& keywords() {
@@ -238,4 +238,4 @@ std::string describe(const Token& t) {
   }
 }
 
-}  // namespace kiln::jit
+}  // namespace kiln::lang

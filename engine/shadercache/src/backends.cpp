@@ -1,0 +1,161 @@
+#include "kiln/shadercache/backends.h"
+
+#include <spirv_cross/spirv_cross.hpp>
+#include <spirv_cross/spirv_glsl.hpp>
+#include <spirv_cross/spirv_hlsl.hpp>
+#include <spirv_cross/spirv_msl.hpp>
+
+#include <algorithm>
+
+namespace kiln::shadercache {
+using json = nlohmann::json;
+
+std::optional<Backend> parse_backend(std::string_view text) {
+  if (text == "spirv") return Backend::kSpirv;
+  if (text == "glsl") return Backend::kGlsl;
+  if (text == "essl") return Backend::kEssl;
+  if (text == "hlsl") return Backend::kHlsl;
+  if (text == "msl") return Backend::kMsl;
+  return std::nullopt;
+}
+
+std::string_view backend_name(Backend b) {
+  static constexpr std::string_view names[] = {"spirv", "glsl", "essl", "hlsl", "msl"};
+  return names[static_cast<int>(b)];
+}
+
+namespace {
+
+enum class ResourceClass { kUniformBuffer, kStorageBuffer, kTexture, kImage, kSampler, kNone };
+
+ResourceClass glsl_class(const std::string& kind) {
+  if (kind == "uniform_buffer") return ResourceClass::kUniformBuffer;
+  if (kind == "storage_buffer") return ResourceClass::kStorageBuffer;
+  if (kind == "combined_image_sampler" || kind == "sampled_image") return ResourceClass::kTexture;
+  if (kind == "storage_image") return ResourceClass::kImage;
+  if (kind == "sampler") return ResourceClass::kSampler;
+  return ResourceClass::kNone;
+}
+
+// GLSL/ESSL: the Binding decoration of every resource becomes its slot, its set 0; MSL: explicit
+// resource bindings for every resource and the push constants.
+void apply_glsl_bindings(spirv_cross::Compiler& c, const BindingMap& map) {
+  const auto resources = c.get_shader_resources();
+  for (const auto* list : {&resources.uniform_buffers, &resources.storage_buffers, &resources.sampled_images,
+                           &resources.separate_images, &resources.separate_samplers, &resources.storage_images})
+    for (const auto& r : *list) {
+      const auto key = std::make_pair(c.get_decoration(r.id, spv::DecorationDescriptorSet), c.get_decoration(r.id, spv::DecorationBinding));
+      auto it = map.descriptors.find(key);
+      if (it == map.descriptors.end()) continue;
+      c.set_decoration(r.id, spv::DecorationDescriptorSet, 0);
+      c.set_decoration(r.id, spv::DecorationBinding, it->second.binding);
+    }
+}
+
+void apply_msl_bindings(spirv_cross::CompilerMSL& msl, const BindingMap& map) {
+  const spv::ExecutionModel stage = msl.get_execution_model();
+  for (const auto& [key, b] : map.descriptors) {
+    spirv_cross::MSLResourceBinding binding;
+    binding.stage = stage;
+    binding.desc_set = key.first;
+    binding.binding = key.second;
+    binding.msl_buffer = b.msl_buffer;
+    binding.msl_texture = b.msl_texture;
+    binding.msl_sampler = b.msl_sampler;
+    msl.add_msl_resource_binding(binding);
+  }
+  spirv_cross::MSLResourceBinding push;
+  push.stage = stage;
+  push.desc_set = spirv_cross::kPushConstDescSet;
+  push.binding = spirv_cross::kPushConstBinding;
+  push.msl_buffer = map.msl_push_constant_buffer;
+  msl.add_msl_resource_binding(push);
+}
+
+}  // namespace
+
+BindingMap map_bindings(const std::vector<json>& stage_reflections, Backend backend) {
+  BindingMap map;
+  if (backend == Backend::kSpirv || backend == Backend::kHlsl) return map;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> kinds;  // union over the stages, sorted
+  for (const auto& r : stage_reflections)
+    for (const auto& b : r.at("bindings"))
+      kinds.emplace(std::make_pair(b.at("set").get<std::uint32_t>(), b.at("binding").get<std::uint32_t>()),
+                    b.at("kind").get<std::string>());
+  std::map<ResourceClass, std::uint32_t> next;
+  std::uint32_t buffers = 0, textures = 0, samplers = 0;
+  for (const auto& [key, kind] : kinds) {
+    BackendBinding b;
+    b.binding = next[glsl_class(kind)]++;
+    if (kind == "uniform_buffer" || kind == "storage_buffer") b.msl_buffer = buffers++;
+    if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" || kind == "input_attachment")
+      b.msl_texture = textures++;
+    if (kind == "combined_image_sampler" || kind == "sampler") b.msl_sampler = samplers++;
+    map.descriptors[key] = b;
+  }
+  map.msl_push_constant_buffer = buffers;
+  return map;
+}
+
+void record_backend_bindings(json& reflection, const BindingMap& map, Backend backend) {
+  if (backend == Backend::kSpirv) return;
+  const std::string name(backend_name(backend));
+  for (auto& b : reflection["bindings"]) {
+    const auto set = b["set"].get<std::uint32_t>(), binding = b["binding"].get<std::uint32_t>();
+    if (backend == Backend::kHlsl) {
+      b[name] = {{"register", binding}, {"space", set}};
+      continue;
+    }
+    auto it = map.descriptors.find({set, binding});
+    if (it == map.descriptors.end()) continue;
+    if (backend == Backend::kMsl) {
+      const std::string kind = b["kind"].get<std::string>();
+      json m = json::object();
+      if (kind == "uniform_buffer" || kind == "storage_buffer") m["buffer"] = it->second.msl_buffer;
+      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" || kind == "input_attachment")
+        m["texture"] = it->second.msl_texture;
+      if (kind == "combined_image_sampler" || kind == "sampler") m["sampler"] = it->second.msl_sampler;
+      b[name] = m;
+    } else if (glsl_class(b["kind"].get<std::string>()) != ResourceClass::kNone) {
+      b[name] = {{"binding", it->second.binding}};
+    }
+  }
+  if (backend == Backend::kMsl)
+    for (auto& p : reflection["push_constants"]) p[name] = {{"buffer", map.msl_push_constant_buffer}};
+}
+
+Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backend backend, const BindingMap& map) {
+  try {
+    switch (backend) {
+      case Backend::kSpirv: return std::string();
+      case Backend::kGlsl:
+      case Backend::kEssl: {
+        spirv_cross::CompilerGLSL glsl(spirv);
+        auto options = glsl.get_common_options();
+        options.es = backend == Backend::kEssl;
+        options.version = options.es ? 310 : 450;
+        options.vulkan_semantics = false;
+        glsl.set_common_options(options);
+        apply_glsl_bindings(glsl, map);
+        return glsl.compile();
+      }
+      case Backend::kHlsl: {
+        spirv_cross::CompilerHLSL hlsl(spirv);
+        auto options = hlsl.get_hlsl_options();
+        options.shader_model = 51;  // register spaces: a descriptor set is a space
+        hlsl.set_hlsl_options(options);
+        return hlsl.compile();
+      }
+      case Backend::kMsl: {
+        spirv_cross::CompilerMSL msl(spirv);
+        apply_msl_bindings(msl, map);
+        return msl.compile();
+      }
+    }
+    return make_error("unknown backend");
+  } catch (const std::exception& e) {
+    return make_error(std::string("SPIRV-Cross ") + std::string(backend_name(backend)) + " backend failed: " + e.what());
+  }
+}
+
+}  // namespace kiln::shadercache
