@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 #include "kiln/cache/hash.h"
 #include "kiln/core/config.h"
@@ -26,6 +30,68 @@ Result<TxFile::Identity> identify(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+struct TiledImage::Detail {
+  std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
+  std::span<const std::byte> memory_;  // open_memory(): the .tx bytes, owned by the caller
+  std::uint64_t file_offset_ = 0;      // where the .tx starts in the file (a cache entry's payload)
+  std::vector<std::size_t> level_first_tile_;                // index of each level's first tile in tiles_read_
+  std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
+  std::mutex mu_;  // guards pool_ and full_pixels_
+  std::vector<std::unique_ptr<TxFile>> pool_;  // libtiff handles not in use: one per concurrent reader
+  std::shared_ptr<const Image> full_pixels_;   // pixels(): the explicit, permanent conversion
+};
+
+TiledImage::TiledImage() : detail_(std::make_unique<Detail>()) {}
+TiledImage::~TiledImage() = default;
+
+struct TileCache::Impl {
+  struct Key {
+    std::uint64_t image;
+    std::uint32_t level, tx, ty;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>{}(k.image * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(k.level) << 48) ^
+                                        (std::uint64_t(k.tx) << 24) ^ k.ty);
+    }
+  };
+
+  explicit Impl(TileCacheOptions options)
+      : options_(std::move(options)),
+        budget_(options_.memory_budget_bytes ? options_.memory_budget_bytes : auto_texture_budget(physical_memory_bytes())),
+        tiles_({.budget_bytes = budget_, .l1_entries = options_.l1_entries, .shards = 16}) {}
+
+  Result<std::shared_ptr<TiledImage>> open_file(const std::filesystem::path& path, std::uint64_t offset);
+  Result<std::shared_ptr<TiledImage>> open_memory(const std::string& name, std::span<const std::byte> bytes);
+  Result<std::shared_ptr<TiledImage>> open_texture(const std::filesystem::path& source);
+  Result<std::shared_ptr<TiledImage>> add_image(const std::filesystem::path& path, Result<std::unique_ptr<TxFile>> file,
+                                                const TxFile::Identity& id, std::span<const std::byte> memory,
+                                                std::uint64_t file_offset = 0);
+  Result<cache::Pinned<Tile>> fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  std::size_t invalidate(const std::filesystem::path& path);
+  std::size_t forget(TiledImage& image);  // its tiles and remembered failures
+  TileCacheStats stats() const;
+
+  TileCacheOptions options_;
+  std::uint64_t budget_;
+  cache::TwoLevelCache<Key, Tile, KeyHash> tiles_;
+  mutable std::mutex images_mu_;  // guards images_, converted_ and failures_
+  std::map<std::filesystem::path, std::shared_ptr<TiledImage>> images_;
+  std::map<std::filesystem::path, std::filesystem::path> converted_;  // plain source -> its .tx
+  std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string> failures_;
+  // failures_.size(), readable without the lock: a tile request looks at failures_ only when there
+  // are any, so a hit stays lock-free.
+  std::atomic<std::size_t> failure_count_{0};
+  std::uint64_t next_id_ = 1;
+  std::mutex conversion_mu_;  // one plain-image conversion at a time (rare, CPU-bound); guards conversion_ns_
+  std::optional<cache::BlobNamespace> conversion_ns_;
+
+  std::array<std::atomic<std::uint64_t>, kMaxLevels> requests_{}, reads_{};
+  std::atomic<std::uint64_t> redundant_reads_{0}, read_ns_{0}, failed_reads_{0}, conversions_{0}, full_bytes_{0};
+};
 
 std::uint64_t auto_texture_budget(std::uint64_t physical_bytes) {
   constexpr std::uint64_t kFloor = std::uint64_t{64} << 20, kCeiling = std::uint64_t{2} << 30;
@@ -58,14 +124,30 @@ std::string TileCacheStats::summary() const {
          " waits=" + std::to_string(tiles.load_waits) + "/" + std::to_string(tiles.load_wait_ns / 1000000) + "ms";
 }
 
-TileCache::TileCache(TileCacheOptions options)
-    : options_(std::move(options)),
-      budget_(options_.memory_budget_bytes ? options_.memory_budget_bytes : auto_texture_budget(physical_memory_bytes())),
-      tiles_({.budget_bytes = budget_, .l1_entries = options_.l1_entries, .shards = 16}) {}
+TileCache::TileCache(TileCacheOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+TileCache::~TileCache() = default;
 
-Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) { return open_file(path, 0); }
+Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) { return impl_->open_file(path, 0); }
+Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
+  return impl_->open_memory(name, bytes);
+}
+Result<std::shared_ptr<TiledImage>> TileCache::open_texture(const std::filesystem::path& source) {
+  return impl_->open_texture(source);
+}
+Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+  if (level < kMaxLevels) impl_->requests_[level].fetch_add(1, std::memory_order_relaxed);
+  return impl_->fetch(image, level, tx, ty);
+}
+std::size_t TileCache::invalidate(const std::filesystem::path& path) { return impl_->invalidate(path); }
+TileCacheStats TileCache::stats() const { return impl_->stats(); }
+std::uint64_t TileCache::remembered_failures() const {
+  std::lock_guard lock(impl_->images_mu_);
+  return impl_->failures_.size();
+}
+void TileCache::release_this_thread() { impl_->tiles_.release_this_thread(); }
+std::uint64_t TileCache::budget_bytes() const { return impl_->budget_; }
 
-Result<std::shared_ptr<TiledImage>> TileCache::open_file(const std::filesystem::path& path, std::uint64_t offset) {
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_file(const std::filesystem::path& path, std::uint64_t offset) {
   auto id = identify(path);
   if (!id) return id.error();
   std::shared_ptr<TiledImage> stale;
@@ -73,7 +155,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_file(const std::filesystem::
     std::lock_guard lock(images_mu_);
     if (auto it = images_.find(path); it != images_.end()) {
       const TiledImage& img = *it->second;
-      if (img.size_ == id->size && img.mtime_ns_ == id->mtime_ns && img.inode_ == id->inode) return it->second;
+      if (img.detail_->size_ == id->size && img.detail_->mtime_ns_ == id->mtime_ns && img.detail_->inode_ == id->inode) return it->second;
       stale = it->second;  // overwritten on disk: a new image, the old tiles go
       images_.erase(it);
     }
@@ -82,7 +164,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_file(const std::filesystem::
   return add_image(path, offset ? TxFile::open_at(path, offset) : TxFile::open(path), *id, {}, offset);
 }
 
-Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_memory(const std::string& name, std::span<const std::byte> bytes) {
   // Named by content, not address: other bytes mapped where these were are another image.
   const TxFile::Identity id{bytes.size(), 0, cache::xxh3_64(bytes)};
   std::shared_ptr<TiledImage> stale;
@@ -90,7 +172,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& na
     std::lock_guard lock(images_mu_);
     if (auto it = images_.find(name); it != images_.end()) {
       const TiledImage& img = *it->second;
-      if (img.size_ == id.size && img.inode_ == id.inode && img.memory_.data() == bytes.data()) return it->second;
+      if (img.detail_->size_ == id.size && img.detail_->inode_ == id.inode && img.detail_->memory_.data() == bytes.data()) return it->second;
       // Same name, other bytes or another mapping: a new image, the old tiles go.
       stale = it->second;
       images_.erase(it);
@@ -100,7 +182,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& na
   return add_image(name, TxFile::open_memory(name, bytes), id, bytes);
 }
 
-Result<std::shared_ptr<TiledImage>> TileCache::add_image(const std::filesystem::path& path,
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::add_image(const std::filesystem::path& path,
                                                          Result<std::unique_ptr<TxFile>> file, const TxFile::Identity& id,
                                                          std::span<const std::byte> memory, std::uint64_t file_offset) {
   if (!file) return file.error();
@@ -110,27 +192,27 @@ Result<std::shared_ptr<TiledImage>> TileCache::add_image(const std::filesystem::
   auto image = std::make_shared<TiledImage>();
   image->path_ = path;
   image->info_ = (*file)->info();
-  image->size_ = id.size;
-  image->mtime_ns_ = id.mtime_ns;
-  image->inode_ = id.inode;
-  image->memory_ = memory;
-  image->file_offset_ = file_offset;
+  image->detail_->size_ = id.size;
+  image->detail_->mtime_ns_ = id.mtime_ns;
+  image->detail_->inode_ = id.inode;
+  image->detail_->memory_ = memory;
+  image->detail_->file_offset_ = file_offset;
   std::size_t tiles = 0;
   for (const TxLevel& l : image->info_.levels) {
-    image->level_first_tile_.push_back(tiles);
+    image->detail_->level_first_tile_.push_back(tiles);
     tiles += std::size_t(l.tiles_x()) * l.tiles_y();
   }
-  image->tiles_read_ = std::make_unique<std::atomic<std::uint8_t>[]>(tiles);
-  image->pool_.push_back(std::move(*file));
+  image->detail_->tiles_read_ = std::make_unique<std::atomic<std::uint8_t>[]>(tiles);
+  image->detail_->pool_.push_back(std::move(*file));
   std::lock_guard lock(images_mu_);
   image->id_ = next_id_++;
   auto [it, inserted] = images_.emplace(path, image);
   return inserted ? image : it->second;  // another thread opened it meanwhile: share its image
 }
 
-Result<std::shared_ptr<TiledImage>> TileCache::open_texture(const std::filesystem::path& source) {
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_texture(const std::filesystem::path& source) {
   const TexturePath resolved = resolve_texture_path(source);
-  if (resolved.tiled) return open(resolved.file);
+  if (resolved.tiled) return open_file(resolved.file, 0);
   auto id = identify(source);
   if (!id) return id.error();
   if (!options_.conversions)
@@ -174,17 +256,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::open_texture(const std::filesyste
   return image;
 }
 
-std::uint64_t TileCache::remembered_failures() const {
-  std::lock_guard lock(images_mu_);
-  return failures_.size();
-}
-
-Result<cache::Pinned<Tile>> TileCache::tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
-  if (level < kMaxLevels) requests_[level].fetch_add(1, std::memory_order_relaxed);
-  return fetch(image, level, tx, ty);
-}
-
-Result<cache::Pinned<Tile>> TileCache::fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   const auto& levels = image.info().levels;
   if (level >= levels.size() || tx >= levels[level].tiles_x() || ty >= levels[level].tiles_y())
     return make_error(image.path().string() + ": level " + std::to_string(level) + " has no tile " + std::to_string(tx) +
@@ -208,31 +280,31 @@ Result<cache::Pinned<Tile>> TileCache::fetch(TiledImage& image, std::size_t leve
   return result;
 }
 
-Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   const auto started = std::chrono::steady_clock::now();
   // A libtiff handle of our own for the read, so that other tiles of the file load meanwhile.
   std::unique_ptr<TxFile> handle;
   {
-    std::lock_guard lock(image.mu_);
-    if (!image.pool_.empty()) {
-      handle = std::move(image.pool_.back());
-      image.pool_.pop_back();
+    std::lock_guard lock(image.detail_->mu_);
+    if (!image.detail_->pool_.empty()) {
+      handle = std::move(image.detail_->pool_.back());
+      image.detail_->pool_.pop_back();
     }
   }
   if (!handle) {
-    auto opened = !image.memory_.empty() ? TxFile::open_memory(image.path().string(), image.memory_)
-                  : image.file_offset_   ? TxFile::open_at(image.path(), image.file_offset_)
+    auto opened = !image.detail_->memory_.empty() ? TxFile::open_memory(image.path().string(), image.detail_->memory_)
+                  : image.detail_->file_offset_   ? TxFile::open_at(image.path(), image.detail_->file_offset_)
                                          : TxFile::open(image.path());
     if (!opened) return opened.error();
     handle = std::move(*opened);
     // The path may name a newer file by now: its tiles must not pass for this image's.
-    if (handle->identity() != TxFile::Identity{image.size_, image.mtime_ns_, image.inode_})
+    if (handle->identity() != TxFile::Identity{image.detail_->size_, image.detail_->mtime_ns_, image.detail_->inode_})
       return make_error(image.path().string() + ": changed on disk or invalidated; open it again");
   }
   auto rgba = handle->read_tile_rgba8(level, tx, ty);
   {
-    std::lock_guard lock(image.mu_);
-    image.pool_.push_back(std::move(handle));
+    std::lock_guard lock(image.detail_->mu_);
+    image.detail_->pool_.push_back(std::move(handle));
   }
   read_ns_.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                        std::chrono::steady_clock::now() - started).count()),
@@ -243,8 +315,8 @@ Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t 
   }
   reads_[level].fetch_add(1, std::memory_order_relaxed);
   const TxLevel& l = image.info().levels[level];
-  const std::size_t index = image.level_first_tile_[level] + std::size_t(ty) * l.tiles_x() + tx;
-  if (image.tiles_read_[index].exchange(1, std::memory_order_relaxed) != 0)
+  const std::size_t index = image.detail_->level_first_tile_[level] + std::size_t(ty) * l.tiles_x() + tx;
+  if (image.detail_->tiles_read_[index].exchange(1, std::memory_order_relaxed) != 0)
     redundant_reads_.fetch_add(1, std::memory_order_relaxed);
   Tile t{l.tile_width, l.tile_height, std::move(*rgba)};
   const std::size_t bytes = t.rgba.size() + sizeof(Tile);
@@ -253,20 +325,20 @@ Result<cache::Loaded<Tile>> TileCache::read_tile(TiledImage& image, std::size_t 
 
 Result<std::shared_ptr<const Image>> TileCache::pixels(const std::shared_ptr<TiledImage>& image) {
   {
-    std::lock_guard lock(image->mu_);
-    if (image->full_pixels_) return image->full_pixels_;
+    std::lock_guard lock(image->detail_->mu_);
+    if (image->detail_->full_pixels_) return image->detail_->full_pixels_;
   }
   auto full = read_level(*this, image, 0);
   if (!full) return full.error();
-  std::lock_guard lock(image->mu_);
-  if (!image->full_pixels_) {
-    image->full_pixels_ = std::make_shared<const Image>(std::move(*full));
-    full_bytes_.fetch_add(image->full_pixels_->pixels.size(), std::memory_order_relaxed);
+  std::lock_guard lock(image->detail_->mu_);
+  if (!image->detail_->full_pixels_) {
+    image->detail_->full_pixels_ = std::make_shared<const Image>(std::move(*full));
+    impl_->full_bytes_.fetch_add(image->detail_->full_pixels_->pixels.size(), std::memory_order_relaxed);
   }
-  return image->full_pixels_;
+  return image->detail_->full_pixels_;
 }
 
-std::size_t TileCache::invalidate(const std::filesystem::path& path) {
+std::size_t TileCache::Impl::invalidate(const std::filesystem::path& path) {
   std::shared_ptr<TiledImage> image;
   {
     std::lock_guard lock(images_mu_);
@@ -284,7 +356,7 @@ std::size_t TileCache::invalidate(const std::filesystem::path& path) {
   return forget(*image);
 }
 
-std::size_t TileCache::forget(TiledImage& image) {
+std::size_t TileCache::Impl::forget(TiledImage& image) {
   image.stale_.store(true, std::memory_order_relaxed);
   {
     std::lock_guard lock(images_mu_);
@@ -293,16 +365,14 @@ std::size_t TileCache::forget(TiledImage& image) {
     failure_count_.store(failures_.size(), std::memory_order_release);
   }
   {
-    std::lock_guard lock(image.mu_);
-    if (image.full_pixels_) full_bytes_.fetch_sub(image.full_pixels_->pixels.size(), std::memory_order_relaxed);
-    image.full_pixels_.reset();
+    std::lock_guard lock(image.detail_->mu_);
+    if (image.detail_->full_pixels_) full_bytes_.fetch_sub(image.detail_->full_pixels_->pixels.size(), std::memory_order_relaxed);
+    image.detail_->full_pixels_.reset();
   }
   return tiles_.invalidate_tag(image.id());
 }
 
-void TileCache::release_this_thread() { tiles_.release_this_thread(); }
-
-TileCacheStats TileCache::stats() const {
+TileCacheStats TileCache::Impl::stats() const {
   TileCacheStats s;
   s.tiles = tiles_.stats();
   for (std::size_t l = 0; l < kMaxLevels; ++l) {
@@ -331,7 +401,7 @@ TileReader::~TileReader() { flush_stats(); }
 
 void TileReader::flush_stats() {
   for (std::size_t l = 0; l < kMaxLevels; ++l) {
-    if (requests_[l]) cache_.requests_[l].fetch_add(requests_[l], std::memory_order_relaxed);
+    if (requests_[l]) cache_.impl_->requests_[l].fetch_add(requests_[l], std::memory_order_relaxed);
     requests_[l] = 0;
   }
 }
@@ -340,7 +410,7 @@ Result<const Tile*> TileReader::tile(std::size_t level, std::uint32_t tx, std::u
   if (level < kMaxLevels) ++requests_[level];
   Slot& slot = slots_[(tx & 1) | ((ty & 1) << 1) | ((level & 1) << 2)];
   if (slot.level == level && slot.tx == tx && slot.ty == ty && slot.tile && !image_->stale()) return slot.tile.get();
-  auto fetched = cache_.fetch(*image_, level, tx, ty);
+  auto fetched = cache_.impl_->fetch(*image_, level, tx, ty);
   if (!fetched) return fetched.error();
   slot = Slot{static_cast<std::uint32_t>(level), tx, ty, std::move(*fetched)};
   return slot.tile.get();

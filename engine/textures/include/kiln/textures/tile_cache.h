@@ -24,13 +24,9 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "kiln/cache/blob_store.h"
@@ -59,20 +55,17 @@ class TiledImage {
   // True once the image was invalidated or found overwritten: holders should open it again.
   bool stale() const { return stale_.load(std::memory_order_relaxed); }
 
+  TiledImage();  // made by the cache
+  ~TiledImage();
+
  private:
   friend class TileCache;
+  struct Detail;  // identity on disk, tile bookkeeping, libtiff handles: the cache's business
   std::filesystem::path path_, converted_from_;
   TxInfo info_;
   std::uint64_t id_ = 0;
-  std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
   std::atomic<bool> stale_{false};
-  std::span<const std::byte> memory_;  // open_memory(): the .tx bytes, owned by the caller
-  std::uint64_t file_offset_ = 0;      // where the .tx starts in the file (a cache entry's payload)
-  std::vector<std::size_t> level_first_tile_;       // index of each level's first tile in tiles_read_
-  std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
-  std::mutex mu_;  // guards pool_ and full_pixels_
-  std::vector<std::unique_ptr<TxFile>> pool_;  // libtiff handles not in use: one per concurrent reader
-  std::shared_ptr<const Image> full_pixels_;   // pixels(): the explicit, permanent conversion
+  std::unique_ptr<Detail> detail_;
 };
 
 // The default budget: 1/16 of physical memory, at least 64 MiB and at most 2 GiB — room for the
@@ -105,6 +98,9 @@ struct TileCacheStats {
 class TileCache {
  public:
   explicit TileCache(TileCacheOptions options = {});
+  ~TileCache();
+  TileCache(const TileCache&) = delete;
+  TileCache& operator=(const TileCache&) = delete;
 
   // The .tx at `path`, reopened if the file changed on disk since it was last opened.
   Result<std::shared_ptr<TiledImage>> open(const std::filesystem::path& path);
@@ -128,46 +124,12 @@ class TileCache {
   std::uint64_t remembered_failures() const;
   // Drops the tiles the calling thread's first level keeps pinned (worker threads that are done).
   void release_this_thread();
-  std::uint64_t budget_bytes() const { return budget_; }
+  std::uint64_t budget_bytes() const;
 
  private:
   friend class TileReader;
-  struct Key {
-    std::uint64_t image;
-    std::uint32_t level, tx, ty;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      return std::hash<std::uint64_t>{}(k.image * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(k.level) << 48) ^
-                                        (std::uint64_t(k.tx) << 24) ^ k.ty);
-    }
-  };
-
-  Result<cache::Pinned<Tile>> fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
-  Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
-  std::size_t forget(TiledImage& image);  // its tiles and remembered failures
-  Result<std::shared_ptr<TiledImage>> add_image(const std::filesystem::path& path, Result<std::unique_ptr<TxFile>> file,
-                                                const TxFile::Identity& id, std::span<const std::byte> memory,
-                                                std::uint64_t file_offset = 0);
-  Result<std::shared_ptr<TiledImage>> open_file(const std::filesystem::path& path, std::uint64_t offset);
-
-  TileCacheOptions options_;
-  std::uint64_t budget_;
-  cache::TwoLevelCache<Key, Tile, KeyHash> tiles_;
-  mutable std::mutex images_mu_;  // guards images_, converted_ and failures_
-  std::map<std::filesystem::path, std::shared_ptr<TiledImage>> images_;
-  std::map<std::filesystem::path, std::filesystem::path> converted_;  // plain source -> its .tx
-  std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string> failures_;
-  // failures_.size(), readable without the lock: a tile request looks at failures_ only when there
-  // are any, so a hit stays lock-free.
-  std::atomic<std::size_t> failure_count_{0};
-  std::uint64_t next_id_ = 1;
-  std::mutex conversion_mu_;  // one plain-image conversion at a time (they are rare and CPU-bound); guards conversion_ns_
-  std::optional<cache::BlobNamespace> conversion_ns_;
-
-  std::array<std::atomic<std::uint64_t>, kMaxLevels> requests_{}, reads_{};
-  std::atomic<std::uint64_t> redundant_reads_{0}, read_ns_{0}, failed_reads_{0}, conversions_{0}, full_bytes_{0};
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // One thread's accessor for one image's tiles: it keeps the last tiles it used (one per 2x2 tile
