@@ -1,5 +1,6 @@
 #include "kiln/lang/checker.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -515,114 +516,121 @@ class Checker {
     return fail(e.pos, "unsupported operator");
   }
 
+  // A call, by what is called: print, a script function, a function value, math.*, engine.*.
   Result<int> call(const Expr& e) {
     const Expr& callee = *e.a;
-    std::vector<int> args;
-    auto check_args = [&]() -> Status {
-      for (const auto& arg : e.items) {
-        if (arg->kind == ExprKind::kString && callee.kind == ExprKind::kName && callee.text == "print" &&
-            !lookup("print")) {
-          args.push_back(record(*arg, solver_.fresh(K::kStr)));
-          continue;
-        }
-        auto tv = value(*arg);
-        if (!tv) return tv.error();
-        args.push_back(*tv);
-      }
-      return {};
-    };
     if (callee.kind == ExprKind::kName) {
       const Symbol* s = lookup(callee.text);
-      if (!s && callee.text == "print") {
-        if (auto st = check_args(); !st) return st.error();
-        for (std::size_t i = 0; i < args.size(); ++i)
-          deferred_.push_back({[this, tv = args[i], pos = e.items[i]->pos]() -> Status {
-            const K k = solver_.kind(tv);
-            if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
-            if (k == K::kFunc) return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
-            if (k == K::kUnknown)
-              return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
-            return {};
-          }});
-        out_.calls[&e] = {CallTarget::kPrint, 0};
-        return record(e, solver_.fresh(K::kVoid));
-      }
-      int fn = -1;
-      if (s && s->kind == Symbol::kFunction) fn = s->function;
-      else if (!s && globals_.count(callee.text)) fn = globals_.at(callee.text);
-      if (fn < 0 && s) {
-        // A variable holding a function value: an indirect call, typed by its arguments.
-        auto tv = value(callee);
-        if (!tv) return tv;
-        if (auto st = check_args(); !st) return st.error();
-        const int result = solver_.fresh();
-        if (!solver_.unify(*tv, solver_.function_of(args, result)))
-          return fail(callee.pos, "'" + callee.text + "' is " + solver_.describe(*tv) + ", not a function of " +
-                                      std::to_string(args.size()) + " arguments");
-        out_.calls[&e] = {CallTarget::kIndirect, 0};
-        return record(e, result);
-      }
-      if (fn < 0) return fail(callee.pos, "unknown function '" + callee.text + "'");
-      if (auto st = check_args(); !st) return st.error();
-      const FunctionDef& def = *out_.functions[fn].def;
-      if (args.size() != def.params.size())
-        return fail(e.pos, "function '" + def.name + "' takes " + std::to_string(def.params.size()) +
-                               " arguments, not " + std::to_string(args.size()) + " (defined at " + at(def.pos) + ")");
-      for (std::size_t i = 0; i < args.size(); ++i)
-        if (!solver_.unify(states_[fn].param_tvs[i], args[i]))
-          return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of '" + def.name + "' is " +
-                                           solver_.describe(args[i]) + " here but " +
-                                           solver_.describe(states_[fn].param_tvs[i]) + " elsewhere");
-      out_.calls[&e] = {CallTarget::kScript, fn};
-      return record(e, states_[fn].result_tv);
+      if (!s && callee.text == "print") return print_call(e);
+      if (s && s->kind == Symbol::kFunction) return script_call(e, s->function);
+      if (!s && globals_.count(callee.text)) return script_call(e, globals_.at(callee.text));
+      if (s) return indirect_call(e, "'" + callee.text + "'");  // a variable holding a function value
+      return fail(callee.pos, "unknown function '" + callee.text + "'");
     }
     if (callee.kind == ExprKind::kField && callee.a->kind == ExprKind::kName && !lookup(callee.a->text)) {
-      const std::string& lib = callee.a->text;
-      if (lib == "math") {
-        auto it = math_functions().find(callee.text);
-        if (it == math_functions().end()) return fail(callee.pos, "unknown math function 'math." + callee.text + "'");
-        if (auto st = check_args(); !st) return st.error();
-        const int arity = it->second.second;
-        if ((arity < 0 && args.empty()) || (arity >= 0 && static_cast<int>(args.size()) != arity))
-          return fail(e.pos, "math." + callee.text + " takes " +
-                                 (arity < 0 ? std::string("one or more") : std::to_string(arity)) + " arguments");
-        for (std::size_t i = 0; i < args.size(); ++i)
-          if (!solver_.unify(args[i], solver_.fresh(K::kNum)))
-            return fail(e.items[i]->pos, "math." + callee.text + " needs numbers, not " + solver_.describe(args[i]));
-        out_.calls[&e] = {CallTarget::kMath, static_cast<int>(it->second.first)};
-        return record(e, solver_.fresh(K::kNum));
-      }
-      if (lib == "engine") {
-        for (std::size_t h = 0; h < host_.size(); ++h) {
-          if (host_[h].name != callee.text) continue;
-          if (auto st = check_args(); !st) return st.error();
-          if (args.size() != host_[h].params.size())
-            return fail(e.pos, "engine." + callee.text + " takes " + std::to_string(host_[h].params.size()) + " arguments");
-          for (std::size_t i = 0; i < args.size(); ++i) {
-            const K want = host_[h].params[i] == Type::kBoolean ? K::kBool : K::kNum;
-            if (!solver_.unify(args[i], solver_.fresh(want)))
-              return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of engine." + callee.text + " must be " +
-                                               type_name(host_[h].params[i]) + ", not " + solver_.describe(args[i]));
-          }
-          out_.calls[&e] = {CallTarget::kHost, static_cast<int>(h)};
-          const K r = host_[h].result == Type::kVoid ? K::kVoid : host_[h].result == Type::kBoolean ? K::kBool : K::kNum;
-          return record(e, solver_.fresh(r));
-        }
-        return fail(callee.pos, "unknown host function 'engine." + callee.text + "'");
-      }
+      if (callee.a->text == "math") return math_call(e);
+      if (callee.a->text == "engine") return host_call(e);
     }
     if (callee.kind == ExprKind::kField)
       return fail(e.pos, "only named functions, math.* and engine.* can be called in Kiln's script subset");
-    // Any other expression: a function value, called indirectly.
+    return indirect_call(e, "this");  // any other expression: a function value
+  }
+
+  // The type variables of a call's arguments; print also takes string literals.
+  Result<std::vector<int>> call_args(const Expr& e, bool print = false) {
+    std::vector<int> args;
+    for (const auto& arg : e.items) {
+      if (print && arg->kind == ExprKind::kString) {
+        args.push_back(record(*arg, solver_.fresh(K::kStr)));
+        continue;
+      }
+      auto tv = value(*arg);
+      if (!tv) return tv.error();
+      args.push_back(*tv);
+    }
+    return args;
+  }
+
+  Result<int> print_call(const Expr& e) {
+    auto args = call_args(e, true);
+    if (!args) return args.error();
+    for (std::size_t i = 0; i < args->size(); ++i)
+      deferred_.push_back({[this, tv = (*args)[i], pos = e.items[i]->pos]() -> Status {
+        const K k = solver_.kind(tv);
+        if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
+        if (k == K::kFunc) return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
+        if (k == K::kUnknown) return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
+        return {};
+      }});
+    out_.calls[&e] = {CallTarget::kPrint, 0};
+    return record(e, solver_.fresh(K::kVoid));
+  }
+
+  Result<int> script_call(const Expr& e, int fn) {
+    auto args = call_args(e);
+    if (!args) return args.error();
+    const FunctionDef& def = *out_.functions[fn].def;
+    if (args->size() != def.params.size())
+      return fail(e.pos, "function '" + def.name + "' takes " + std::to_string(def.params.size()) + " arguments, not " +
+                             std::to_string(args->size()) + " (defined at " + at(def.pos) + ")");
+    for (std::size_t i = 0; i < args->size(); ++i)
+      if (!solver_.unify(states_[fn].param_tvs[i], (*args)[i]))
+        return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of '" + def.name + "' is " +
+                                         solver_.describe((*args)[i]) + " here but " +
+                                         solver_.describe(states_[fn].param_tvs[i]) + " elsewhere");
+    out_.calls[&e] = {CallTarget::kScript, fn};
+    return record(e, states_[fn].result_tv);
+  }
+
+  // A function value, typed by its arguments; `shown` names the callee in messages.
+  Result<int> indirect_call(const Expr& e, const std::string& shown) {
+    const Expr& callee = *e.a;
     auto tv = value(callee);
     if (!tv) return tv;
-    if (auto st = check_args(); !st) return st.error();
+    auto args = call_args(e);
+    if (!args) return args.error();
     const int result = solver_.fresh();
-    if (!solver_.unify(*tv, solver_.function_of(args, result)))
-      return fail(callee.pos, "this is " + solver_.describe(*tv) + ", not a function of " + std::to_string(args.size()) +
-                                  " arguments");
+    if (!solver_.unify(*tv, solver_.function_of(*args, result)))
+      return fail(callee.pos, shown + " is " + solver_.describe(*tv) + ", not a function of " +
+                                  std::to_string(args->size()) + " arguments");
     out_.calls[&e] = {CallTarget::kIndirect, 0};
     return record(e, result);
+  }
+
+  Result<int> math_call(const Expr& e) {
+    const std::string& name = e.a->text;
+    auto it = math_functions().find(name);
+    if (it == math_functions().end()) return fail(e.a->pos, "unknown math function 'math." + name + "'");
+    auto args = call_args(e);
+    if (!args) return args.error();
+    const int arity = it->second.second;
+    if ((arity < 0 && args->empty()) || (arity >= 0 && static_cast<int>(args->size()) != arity))
+      return fail(e.pos, "math." + name + " takes " + (arity < 0 ? std::string("one or more") : std::to_string(arity)) +
+                             " arguments");
+    for (std::size_t i = 0; i < args->size(); ++i)
+      if (!solver_.unify((*args)[i], solver_.fresh(K::kNum)))
+        return fail(e.items[i]->pos, "math." + name + " needs numbers, not " + solver_.describe((*args)[i]));
+    out_.calls[&e] = {CallTarget::kMath, static_cast<int>(it->second.first)};
+    return record(e, solver_.fresh(K::kNum));
+  }
+
+  Result<int> host_call(const Expr& e) {
+    const std::string& name = e.a->text;
+    const auto h = std::find_if(host_.begin(), host_.end(), [&](const HostSignature& sig) { return sig.name == name; });
+    if (h == host_.end()) return fail(e.a->pos, "unknown host function 'engine." + name + "'");
+    auto args = call_args(e);
+    if (!args) return args.error();
+    if (args->size() != h->params.size())
+      return fail(e.pos, "engine." + name + " takes " + std::to_string(h->params.size()) + " arguments");
+    for (std::size_t i = 0; i < args->size(); ++i) {
+      const K want = h->params[i] == Type::kBoolean ? K::kBool : K::kNum;
+      if (!solver_.unify((*args)[i], solver_.fresh(want)))
+        return fail(e.items[i]->pos, "argument " + std::to_string(i + 1) + " of engine." + name + " must be " +
+                                         type_name(h->params[i]) + ", not " + solver_.describe((*args)[i]));
+    }
+    out_.calls[&e] = {CallTarget::kHost, static_cast<int>(h - host_.begin())};
+    const K r = h->result == Type::kVoid ? K::kVoid : h->result == Type::kBoolean ? K::kBool : K::kNum;
+    return record(e, solver_.fresh(r));
   }
 
   // ---- the end: deferred checks and final types -------------------------------------------------

@@ -105,6 +105,74 @@ class FunctionEmitter {
     return s;
   }
 
+  // `targets = values`, with Lua's order of evaluation and stores.
+  Status assign(const Stmt& st) {
+    const int line = st.pos.line;
+    // x = <expression whose only write to its destination is its last instruction>: in place.
+    if (st.targets.size() == 1 && st.targets[0]->kind == ExprKind::kName && writes_last(*st.values[0])) {
+      const VarRef& ref = c_.names.at(st.targets[0].get());
+      if (ref.kind == VarRef::kLocal) return expr_to(*st.values[0], ref.slot);
+    }
+    // Lua evaluates the values, then stores right to left; an indexed target reads its array
+    // and index when it stores if they are in Lua registers (locals), unless the same
+    // statement also assigns that local (Lua's check_conflict copies it first).
+    auto assigned_here = [&](const Expr& x) {
+      if (x.kind != ExprKind::kName || c_.function_refs.count(&x)) return false;
+      for (const auto& t : st.targets)
+        if (t->kind == ExprKind::kName && t->text == x.text && c_.names.at(t.get()).slot == c_.names.at(&x).slot &&
+            c_.names.at(t.get()).kind == c_.names.at(&x).kind)
+          return true;
+      return false;
+    };
+    struct Target {
+      const Expr* e;
+      unsigned arr = 0, idx = 0;
+      bool arr_late = false, idx_late = false;
+    };
+    std::vector<Target> targets;
+    auto place = [&](const Expr& x, unsigned& reg, bool& late) -> Status {
+      if (!assigned_here(x)) {
+        if (auto r = local_register(x)) {
+          reg = *r;
+          return {};
+        }
+      }
+      auto t = temp(x.pos);
+      if (!t) return t.error();
+      reg = *t;
+      late = lua_register(x) && !assigned_here(x);
+      return late ? Status{} : expr_to(x, reg);
+    };
+    for (const auto& t : st.targets) {
+      Target tg{t.get()};
+      if (t->kind == ExprKind::kIndex) {
+        if (auto s = place(*t->a, tg.arr, tg.arr_late); !s) return s;
+        if (auto s = place(*t->b, tg.idx, tg.idx_late); !s) return s;
+      }
+      targets.push_back(tg);
+    }
+    std::vector<unsigned> values;
+    for (const auto& v : st.values) {
+      auto r = temp(v->pos);
+      if (!r) return r.error();
+      if (auto s = expr_to(*v, *r); !s) return s;
+      values.push_back(*r);
+    }
+    for (std::size_t k = targets.size(); k-- > 0;) {
+      const Target& tg = targets[k];
+      if (tg.e->kind == ExprKind::kIndex) {
+        if (tg.arr_late)
+          if (auto s = expr_to(*tg.e->a, tg.arr); !s) return s;
+        if (tg.idx_late)
+          if (auto s = expr_to(*tg.e->b, tg.idx); !s) return s;
+        emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
+      } else {
+        store(c_.names.at(tg.e), values[k], line);
+      }
+    }
+    return {};
+  }
+
   Status statement_inner(const Stmt& st) {
     const int line = st.pos.line;
     switch (st.kind) {
@@ -123,71 +191,7 @@ class FunctionEmitter {
         for (std::size_t i = 0; i < refs.size(); ++i) store(refs[i], regs[i], line);
         return {};
       }
-      case StmtKind::kAssign: {
-        // x = <expression whose only write to its destination is its last instruction>: in place.
-        if (st.targets.size() == 1 && st.targets[0]->kind == ExprKind::kName && writes_last(*st.values[0])) {
-          const VarRef& ref = c_.names.at(st.targets[0].get());
-          if (ref.kind == VarRef::kLocal) return expr_to(*st.values[0], ref.slot);
-        }
-        // Lua evaluates the values, then stores right to left; an indexed target reads its array
-        // and index when it stores if they are in Lua registers (locals), unless the same
-        // statement also assigns that local (Lua's check_conflict copies it first).
-        auto assigned_here = [&](const Expr& x) {
-          if (x.kind != ExprKind::kName || c_.function_refs.count(&x)) return false;
-          for (const auto& t : st.targets)
-            if (t->kind == ExprKind::kName && t->text == x.text && c_.names.at(t.get()).slot == c_.names.at(&x).slot &&
-                c_.names.at(t.get()).kind == c_.names.at(&x).kind)
-              return true;
-          return false;
-        };
-        struct Target {
-          const Expr* e;
-          unsigned arr = 0, idx = 0;
-          bool arr_late = false, idx_late = false;
-        };
-        std::vector<Target> targets;
-        auto place = [&](const Expr& x, unsigned& reg, bool& late) -> Status {
-          if (!assigned_here(x)) {
-            if (auto r = local_register(x)) {
-              reg = *r;
-              return {};
-            }
-          }
-          auto t = temp(x.pos);
-          if (!t) return t.error();
-          reg = *t;
-          late = lua_register(x) && !assigned_here(x);
-          return late ? Status{} : expr_to(x, reg);
-        };
-        for (const auto& t : st.targets) {
-          Target tg{t.get()};
-          if (t->kind == ExprKind::kIndex) {
-            if (auto s = place(*t->a, tg.arr, tg.arr_late); !s) return s;
-            if (auto s = place(*t->b, tg.idx, tg.idx_late); !s) return s;
-          }
-          targets.push_back(tg);
-        }
-        std::vector<unsigned> values;
-        for (const auto& v : st.values) {
-          auto r = temp(v->pos);
-          if (!r) return r.error();
-          if (auto s = expr_to(*v, *r); !s) return s;
-          values.push_back(*r);
-        }
-        for (std::size_t k = targets.size(); k-- > 0;) {
-          const Target& tg = targets[k];
-          if (tg.e->kind == ExprKind::kIndex) {
-            if (tg.arr_late)
-              if (auto s = expr_to(*tg.e->a, tg.arr); !s) return s;
-            if (tg.idx_late)
-              if (auto s = expr_to(*tg.e->b, tg.idx); !s) return s;
-            emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
-          } else {
-            store(c_.names.at(tg.e), values[k], line);
-          }
-        }
-        return {};
-      }
+      case StmtKind::kAssign: return assign(st);
       case StmtKind::kCall: {
         auto r = temp(st.pos);
         if (!r) return r.error();
