@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -66,105 +67,145 @@ std::unique_ptr<jit::JitRuntime> shipped_code_runtime(const runtime::CookedSet& 
   return std::move(*made);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const auto started = Clock::now();
-  ConfigInputs inputs;
-  inputs.env = ConfigInputs::process_env();
+struct Options {
   std::string cooked;
   bool json = false;
+  ConfigInputs config;
+};
+
+// Exit 2 with the usage on anything it does not know.
+std::optional<Options> parse_args(int argc, char** argv) {
+  Options o;
+  o.config.env = ConfigInputs::process_env();
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--json") json = true;
-    else if (arg == "--cache-root" && i + 1 < argc) inputs.flags.emplace_back(arg, argv[++i]);
-    else if (arg.rfind("--", 0) != 0 && cooked.empty()) cooked = arg;
-    else {
-      std::fprintf(stderr, "%s", kUsage);
-      return 2;
-    }
+    if (arg == "--json") o.json = true;
+    else if (arg == "--cache-root" && i + 1 < argc) o.config.flags.emplace_back(arg, argv[++i]);
+    else if (arg.rfind("--", 0) != 0 && o.cooked.empty()) o.cooked = arg;
+    else return std::nullopt;
   }
-  if (cooked.empty()) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
-  auto config = load_config(inputs);
-  if (!config) return fail(config.error().message);
+  if (o.cooked.empty()) return std::nullopt;
+  return o;
+}
 
-  auto opened = runtime::CookedSet::open(cooked);
-  if (!opened) return fail(opened.error().message);
-  const runtime::CookedSet& set = **opened;
-  // Materials: each decodes, and every variant and texture it names is in the set.
-  if (auto whole = set.check(); !whole) return fail(whole.error().message);
-  const auto material_files = set.ids(runtime::EntryKind::kMaterial);
-  std::size_t variants = 0;
-  for (const auto& file : material_files) variants += set.material(file)->passes.size();
+struct MaterialsChecked {
+  std::size_t materials = 0, variants = 0;
+};
 
-  // Scripts: compiled pages from the pack (cooked by the same build of the code generator).
-  player::PackPages pages(set.pack(runtime::PackKind::kScripts));
-  const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
-  nlohmann::json script_results = nlohmann::json::array();
-  bool scripts_ok = true;
+// Each material decodes, and every variant and texture it names is in the set.
+Result<MaterialsChecked> check_materials(const runtime::CookedSet& set) {
+  KILN_TRY(set.check());
+  MaterialsChecked out;
+  const auto files = set.ids(runtime::EntryKind::kMaterial);
+  out.materials = files.size();
+  for (const auto& file : files) out.variants += set.material(file)->passes.size();
+  return out;
+}
+
+struct ScriptsRun {
+  nlohmann::json results = nlohmann::json::array();  // per script: ok, ms, lines, output digest, error
+  bool all_ok = true;
+};
+
+// Every cooked script runs once: compiled pages where `jit` has them, the interpreter for the rest.
+Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* jit) {
+  ScriptsRun out;
   for (const std::string& file : set.ids(runtime::EntryKind::kProgram)) {
     auto bytes = set.program(file);
-    if (!bytes) return fail(bytes.error().message);
+    if (!bytes) return bytes.error();
     auto program = jit::deserialize_program(*bytes, set.pack(runtime::PackKind::kScripts).path().string() + ": " + file);
-    if (!program) return fail(program.error().message);
+    if (!program) return program.error();
     std::string output;
-    jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit.get()});
+    jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit});
     vm.set_output([&](std::string_view line) { output += line; });
     const auto t0 = Clock::now();
     const Status ran = vm.run();
     const std::string digest = cache::hex64(cache::xxh3_64(output)).substr(0, 12);
-    script_results.push_back({{"script", file}, {"ok", bool(ran)}, {"ms", ms_since(t0)}, {"lines", std::count(output.begin(), output.end(), '\n')},
-                              {"output_digest", digest}, {"error", ran ? "" : ran.error().message}});
-    scripts_ok = scripts_ok && ran;
+    out.results.push_back({{"script", file},
+                           {"ok", bool(ran)},
+                           {"ms", ms_since(t0)},
+                           {"lines", std::count(output.begin(), output.end(), '\n')},
+                           {"output_digest", digest},
+                           {"error", ran ? "" : ran.error().message}});
+    out.all_ok = out.all_ok && ran;
   }
-  const jit::JitStats jit_stats = jit ? jit->stats() : jit::JitStats{};
+  return out;
+}
 
-  // Textures: each read in place from the mapped pack through the tile cache (nothing is
-  // extracted: the player needs no writable directory); the centre sample must match the pixels of
-  // its level 0.
-  textures::TileCache tiles({.memory_budget_bytes = config->config.texture_memory_max_bytes});
-  std::size_t textures_checked = 0;
+// Each texture read in place from the mapped pack through the tile cache (nothing is extracted: the
+// player needs no writable directory); the centre sample must match the pixels of its level 0.
+Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& config) {
+  textures::TileCache tiles({.memory_budget_bytes = config.texture_memory_max_bytes});
+  std::size_t checked = 0;
   const std::string texture_pack = set.pack(runtime::PackKind::kTextures).path().string();
   for (const std::string& name : set.ids(runtime::EntryKind::kTexture)) {
     auto entry = set.texture(name);
-    if (!entry) return fail(entry.error().message);
+    if (!entry) return entry.error();
     auto image = tiles.open_memory(texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name), *entry);
-    if (!image) return fail(image.error().message);
+    if (!image) return image.error();
     textures::TextureSampler sampler(tiles, *image);
     const auto& l0 = (*image)->info().levels[0];
     auto centre = sampler.nearest(0.5f, 0.5f);
     auto texel = sampler.texel(0, int(l0.width / 2), int(l0.height / 2));
     if (!centre || !texel || std::abs((*centre)[0] * 255.0f - (*texel)[0]) > 0.5f)
-      return fail(name + ": the centre sample does not match its texel");
-    ++textures_checked;
+      return make_error(name + ": the centre sample does not match its texel");
+    ++checked;
   }
+  return checked;
+}
 
-  const double startup = ms_since(started);
+void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun& scripts, const jit::JitStats& jit_stats,
+                  std::size_t pages_damaged, std::size_t textures_checked, double startup_ms) {
   if (json) {
-    nlohmann::json out = {{"materials", material_files.size()},
-                          {"variants_resolved", variants},
-                          {"scripts", script_results},
+    nlohmann::json out = {{"materials", materials.materials},
+                          {"variants_resolved", materials.variants},
+                          {"scripts", scripts.results},
                           {"pages_loaded", jit_stats.loaded},
                           {"pages_interpreted", jit_stats.interpreted},
-                          {"pages_damaged", pages.damaged()},
+                          {"pages_damaged", pages_damaged},
                           {"compiles", jit_stats.compiled},
                           {"textures_checked", textures_checked},
-                          {"startup_ms", startup}};
+                          {"startup_ms", startup_ms}};
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  } else {
-    std::printf("player: %zu materials, %zu variants resolved\n", material_files.size(), variants);
-    for (const auto& s : script_results)
-      std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
-                  s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(),
-                  s["ms"].get<double>(), static_cast<long long>(s["lines"].get<std::ptrdiff_t>()),
-                  s["output_digest"].get<std::string>().c_str());
-    std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
-                static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
-                static_cast<unsigned long long>(pages.damaged()), static_cast<unsigned long long>(jit_stats.compiled));
-    std::printf("player: %zu textures checked; ready in %.1f ms\n", textures_checked, startup);
+    return;
   }
-  return scripts_ok ? 0 : 1;
+  std::printf("player: %zu materials, %zu variants resolved\n", materials.materials, materials.variants);
+  for (const auto& s : scripts.results)
+    std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
+                s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(), s["ms"].get<double>(),
+                static_cast<long long>(s["lines"].get<std::ptrdiff_t>()), s["output_digest"].get<std::string>().c_str());
+  std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
+              static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
+              static_cast<unsigned long long>(pages_damaged), static_cast<unsigned long long>(jit_stats.compiled));
+  std::printf("player: %zu textures checked; ready in %.1f ms\n", textures_checked, startup_ms);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto started = Clock::now();
+  const auto options = parse_args(argc, argv);
+  if (!options) {
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
+  }
+  auto config = load_config(options->config);
+  if (!config) return fail(config.error().message);
+  auto opened = runtime::CookedSet::open(options->cooked);
+  if (!opened) return fail(opened.error().message);
+  const runtime::CookedSet& set = **opened;
+
+  const auto materials = check_materials(set);
+  if (!materials) return fail(materials.error().message);
+  // Compiled pages come from the scripts pack (cooked by the same build of the code generator).
+  player::PackPages pages(set.pack(runtime::PackKind::kScripts));
+  const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
+  const auto scripts = run_scripts(set, jit.get());
+  if (!scripts) return fail(scripts.error().message);
+  const auto textures_checked = check_textures(set, config->config);
+  if (!textures_checked) return fail(textures_checked.error().message);
+
+  print_report(options->json, *materials, *scripts, jit ? jit->stats() : jit::JitStats{}, pages.damaged(),
+               *textures_checked, ms_since(started));
+  return scripts->all_ok ? 0 : 1;
 }

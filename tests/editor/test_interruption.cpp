@@ -4,6 +4,7 @@
 // killed one left in the caches. Through the real `kiln` processes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <iterator>
@@ -61,9 +62,12 @@ TEST_CASE("50 kills at random points of cooks and editor sessions lose nothing -
   };
   const double cold_ms = timed_cook(b);
   const std::string set_b = slurp(out / "manifest.json");
-  const double warm_ms = timed_cook(a);
+  timed_cook(a);  // compiles what a has that b has not
   const std::string set_a = slurp(out / "manifest.json");
   REQUIRE(set_a != set_b);
+  // A warm cook serves everything from the caches: the fastest of two is the span kills land in,
+  // so that most land before the cook ends.
+  const double warm_ms = std::min(timed_cook(a), timed_cook(b));
 
   std::mt19937 random(20261201);
   int cooks_killed = 0, editors_killed = 0, finished_anyway = 0;

@@ -30,7 +30,7 @@ Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
   for (std::size_t l = 0; l < levels.size(); ++l)
     for (std::uint32_t y = 0; y < levels[l].tiles_y(); ++y)
       for (std::uint32_t x = 0; x < levels[l].tiles_x(); ++x)
-        if (auto tile = (*tx)->read_tile_rgba8(l, x, y); !tile) return tile.error();
+        KILN_TRY((*tx)->read_tile_rgba8(l, x, y));
   return {};
 }
 

@@ -35,7 +35,7 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   if (options.root.empty()) return make_error("blob store: no cache root given");
   options.root = fs::absolute(options.root).lexically_normal();
   const fs::path& root = options.root;
-  if (auto s = make_private_dirs(root); !s) return s.error();
+  KILN_TRY(make_private_dirs(root));
 
   // The root must be ours, since we write into it; blobs are trusted only from `owner`.
   const uid_t me = ::geteuid();
@@ -137,14 +137,14 @@ Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity 
   ns.kind = std::string(kind);
   ns.id = build_id + "-" + settings_id;
   ns.dir = impl_->options.root / ns.kind / ns.id;
-  if (auto s = use_private_dir(impl_->options.root / ns.kind); !s) return s.error();
-  if (auto s = use_private_dir(ns.dir); !s) return s.error();
+  KILN_TRY(use_private_dir(impl_->options.root / ns.kind));
+  KILN_TRY(use_private_dir(ns.dir));
   const fs::path about = ns.dir / "NAMESPACE.txt";
   if (std::error_code ec; !fs::exists(about, ec)) {
     const std::string text = "# identity of this cache namespace (kind " + ns.kind + ")\n" + readable;
-    if (auto s = write_file_atomic(about, std::as_bytes(std::span(text.data(), text.size()))); !s) return s.error();
+    KILN_TRY(write_file_atomic(about, std::as_bytes(std::span(text.data(), text.size()))));
   }
-  if (auto s = lock_namespace(ns.dir); !s) return s.error();
+  KILN_TRY(lock_namespace(ns.dir));
   // The directory mtime orders namespaces for pruning: this one is now the newest of its kind.
   ::utimensat(AT_FDCWD, ns.dir.c_str(), nullptr, 0);
   return ns;
@@ -157,7 +157,7 @@ Status BlobStore::lock_namespace(const fs::path& dir) {
   }
   const fs::path lock_path = dir / "LOCK";
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (auto s = make_private_dirs(dir); !s) return s;
+    KILN_TRY(make_private_dirs(dir));
     const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return make_error(lock_path.string() + ": cannot open: " + std::strerror(errno));
     while (::flock(fd, LOCK_SH) != 0 && errno == EINTR) {
@@ -220,7 +220,7 @@ void BlobStore::put(const BlobNamespace& ns, const BlobKey& key, Bytes payload) 
 Result<fs::path> BlobStore::temp_path(const BlobNamespace& ns, std::string_view suffix) {
   // "tmp" is walked like a key shard: its temp files are removed once stale.
   const fs::path dir = ns.dir / "tmp";
-  if (auto s = use_private_dir(dir); !s) return s.error();
+  KILN_TRY(use_private_dir(dir));
   static std::atomic<std::uint64_t> counter{0};
   return dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." + std::string(suffix));
 }

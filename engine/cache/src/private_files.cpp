@@ -24,7 +24,7 @@ Status make_private_dirs(const std::filesystem::path& dir) {
     return make_error(dir.string() + ": exists and is not a directory");
   }
   if (dir.has_parent_path() && dir.parent_path() != dir) {
-    if (auto s = make_private_dirs(dir.parent_path()); !s) return s;
+    KILN_TRY(make_private_dirs(dir.parent_path()));
   }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return make_error(dir.string() + ": cannot create directory: " + errno_text(errno));
@@ -35,7 +35,7 @@ Status use_private_dir(const std::filesystem::path& dir) {
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT) return make_error(dir.string() + ": cannot stat: " + errno_text(errno));
-    if (auto made = make_private_dirs(dir); !made) return made;
+    KILN_TRY(make_private_dirs(dir));
     if (::lstat(dir.c_str(), &st) != 0) return make_error(dir.string() + ": cannot stat: " + errno_text(errno));
   }
   if (S_ISLNK(st.st_mode)) return make_error(dir.string() + ": is a symbolic link; refusing to use it as a cache directory");
@@ -58,7 +58,7 @@ Status write_file_atomic(const std::filesystem::path& path, std::span<const std:
     Status written = write_file_atomically(path, data, 0600);
     std::error_code ec;
     if (written || attempt > 0 || std::filesystem::is_directory(path.parent_path(), ec)) return written;
-    if (auto made = make_private_dirs(path.parent_path()); !made) return made;
+    KILN_TRY(make_private_dirs(path.parent_path()));
   }
 }
 

@@ -201,7 +201,7 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
       const std::string name = dotted.empty() ? it.key() : dotted + "." + it.key();
       const std::string ptr = pointer + "/" + json_pointer_token(it.key());
       if (it->is_object()) {
-        if (auto s = walk(*it, name, ptr); !s) return s;
+        KILN_TRY(walk(*it, name, ptr));
         continue;
       }
       const auto& table = settings();
@@ -254,7 +254,7 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
       file = inputs.default_file;
   }
   if (file) {
-    if (auto s = apply_file(*file, loaded.config, loaded.origin); !s) return s.error();
+    KILN_TRY(apply_file(*file, loaded.config, loaded.origin));
     loaded.file = *file;
   }
 

@@ -204,7 +204,7 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
     h.result = Type(result);
   }
   if (!r.done()) return broken("trailing bytes");
-  if (auto verified = verify_program(p, name); !verified) return verified.error();
+  KILN_TRY(verify_program(p, name));
   return p;
 }
 

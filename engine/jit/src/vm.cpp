@@ -343,7 +343,7 @@ op_call: {
   KILN_TICK(pc - 1);
   f->pc = pc;
   const std::size_t args_at = f->base + A;
-  if (auto s = push_frame(callee, args_at, args_at, pc - 1); !s) return s;
+  KILN_TRY(push_frame(callee, args_at, args_at, pc - 1));
   f = &frames.back();
   code = program.code(callee);
   R = stack.data() + f->base;
@@ -483,7 +483,7 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
     }
     impl_->frames.push_back({fi, 0, 0, 0});
     Value result{0.0};
-    if (auto s = impl_->execute(0, &result, cancelled_, counted_); !s) return s.error();
+    KILN_TRY(impl_->execute(0, &result, cancelled_, counted_));
     switch (fn.result) {
       case Type::kBoolean: return ScriptValue{result.n != 0};
       case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");

@@ -83,7 +83,7 @@ class PageLinker {
       if (*target == elf_.section_end() || !base_.count((*target)->getIndex())) continue;
       const std::uint64_t section_base = base_[(*target)->getIndex()];
       for (const llvm::object::ELFRelocationRef reloc : relocs.relocations())
-        if (auto s = apply(reloc, section_base + reloc.getOffset()); !s) return s;
+        KILN_TRY(apply(reloc, section_base + reloc.getOffset()));
     }
     return {};
   }
@@ -181,9 +181,9 @@ Result<LinkedBlob> link_object(std::string_view object, std::string_view functio
   auto* elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(parsed->get());
   if (!elf || elf->getArch() != llvm::Triple::x86_64) return make_error("the page linker handles x86-64 ELF objects only");
   PageLinker linker(*elf);
-  if (auto s = linker.lay_out_sections(); !s) return s.error();
-  if (auto s = linker.find_function(function_name); !s) return s.error();
-  if (auto s = linker.relocate(); !s) return s.error();
+  KILN_TRY(linker.lay_out_sections());
+  KILN_TRY(linker.find_function(function_name));
+  KILN_TRY(linker.relocate());
   return linker.take();
 }
 

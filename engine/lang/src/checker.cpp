@@ -50,11 +50,11 @@ class Checker {
     out_.script = &script_;
     out_.functions.push_back({nullptr, "main chunk", {}, Type::kVoid, 0});
     states_.push_back({0, {}, solver_.fresh(K::kVoid), {}, {}});
-    if (auto s = declare_globals(script_.body); !s) return s.error();
+    KILN_TRY(declare_globals(script_.body));
     scopes_.emplace_back();
     loop_depth_.push_back(0);
-    if (auto s = block(script_.body, false); !s) return s.error();
-    if (auto s = finish(); !s) return s.error();
+    KILN_TRY(block(script_.body, false));
+    KILN_TRY(finish());
     return std::move(out_);
   }
 
@@ -105,7 +105,7 @@ class Checker {
         globals_[f.name] = new_function(f, st.get());
       }
       for (const Block* inner : children(*st))
-        if (auto s = declare_globals(*inner); !s) return s;
+        KILN_TRY(declare_globals(*inner));
     }
     return {};
   }
@@ -134,7 +134,7 @@ class Checker {
   Status block(const Block& b, bool new_scope = true) {
     if (new_scope) scopes_.emplace_back();
     for (const auto& st : b)
-      if (auto s = statement(*st); !s) return s;
+      KILN_TRY(statement(*st));
     if (new_scope) scopes_.pop_back();
     return {};
   }
@@ -186,7 +186,7 @@ class Checker {
       case StmtKind::kRepeat: {
         scopes_.emplace_back();  // the condition sees the body's locals
         ++loop_depth_.back();
-        if (auto s = block(st.body, false); !s) return s;
+        KILN_TRY(block(st.body, false));
         --loop_depth_.back();
         auto c = condition(*st.expr);
         scopes_.pop_back();
@@ -198,7 +198,7 @@ class Checker {
             auto c = condition(*st.conds[i]);
             if (!c) return c.error();
           }
-          if (auto s = block(st.blocks[i]); !s) return s;
+          KILN_TRY(block(st.blocks[i]));
         }
         return {};
       }
@@ -318,7 +318,7 @@ class Checker {
       return fail(e.pos, "assignment to undeclared global '" + e.text + "' (declare it with 'local')");
     }
     if (s->kind == Symbol::kFunction) return fail(e.pos, "cannot assign to function '" + e.text + "'");
-    if (auto c = closure_check(*s, e); !c) return c.error();
+    KILN_TRY(closure_check(*s, e));
     out_.names[&e] = {s->storage, s->slot, Type::kNumber};
     name_uses_.push_back({&e, s->tv});
     return s->tv;
@@ -383,7 +383,7 @@ class Checker {
           return fail(e.pos, "unknown name '" + e.text + "'");
         }
         if (s->kind == Symbol::kFunction) return function_value(e, s->function);
-        if (auto c = closure_check(*s, e); !c) return c.error();
+        KILN_TRY(closure_check(*s, e));
         out_.names[&e] = {s->storage, s->slot, Type::kNumber};
         name_uses_.push_back({&e, s->tv});
         return record(e, s->tv);
@@ -640,7 +640,7 @@ class Checker {
     if (out_.module_slots > 65535) return fail({1, 1}, "too many local variables in the chunk (more than 65535)");
     if (out_.functions.size() > 65535) return fail({1, 1}, "too many functions (more than 65535)");
     for (auto& d : deferred_)
-      if (auto s = d(); !s) return s;
+      KILN_TRY(d());
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
     for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
     for (const auto& [ref, tv] : pending_refs_) ref->type = solver_.resolve(tv);

@@ -27,7 +27,7 @@ class FunctionEmitter {
     f.params = static_cast<int>(info.params.size());
     f.param_types = info.params;
     f.result = info.result;
-    if (auto s = block(body); !s) return s.error();
+    KILN_TRY(block(body));
     emit(encode_ad(Op::kRet0, 0, 0), line_);
     if (too_long_) return make_error(file_ + ": function '" + info.name + "' is too long for 16-bit jumps");
     f.frame_slots = std::max(max_reg_ + 1, info.frame_slots);
@@ -85,7 +85,7 @@ class FunctionEmitter {
   // ---- statements -------------------------------------------------------------------------------
   Status block(const Block& b) {
     for (const auto& st : b)
-      if (auto s = statement(*st); !s) return s;
+      KILN_TRY(statement(*st));
     return {};
   }
 
@@ -146,8 +146,8 @@ class FunctionEmitter {
     for (const auto& t : st.targets) {
       Target tg{t.get()};
       if (t->kind == ExprKind::kIndex) {
-        if (auto s = place(*t->a, tg.arr, tg.arr_late); !s) return s;
-        if (auto s = place(*t->b, tg.idx, tg.idx_late); !s) return s;
+        KILN_TRY(place(*t->a, tg.arr, tg.arr_late));
+        KILN_TRY(place(*t->b, tg.idx, tg.idx_late));
       }
       targets.push_back(tg);
     }
@@ -155,16 +155,16 @@ class FunctionEmitter {
     for (const auto& v : st.values) {
       auto r = temp(v->pos);
       if (!r) return r.error();
-      if (auto s = expr_to(*v, *r); !s) return s;
+      KILN_TRY(expr_to(*v, *r));
       values.push_back(*r);
     }
     for (std::size_t k = targets.size(); k-- > 0;) {
       const Target& tg = targets[k];
       if (tg.e->kind == ExprKind::kIndex) {
         if (tg.arr_late)
-          if (auto s = expr_to(*tg.e->a, tg.arr); !s) return s;
+          KILN_TRY(expr_to(*tg.e->a, tg.arr));
         if (tg.idx_late)
-          if (auto s = expr_to(*tg.e->b, tg.idx); !s) return s;
+          KILN_TRY(expr_to(*tg.e->b, tg.idx));
         emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
       } else {
         store(c_.names.at(tg.e), values[k], line);
@@ -185,7 +185,7 @@ class FunctionEmitter {
         for (const auto& v : st.values) {  // every value first, then the names: as in Lua
           auto r = temp(v->pos);
           if (!r) return r.error();
-          if (auto s = expr_to(*v, *r); !s) return s;
+          KILN_TRY(expr_to(*v, *r));
           regs.push_back(*r);
         }
         for (std::size_t i = 0; i < refs.size(); ++i) store(refs[i], regs[i], line);
@@ -201,9 +201,9 @@ class FunctionEmitter {
       case StmtKind::kWhile: {
         const std::size_t top = code_.size();
         std::optional<std::size_t> exit_jump;
-        if (auto s = condition(*st.expr, exit_jump); !s) return s;
+        KILN_TRY(condition(*st.expr, exit_jump));
         breaks_.emplace_back();
-        if (auto s = block(st.body); !s) return s;
+        KILN_TRY(block(st.body));
         patch(emit_jump(Op::kJmp, 0, line), top);
         if (exit_jump) patch(*exit_jump, code_.size());
         return close_breaks();
@@ -211,9 +211,9 @@ class FunctionEmitter {
       case StmtKind::kRepeat: {
         const std::size_t top = code_.size();
         breaks_.emplace_back();
-        if (auto s = block(st.body); !s) return s;
+        KILN_TRY(block(st.body));
         std::optional<std::size_t> exit_jump;  // jumps when the condition is false: back to the top
-        if (auto s = condition(*st.expr, exit_jump); !s) return s;
+        KILN_TRY(condition(*st.expr, exit_jump));
         if (exit_jump) patch(*exit_jump, top);
         return close_breaks();
       }
@@ -222,9 +222,9 @@ class FunctionEmitter {
         for (std::size_t i = 0; i < st.blocks.size(); ++i) {
           std::optional<std::size_t> next;
           if (i < st.conds.size()) {
-            if (auto s = condition(*st.conds[i], next); !s) return s;
+            KILN_TRY(condition(*st.conds[i], next));
           }
-          if (auto s = block(st.blocks[i]); !s) return s;
+          KILN_TRY(block(st.blocks[i]));
           if (i + 1 < st.blocks.size()) to_end.push_back(emit_jump(Op::kJmp, 0, line));
           if (next) patch(*next, code_.size());
           if (i < st.conds.size() && !next) break;  // an always-true condition: later branches are dead
@@ -237,10 +237,10 @@ class FunctionEmitter {
         if (!base) return base.error();
         for (int k = 0; k < 3; ++k)
           if (!temp(st.pos)) return fail(st.pos, "expression too complex");
-        if (auto s = expr_to(*st.values[0], *base); !s) return s;
-        if (auto s = expr_to(*st.values[1], *base + 1); !s) return s;
+        KILN_TRY(expr_to(*st.values[0], *base));
+        KILN_TRY(expr_to(*st.values[1], *base + 1));
         if (st.values.size() > 2) {
-          if (auto s = expr_to(*st.values[2], *base + 2); !s) return s;
+          KILN_TRY(expr_to(*st.values[2], *base + 2));
         } else {
           emit_number(*base + 2, 1.0, line);
         }
@@ -248,7 +248,7 @@ class FunctionEmitter {
         const std::size_t body = code_.size();
         store(c_.declared.at(&st)[0], *base + 3, line);
         breaks_.emplace_back();
-        if (auto s = block(st.body); !s) return s;
+        KILN_TRY(block(st.body));
         patch(prep, code_.size());
         patch(emit_jump(Op::kForLoop, *base, line), body);
         return close_breaks();
@@ -263,7 +263,7 @@ class FunctionEmitter {
         }
         auto r = temp(st.pos);
         if (!r) return r.error();
-        if (auto s = expr_to(*st.values[0], *r); !s) return s;
+        KILN_TRY(expr_to(*st.values[0], *r));
         emit(encode_ad(Op::kRet, *r, 0), line);
         return {};
       }
@@ -309,7 +309,7 @@ class FunctionEmitter {
       }
       if (op != Op::kCount) {
         unsigned a, b;
-        if (auto s = operands(cond, a, b, /*lua_order=*/true); !s) return s;
+        KILN_TRY(operands(cond, a, b, /*lua_order=*/true));
         emit(encode_abc(op, swap ? b : a, swap ? a : b, 0), cond.pos.line);
         jump_if_false = emit(0, 0);
         raw_offsets_.insert(*jump_if_false);
@@ -319,7 +319,7 @@ class FunctionEmitter {
     }
     auto r = temp(cond.pos);
     if (!r) return r.error();
-    if (auto s = expr_to(cond, *r); !s) return s;
+    KILN_TRY(expr_to(cond, *r));
     if (type_of(cond) == Type::kBoolean) jump_if_false = emit_jump(Op::kJmpIfNot, *r, cond.pos.line);
     release(m);
     return {};
@@ -361,11 +361,11 @@ class FunctionEmitter {
       tb = *t;
     }
     if (ta && !a_late)
-      if (auto s = expr_to(*e.a, *ta); !s) return s;
+      KILN_TRY(expr_to(*e.a, *ta));
     if (tb)
-      if (auto s = expr_to(*e.b, *tb); !s) return s;
+      KILN_TRY(expr_to(*e.b, *tb));
     if (ta && a_late)
-      if (auto s = expr_to(*e.a, *ta); !s) return s;
+      KILN_TRY(expr_to(*e.a, *ta));
     ra = la ? *la : *ta;
     rb = lb ? *lb : *tb;
     return {};
@@ -403,7 +403,7 @@ class FunctionEmitter {
       case ExprKind::kCall: return call(e, dst, true);
       case ExprKind::kIndex: {
         unsigned a, b;
-        if (auto s = operands(e, a, b, /*lua_order=*/true); !s) return s;
+        KILN_TRY(operands(e, a, b, /*lua_order=*/true));
         emit(encode_abc(Op::kGetI, dst, a, b), line);
         return {};
       }
@@ -413,7 +413,7 @@ class FunctionEmitter {
         if (!t || !item) return fail(e.pos, "expression too complex");
         emit(encode_abc(Op::kNewArr, *t, type_of(e) == Type::kBooleanArray ? 1 : 0, 0), line);
         for (const auto& it : e.items) {
-          if (auto s = expr_to(*it, *item); !s) return s;
+          KILN_TRY(expr_to(*it, *item));
           emit(encode_abc(Op::kAppend, *t, *item, 0), it->pos.line);
         }
         emit(encode_abc(Op::kMove, dst, *t, 0), line);
@@ -422,7 +422,7 @@ class FunctionEmitter {
       case ExprKind::kUnary: {
         auto a = temp(e.pos);
         if (!a) return a.error();
-        if (auto s = expr_to(*e.a, *a); !s) return s;
+        KILN_TRY(expr_to(*e.a, *a));
         switch (e.unop) {
           case UnOp::kNeg: emit(encode_abc(Op::kNeg, dst, *a, 0), line); break;
           case UnOp::kLen: emit(encode_abc(Op::kLen, dst, *a, 0), line); break;
@@ -442,7 +442,7 @@ class FunctionEmitter {
     const int line = e.pos.line;
     if (e.binop == BinOp::kAnd || e.binop == BinOp::kOr) return logical(e, dst);
     unsigned a, b;
-    if (auto s = operands(e, a, b, /*lua_order=*/true); !s) return s;
+    KILN_TRY(operands(e, a, b, /*lua_order=*/true));
     const bool arrays = type_of(*e.a) == Type::kNumberArray || type_of(*e.a) == Type::kBooleanArray;
     switch (e.binop) {
       case BinOp::kAdd: emit(encode_abc(Op::kAdd, dst, a, b), line); break;
@@ -472,8 +472,8 @@ class FunctionEmitter {
       const Expr& c = *e.a->a;
       const Expr& x = *e.a->b;
       std::optional<std::size_t> to_else;
-      if (auto s = condition(c, to_else); !s) return s;
-      if (auto s = expr_to(x, dst); !s) return s;
+      KILN_TRY(condition(c, to_else));
+      KILN_TRY(expr_to(x, dst));
       std::optional<std::size_t> to_end;
       if (type_of(x) == Type::kBoolean) to_end = emit_jump(Op::kJmpIf, dst, line);
       else if (to_else) to_end = emit_jump(Op::kJmp, 0, line);
@@ -482,18 +482,18 @@ class FunctionEmitter {
         return {};
       }
       if (to_else) patch(*to_else, code_.size());
-      if (auto s = expr_to(*e.b, dst); !s) return s;
+      KILN_TRY(expr_to(*e.b, dst));
       if (to_end) patch(*to_end, code_.size());
       return {};
     }
-    if (auto s = expr_to(*e.a, dst); !s) return s;
+    KILN_TRY(expr_to(*e.a, dst));
     const Type ta = type_of(*e.a);
     if (ta != Type::kBoolean) {  // a is never false
       if (e.binop == BinOp::kOr) return {};
       return expr_to(*e.b, dst);
     }
     const std::size_t skip = emit_jump(e.binop == BinOp::kAnd ? Op::kJmpIfNot : Op::kJmpIf, dst, line);
-    if (auto s = expr_to(*e.b, dst); !s) return s;
+    KILN_TRY(expr_to(*e.b, dst));
     patch(skip, code_.size());
     return {};
   }
@@ -511,7 +511,7 @@ class FunctionEmitter {
         }
         auto r = temp(arg->pos);
         if (!r) return r.error();
-        if (auto s = expr_to(*arg, *r); !s) return s;
+        KILN_TRY(expr_to(*arg, *r));
         regs.push_back(*r);
       }
       for (std::size_t i = 0; i < e.items.size(); ++i) {
@@ -538,7 +538,7 @@ class FunctionEmitter {
     if (target.kind == CallTarget::kIndirect) {
       auto r = temp(e.pos);
       if (!r) return r.error();
-      if (auto s = expr_to(*e.a, *r); !s) return s;
+      KILN_TRY(expr_to(*e.a, *r));
       callee_reg = *r;
     }
     // Arguments in consecutive registers from `base`; the result comes back in `base`.
@@ -546,7 +546,7 @@ class FunctionEmitter {
     for (const auto& arg : e.items) {
       auto r = temp(arg->pos);
       if (!r) return r.error();
-      if (auto s = expr_to(*arg, *r); !s) return s;
+      KILN_TRY(expr_to(*arg, *r));
     }
     if (e.items.empty() && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {

@@ -26,7 +26,7 @@ class Lexer {
   Result<std::vector<Token>> run() {
     std::vector<Token> out;
     for (;;) {
-      if (auto s = skip_space_and_comments(); !s) return s.error();
+      KILN_TRY(skip_space_and_comments());
       Token t;
       t.pos = {line_, col_};
       if (at_end()) {
@@ -43,11 +43,11 @@ class Lexer {
         t.text = std::move(name);
       } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                  (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1))))) {
-        if (auto s = number(t); !s) return s.error();
+        KILN_TRY(number(t));
       } else if (c == '"' || c == '\'') {
-        if (auto s = quoted_string(t); !s) return s.error();
+        KILN_TRY(quoted_string(t));
       } else if (c == '[' && (peek(1) == '[' || peek(1) == '=')) {
-        if (auto s = long_string(t); !s) return s.error();
+        KILN_TRY(long_string(t));
       } else if (auto s = symbol(t); !s) {
         return s.error();
       }
@@ -106,7 +106,7 @@ class Lexer {
       advance();
       advance();
       if (int level = long_bracket_level(); level >= 0) {
-        if (auto s = skip_long_bracket(level, start, nullptr, "comment"); !s) return s;
+        KILN_TRY(skip_long_bracket(level, start, nullptr, "comment"));
         continue;
       }
       while (!at_end() && peek() != '\n') advance();
@@ -190,7 +190,7 @@ class Lexer {
     const int level = long_bracket_level();
     if (level < 0) return error_at(start, "invalid long string delimiter");
     std::string text;
-    if (auto s = skip_long_bracket(level, start, &text, "string"); !s) return s;
+    KILN_TRY(skip_long_bracket(level, start, &text, "string"));
     t.kind = Tok::kString;
     t.text = std::move(text);
     return {};

@@ -11,6 +11,7 @@
 
 namespace kiln::lang {
 
+// clang-format off: enumerators grouped by meaning
 enum class Tok {
   kEof, kName, kNumber, kString,
   // keywords
@@ -21,6 +22,7 @@ enum class Tok {
   kLParen, kRParen, kLBrace, kRBrace, kLBracket, kRBracket, kSemicolon, kColon, kDoubleColon, kComma,
   kDot, kConcat, kEllipsis,
 };
+// clang-format on
 
 struct Token {
   Tok kind = Tok::kEof;

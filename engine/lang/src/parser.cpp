@@ -126,7 +126,7 @@ class Parser {
         auto c = expr();
         if (!c) return c.error();
         s->expr = std::move(*c);
-        if (auto e = expect(Tok::kDo, "'do'", "after the 'while' condition"); !e) return e.error();
+        KILN_TRY(expect(Tok::kDo, "'do'", "after the 'while' condition"));
         return body_until_end(std::move(s), "to close 'while'");
       }
       case Tok::kRepeat: {
@@ -134,7 +134,7 @@ class Parser {
         auto b = block();
         if (!b) return b.error();
         s->body = std::move(*b);
-        if (auto e = expect(Tok::kUntil, "'until'", "to close 'repeat'"); !e) return e.error();
+        KILN_TRY(expect(Tok::kUntil, "'until'", "to close 'repeat'"));
         auto c = expr();
         if (!c) return c.error();
         s->expr = std::move(*c);
@@ -157,7 +157,7 @@ class Parser {
     auto b = block();
     if (!b) return b.error();
     s->body = std::move(*b);
-    if (auto e = expect(Tok::kEnd, "'end'", context); !e) return e.error();
+    KILN_TRY(expect(Tok::kEnd, "'end'", context));
     return s;
   }
 
@@ -167,7 +167,7 @@ class Parser {
       auto c = expr();
       if (!c) return c.error();
       s->conds.push_back(std::move(*c));
-      if (auto e = expect(Tok::kThen, "'then'", "after the condition"); !e) return e.error();
+      KILN_TRY(expect(Tok::kThen, "'then'", "after the condition"));
       auto b = block();
       if (!b) return b.error();
       s->blocks.push_back(std::move(*b));
@@ -177,7 +177,7 @@ class Parser {
         if (!e) return e.error();
         s->blocks.push_back(std::move(*e));
       }
-      if (auto e = expect(Tok::kEnd, "'end'", "to close 'if'"); !e) return e.error();
+      KILN_TRY(expect(Tok::kEnd, "'end'", "to close 'if'"));
       return s;
     }
   }
@@ -191,18 +191,18 @@ class Parser {
       return fail(cur(), "generic for (for ... in ...) is outside Kiln's script subset; use a numeric for");
     s->names.push_back(*n);
     s->name_pos.push_back(name_pos);
-    if (auto e = expect(Tok::kAssign, "'='", "in the numeric for"); !e) return e.error();
+    KILN_TRY(expect(Tok::kAssign, "'='", "in the numeric for"));
     for (int k = 0; k < 3; ++k) {
       auto v = expr();
       if (!v) return v.error();
       s->values.push_back(std::move(*v));
       if (k == 0) {
-        if (auto e = expect(Tok::kComma, "','", "after the for start"); !e) return e.error();
+        KILN_TRY(expect(Tok::kComma, "','", "after the for start"));
       } else if (!accept(Tok::kComma)) {
         break;
       }
     }
-    if (auto e = expect(Tok::kDo, "'do'", "after the for header"); !e) return e.error();
+    KILN_TRY(expect(Tok::kDo, "'do'", "after the for header"));
     return body_until_end(std::move(s), "to close 'for'");
   }
 
@@ -217,13 +217,13 @@ class Parser {
     f->name = *n;
     if (cur().kind == Tok::kDot || cur().kind == Tok::kColon)
       return fail(cur(), "function names with '.' or ':' (methods, table fields) are outside Kiln's script subset");
-    if (auto e = funcbody(*f); !e) return e.error();
+    KILN_TRY(funcbody(*f));
     s->function = std::move(f);
     return s;
   }
 
   Status funcbody(FunctionDef& f) {
-    if (auto e = expect(Tok::kLParen, "'('", "to open the parameter list"); !e) return e;
+    KILN_TRY(expect(Tok::kLParen, "'('", "to open the parameter list"));
     if (cur().kind != Tok::kRParen) {
       for (;;) {
         if (cur().kind == Tok::kEllipsis) return fail(cur(), "varargs (...) are outside Kiln's script subset");
@@ -234,7 +234,7 @@ class Parser {
         if (!accept(Tok::kComma)) break;
       }
     }
-    if (auto e = expect(Tok::kRParen, "')'", "to close the parameter list"); !e) return e;
+    KILN_TRY(expect(Tok::kRParen, "')'", "to close the parameter list"));
     auto b = block();
     if (!b) return b.error();
     f.body = std::move(*b);
@@ -273,7 +273,7 @@ class Parser {
       for (const auto& t : s->targets)
         if (t->kind != ExprKind::kName && t->kind != ExprKind::kIndex && t->kind != ExprKind::kField)
           return fail(t->pos, "cannot assign to this expression");
-      if (auto e = expect(Tok::kAssign, "'='", "in the assignment"); !e) return e.error();
+      KILN_TRY(expect(Tok::kAssign, "'='", "in the assignment"));
       auto values = expr_list();
       if (!values) return values.error();
       s->values = std::move(*values);
@@ -387,7 +387,7 @@ class Parser {
       e->items.push_back(std::move(*item));
       if (!accept(Tok::kComma) && !accept(Tok::kSemicolon)) break;
     }
-    if (auto s = expect(Tok::kRBrace, "'}'", "to close the table"); !s) return s.error();
+    KILN_TRY(expect(Tok::kRBrace, "'}'", "to close the table"));
     return e;
   }
 
@@ -402,7 +402,7 @@ class Parser {
       next();
       auto inner = expr();
       if (!inner) return inner.error();
-      if (auto s = expect(Tok::kRParen, "')'", "to close '('"); !s) return s.error();
+      KILN_TRY(expect(Tok::kRParen, "')'", "to close '('"));
       return inner;
     }
     return fail(t, "unexpected " + describe(t));
@@ -430,7 +430,7 @@ class Parser {
           next();
           auto index = expr();
           if (!index) return index.error();
-          if (auto s = expect(Tok::kRBracket, "']'", "to close the index"); !s) return s.error();
+          KILN_TRY(expect(Tok::kRBracket, "']'", "to close the index"));
           auto ix = make_expr(ExprKind::kIndex, t.pos);
           ix->a = std::move(left);
           ix->b = std::move(*index);
@@ -450,7 +450,7 @@ class Parser {
             if (!args) return args.error();
             call->items = std::move(*args);
           }
-          if (auto s = expect(Tok::kRParen, "')'", "to close the call"); !s) return s.error();
+          KILN_TRY(expect(Tok::kRParen, "')'", "to close the call"));
           left = std::move(call);
           break;
         }

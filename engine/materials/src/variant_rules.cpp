@@ -14,7 +14,7 @@ std::optional<std::set<std::string>> invalid_combination(const ShaderDeclaration
 
 Status check_variant_validity(const std::string& shader, const ShaderDeclaration& declaration, const std::string& pass,
                               const std::vector<std::string>& keywords) {
-  if (auto s = check_variant_request(shader, declaration, pass, keywords); !s) return s;
+  KILN_TRY(check_variant_request(shader, declaration, pass, keywords));
   if (auto bad = invalid_combination(declaration, keywords)) {
     std::string names;
     for (const auto& k : *bad) names += (names.empty() ? "" : " ") + k;

@@ -90,7 +90,7 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
                       (stage_from_path(id) ? "" : "{.vert,.tesc,.tese,.geom,.frag,.comp}") + ")");
-  if (auto inside = stages_inside(id, made->stage_files); !inside) return inside.error();
+  KILN_TRY(stages_inside(id, made->stage_files));
   std::vector<materials::ShaderDeclaration> stages;
   for (const auto& file : made->stage_files) {
     auto source = read_shader_file(absolute(file));
@@ -131,7 +131,7 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
                                                     const std::vector<std::string>& keywords) {
   auto p = program(id);
   if (!p) return p.error();
-  if (auto s = materials::check_variant_validity((*p)->id, (*p)->declaration, pass, keywords); !s) return s.error();
+  KILN_TRY(materials::check_variant_validity((*p)->id, (*p)->declaration, pass, keywords));
   return cache_.get_or_compile(key(id, pass, keywords), [this](const materials::VariantKey& k) { return build(k); });
 }
 
@@ -144,7 +144,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     if (fs::is_regular_file(absolute(candidate), ec)) b.stage_files.push_back(candidate);
   }
   if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
-  if (auto inside = stages_inside(key.shader, b.stage_files); !inside) return inside.error();
+  KILN_TRY(stages_inside(key.shader, b.stage_files));
 
   std::vector<materials::ShaderDeclaration> declarations;
   for (const auto& file : b.stage_files) {

@@ -56,3 +56,12 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace kiln
+
+// Returns the error of `expr` (a Result or a Status) from the enclosing function, which returns a
+// Result or a Status; on success the value is dropped. `if (auto s = f(); !s) return s.error();`
+// in one word.
+#define KILN_TRY(expr)                                                \
+  do {                                                                \
+    if (auto&& kiln_try_result_ = (expr); !kiln_try_result_)          \
+      return kiln_try_result_.error();                                \
+  } while (false)

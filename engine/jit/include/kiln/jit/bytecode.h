@@ -22,6 +22,7 @@ namespace kiln::jit {
 
 inline constexpr std::size_t kPageWords = 1024;
 
+// clang-format off: enumerators grouped by meaning
 enum class Op : std::uint8_t {
   kLoadN,    // a = number (next two words)
   kLoadB,    // a = b (0 or 1)
@@ -63,6 +64,7 @@ enum class Op : std::uint8_t {
   kCallR,    // call the function value in b with its arguments in a, a+1, ...; result in a
   kCount,
 };
+// clang-format on
 
 const char* op_name(Op op);
 

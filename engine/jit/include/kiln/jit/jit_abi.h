@@ -41,10 +41,12 @@ struct ArrayData {
 // The helper table: every math function compiled code calls. One signature for all (unary
 // functions ignore y), so a call through the table is uniform.
 using Helper = double (*)(double x, double y);
+// clang-format off: enumerators grouped by meaning
 enum HelperIndex : std::uint32_t {
   kHelperPow, kHelperFmod, kHelperSin, kHelperCos, kHelperTan, kHelperAsin, kHelperAcos, kHelperAtan,
   kHelperExp, kHelperLog, kHelperLog10, kHelperAtan2, kHelperCount,
 };
+// clang-format on
 const Helper* helper_table();  // process-wide, filled with the C library's functions
 
 struct Context {

@@ -20,9 +20,11 @@ struct HostSignature {
 
 // The math functions of the subset: one number argument unless noted (fmod, pow, atan2: two;
 // min, max: one or more), and the constants math.pi and math.huge.
+// clang-format off: enumerators grouped by meaning
 enum class MathFn {
   kAbs, kFloor, kCeil, kSqrt, kSin, kCos, kTan, kAsin, kAcos, kAtan, kExp, kLog, kLog10,
   kFmod, kPow, kAtan2, kMin, kMax,
 };
+// clang-format on
 
 }  // namespace kiln::jit
