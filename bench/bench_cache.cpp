@@ -95,7 +95,8 @@ struct StoreFixture {
   explicit StoreFixture(bool background) {
     std::string pattern = (std::filesystem::temp_directory_path() / "kiln-bench-XXXXXX").string();
     dir = ::mkdtemp(pattern.data());
-    store = std::move(*BlobStore::open({.root = dir, .max_bytes = std::uint64_t{1} << 40, .background_writes = background}));
+    store = std::move(
+        *BlobStore::open({.root = dir, .max_bytes = std::uint64_t{1} << 40, .background_writes = background}));
     ns = *store->open_namespace("shaders", {{"bench", "1"}});
   }
   ~StoreFixture() {

@@ -70,11 +70,13 @@ int main(int argc, char** argv) {
     const JitStats w = warm->stats();
     std::printf("per page (%zu pages of %zu scripts, every entry):\n", pages, programs.size());
     std::printf("  compile (LLVM O2 for %s): %.2f ms per page (%llu compiled, %llu not cacheable)\n",
-                jitc::LlvmPageCompiler::host_target().substr(0, 40).c_str(), double(c.compile_ns) / 1e6 / double(c.compiled),
-                static_cast<unsigned long long>(c.compiled), static_cast<unsigned long long>(c.not_cacheable));
+                jitc::LlvmPageCompiler::host_target().substr(0, 40).c_str(),
+                double(c.compile_ns) / 1e6 / double(c.compiled), static_cast<unsigned long long>(c.compiled),
+                static_cast<unsigned long long>(c.not_cacheable));
     std::printf("  load from the cache: %.1f us per page (%llu loaded)\n", double(w.load_ns) / 1e3 / double(w.loaded),
                 static_cast<unsigned long long>(w.loaded));
-    std::printf("  compile / load: %.0fx\n\n", (double(c.compile_ns) / double(c.compiled)) / (double(w.load_ns) / double(w.loaded)));
+    std::printf("  compile / load: %.0fx\n\n",
+                (double(c.compile_ns) / double(c.compiled)) / (double(w.load_ns) / double(w.loaded)));
   }
   fs::remove_all(cache);
 
@@ -95,12 +97,13 @@ int main(int argc, char** argv) {
       total.compile_ns += s.compile_ns;
       total.load_ns += s.load_ns;
     }
-    std::printf("%s start of %zu scripts: %.0f ms wall; %llu hot pages, %llu compiled (%.0f ms), %llu loaded "
-                "(%.2f ms), hit rate %.0f%%\n",
-                phase, programs.size(), ms_since(started), static_cast<unsigned long long>(total.requested),
-                static_cast<unsigned long long>(total.compiled), double(total.compile_ns) / 1e6,
-                static_cast<unsigned long long>(total.loaded), double(total.load_ns) / 1e6,
-                total.requested ? 100.0 * double(total.loaded) / double(total.requested) : 0.0);
+    std::printf(
+        "%s start of %zu scripts: %.0f ms wall; %llu hot pages, %llu compiled (%.0f ms), %llu loaded "
+        "(%.2f ms), hit rate %.0f%%\n",
+        phase, programs.size(), ms_since(started), static_cast<unsigned long long>(total.requested),
+        static_cast<unsigned long long>(total.compiled), double(total.compile_ns) / 1e6,
+        static_cast<unsigned long long>(total.loaded), double(total.load_ns) / 1e6,
+        total.requested ? 100.0 * double(total.loaded) / double(total.requested) : 0.0);
   }
   fs::remove_all(cache);
   return 0;

@@ -171,20 +171,25 @@ int main(int argc, char** argv) {
   const double cache_hit1 = cache_hits(1), cache_hit2 = cache_hits(2);
 
   std::printf("variants: %zu (%zu stages) from %s/materials\n", requests.size(), stages, assets.c_str());
-  std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms, cold_ms / requests.size());
+  std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms,
+              cold_ms / requests.size());
   std::printf("no store, large-stack thread:          %8.1f ms round 1, %.1f ms round 2 (%.2f ms per variant)\n",
               thread.first_ms, thread.second_ms, thread.second_ms / requests.size());
   std::printf("no store, worker process:              %8.1f ms round 1, %.1f ms round 2 (%.2f ms per variant)\n",
               worker.first_ms, worker.second_ms, worker.second_ms / requests.size());
   std::printf("  ratio worker / thread, round 2:      %8.2fx\n", worker.second_ms / thread.second_ms);
-  std::printf("cold, glslangValidator per stage:      %8.1f ms  (%.2f ms per variant)\n", naive_ms, naive_ms / requests.size());
+  std::printf("cold, glslangValidator per stage:      %8.1f ms  (%.2f ms per variant)\n", naive_ms,
+              naive_ms / requests.size());
   std::printf("  ratio naive / in-process:            %8.1fx\n", naive_ms / cold_ms);
-  std::printf("warm, disk hits (fresh library):       %8.1f ms  (%.3f ms per variant)\n", warm_ms, warm_ms / requests.size());
+  std::printf("warm, disk hits (fresh library):       %8.1f ms  (%.3f ms per variant)\n", warm_ms,
+              warm_ms / requests.size());
   std::printf("  ratio cold in-process / warm:        %8.1fx\n", cold_ms / warm_ms);
-  std::printf("hit, ShaderLibrary::variant():         %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n",
-              hit1, hit2);
-  std::printf("hit, VariantCache::get_or_compile():   %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n",
-              cache_hit1, cache_hit2);
+  std::printf(
+      "hit, ShaderLibrary::variant():         %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n", hit1,
+      hit2);
+  std::printf(
+      "hit, VariantCache::get_or_compile():   %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n",
+      cache_hit1, cache_hit2);
   store.reset();
   fs::remove_all(tmp);
   return 0;

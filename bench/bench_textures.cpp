@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
   const fs::path src = dir / "big.tif", tx = dir / "big.tx";
   if (!fs::exists(tx)) {
     std::printf("making %s (oiiotool + maketx)...\n", tx.c_str());
-    if (!run({"/usr/bin/oiiotool", "--pattern", "noise:type=uniform", std::to_string(kSize) + "x" + std::to_string(kSize),
-              "4", "-d", "uint8", "-o", src.string()}) ||
+    if (!run({"/usr/bin/oiiotool", "--pattern", "noise:type=uniform",
+              std::to_string(kSize) + "x" + std::to_string(kSize), "4", "-d", "uint8", "-o", src.string()}) ||
         !run({"/usr/bin/maketx", src.string(), "-o", tx.string()})) {
       std::fprintf(stderr, "bench_textures: cannot make the test texture\n");
       return 1;

@@ -4,7 +4,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const kiln::fuzz::Body body = [] {
     auto& targets = kiln::fuzz::registry();
-    if (targets.size() != 1) kiln::fuzz::contract_broken("a fuzz executable links exactly one target", __FILE__, __LINE__);
+    if (targets.size() != 1)
+      kiln::fuzz::contract_broken("a fuzz executable links exactly one target", __FILE__, __LINE__);
     return targets.begin()->second;
   }();
   body({data, size});

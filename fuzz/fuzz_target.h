@@ -48,19 +48,19 @@ class MemoryFile {
 
 }  // namespace kiln::fuzz
 
-#define KILN_FUZZ_CHECK(condition) \
-  do {                             \
+#define KILN_FUZZ_CHECK(condition)                                                   \
+  do {                                                                               \
     if (!(condition)) ::kiln::fuzz::contract_broken(#condition, __FILE__, __LINE__); \
   } while (0)
 
 // An error must say something and name the input it was given.
-#define KILN_FUZZ_CHECK_ERROR(error, name)                        \
-  do {                                                            \
-    KILN_FUZZ_CHECK(!(error).message.empty());                    \
+#define KILN_FUZZ_CHECK_ERROR(error, name)                            \
+  do {                                                                \
+    KILN_FUZZ_CHECK(!(error).message.empty());                        \
     KILN_FUZZ_CHECK((error).message.find(name) != std::string::npos); \
   } while (0)
 
-#define KILN_FUZZ_TARGET(name)                                                                      \
-  static void kiln_fuzz_body_##name(std::span<const std::uint8_t> data);                            \
+#define KILN_FUZZ_TARGET(name)                                                                         \
+  static void kiln_fuzz_body_##name(std::span<const std::uint8_t> data);                               \
   static const ::kiln::fuzz::Registration kiln_fuzz_registration_##name(#name, kiln_fuzz_body_##name); \
   static void kiln_fuzz_body_##name(std::span<const std::uint8_t> data)

@@ -16,11 +16,17 @@ constexpr const char* kUsage = "usage: kiln cache stats|verify|prune|clear [--ki
 // (the cap is one over all of them).
 
 nlohmann::json counts_json(const cache::BlobScanCounts& c, bool with_use) {
-  nlohmann::json out = {{"entries", c.blobs}, {"bytes", c.bytes}, {"namespaces", c.namespaces}, {"corrupt", c.corrupt},
+  nlohmann::json out = {{"entries", c.blobs},
+                        {"bytes", c.bytes},
+                        {"namespaces", c.namespaces},
+                        {"corrupt", c.corrupt},
                         {"removed", c.removed}};
   if (with_use)
-    out["use"] = {{"hits", c.use.hits}, {"misses", c.use.misses}, {"corrupt_deleted", c.use.corrupt},
-                  {"writes", c.use.writes}, {"evictions", c.use.evictions}};
+    out["use"] = {{"hits", c.use.hits},
+                  {"misses", c.use.misses},
+                  {"corrupt_deleted", c.use.corrupt},
+                  {"writes", c.use.writes},
+                  {"evictions", c.use.evictions}};
   return out;
 }
 
@@ -32,7 +38,8 @@ std::string hit_rate(const cache::KindUse& use) {
 }
 
 // One line per kind: "  shaders   24 entries  1.2 MiB  2 namespaces  compiled shader variants".
-void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show_corrupt, bool show_removed, bool show_use) {
+void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show_corrupt, bool show_removed,
+                 bool show_use) {
   for (const cache::CacheKind& kind : cache::cache_kinds()) {
     if (!only.empty() && kind.name != only) continue;
     const auto& c = scan.kinds.at(std::string(kind.name));

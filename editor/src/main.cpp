@@ -12,7 +12,7 @@
 namespace kiln::cli {
 int run_cook_command(const Args& args);
 int run_editor_command(const Args& args);
-}
+}  // namespace kiln::cli
 #include "cli_args.h"
 #include "kiln/core/config.h"
 

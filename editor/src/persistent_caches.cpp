@@ -5,8 +5,9 @@
 namespace kiln::cli {
 
 std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who) {
-  auto opened = cache::BlobStore::open(
-      {.root = config.cache_root, .max_bytes = config.cache_disk_max_bytes, .keep_namespaces = config.cache_keep_builds});
+  auto opened = cache::BlobStore::open({.root = config.cache_root,
+                                        .max_bytes = config.cache_disk_max_bytes,
+                                        .keep_namespaces = config.cache_keep_builds});
   if (opened) return std::move(*opened);
   std::fprintf(stderr, "%s: persistent cache off: %s\n", who.c_str(), opened.error().message.c_str());
   return nullptr;

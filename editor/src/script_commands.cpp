@@ -18,12 +18,18 @@ constexpr const char* kUsage =
     "       kiln script disasm <file.lua>\n";
 
 nlohmann::json stats_json(const jit::JitStats& s) {
-  return {{"pages_hot", s.requested},          {"pages_interpreted", s.interpreted},
-          {"pages_compiled", s.compiled},      {"pages_loaded", s.loaded},
-          {"compare_rejected", s.compare_rejected}, {"hmac_rejected", s.hmac_rejected},
-          {"corrupt", s.corrupt},              {"not_cacheable", s.not_cacheable},
-          {"compile_failed", s.compile_failed}, {"stored", s.stored},
-          {"verify_mismatches", s.verify_mismatches}, {"compile_ms", double(s.compile_ns) / 1e6},
+  return {{"pages_hot", s.requested},
+          {"pages_interpreted", s.interpreted},
+          {"pages_compiled", s.compiled},
+          {"pages_loaded", s.loaded},
+          {"compare_rejected", s.compare_rejected},
+          {"hmac_rejected", s.hmac_rejected},
+          {"corrupt", s.corrupt},
+          {"not_cacheable", s.not_cacheable},
+          {"compile_failed", s.compile_failed},
+          {"stored", s.stored},
+          {"verify_mismatches", s.verify_mismatches},
+          {"compile_ms", double(s.compile_ns) / 1e6},
           {"load_ms", double(s.load_ns) / 1e6}};
 }
 

@@ -27,13 +27,15 @@ int fail(const std::string& message, int code = kExitFailed) {
 int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
   if ((verb != "compile" && verb != "reflect") || args.words.size() != 3)
-    return fail("usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [--target-env vulkan1.X] "
-                "[--backend spirv|glsl|essl|hlsl|msl] [-I dir] [-o out]",
-                kExitUsage);
+    return fail(
+        "usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [--target-env vulkan1.X] "
+        "[--backend spirv|glsl|essl|hlsl|msl] [-I dir] [-o out]",
+        kExitUsage);
   if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-o"}); !s)
     return fail("kiln shader: " + s.error().message, kExitUsage);
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
-  if (!target) return fail("kiln shader: --target-env must be vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", kExitUsage);
+  if (!target)
+    return fail("kiln shader: --target-env must be vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", kExitUsage);
   const auto backend = parse_backend(args.option("--backend", "spirv"));
   if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
 
@@ -48,7 +50,8 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
     file = full.filename().string();
   }
   std::error_code absolute_ec;
-  for (const auto& dir : args.option_values("-I")) options.include_dirs.push_back(std::filesystem::absolute(dir, absolute_ec));
+  for (const auto& dir : args.option_values("-I"))
+    options.include_dirs.push_back(std::filesystem::absolute(dir, absolute_ec));
   options.target = *target;
   options.backend = *backend;
   options.store = store.get();
@@ -72,7 +75,8 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
       std::printf("%s\n", reflection.dump(2).c_str());
       return kExitOk;
     }
-    std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(), reflection["entry_point"].get<std::string>().c_str());
+    std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(),
+                reflection["entry_point"].get<std::string>().c_str());
     for (const auto& b : reflection["bindings"])
       std::printf("  binding set=%d binding=%d %s %s\n", b["set"].get<int>(), b["binding"].get<int>(),
                   b["kind"].get<std::string>().c_str(), b["name"].get<std::string>().c_str());
@@ -99,9 +103,14 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const auto stats = library.stats();
   const char* how = stats.compiles ? "compiled" : "disk hit";
   if (args.json) {
-    nlohmann::json j = {{"file", file},       {"pass", pass},          {"keywords", key.keywords},
-                        {"digest", key.digest()}, {"result", how},     {"spirv_bytes", stage.spirv.size() * 4},
-                        {"ms", ms},           {"output", out}};
+    nlohmann::json j = {{"file", file},
+                        {"pass", pass},
+                        {"keywords", key.keywords},
+                        {"digest", key.digest()},
+                        {"result", how},
+                        {"spirv_bytes", stage.spirv.size() * 4},
+                        {"ms", ms},
+                        {"output", out}};
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("%s %s pass=%s keywords=%s digest=%s: %zu bytes of SPIR-V, %.1f ms%s%s\n", how, file.c_str(),

@@ -36,9 +36,10 @@ unsigned long long address_space_in_use() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(0, &st) != 0 || !S_ISSOCK(st.st_mode)) {
-    std::fprintf(stderr, "kiln-shader-worker: compiles shaders for the kiln tools, which start it; not for direct use\n");
+    std::fprintf(stderr,
+                 "kiln-shader-worker: compiles shaders for the kiln tools, which start it; not for direct use\n");
     return 2;
   }
   // A worker leaves when the tool hangs up, even mid-compile (see serve_compile_requests).

@@ -31,14 +31,19 @@ int info_command(const Args& args) {
   }
   const textures::TxInfo& info = (*file)->info();
   const std::string format = std::to_string(info.bits_per_sample) + "-bit " + (info.is_float ? "float" : "uint");
-  const std::string wrap = std::string(textures::wrap_mode_name(info.wrap_s)) + "," + textures::wrap_mode_name(info.wrap_t);
+  const std::string wrap =
+      std::string(textures::wrap_mode_name(info.wrap_s)) + "," + textures::wrap_mode_name(info.wrap_t);
   if (args.json) {
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& l : info.levels)
-      levels.push_back({{"width", l.width}, {"height", l.height}, {"tile_width", l.tile_width},
-                        {"tile_height", l.tile_height}, {"tiles_x", l.tiles_x()}, {"tiles_y", l.tiles_y()}});
+      levels.push_back({{"width", l.width},
+                        {"height", l.height},
+                        {"tile_width", l.tile_width},
+                        {"tile_height", l.tile_height},
+                        {"tiles_x", l.tiles_x()},
+                        {"tiles_y", l.tiles_y()}});
     nlohmann::json out = {{"file", args.words[2]}, {"channels", info.channels}, {"format", format}, {"levels", levels},
-                          {"wrap", wrap}, {"sha1", info.sha1}};
+                          {"wrap", wrap},          {"sha1", info.sha1}};
     if (info.average_color) out["average_color"] = *info.average_color;
     if (info.constant_color) out["constant_color"] = *info.constant_color;
     std::printf("%s\n", out.dump().c_str());
@@ -87,7 +92,8 @@ int image_command(const Args& args, const std::string& verb) {
     return kExitUsage;
   }
   const auto store = open_cache_store(config->config, "kiln texture");
-  textures::TileCache cache({.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversions = store.get()});
+  textures::TileCache cache(
+      {.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversions = store.get()});
   auto image = cache.open_texture(args.words[2]);
   if (!image) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());

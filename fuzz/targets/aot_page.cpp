@@ -30,6 +30,5 @@ KILN_FUZZ_TARGET(aot_page) {
   KILN_FUZZ_CHECK(code.function_offset < code.code.size());
   KILN_FUZZ_CHECK(std::is_sorted(code.entries.begin(), code.entries.end()));
   KILN_FUZZ_CHECK(code.entries.empty() || code.entries.back() < kiln::jit::kPageWords);
-  KILN_FUZZ_CHECK(kiln::jit::encode_aot_page(page, code) ==
-                  std::vector<std::byte>(bytes.begin(), bytes.end()));
+  KILN_FUZZ_CHECK(kiln::jit::encode_aot_page(page, code) == std::vector<std::byte>(bytes.begin(), bytes.end()));
 }

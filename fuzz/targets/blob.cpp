@@ -15,6 +15,8 @@ KILN_FUZZ_TARGET(blob) {
   const auto file = data.subspan(37);
   const auto problem = kiln::cache::check_blob_file(
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(file.data()), file.size()), *key);
-  if (problem) KILN_FUZZ_CHECK(!problem->empty());
-  else KILN_FUZZ_CHECK(file.size() >= 64);
+  if (problem)
+    KILN_FUZZ_CHECK(!problem->empty());
+  else
+    KILN_FUZZ_CHECK(file.size() >= 64);
 }

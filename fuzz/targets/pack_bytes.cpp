@@ -14,7 +14,9 @@ KILN_FUZZ_TARGET(pack_bytes) {
   }
   for (const std::string& name : (*pack)->names()) {
     auto payload = (*pack)->find(name);
-    if (!payload) KILN_FUZZ_CHECK_ERROR(payload.error(), file.path().string());
-    else KILN_FUZZ_CHECK(payload->has_value());
+    if (!payload)
+      KILN_FUZZ_CHECK_ERROR(payload.error(), file.path().string());
+    else
+      KILN_FUZZ_CHECK(payload->has_value());
   }
 }

@@ -12,10 +12,12 @@ KILN_FUZZ_TARGET(pack_records) {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(rest.data()), rest.size());
   switch (data[0] % 5) {
     case 0:
-      if (auto v = kiln::runtime::decode_variant_record(bytes, "variant:fuzz"); !v) KILN_FUZZ_CHECK_ERROR(v.error(), "variant:fuzz");
+      if (auto v = kiln::runtime::decode_variant_record(bytes, "variant:fuzz"); !v)
+        KILN_FUZZ_CHECK_ERROR(v.error(), "variant:fuzz");
       break;
     case 1:
-      if (auto m = kiln::runtime::decode_material_record(bytes, "material:fuzz"); !m) KILN_FUZZ_CHECK_ERROR(m.error(), "material:fuzz");
+      if (auto m = kiln::runtime::decode_material_record(bytes, "material:fuzz"); !m)
+        KILN_FUZZ_CHECK_ERROR(m.error(), "material:fuzz");
       break;
     case 2:
       if (auto m = kiln::runtime::decode_manifest(kiln::fuzz::as_text(rest), "fuzz/manifest.json"); !m)

@@ -50,7 +50,8 @@ KILN_FUZZ_TARGET(page_file) {
   compiled.function_offset = take32(rest) % 4096;
   compiled.alignment = take32(rest);
   const std::uint32_t entry_count = take32(rest) % 64;
-  for (std::uint32_t i = 0; i < entry_count; ++i) compiled.entries.push_back(std::uint16_t(take32(rest) % kiln::jit::kPageWords));
+  for (std::uint32_t i = 0; i < entry_count; ++i)
+    compiled.entries.push_back(std::uint16_t(take32(rest) % kiln::jit::kPageWords));
   std::sort(compiled.entries.begin(), compiled.entries.end());
   compiled.entries.erase(std::unique(compiled.entries.begin(), compiled.entries.end()), compiled.entries.end());
   compiled.code.assign(rest.begin(), rest.end());

@@ -13,7 +13,9 @@ KILN_FUZZ_TARGET(tx) {
   KILN_FUZZ_CHECK(!levels.empty());
   for (std::size_t l = 0; l < levels.size(); ++l) {
     auto tile = (*tx)->read_tile_rgba8(l, 0, 0);
-    if (!tile) KILN_FUZZ_CHECK_ERROR(tile.error(), "fuzz.tx");
-    else KILN_FUZZ_CHECK(tile->size() == std::size_t(levels[l].tile_width) * levels[l].tile_height * 4);
+    if (!tile)
+      KILN_FUZZ_CHECK_ERROR(tile.error(), "fuzz.tx");
+    else
+      KILN_FUZZ_CHECK(tile->size() == std::size_t(levels[l].tile_width) * levels[l].tile_height * 4);
   }
 }

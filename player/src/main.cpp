@@ -50,8 +50,10 @@ std::unique_ptr<jit::JitRuntime> shipped_code_runtime(const runtime::CookedSet& 
   if (const auto missing = jit::missing_cpu_features(identity->fingerprint); !missing.empty()) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : " ") + m;
-    std::fprintf(stderr, "kiln-player: the scripts were compiled for CPU features this machine lacks (%s): they run interpreted\n",
-                 names.c_str());
+    std::fprintf(
+        stderr,
+        "kiln-player: the scripts were compiled for CPU features this machine lacks (%s): they run interpreted\n",
+        names.c_str());
     return nullptr;
   }
   if (identity->build_id != jit::jit_build_id()) {
@@ -79,10 +81,14 @@ std::optional<Options> parse_args(int argc, char** argv) {
   o.config.env = ConfigInputs::process_env();
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--json") o.json = true;
-    else if (arg == "--cache-root" && i + 1 < argc) o.config.flags.emplace_back(arg, argv[++i]);
-    else if (arg.rfind("--", 0) != 0 && o.cooked.empty()) o.cooked = arg;
-    else return std::nullopt;
+    if (arg == "--json")
+      o.json = true;
+    else if (arg == "--cache-root" && i + 1 < argc)
+      o.config.flags.emplace_back(arg, argv[++i]);
+    else if (arg.rfind("--", 0) != 0 && o.cooked.empty())
+      o.cooked = arg;
+    else
+      return std::nullopt;
   }
   if (o.cooked.empty()) return std::nullopt;
   return o;
@@ -113,7 +119,8 @@ Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* j
   for (const std::string& file : set.ids(runtime::EntryKind::kProgram)) {
     auto bytes = set.program(file);
     if (!bytes) return bytes.error();
-    auto program = jit::deserialize_program(*bytes, set.pack(runtime::PackKind::kScripts).path().string() + ": " + file);
+    auto program =
+        jit::deserialize_program(*bytes, set.pack(runtime::PackKind::kScripts).path().string() + ": " + file);
     if (!program) return program.error();
     std::string output;
     jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit});
@@ -141,7 +148,8 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   for (const std::string& name : set.ids(runtime::EntryKind::kTexture)) {
     auto entry = set.texture(name);
     if (!entry) return entry.error();
-    auto image = tiles.open_memory(texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name), *entry);
+    auto image =
+        tiles.open_memory(texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name), *entry);
     if (!image) return image.error();
     textures::TextureSampler sampler(tiles, *image);
     const auto& l0 = (*image)->info().levels[0];
@@ -154,8 +162,9 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   return checked;
 }
 
-void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun& scripts, const jit::JitStats& jit_stats,
-                  std::size_t pages_damaged, std::size_t textures_checked, double startup_ms) {
+void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun& scripts,
+                  const jit::JitStats& jit_stats, std::size_t pages_damaged, std::size_t textures_checked,
+                  double startup_ms) {
   if (json) {
     nlohmann::json out = {{"materials", materials.materials},
                           {"variants_resolved", materials.variants},
@@ -172,8 +181,9 @@ void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun
   std::printf("player: %zu materials, %zu variants resolved\n", materials.materials, materials.variants);
   for (const auto& s : scripts.results)
     std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
-                s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(), s["ms"].get<double>(),
-                static_cast<long long>(s["lines"].get<std::ptrdiff_t>()), s["output_digest"].get<std::string>().c_str());
+                s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(),
+                s["ms"].get<double>(), static_cast<long long>(s["lines"].get<std::ptrdiff_t>()),
+                s["output_digest"].get<std::string>().c_str());
   std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
               static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
               static_cast<unsigned long long>(pages_damaged), static_cast<unsigned long long>(jit_stats.compiled));

@@ -14,8 +14,8 @@ void PackPages::report(const std::string& name, const std::string& message) {
   std::fprintf(stderr, "kiln-player: %s: the page runs interpreted\n", message.c_str());
 }
 
-std::optional<jit::StoredPage> PackPages::find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
-                                               jit::abi::JitMode mode) {
+std::optional<jit::StoredPage> PackPages::find(std::span<const std::uint32_t> page,
+                                               std::span<const std::uint16_t> entries, jit::abi::JitMode mode) {
   const std::string name = runtime::entry_name(runtime::EntryKind::kPage, jit::aot_page_id(page, mode));
   auto entry = pack_.find(name);
   if (!entry) {
@@ -29,7 +29,8 @@ std::optional<jit::StoredPage> PackPages::find(std::span<const std::uint32_t> pa
     return std::nullopt;
   }
   if (!code->has_value()) return std::nullopt;
-  if (!std::includes((*code)->entries.begin(), (*code)->entries.end(), entries.begin(), entries.end())) return std::nullopt;
+  if (!std::includes((*code)->entries.begin(), (*code)->entries.end(), entries.begin(), entries.end()))
+    return std::nullopt;
   return std::move(**code);
 }
 

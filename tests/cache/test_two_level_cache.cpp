@@ -31,270 +31,272 @@ struct CountingLoader {
 }  // namespace
 
 TEST_SUITE("cache") {
-
-TEST_CASE("a miss loads once - then level 1 serves the calling thread without a load") {
-  Cache cache;
-  CountingLoader load;
-  auto a = cache.get(1, load(1));
-  REQUIRE(a);
-  CHECK(**a == "1#1");
-  auto b = cache.get(1, load(1));
-  REQUIRE(b);
-  CHECK(b->get() == a->get());
-  CHECK(load.calls == 1);
-  auto s = cache.stats();
-  CHECK(s.misses == 1);
-  CHECK(s.loads == 1);
-  CHECK(s.l1_hits == 1);
-  CHECK(s.l2_hits == 0);
-  CHECK(s.entries == 1);
-  CHECK(s.bytes_resident == 100);
-}
-
-TEST_CASE("level 2 serves another thread - and serves everything when level 1 is off") {
-  CountingLoader load;
-  SUBCASE("other thread") {
+  TEST_CASE("a miss loads once - then level 1 serves the calling thread without a load") {
     Cache cache;
-    REQUIRE(cache.get(1, load(1)));
-    std::thread([&] { CHECK(**cache.get(1, load(1)) == "1#1"); }).join();
-    CHECK(cache.stats().l2_hits == 1);
+    CountingLoader load;
+    auto a = cache.get(1, load(1));
+    REQUIRE(a);
+    CHECK(**a == "1#1");
+    auto b = cache.get(1, load(1));
+    REQUIRE(b);
+    CHECK(b->get() == a->get());
+    CHECK(load.calls == 1);
+    auto s = cache.stats();
+    CHECK(s.misses == 1);
+    CHECK(s.loads == 1);
+    CHECK(s.l1_hits == 1);
+    CHECK(s.l2_hits == 0);
+    CHECK(s.entries == 1);
+    CHECK(s.bytes_resident == 100);
   }
-  SUBCASE("no level 1") {
-    Cache cache({.budget_bytes = 1 << 20, .l1_entries = 0, .shards = 4});
-    REQUIRE(cache.get(1, load(1)));
-    REQUIRE(cache.get(1, load(1)));
-    CHECK(cache.stats().l2_hits == 1);
-    CHECK(cache.stats().l1_hits == 0);
+
+  TEST_CASE("level 2 serves another thread - and serves everything when level 1 is off") {
+    CountingLoader load;
+    SUBCASE("other thread") {
+      Cache cache;
+      REQUIRE(cache.get(1, load(1)));
+      std::thread([&] { CHECK(**cache.get(1, load(1)) == "1#1"); }).join();
+      CHECK(cache.stats().l2_hits == 1);
+    }
+    SUBCASE("no level 1") {
+      Cache cache({.budget_bytes = 1 << 20, .l1_entries = 0, .shards = 4});
+      REQUIRE(cache.get(1, load(1)));
+      REQUIRE(cache.get(1, load(1)));
+      CHECK(cache.stats().l2_hits == 1);
+      CHECK(cache.stats().l1_hits == 0);
+    }
+    CHECK(load.calls == 1);
   }
-  CHECK(load.calls == 1);
-}
 
-TEST_CASE("a loader's error is returned and not cached") {
-  Cache cache;
-  int calls = 0;
-  auto failing = [&]() -> Result<Loaded<std::string>> {
-    ++calls;
-    return make_error("shader.frag:3: error: boom");
-  };
-  auto r = cache.get(7, failing);
-  REQUIRE_FALSE(r);
-  CHECK(r.error().message == "shader.frag:3: error: boom");
-  REQUIRE_FALSE(cache.get(7, failing));
-  CHECK(calls == 2);
-  CHECK(cache.stats().load_errors == 2);
-  CHECK(cache.stats().entries == 0);
-  CountingLoader load;
-  CHECK(**cache.get(7, load(7)) == "7#1");
-}
-
-TEST_CASE("a loader that throws becomes an error - and the key stays loadable") {
-  Cache cache;
-  auto r = cache.get(1, []() -> Result<Loaded<std::string>> { throw std::runtime_error("disk on fire"); });
-  REQUIRE_FALSE(r);
-  CHECK(r.error().message.find("disk on fire") != std::string::npos);
-  CountingLoader load;
-  CHECK(**cache.get(1, load(1)) == "1#1");
-}
-
-TEST_CASE("the budget holds: least recently used entries are evicted") {
-  Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 4});
-  CountingLoader load;
-  for (int k = 0; k < 100; ++k) REQUIRE(cache.get(k, load(k)));
-  auto s = cache.stats();
-  CHECK(s.bytes_in_use <= 1000);
-  CHECK(s.entries == s.bytes_resident / 100);
-  CHECK(s.evictions == 100 - s.entries);
-  CHECK(s.entries >= 5);  // evicting far below the budget would be a bug too
-  CHECK(s.peak_bytes <= 1100);
-  // The most recent key is still cached.
-  const int before = load.calls;
-  REQUIRE(cache.get(99, load(99)));
-  CHECK(load.calls == before);
-}
-
-TEST_CASE("pinned values survive eviction and invalidation - and the budget counts them") {
-  Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});
-  CountingLoader load;
-  Pinned<std::string> held = *cache.get(0, load(0));
-  for (int k = 1; k < 50; ++k) REQUIRE(cache.get(k, load(k)));
-  CHECK(*held == "0#1");
-  CHECK(cache.peek(0).has_value());  // pinned: eviction passes it over, since freeing it frees nothing
-
-  CHECK(cache.invalidate(0) == 1);
-  CHECK_FALSE(cache.peek(0).has_value());
-  auto s = cache.stats();
-  CHECK(*held == "0#1");
-  CHECK(s.bytes_pinned_only == 100);
-  CHECK(s.bytes_in_use == s.bytes_resident + 100);
-  held.reset();
-  CHECK(cache.stats().bytes_pinned_only == 0);
-}
-
-TEST_CASE("when everything is pinned the cache goes over budget rather than freeing a held value") {
-  Cache cache({.budget_bytes = 300, .l1_entries = 0, .shards = 2});
-  CountingLoader load;
-  std::vector<Pinned<std::string>> held;
-  for (int k = 0; k < 6; ++k) held.push_back(*cache.get(k, load(k)));
-  auto s = cache.stats();
-  CHECK(s.bytes_in_use == 600);
-  CHECK(s.entries == 6);
-  CHECK(s.evictions == 0);
-  held.clear();
-  REQUIRE(cache.get(100, load(100)));  // the next insert evicts down to the budget
-  CHECK(cache.stats().bytes_in_use <= 300);
-}
-
-TEST_CASE("invalidation makes stale level-1 copies unreachable - on every thread") {
-  Cache cache;
-  CountingLoader load;
-  REQUIRE(**cache.get(1, load(1)) == "1#1");
-  std::string seen_by_worker;
-  std::mutex mu;
-  std::condition_variable cv;
-  int phase = 0;
-  std::thread worker([&] {
-    CHECK(**cache.get(1, load(1)) == "1#1");  // now in the worker's level 1 too
-    std::unique_lock lock(mu);
-    phase = 1;
-    cv.notify_all();
-    cv.wait(lock, [&] { return phase == 2; });
-    seen_by_worker = **cache.get(1, load(1));
-  });
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return phase == 1; });
+  TEST_CASE("a loader's error is returned and not cached") {
+    Cache cache;
+    int calls = 0;
+    auto failing = [&]() -> Result<Loaded<std::string>> {
+      ++calls;
+      return make_error("shader.frag:3: error: boom");
+    };
+    auto r = cache.get(7, failing);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "shader.frag:3: error: boom");
+    REQUIRE_FALSE(cache.get(7, failing));
+    CHECK(calls == 2);
+    CHECK(cache.stats().load_errors == 2);
+    CHECK(cache.stats().entries == 0);
+    CountingLoader load;
+    CHECK(**cache.get(7, load(7)) == "7#1");
   }
-  CHECK(cache.invalidate(1) == 1);
-  CHECK(**cache.get(1, load(1)) == "1#2");
-  {
-    std::lock_guard lock(mu);
-    phase = 2;
+
+  TEST_CASE("a loader that throws becomes an error - and the key stays loadable") {
+    Cache cache;
+    auto r = cache.get(1, []() -> Result<Loaded<std::string>> { throw std::runtime_error("disk on fire"); });
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("disk on fire") != std::string::npos);
+    CountingLoader load;
+    CHECK(**cache.get(1, load(1)) == "1#1");
   }
-  cv.notify_all();
-  worker.join();
-  CHECK(seen_by_worker == "1#2");
-  CHECK(load.calls == 2);
-}
 
-TEST_CASE("invalidation by tag and by predicate drops exactly the matching entries") {
-  Cache cache;
-  CountingLoader shader_a, shader_b;
-  shader_a.tags = {10};
-  shader_b.tags = {20, 30};
-  for (int k = 0; k < 5; ++k) REQUIRE(cache.get(k, shader_a(k)));
-  for (int k = 5; k < 8; ++k) REQUIRE(cache.get(k, shader_b(k)));
+  TEST_CASE("the budget holds: least recently used entries are evicted") {
+    Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 4});
+    CountingLoader load;
+    for (int k = 0; k < 100; ++k) REQUIRE(cache.get(k, load(k)));
+    auto s = cache.stats();
+    CHECK(s.bytes_in_use <= 1000);
+    CHECK(s.entries == s.bytes_resident / 100);
+    CHECK(s.evictions == 100 - s.entries);
+    CHECK(s.entries >= 5);  // evicting far below the budget would be a bug too
+    CHECK(s.peak_bytes <= 1100);
+    // The most recent key is still cached.
+    const int before = load.calls;
+    REQUIRE(cache.get(99, load(99)));
+    CHECK(load.calls == before);
+  }
 
-  CHECK(cache.invalidate_tag(10) == 5);
-  CHECK(cache.invalidate_tag(10) == 0);
-  for (int k = 5; k < 8; ++k) CHECK(cache.peek(k).has_value());
-  for (int k = 0; k < 5; ++k) CHECK_FALSE(cache.peek(k).has_value());
-  CHECK(cache.invalidate_tag(30) == 3);
-  CHECK(cache.stats().entries == 0);
+  TEST_CASE("pinned values survive eviction and invalidation - and the budget counts them") {
+    Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});
+    CountingLoader load;
+    Pinned<std::string> held = *cache.get(0, load(0));
+    for (int k = 1; k < 50; ++k) REQUIRE(cache.get(k, load(k)));
+    CHECK(*held == "0#1");
+    CHECK(cache.peek(0).has_value());  // pinned: eviction passes it over, since freeing it frees nothing
 
-  for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, shader_a(k)));
-  CHECK(cache.invalidate_if([](int k) { return k % 2 == 0; }) == 5);
-  for (int k = 0; k < 10; ++k) CHECK(cache.peek(k).has_value() == (k % 2 == 1));
-  CHECK(cache.clear() == 5);
-  CHECK(cache.stats().invalidations == 5 + 3 + 5 + 5);
-}
+    CHECK(cache.invalidate(0) == 1);
+    CHECK_FALSE(cache.peek(0).has_value());
+    auto s = cache.stats();
+    CHECK(*held == "0#1");
+    CHECK(s.bytes_pinned_only == 100);
+    CHECK(s.bytes_in_use == s.bytes_resident + 100);
+    held.reset();
+    CHECK(cache.stats().bytes_pinned_only == 0);
+  }
 
-// Runs get(1) on a thread whose load blocks until the test has done `during_load`, then returns
-// `value` with `tags`. Returns what the requester was served.
-std::string load_around(Cache& cache, std::string value, std::vector<Tag> tags, const std::function<void()>& during_load) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool loading = false, release = false;
-  std::string served;
-  std::thread requester([&] {
-    auto r = cache.get(1, [&]() -> Result<Loaded<std::string>> {
+  TEST_CASE("when everything is pinned the cache goes over budget rather than freeing a held value") {
+    Cache cache({.budget_bytes = 300, .l1_entries = 0, .shards = 2});
+    CountingLoader load;
+    std::vector<Pinned<std::string>> held;
+    for (int k = 0; k < 6; ++k) held.push_back(*cache.get(k, load(k)));
+    auto s = cache.stats();
+    CHECK(s.bytes_in_use == 600);
+    CHECK(s.entries == 6);
+    CHECK(s.evictions == 0);
+    held.clear();
+    REQUIRE(cache.get(100, load(100)));  // the next insert evicts down to the budget
+    CHECK(cache.stats().bytes_in_use <= 300);
+  }
+
+  TEST_CASE("invalidation makes stale level-1 copies unreachable - on every thread") {
+    Cache cache;
+    CountingLoader load;
+    REQUIRE(**cache.get(1, load(1)) == "1#1");
+    std::string seen_by_worker;
+    std::mutex mu;
+    std::condition_variable cv;
+    int phase = 0;
+    std::thread worker([&] {
+      CHECK(**cache.get(1, load(1)) == "1#1");  // now in the worker's level 1 too
       std::unique_lock lock(mu);
-      loading = true;
+      phase = 1;
       cv.notify_all();
-      cv.wait(lock, [&] { return release; });
-      return Loaded<std::string>{value, 10, tags};
+      cv.wait(lock, [&] { return phase == 2; });
+      seen_by_worker = **cache.get(1, load(1));
     });
-    if (r) served = **r;
-  });
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return loading; });
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return phase == 1; });
+    }
+    CHECK(cache.invalidate(1) == 1);
+    CHECK(**cache.get(1, load(1)) == "1#2");
+    {
+      std::lock_guard lock(mu);
+      phase = 2;
+    }
+    cv.notify_all();
+    worker.join();
+    CHECK(seen_by_worker == "1#2");
+    CHECK(load.calls == 2);
   }
-  during_load();
-  {
-    std::lock_guard lock(mu);
-    release = true;
+
+  TEST_CASE("invalidation by tag and by predicate drops exactly the matching entries") {
+    Cache cache;
+    CountingLoader shader_a, shader_b;
+    shader_a.tags = {10};
+    shader_b.tags = {20, 30};
+    for (int k = 0; k < 5; ++k) REQUIRE(cache.get(k, shader_a(k)));
+    for (int k = 5; k < 8; ++k) REQUIRE(cache.get(k, shader_b(k)));
+
+    CHECK(cache.invalidate_tag(10) == 5);
+    CHECK(cache.invalidate_tag(10) == 0);
+    for (int k = 5; k < 8; ++k) CHECK(cache.peek(k).has_value());
+    for (int k = 0; k < 5; ++k) CHECK_FALSE(cache.peek(k).has_value());
+    CHECK(cache.invalidate_tag(30) == 3);
+    CHECK(cache.stats().entries == 0);
+
+    for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, shader_a(k)));
+    CHECK(cache.invalidate_if([](int k) { return k % 2 == 0; }) == 5);
+    for (int k = 0; k < 10; ++k) CHECK(cache.peek(k).has_value() == (k % 2 == 1));
+    CHECK(cache.clear() == 5);
+    CHECK(cache.stats().invalidations == 5 + 3 + 5 + 5);
   }
-  cv.notify_all();
-  requester.join();
-  return served;
-}
 
-TEST_CASE("a key invalidated while it loads is served to its requester but not cached") {
-  Cache cache;
-  CHECK(load_around(cache, "old", {}, [&] { cache.invalidate(1); }) == "old");
-  CHECK_FALSE(cache.peek(1).has_value());
-  CountingLoader load;
-  CHECK(**cache.get(1, load(1)) == "1#1");
-}
+  // Runs get(1) on a thread whose load blocks until the test has done `during_load`, then returns
+  // `value` with `tags`. Returns what the requester was served.
+  std::string load_around(Cache & cache, std::string value, std::vector<Tag> tags,
+                          const std::function<void()>& during_load) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool loading = false, release = false;
+    std::string served;
+    std::thread requester([&] {
+      auto r = cache.get(1, [&]() -> Result<Loaded<std::string>> {
+        std::unique_lock lock(mu);
+        loading = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return release; });
+        return Loaded<std::string>{value, 10, tags};
+      });
+      if (r) served = **r;
+    });
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return loading; });
+    }
+    during_load();
+    {
+      std::lock_guard lock(mu);
+      release = true;
+    }
+    cv.notify_all();
+    requester.join();
+    return served;
+  }
 
-TEST_CASE("a tag invalidated while a key of that tag loads keeps the old load out of the cache") {
-  Cache cache;
-  CHECK(load_around(cache, "read before the edit", {77}, [&] {
-          CHECK(cache.invalidate_tag(77) == 0);  // nothing published yet
-        }) == "read before the edit");
-  CHECK_FALSE(cache.peek(1).has_value());
-  // A load that begins after the invalidation is cached as usual.
-  CountingLoader load;
-  load.tags = {77};
-  CHECK(**cache.get(1, load(1)) == "1#1");
-  CHECK(cache.peek(1).has_value());
-}
+  TEST_CASE("a key invalidated while it loads is served to its requester but not cached") {
+    Cache cache;
+    CHECK(load_around(cache, "old", {}, [&] { cache.invalidate(1); }) == "old");
+    CHECK_FALSE(cache.peek(1).has_value());
+    CountingLoader load;
+    CHECK(**cache.get(1, load(1)) == "1#1");
+  }
 
-TEST_CASE("repeated tags from a loader are harmless") {
-  Cache cache({.budget_bytes = 250, .l1_entries = 0, .shards = 1});
-  CountingLoader load;
-  load.tags = {5, 5, 6, 5};
-  for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));  // evicts entries with repeated tags
-  const auto entries = cache.stats().entries;
-  CHECK(entries >= 1);
-  CHECK(cache.invalidate_tag(5) == entries);
-  CHECK(cache.stats().entries == 0);
-}
+  TEST_CASE("a tag invalidated while a key of that tag loads keeps the old load out of the cache") {
+    Cache cache;
+    CHECK(load_around(cache, "read before the edit", {77}, [&] {
+            CHECK(cache.invalidate_tag(77) == 0);  // nothing published yet
+          }) == "read before the edit");
+    CHECK_FALSE(cache.peek(1).has_value());
+    // A load that begins after the invalidation is cached as usual.
+    CountingLoader load;
+    load.tags = {77};
+    CHECK(**cache.get(1, load(1)) == "1#1");
+    CHECK(cache.peek(1).has_value());
+  }
 
-TEST_CASE("a loader throwing a non-std exception fails its request and its waiters - never hangs") {
-  Cache cache;
-  auto r = cache.get(3, []() -> Result<Loaded<std::string>> { throw 42; });
-  REQUIRE_FALSE(r);
-  CHECK(r.error().message.find("unknown exception") != std::string::npos);
-  CountingLoader load;
-  CHECK(**cache.get(3, load(3)) == "3#1");
-}
+  TEST_CASE("repeated tags from a loader are harmless") {
+    Cache cache({.budget_bytes = 250, .l1_entries = 0, .shards = 1});
+    CountingLoader load;
+    load.tags = {5, 5, 6, 5};
+    for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));  // evicts entries with repeated tags
+    const auto entries = cache.stats().entries;
+    CHECK(entries >= 1);
+    CHECK(cache.invalidate_tag(5) == entries);
+    CHECK(cache.stats().entries == 0);
+  }
 
-TEST_CASE("release_this_thread drops the thread's level-1 pins") {
-  Cache cache;
-  CountingLoader load;
-  REQUIRE(cache.get(1, load(1)));
-  cache.invalidate(1);
-  CHECK(cache.stats().bytes_pinned_only == 100);  // this thread's level 1 still holds it
-  cache.release_this_thread();
-  CHECK(cache.stats().bytes_pinned_only == 0);
-  CHECK(cache.stats().bytes_in_use == 0);
-}
+  TEST_CASE("a loader throwing a non-std exception fails its request and its waiters - never hangs") {
+    Cache cache;
+    auto r = cache.get(3, []() -> Result<Loaded<std::string>> { throw 42; });
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("unknown exception") != std::string::npos);
+    CountingLoader load;
+    CHECK(**cache.get(3, load(3)) == "3#1");
+  }
 
-TEST_CASE("structured keys with a custom hash work") {
-  struct Key {
-    std::string shader;
-    int revision;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const { return std::hash<std::string>{}(k.shader) ^ std::size_t(k.revision); }
-  };
-  TwoLevelCache<Key, int, KeyHash> cache;
-  int calls = 0;
-  auto loader = [&]() -> Result<Loaded<int>> { return Loaded<int>{++calls, 4, {}}; };
-  CHECK(**cache.get({"Lit", 7}, loader) == 1);
-  CHECK(**cache.get({"Lit", 8}, loader) == 2);
-  CHECK(**cache.get({"Lit", 7}, loader) == 1);
-}
+  TEST_CASE("release_this_thread drops the thread's level-1 pins") {
+    Cache cache;
+    CountingLoader load;
+    REQUIRE(cache.get(1, load(1)));
+    cache.invalidate(1);
+    CHECK(cache.stats().bytes_pinned_only == 100);  // this thread's level 1 still holds it
+    cache.release_this_thread();
+    CHECK(cache.stats().bytes_pinned_only == 0);
+    CHECK(cache.stats().bytes_in_use == 0);
+  }
+
+  TEST_CASE("structured keys with a custom hash work") {
+    struct Key {
+      std::string shader;
+      int revision;
+      bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+      std::size_t operator()(const Key& k) const {
+        return std::hash<std::string>{}(k.shader) ^ std::size_t(k.revision);
+      }
+    };
+    TwoLevelCache<Key, int, KeyHash> cache;
+    int calls = 0;
+    auto loader = [&]() -> Result<Loaded<int>> { return Loaded<int>{++calls, 4, {}}; };
+    CHECK(**cache.get({"Lit", 7}, loader) == 1);
+    CHECK(**cache.get({"Lit", 8}, loader) == 2);
+    CHECK(**cache.get({"Lit", 7}, loader) == 1);
+  }
 }

@@ -22,175 +22,175 @@ ConfigInputs inputs_in(const test::TempDir& dir) {
 }  // namespace
 
 TEST_SUITE("core") {
-
-TEST_CASE("defaults are safe and the cache root follows XDG - then HOME") {
-  test::TempDir dir("config");
-  auto in = inputs_in(dir);
-  auto c = load_config(in);
-  REQUIRE(c);
-  CHECK(c->config.cache_root == "/home/someone/.cache/kiln");
-  CHECK(c->config.cache_disk_max_bytes == 4ull << 30);
-  CHECK(c->config.cache_keep_builds == 3);
-  CHECK(c->config.cache_memory_max_bytes == 512ull << 20);
-  CHECK(c->config.texture_memory_max_bytes == 0);
-  CHECK(c->config.shader_disk_cache);
-  CHECK(c->config.jit_cache);
-  CHECK(c->origin.at("cache.root") == "default");
-  CHECK(c->file.empty());
-
-  in.env["XDG_CACHE_HOME"] = "/xdg";
-  CHECK(load_config(in)->config.cache_root == "/xdg/kiln");
-  in.env["XDG_CACHE_HOME"] = "relative/ignored";  // the XDG spec says relative values are invalid
-  CHECK(load_config(in)->config.cache_root == "/home/someone/.cache/kiln");
-}
-
-TEST_CASE("precedence is flag over env over file over default") {
-  test::TempDir dir("config");
-  write(dir / "kiln.json", R"({"cache": {"disk_max": "1GiB", "keep_builds": 5}, "jobs": 3, "jit": {"cache": false}})");
-  auto in = inputs_in(dir);
-  in.env["KILN_CACHE_DISK_MAX"] = "2GiB";
-  in.env["KILN_JOBS"] = "4";
-  in.flags = {{"--jobs", "6"}};
-  auto c = load_config(in);
-  REQUIRE(c);
-  CHECK(c->file == dir / "kiln.json");
-  CHECK(c->config.cache_keep_builds == 5);
-  CHECK(c->origin.at("cache.keep_builds") == "file");
-  CHECK(c->config.cache_disk_max_bytes == 2ull << 30);
-  CHECK(c->origin.at("cache.disk_max") == "env KILN_CACHE_DISK_MAX");
-  CHECK(c->config.jobs == 6);
-  CHECK(c->origin.at("jobs") == "flag --jobs");
-  CHECK_FALSE(c->config.jit_cache);
-  CHECK(c->config.shader_disk_cache);
-}
-
-TEST_CASE("relative paths in the file are relative to the file") {
-  test::TempDir dir("config");
-  std::filesystem::create_directories(dir / "proj");
-  write(dir / "proj" / "k.json", R"({"cache": {"root": "cachedir"}})");
-  auto in = inputs_in(dir);
-  in.file = dir / "proj" / "k.json";
-  auto c = load_config(in);
-  REQUIRE(c);
-  CHECK(c->config.cache_root == dir / "proj" / "cachedir");
-}
-
-TEST_CASE("KILN_CONFIG names the file when no flag does") {
-  test::TempDir dir("config");
-  write(dir / "other.json", R"({"jobs": 9})");
-  auto in = inputs_in(dir);
-  in.env["KILN_CONFIG"] = (dir / "other.json").string();
-  auto c = load_config(in);
-  REQUIRE(c);
-  CHECK(c->config.jobs == 9);
-}
-
-TEST_CASE("bad config input is an error naming the file - the place and the problem") {
-  test::TempDir dir("config");
-  auto in = inputs_in(dir);
-  const std::string file = (dir / "kiln.json").string();
-
-  SUBCASE("syntax error gives line and column") {
-    write(dir / "kiln.json", "{\n  \"jobs\": 2,\n  \"cache\": {\"root\": }\n}\n");
+  TEST_CASE("defaults are safe and the cache root follows XDG - then HOME") {
+    test::TempDir dir("config");
+    auto in = inputs_in(dir);
     auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.rfind(file + ":3:", 0) == 0);
-    CHECK(c.error().message.find("parse error") != std::string::npos);
-  }
-  SUBCASE("unknown setting") {
-    write(dir / "kiln.json", R"({"cache": {"disk_maxx": "1GiB"}})");
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message == file + ": /cache/disk_maxx: unknown setting 'cache.disk_maxx'");
-  }
-  SUBCASE("bad value") {
-    write(dir / "kiln.json", R"({"cache": {"disk_max": "lots"}})");
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.rfind(file + ": /cache/disk_max: expected a size", 0) == 0);
-    CHECK(c.error().message.find("\"lots\"") != std::string::npos);
-  }
-  SUBCASE("wrong type") {
-    write(dir / "kiln.json", R"({"jobs": [1]})");
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.rfind(file + ": /jobs: expected a scalar value", 0) == 0);
-  }
-  SUBCASE("not an object") {
-    write(dir / "kiln.json", "[]");
-    REQUIRE_FALSE(load_config(in));
-  }
-  SUBCASE("missing explicit file") {
-    in.file = dir / "absent.json";
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.find("absent.json: cannot open") != std::string::npos);
-  }
-  SUBCASE("bad environment value names the variable") {
-    in.env["KILN_SHADERS_DISK_CACHE"] = "maybe";
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.rfind("environment KILN_SHADERS_DISK_CACHE=maybe: expected true/false", 0) == 0);
-  }
-  SUBCASE("bad flag value names the flag") {
-    in.flags = {{"--cache-keep-builds", "0"}};
-    auto c = load_config(in);
-    REQUIRE_FALSE(c);
-    CHECK(c.error().message.rfind("option --cache-keep-builds 0: expected a whole number from 1 to 100", 0) == 0);
-  }
-}
+    REQUIRE(c);
+    CHECK(c->config.cache_root == "/home/someone/.cache/kiln");
+    CHECK(c->config.cache_disk_max_bytes == 4ull << 30);
+    CHECK(c->config.cache_keep_builds == 3);
+    CHECK(c->config.cache_memory_max_bytes == 512ull << 20);
+    CHECK(c->config.texture_memory_max_bytes == 0);
+    CHECK(c->config.shader_disk_cache);
+    CHECK(c->config.jit_cache);
+    CHECK(c->origin.at("cache.root") == "default");
+    CHECK(c->file.empty());
 
-TEST_CASE("sizes parse in binary and decimal units and print back") {
-  CHECK(parse_size("512MiB") == 512ull << 20);
-  CHECK(parse_size("4GiB") == 4ull << 30);
-  CHECK(parse_size("2GB") == 2'000'000'000ull);
-  CHECK(parse_size("1000") == 1000ull);
-  CHECK(parse_size("7B") == 7ull);
-  CHECK_FALSE(parse_size("1.5GiB"));
-  CHECK_FALSE(parse_size("GiB"));
-  CHECK_FALSE(parse_size("5 MiB"));
-  CHECK_FALSE(parse_size("99999999999999999999"));
-  CHECK_FALSE(parse_size("20000000TiB"));
-  CHECK(format_size(4ull << 30) == "4GiB");
-  CHECK(format_size(1536) == "1536B");
-}
-
-TEST_CASE("every setting is documented with env and flag names derived from its name") {
-  for (const auto& s : config_settings()) {
-    CHECK_FALSE(s.help.empty());
-    CHECK(s.env.rfind("KILN_", 0) == 0);
-    CHECK(s.flag.rfind("--", 0) == 0);
+    in.env["XDG_CACHE_HOME"] = "/xdg";
+    CHECK(load_config(in)->config.cache_root == "/xdg/kiln");
+    in.env["XDG_CACHE_HOME"] = "relative/ignored";  // the XDG spec says relative values are invalid
+    CHECK(load_config(in)->config.cache_root == "/home/someone/.cache/kiln");
   }
-  CHECK(format_config(*load_config(ConfigInputs{}), false).find("cache.root") != std::string::npos);
-}
 
-TEST_CASE("parse_json_document reports file:line:col") {
-  auto r = parse_json_document("m.json", "{\"a\": 1,\n\"b\" 2}");
-  REQUIRE_FALSE(r);
-  CHECK(r.error().message.rfind("m.json:2:", 0) == 0);
-  CHECK(parse_json_document("m.json", "{\"a\": [1, 2]}")->at("a").size() == 2);
-}
+  TEST_CASE("precedence is flag over env over file over default") {
+    test::TempDir dir("config");
+    write(dir / "kiln.json",
+          R"({"cache": {"disk_max": "1GiB", "keep_builds": 5}, "jobs": 3, "jit": {"cache": false}})");
+    auto in = inputs_in(dir);
+    in.env["KILN_CACHE_DISK_MAX"] = "2GiB";
+    in.env["KILN_JOBS"] = "4";
+    in.flags = {{"--jobs", "6"}};
+    auto c = load_config(in);
+    REQUIRE(c);
+    CHECK(c->file == dir / "kiln.json");
+    CHECK(c->config.cache_keep_builds == 5);
+    CHECK(c->origin.at("cache.keep_builds") == "file");
+    CHECK(c->config.cache_disk_max_bytes == 2ull << 30);
+    CHECK(c->origin.at("cache.disk_max") == "env KILN_CACHE_DISK_MAX");
+    CHECK(c->config.jobs == 6);
+    CHECK(c->origin.at("jobs") == "flag --jobs");
+    CHECK_FALSE(c->config.jit_cache);
+    CHECK(c->config.shader_disk_cache);
+  }
+
+  TEST_CASE("relative paths in the file are relative to the file") {
+    test::TempDir dir("config");
+    std::filesystem::create_directories(dir / "proj");
+    write(dir / "proj" / "k.json", R"({"cache": {"root": "cachedir"}})");
+    auto in = inputs_in(dir);
+    in.file = dir / "proj" / "k.json";
+    auto c = load_config(in);
+    REQUIRE(c);
+    CHECK(c->config.cache_root == dir / "proj" / "cachedir");
+  }
+
+  TEST_CASE("KILN_CONFIG names the file when no flag does") {
+    test::TempDir dir("config");
+    write(dir / "other.json", R"({"jobs": 9})");
+    auto in = inputs_in(dir);
+    in.env["KILN_CONFIG"] = (dir / "other.json").string();
+    auto c = load_config(in);
+    REQUIRE(c);
+    CHECK(c->config.jobs == 9);
+  }
+
+  TEST_CASE("bad config input is an error naming the file - the place and the problem") {
+    test::TempDir dir("config");
+    auto in = inputs_in(dir);
+    const std::string file = (dir / "kiln.json").string();
+
+    SUBCASE("syntax error gives line and column") {
+      write(dir / "kiln.json", "{\n  \"jobs\": 2,\n  \"cache\": {\"root\": }\n}\n");
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.rfind(file + ":3:", 0) == 0);
+      CHECK(c.error().message.find("parse error") != std::string::npos);
+    }
+    SUBCASE("unknown setting") {
+      write(dir / "kiln.json", R"({"cache": {"disk_maxx": "1GiB"}})");
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message == file + ": /cache/disk_maxx: unknown setting 'cache.disk_maxx'");
+    }
+    SUBCASE("bad value") {
+      write(dir / "kiln.json", R"({"cache": {"disk_max": "lots"}})");
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.rfind(file + ": /cache/disk_max: expected a size", 0) == 0);
+      CHECK(c.error().message.find("\"lots\"") != std::string::npos);
+    }
+    SUBCASE("wrong type") {
+      write(dir / "kiln.json", R"({"jobs": [1]})");
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.rfind(file + ": /jobs: expected a scalar value", 0) == 0);
+    }
+    SUBCASE("not an object") {
+      write(dir / "kiln.json", "[]");
+      REQUIRE_FALSE(load_config(in));
+    }
+    SUBCASE("missing explicit file") {
+      in.file = dir / "absent.json";
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.find("absent.json: cannot open") != std::string::npos);
+    }
+    SUBCASE("bad environment value names the variable") {
+      in.env["KILN_SHADERS_DISK_CACHE"] = "maybe";
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.rfind("environment KILN_SHADERS_DISK_CACHE=maybe: expected true/false", 0) == 0);
+    }
+    SUBCASE("bad flag value names the flag") {
+      in.flags = {{"--cache-keep-builds", "0"}};
+      auto c = load_config(in);
+      REQUIRE_FALSE(c);
+      CHECK(c.error().message.rfind("option --cache-keep-builds 0: expected a whole number from 1 to 100", 0) == 0);
+    }
+  }
+
+  TEST_CASE("sizes parse in binary and decimal units and print back") {
+    CHECK(parse_size("512MiB") == 512ull << 20);
+    CHECK(parse_size("4GiB") == 4ull << 30);
+    CHECK(parse_size("2GB") == 2'000'000'000ull);
+    CHECK(parse_size("1000") == 1000ull);
+    CHECK(parse_size("7B") == 7ull);
+    CHECK_FALSE(parse_size("1.5GiB"));
+    CHECK_FALSE(parse_size("GiB"));
+    CHECK_FALSE(parse_size("5 MiB"));
+    CHECK_FALSE(parse_size("99999999999999999999"));
+    CHECK_FALSE(parse_size("20000000TiB"));
+    CHECK(format_size(4ull << 30) == "4GiB");
+    CHECK(format_size(1536) == "1536B");
+  }
+
+  TEST_CASE("every setting is documented with env and flag names derived from its name") {
+    for (const auto& s : config_settings()) {
+      CHECK_FALSE(s.help.empty());
+      CHECK(s.env.rfind("KILN_", 0) == 0);
+      CHECK(s.flag.rfind("--", 0) == 0);
+    }
+    CHECK(format_config(*load_config(ConfigInputs{}), false).find("cache.root") != std::string::npos);
+  }
+
+  TEST_CASE("parse_json_document reports file:line:col") {
+    auto r = parse_json_document("m.json", "{\"a\": 1,\n\"b\" 2}");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.rfind("m.json:2:", 0) == 0);
+    CHECK(parse_json_document("m.json", "{\"a\": [1, 2]}")->at("a").size() == 2);
+  }
 }
 
 TEST_SUITE("core") {
-TEST_CASE("README documents every setting with its env and flag") {
-  std::ifstream in(std::filesystem::path(KILN_SOURCE_DIR) / "README.md");
-  const std::string readme((std::istreambuf_iterator<char>(in)), {});
-  REQUIRE_FALSE(readme.empty());
-  for (const auto& s : config_settings()) {
-    CHECK_MESSAGE(readme.find("`" + s.name + "`") != std::string::npos, s.name);
-    CHECK_MESSAGE(readme.find("`" + s.env + "`") != std::string::npos, s.env);
-    CHECK_MESSAGE(readme.find("`" + s.flag + "`") != std::string::npos, s.flag);
+  TEST_CASE("README documents every setting with its env and flag") {
+    std::ifstream in(std::filesystem::path(KILN_SOURCE_DIR) / "README.md");
+    const std::string readme((std::istreambuf_iterator<char>(in)), {});
+    REQUIRE_FALSE(readme.empty());
+    for (const auto& s : config_settings()) {
+      CHECK_MESSAGE(readme.find("`" + s.name + "`") != std::string::npos, s.name);
+      CHECK_MESSAGE(readme.find("`" + s.env + "`") != std::string::npos, s.env);
+      CHECK_MESSAGE(readme.find("`" + s.flag + "`") != std::string::npos, s.flag);
+    }
   }
-}
 }
 
 #include "kiln/core/text.h"
 
 TEST_SUITE("core") {
-TEST_CASE("split_nonempty drops empty pieces") {
-  CHECK(kiln::split_nonempty("a;;b;", ';') == std::vector<std::string>{"a", "b"});
-  CHECK(kiln::split_nonempty("", ',').empty());
-  CHECK(kiln::split_nonempty("FOG", ';') == std::vector<std::string>{"FOG"});
-}
+  TEST_CASE("split_nonempty drops empty pieces") {
+    CHECK(kiln::split_nonempty("a;;b;", ';') == std::vector<std::string>{"a", "b"});
+    CHECK(kiln::split_nonempty("", ',').empty());
+    CHECK(kiln::split_nonempty("FOG", ';') == std::vector<std::string>{"FOG"});
+  }
 }

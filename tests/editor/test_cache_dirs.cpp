@@ -29,14 +29,20 @@ const fs::path kScript = fs::path(KILN_SOURCE_DIR) / "assets/scripts/numeric_ker
 
 test::RunResult run_script(const fs::path& cache, std::map<std::string, std::string> env = {}) {
   // `timeout`: a hang fails the test (exit 124) instead of stopping the suite.
-  return test::run_process({"/usr/bin/timeout", "60", KILN_CLI, "script", "run", kScript.string(), "--cache-root",
-                            cache.string()},
-                           env);
+  return test::run_process(
+      {"/usr/bin/timeout", "60", KILN_CLI, "script", "run", kScript.string(), "--cache-root", cache.string()}, env);
 }
 
 test::RunResult cook(const fs::path& out, const fs::path& cache, bool verify = false) {
-  std::vector<std::string> argv = {"/usr/bin/timeout", "300", KILN_CLI, "cook", (fs::path(KILN_SOURCE_DIR) / "assets").string(),
-                                   "--out", out.string(), "--cache-root", cache.string()};
+  std::vector<std::string> argv = {"/usr/bin/timeout",
+                                   "300",
+                                   KILN_CLI,
+                                   "cook",
+                                   (fs::path(KILN_SOURCE_DIR) / "assets").string(),
+                                   "--out",
+                                   out.string(),
+                                   "--cache-root",
+                                   cache.string()};
   if (verify) argv.push_back("--verify");
   return test::run_process(argv);
 }
@@ -54,262 +60,268 @@ std::vector<fs::path> special_files(const fs::path& dir) {
 }  // namespace
 
 TEST_SUITE("editor") {
-
-TEST_CASE("FIFOs in place of cached pages never hang kiln script run - it runs right and removes them") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  const auto first = run_script(cache);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  const auto pages = test::cache_entries(cache, "jit");
-  REQUIRE_FALSE(pages.empty());
-  for (const fs::path& page : pages) {
-    fs::remove(page);
-    REQUIRE(::mkfifo(page.c_str(), 0600) == 0);
+  TEST_CASE("FIFOs in place of cached pages never hang kiln script run - it runs right and removes them") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    const auto first = run_script(cache);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    const auto pages = test::cache_entries(cache, "jit");
+    REQUIRE_FALSE(pages.empty());
+    for (const fs::path& page : pages) {
+      fs::remove(page);
+      REQUIRE(::mkfifo(page.c_str(), 0600) == 0);
+    }
+    const auto second = run_script(cache);
+    CHECK_MESSAGE(second.exit_code == 0, second.output);
+    CHECK(second.output == first.output);
+    CHECK(special_files(cache).empty());
   }
-  const auto second = run_script(cache);
-  CHECK_MESSAGE(second.exit_code == 0, second.output);
-  CHECK(second.output == first.output);
-  CHECK(special_files(cache).empty());
-}
 
-TEST_CASE("a FIFO in place of the page cache key never hangs kiln script run - the script runs without the cache") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  const auto first = run_script(cache);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  const fs::path key = test::page_cache_key(cache);
-  REQUIRE(fs::exists(key));
-  fs::remove(key);
-  REQUIRE(::mkfifo(key.c_str(), 0600) == 0);
-  const auto second = run_script(cache);
-  CHECK_MESSAGE(second.exit_code == 0, second.output);
-  // The script's own lines are all there, and one more says why the page cache is off.
-  CHECK(second.output.find(first.output) != std::string::npos);
-  CHECK(second.output.find("secret.key") != std::string::npos);
-  CHECK(second.output.find("not a regular file") != std::string::npos);
-}
-
-TEST_CASE("a huge sparse file in place of a cached page is refused before it is read") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  const auto first = run_script(cache);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  const auto pages = test::cache_entries(cache, "jit");
-  REQUIRE_FALSE(pages.empty());
-  for (const fs::path& page : pages) fs::resize_file(page, std::uintmax_t{2} << 30);
-  const auto second = run_script(cache);
-  CHECK_MESSAGE(second.exit_code == 0, second.output);
-  CHECK(second.output == first.output);
-  // Reading one of them whole would take 2 GiB; the tool's own peak is far below 1 GiB.
-  MESSAGE("peak resident memory: " << second.max_rss_kib / 1024 << " MiB");
-  CHECK(second.max_rss_kib < 1024 * 1024);
-  // They were deleted; what is there now is the pages compiled again.
-  for (const fs::path& page : test::cache_entries(cache, "jit")) CHECK(fs::file_size(page) < (std::uintmax_t{1} << 20));
-}
-
-TEST_CASE("every cache directory and file is private to the user - open permissions are closed") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  REQUIRE(run_script(cache).exit_code == 0);
-  fs::permissions(cache, fs::perms::all);
-  fs::permissions(cache / "jit", fs::perms::all);
-  const auto cooked = cook(dir / "out", cache);
-  REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
-  REQUIRE(run_script(cache).exit_code == 0);
-  REQUIRE_FALSE(test::cache_entries(cache, "textures").empty());
-  int checked = 0;
-  for (const auto& e : fs::recursive_directory_iterator(cache)) {
-    struct stat st;
-    REQUIRE(::lstat(e.path().c_str(), &st) == 0);
-    CAPTURE(e.path());
-    CHECK((st.st_mode & 077) == 0);
-    ++checked;
+  TEST_CASE("a FIFO in place of the page cache key never hangs kiln script run - the script runs without the cache") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    const auto first = run_script(cache);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    const fs::path key = test::page_cache_key(cache);
+    REQUIRE(fs::exists(key));
+    fs::remove(key);
+    REQUIRE(::mkfifo(key.c_str(), 0600) == 0);
+    const auto second = run_script(cache);
+    CHECK_MESSAGE(second.exit_code == 0, second.output);
+    // The script's own lines are all there, and one more says why the page cache is off.
+    CHECK(second.output.find(first.output) != std::string::npos);
+    CHECK(second.output.find("secret.key") != std::string::npos);
+    CHECK(second.output.find("not a regular file") != std::string::npos);
   }
-  struct stat root;
-  REQUIRE(::lstat(cache.c_str(), &root) == 0);
-  CHECK((root.st_mode & 077) == 0);
-  CHECK(checked > 10);
-}
 
-TEST_CASE("a cache directory owned by another user is refused by name - the tool works without it") {
-  if (::geteuid() != 0) {
-    // Only root can give a directory to another user; CI runs the suite as root.
-    MESSAGE("not root: cannot make a directory owned by another user here");
-    return;
+  TEST_CASE("a huge sparse file in place of a cached page is refused before it is read") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    const auto first = run_script(cache);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    const auto pages = test::cache_entries(cache, "jit");
+    REQUIRE_FALSE(pages.empty());
+    for (const fs::path& page : pages) fs::resize_file(page, std::uintmax_t{2} << 30);
+    const auto second = run_script(cache);
+    CHECK_MESSAGE(second.exit_code == 0, second.output);
+    CHECK(second.output == first.output);
+    // Reading one of them whole would take 2 GiB; the tool's own peak is far below 1 GiB.
+    MESSAGE("peak resident memory: " << second.max_rss_kib / 1024 << " MiB");
+    CHECK(second.max_rss_kib < 1024 * 1024);
+    // They were deleted; what is there now is the pages compiled again.
+    for (const fs::path& page : test::cache_entries(cache, "jit"))
+      CHECK(fs::file_size(page) < (std::uintmax_t{1} << 20));
   }
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  const auto first = run_script(cache);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  const fs::path jit = cache / "jit";
-  for (const auto& e : fs::recursive_directory_iterator(jit)) REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
-  REQUIRE(::lchown(jit.c_str(), 65534, 65534) == 0);
-  const auto second = run_script(cache);
-  CHECK_MESSAGE(second.exit_code == 0, second.output);
-  CHECK(second.output.find(first.output) != std::string::npos);
-  CHECK(second.output.find(jit.string()) != std::string::npos);
-  CHECK(second.output.find("owned by uid 65534") != std::string::npos);
-}
 
-TEST_CASE("cook --verify removes a cached variant that differs - the next cook ships a fresh compile") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  REQUIRE(cook(dir / "clean", cache).exit_code == 0);
-  // The manifest names every pack by a hash of its contents.
-  const std::string clean_set = slurp(dir / "clean" / "manifest.json");
-  REQUIRE_FALSE(clean_set.empty());
-  // One variant's blob now holds another variant's record: sound as a blob, wrong as a variant.
-  auto blobs = test::cache_entries(cache, "shaders");
-  REQUIRE(blobs.size() >= 2);
-  std::sort(blobs.begin(), blobs.end(), [](const fs::path& a, const fs::path& b) { return fs::file_size(a) < fs::file_size(b); });
-  test::rewrite_blob_payload(blobs.front(), test::blob_payload(blobs.back()));
-
-  const auto verified = cook(dir / "verified", cache, true);
-  CHECK(verified.exit_code != 0);
-  CHECK(verified.output.find("differs from a fresh compile") != std::string::npos);
-  const auto again = cook(dir / "again", cache);
-  REQUIRE_MESSAGE(again.exit_code == 0, again.output);
-  CHECK(slurp(dir / "again" / "manifest.json") == clean_set);
-}
-
-TEST_CASE("with the page cache verified no cached page runs before it is compared") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  const auto first = run_script(cache);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  // Pages signed with the user's own key whose code is all breakpoints (int3): run, they trap.
-  const int forged = test::forge_cached_pages(cache, 0xCC);
-  REQUIRE(forged > 0);
-  const auto verified = run_script(cache, {{"KILN_JIT_CACHE_VERIFY", "1"}});
-  CHECK_MESSAGE(verified.exit_code == 0, verified.output);
-  CHECK(verified.output.find(first.output) == 0);
-  CHECK(verified.output.find(std::to_string(forged) + " cached pages differ from a fresh compile") != std::string::npos);
-  // The differing pages were replaced: a plain run now serves good code.
-  const auto after = run_script(cache);
-  CHECK_MESSAGE(after.exit_code == 0, after.output);
-  CHECK(after.output == first.output);
-}
-
-TEST_CASE("kiln cache verify checks every kind - and prune holds the cap over every kind") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  REQUIRE(cook(dir / "out", cache).exit_code == 0);
-  REQUIRE(run_script(cache).exit_code == 0);
-  int damaged = 0;
-  for (const char* kind : {"shaders", "jit", "textures"}) {
-    const auto entries = test::cache_entries(cache, kind);
-    REQUIRE_MESSAGE(!entries.empty(), kind);
-    fs::resize_file(entries.front(), fs::file_size(entries.front()) - 1);
-    ++damaged;
+  TEST_CASE("every cache directory and file is private to the user - open permissions are closed") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(run_script(cache).exit_code == 0);
+    fs::permissions(cache, fs::perms::all);
+    fs::permissions(cache / "jit", fs::perms::all);
+    const auto cooked = cook(dir / "out", cache);
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+    REQUIRE(run_script(cache).exit_code == 0);
+    REQUIRE_FALSE(test::cache_entries(cache, "textures").empty());
+    int checked = 0;
+    for (const auto& e : fs::recursive_directory_iterator(cache)) {
+      struct stat st;
+      REQUIRE(::lstat(e.path().c_str(), &st) == 0);
+      CAPTURE(e.path());
+      CHECK((st.st_mode & 077) == 0);
+      ++checked;
+    }
+    struct stat root;
+    REQUIRE(::lstat(cache.c_str(), &root) == 0);
+    CHECK((root.st_mode & 077) == 0);
+    CHECK(checked > 10);
   }
-  auto r = test::run_process({KILN_CLI, "cache", "verify", "--json", "--cache-root", cache.string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  const auto verified = nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1));
-  CHECK(verified["corrupt"] == damaged);
 
-  r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()}, {{"KILN_CACHE_DISK_MAX", "1"}});
-  CHECK_MESSAGE(r.exit_code == 0, r.output);
-  for (const char* kind : {"shaders", "jit", "textures"}) {
-    CAPTURE(kind);
-    CHECK(test::cache_entries(cache, kind).empty());
+  TEST_CASE("a cache directory owned by another user is refused by name - the tool works without it") {
+    if (::geteuid() != 0) {
+      // Only root can give a directory to another user; CI runs the suite as root.
+      MESSAGE("not root: cannot make a directory owned by another user here");
+      return;
+    }
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    const auto first = run_script(cache);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    const fs::path jit = cache / "jit";
+    for (const auto& e : fs::recursive_directory_iterator(jit)) REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
+    REQUIRE(::lchown(jit.c_str(), 65534, 65534) == 0);
+    const auto second = run_script(cache);
+    CHECK_MESSAGE(second.exit_code == 0, second.output);
+    CHECK(second.output.find(first.output) != std::string::npos);
+    CHECK(second.output.find(jit.string()) != std::string::npos);
+    CHECK(second.output.find("owned by uid 65534") != std::string::npos);
   }
-}
 
-TEST_CASE("kiln cache stats and clear cover every kind - one cap holds over all kinds at once") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  REQUIRE(cook(dir / "out", cache).exit_code == 0);
-  REQUIRE(run_script(cache).exit_code == 0);
-  const auto stats = [&](std::map<std::string, std::string> env = {}) {
-    auto r = test::run_process({KILN_CLI, "cache", "stats", "--json", "--cache-root", cache.string()}, env);
+  TEST_CASE("cook --verify removes a cached variant that differs - the next cook ships a fresh compile") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "clean", cache).exit_code == 0);
+    // The manifest names every pack by a hash of its contents.
+    const std::string clean_set = slurp(dir / "clean" / "manifest.json");
+    REQUIRE_FALSE(clean_set.empty());
+    // One variant's blob now holds another variant's record: sound as a blob, wrong as a variant.
+    auto blobs = test::cache_entries(cache, "shaders");
+    REQUIRE(blobs.size() >= 2);
+    std::sort(blobs.begin(), blobs.end(),
+              [](const fs::path& a, const fs::path& b) { return fs::file_size(a) < fs::file_size(b); });
+    test::rewrite_blob_payload(blobs.front(), test::blob_payload(blobs.back()));
+
+    const auto verified = cook(dir / "verified", cache, true);
+    CHECK(verified.exit_code != 0);
+    CHECK(verified.output.find("differs from a fresh compile") != std::string::npos);
+    const auto again = cook(dir / "again", cache);
+    REQUIRE_MESSAGE(again.exit_code == 0, again.output);
+    CHECK(slurp(dir / "again" / "manifest.json") == clean_set);
+  }
+
+  TEST_CASE("with the page cache verified no cached page runs before it is compared") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    const auto first = run_script(cache);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    // Pages signed with the user's own key whose code is all breakpoints (int3): run, they trap.
+    const int forged = test::forge_cached_pages(cache, 0xCC);
+    REQUIRE(forged > 0);
+    const auto verified = run_script(cache, {{"KILN_JIT_CACHE_VERIFY", "1"}});
+    CHECK_MESSAGE(verified.exit_code == 0, verified.output);
+    CHECK(verified.output.find(first.output) == 0);
+    CHECK(verified.output.find(std::to_string(forged) + " cached pages differ from a fresh compile") !=
+          std::string::npos);
+    // The differing pages were replaced: a plain run now serves good code.
+    const auto after = run_script(cache);
+    CHECK_MESSAGE(after.exit_code == 0, after.output);
+    CHECK(after.output == first.output);
+  }
+
+  TEST_CASE("kiln cache verify checks every kind - and prune holds the cap over every kind") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "out", cache).exit_code == 0);
+    REQUIRE(run_script(cache).exit_code == 0);
+    int damaged = 0;
+    for (const char* kind : {"shaders", "jit", "textures"}) {
+      const auto entries = test::cache_entries(cache, kind);
+      REQUIRE_MESSAGE(!entries.empty(), kind);
+      fs::resize_file(entries.front(), fs::file_size(entries.front()) - 1);
+      ++damaged;
+    }
+    auto r = test::run_process({KILN_CLI, "cache", "verify", "--json", "--cache-root", cache.string()});
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-    return nlohmann::json::parse(r.output);
-  };
-  // A second cook and run: every lookup hits. Each tool adds what it counted when it closes.
-  REQUIRE(cook(dir / "out", cache).exit_code == 0);
-  REQUIRE(run_script(cache).exit_code == 0);
-  const auto full = stats();
-  for (const char* kind : {"shaders", "jit", "textures"}) {
-    CAPTURE(kind);
-    const auto& use = full["kinds"][kind]["use"];
-    const auto entries = full["kinds"][kind]["entries"].get<std::uint64_t>();
-    CHECK(use["misses"].get<std::uint64_t>() >= entries);  // the first tool to need each entry
-    CHECK(use["hits"].get<std::uint64_t>() >= entries);    // the second
-    CHECK(use["writes"].get<std::uint64_t>() >= entries);
-  }
-  std::uint64_t total = 0;
-  for (const char* kind : {"shaders", "jit", "textures"}) {
-    CAPTURE(kind);
-    const auto& k = full["kinds"][kind];
-    CHECK(k["entries"].get<std::size_t>() == test::cache_entries(cache, kind).size());
-    CHECK(k["entries"].get<int>() > 0);
-    std::uint64_t bytes = 0;
-    for (const fs::path& e : test::cache_entries(cache, kind)) bytes += fs::file_size(e);
-    CHECK(k["bytes"].get<std::uint64_t>() == bytes);
-    total += bytes;
-  }
-  CHECK(full["bytes"].get<std::uint64_t>() == total);
-  // The people's form names every kind with human units.
-  const auto text = test::run_process({KILN_CLI, "cache", "stats", "--cache-root", cache.string()});
-  REQUIRE(text.exit_code == 0);
-  for (const char* word : {"shaders", "jit", "textures", "KiB"}) CHECK(text.output.find(word) != std::string::npos);
+    const auto verified = nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1));
+    CHECK(verified["corrupt"] == damaged);
 
-  // Half the bytes as the cap: pruning brings the whole cache under it, taking from every kind by age.
-  const std::string cap = std::to_string(total / 2);
-  auto pruned = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()}, {{"KILN_CACHE_DISK_MAX", cap}});
-  REQUIRE_MESSAGE(pruned.exit_code == 0, pruned.output);
-  const auto after = stats();
-  CHECK(after["bytes"].get<std::uint64_t>() <= total / 2);
-  CHECK(after["bytes"].get<std::uint64_t>() > 0);
-  CHECK(after["use"]["evictions"].get<std::uint64_t>() > 0);
-
-  auto cleared = test::run_process({KILN_CLI, "cache", "clear", "--kind", "textures", "--cache-root", cache.string()});
-  REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
-  CHECK(test::cache_entries(cache, "textures").empty());
-  const auto partly = stats();
-  CHECK(partly["kinds"]["shaders"]["entries"] == after["kinds"]["shaders"]["entries"]);
-  CHECK(partly["kinds"]["textures"]["use"]["hits"] == 0);  // clearing a kind starts its counting again
-  CHECK(partly["kinds"]["shaders"]["use"] == after["kinds"]["shaders"]["use"]);
-  cleared = test::run_process({KILN_CLI, "cache", "clear", "--cache-root", cache.string()});
-  REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
-  CHECK(stats()["entries"] == 0);
-  // A cook after a clear rebuilds everything and writes the same set.
-  REQUIRE(cook(dir / "again", cache).exit_code == 0);
-  CHECK(slurp(dir / "again" / "manifest.json") == slurp(dir / "out" / "manifest.json"));
-}
-
-TEST_CASE("pruning to one build keeps every backend of the current build") {
-  test::TempDir dir("cachedirs");
-  const fs::path project = dir / "project", cache = dir / "cache";
-  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-  std::ofstream(project / "kiln.json") << R"({"cook": {"targets": [{"backend": "spirv"}, {"backend": "glsl"}, {"backend": "essl"}]}})";
-  const auto r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
-                                    cache.string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  const auto before = test::cache_entries(cache, "shaders");
-  REQUIRE(before.size() >= 3);
-  const auto pruned = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()}, {{"KILN_CACHE_KEEP_BUILDS", "1"}});
-  REQUIRE_MESSAGE(pruned.exit_code == 0, pruned.output);
-  CHECK(test::cache_entries(cache, "shaders") == before);
-}
-
-TEST_CASE("temp files that killed writers left in any cache kind are removed by kiln cache prune") {
-  test::TempDir dir("cachedirs");
-  const fs::path cache = dir / "cache";
-  REQUIRE(cook(dir / "out", cache).exit_code == 0);
-  REQUIRE(run_script(cache).exit_code == 0);
-  std::vector<fs::path> planted;
-  for (const char* kind : {"shaders", "jit", "textures"}) {
-    const auto entries = test::cache_entries(cache, kind);
-    REQUIRE_MESSAGE(!entries.empty(), kind);
-    const fs::path temp = test::plant_stale_temp_file(entries.front());
-    planted.push_back(temp);
+    r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()}, {{"KILN_CACHE_DISK_MAX", "1"}});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* kind : {"shaders", "jit", "textures"}) {
+      CAPTURE(kind);
+      CHECK(test::cache_entries(cache, kind).empty());
+    }
   }
-  const auto r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()});
-  CHECK_MESSAGE(r.exit_code == 0, r.output);
-  for (const fs::path& temp : planted) {
-    CAPTURE(temp);
-    CHECK_FALSE(fs::exists(temp));
+
+  TEST_CASE("kiln cache stats and clear cover every kind - one cap holds over all kinds at once") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "out", cache).exit_code == 0);
+    REQUIRE(run_script(cache).exit_code == 0);
+    const auto stats = [&](std::map<std::string, std::string> env = {}) {
+      auto r = test::run_process({KILN_CLI, "cache", "stats", "--json", "--cache-root", cache.string()}, env);
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      return nlohmann::json::parse(r.output);
+    };
+    // A second cook and run: every lookup hits. Each tool adds what it counted when it closes.
+    REQUIRE(cook(dir / "out", cache).exit_code == 0);
+    REQUIRE(run_script(cache).exit_code == 0);
+    const auto full = stats();
+    for (const char* kind : {"shaders", "jit", "textures"}) {
+      CAPTURE(kind);
+      const auto& use = full["kinds"][kind]["use"];
+      const auto entries = full["kinds"][kind]["entries"].get<std::uint64_t>();
+      CHECK(use["misses"].get<std::uint64_t>() >= entries);  // the first tool to need each entry
+      CHECK(use["hits"].get<std::uint64_t>() >= entries);    // the second
+      CHECK(use["writes"].get<std::uint64_t>() >= entries);
+    }
+    std::uint64_t total = 0;
+    for (const char* kind : {"shaders", "jit", "textures"}) {
+      CAPTURE(kind);
+      const auto& k = full["kinds"][kind];
+      CHECK(k["entries"].get<std::size_t>() == test::cache_entries(cache, kind).size());
+      CHECK(k["entries"].get<int>() > 0);
+      std::uint64_t bytes = 0;
+      for (const fs::path& e : test::cache_entries(cache, kind)) bytes += fs::file_size(e);
+      CHECK(k["bytes"].get<std::uint64_t>() == bytes);
+      total += bytes;
+    }
+    CHECK(full["bytes"].get<std::uint64_t>() == total);
+    // The people's form names every kind with human units.
+    const auto text = test::run_process({KILN_CLI, "cache", "stats", "--cache-root", cache.string()});
+    REQUIRE(text.exit_code == 0);
+    for (const char* word : {"shaders", "jit", "textures", "KiB"}) CHECK(text.output.find(word) != std::string::npos);
+
+    // Half the bytes as the cap: pruning brings the whole cache under it, taking from every kind by age.
+    const std::string cap = std::to_string(total / 2);
+    auto pruned =
+        test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()}, {{"KILN_CACHE_DISK_MAX", cap}});
+    REQUIRE_MESSAGE(pruned.exit_code == 0, pruned.output);
+    const auto after = stats();
+    CHECK(after["bytes"].get<std::uint64_t>() <= total / 2);
+    CHECK(after["bytes"].get<std::uint64_t>() > 0);
+    CHECK(after["use"]["evictions"].get<std::uint64_t>() > 0);
+
+    auto cleared =
+        test::run_process({KILN_CLI, "cache", "clear", "--kind", "textures", "--cache-root", cache.string()});
+    REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
+    CHECK(test::cache_entries(cache, "textures").empty());
+    const auto partly = stats();
+    CHECK(partly["kinds"]["shaders"]["entries"] == after["kinds"]["shaders"]["entries"]);
+    CHECK(partly["kinds"]["textures"]["use"]["hits"] == 0);  // clearing a kind starts its counting again
+    CHECK(partly["kinds"]["shaders"]["use"] == after["kinds"]["shaders"]["use"]);
+    cleared = test::run_process({KILN_CLI, "cache", "clear", "--cache-root", cache.string()});
+    REQUIRE_MESSAGE(cleared.exit_code == 0, cleared.output);
+    CHECK(stats()["entries"] == 0);
+    // A cook after a clear rebuilds everything and writes the same set.
+    REQUIRE(cook(dir / "again", cache).exit_code == 0);
+    CHECK(slurp(dir / "again" / "manifest.json") == slurp(dir / "out" / "manifest.json"));
   }
-}
+
+  TEST_CASE("pruning to one build keeps every backend of the current build") {
+    test::TempDir dir("cachedirs");
+    const fs::path project = dir / "project", cache = dir / "cache";
+    fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
+    std::ofstream(project / "kiln.json")
+        << R"({"cook": {"targets": [{"backend": "spirv"}, {"backend": "glsl"}, {"backend": "essl"}]}})";
+    const auto r = test::run_process(
+        {KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root", cache.string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto before = test::cache_entries(cache, "shaders");
+    REQUIRE(before.size() >= 3);
+    const auto pruned = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()},
+                                          {{"KILN_CACHE_KEEP_BUILDS", "1"}});
+    REQUIRE_MESSAGE(pruned.exit_code == 0, pruned.output);
+    CHECK(test::cache_entries(cache, "shaders") == before);
+  }
+
+  TEST_CASE("temp files that killed writers left in any cache kind are removed by kiln cache prune") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "out", cache).exit_code == 0);
+    REQUIRE(run_script(cache).exit_code == 0);
+    std::vector<fs::path> planted;
+    for (const char* kind : {"shaders", "jit", "textures"}) {
+      const auto entries = test::cache_entries(cache, kind);
+      REQUIRE_MESSAGE(!entries.empty(), kind);
+      const fs::path temp = test::plant_stale_temp_file(entries.front());
+      planted.push_back(temp);
+    }
+    const auto r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", cache.string()});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    for (const fs::path& temp : planted) {
+      CAPTURE(temp);
+      CHECK_FALSE(fs::exists(temp));
+    }
+  }
 }

@@ -13,122 +13,128 @@
 using namespace kiln;
 
 TEST_SUITE("editor") {
+  TEST_CASE("kiln config --json resolves flag over env over file - as the real process") {
+    test::TempDir dir("cli");
+    std::ofstream(dir / "kiln.json") << R"({"cache": {"root": "c", "keep_builds": 7}, "jobs": 2})";
+    auto r = test::run_process({KILN_CLI, "config", "--json", "--config", (dir / "kiln.json").string(), "--jobs", "5"},
+                               {{"KILN_CACHE_KEEP_BUILDS", "8"}, {"KILN_JOBS", "3"}});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    auto j = nlohmann::json::parse(r.output);
+    CHECK(j["settings"]["jobs"]["value"] == 5);
+    CHECK(j["settings"]["jobs"]["origin"] == "flag --jobs");
+    CHECK(j["settings"]["cache.keep_builds"]["value"] == 8);
+    CHECK(j["settings"]["cache.root"]["value"] == (dir / "c").string());
+    CHECK(j["settings"]["cache.root"]["origin"] == "file");
+  }
 
-TEST_CASE("kiln config --json resolves flag over env over file - as the real process") {
-  test::TempDir dir("cli");
-  std::ofstream(dir / "kiln.json") << R"({"cache": {"root": "c", "keep_builds": 7}, "jobs": 2})";
-  auto r = test::run_process({KILN_CLI, "config", "--json", "--config", (dir / "kiln.json").string(), "--jobs", "5"},
-                             {{"KILN_CACHE_KEEP_BUILDS", "8"}, {"KILN_JOBS", "3"}});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  auto j = nlohmann::json::parse(r.output);
-  CHECK(j["settings"]["jobs"]["value"] == 5);
-  CHECK(j["settings"]["jobs"]["origin"] == "flag --jobs");
-  CHECK(j["settings"]["cache.keep_builds"]["value"] == 8);
-  CHECK(j["settings"]["cache.root"]["value"] == (dir / "c").string());
-  CHECK(j["settings"]["cache.root"]["origin"] == "file");
-}
+  TEST_CASE("kiln reports bad configuration and usage with exit code 2") {
+    test::TempDir dir("cli");
+    std::ofstream(dir / "kiln.json") << R"({"jobs": "many"})";
+    auto r = test::run_process({KILN_CLI, "info", "--config", (dir / "kiln.json").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("kiln.json: /jobs: expected a whole number") != std::string::npos);
+    CHECK(test::run_process({KILN_CLI, "info", "--no-such-flag"}).exit_code == 2);
+    CHECK(test::run_process({KILN_CLI, "frobnicate"}).exit_code == 2);
+  }
 
-TEST_CASE("kiln reports bad configuration and usage with exit code 2") {
-  test::TempDir dir("cli");
-  std::ofstream(dir / "kiln.json") << R"({"jobs": "many"})";
-  auto r = test::run_process({KILN_CLI, "info", "--config", (dir / "kiln.json").string()});
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find("kiln.json: /jobs: expected a whole number") != std::string::npos);
-  CHECK(test::run_process({KILN_CLI, "info", "--no-such-flag"}).exit_code == 2);
-  CHECK(test::run_process({KILN_CLI, "frobnicate"}).exit_code == 2);
-}
-
-TEST_CASE("kiln cache verify and prune run on the configured root") {
-  test::TempDir dir("cli");
-  auto r = test::run_process({KILN_CLI, "cache", "verify", "--json", "--cache-root", (dir / "cache").string()});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  auto j = nlohmann::json::parse(r.output);
-  CHECK(j["blobs"] == 0);
-  CHECK(j["corrupt"] == 0);
-  r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", (dir / "cache").string()});
-  CHECK_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(r.output.find("prune ") == 0);
-}
-}
-
-TEST_SUITE("editor") {
-TEST_CASE("kiln shader compile: a second process hits the disk and writes the same SPIR-V") {
-  test::TempDir dir("cli");
-  const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
-  const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
-  auto first = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass", "Forward",
-                                  "--json", "-o", (dir / "a.spv").string()}, env);
-  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  auto second = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "SKIN,FOG", "--pass", "Forward",
-                                   "--json", "-o", (dir / "b.spv").string()}, env);
-  REQUIRE_MESSAGE(second.exit_code == 0, second.output);
-  CHECK(nlohmann::json::parse(first.output)["result"] == "compiled");
-  CHECK(nlohmann::json::parse(second.output)["result"] == "disk hit");
-  std::ifstream a(dir / "a.spv", std::ios::binary), b(dir / "b.spv", std::ios::binary);
-  const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
-  CHECK(sa.size() > 1000);
-  CHECK(sa == sb);
-  // The kill switch: no persistent level, so a compile again.
-  auto off = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass", "Forward",
-                                "--json", "--shaders-disk-cache", "false"}, env);
-  REQUIRE_MESSAGE(off.exit_code == 0, off.output);
-  CHECK(nlohmann::json::parse(off.output)["result"] == "compiled");
-}
-
-TEST_CASE("kiln shader compile reports an unknown keyword and a broken shader with exit code 1") {
-  test::TempDir dir("cli");
-  const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
-  const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
-  auto r = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOGG"}, env);
-  CHECK(r.exit_code == 1);
-  CHECK(r.output.find("unknown keyword 'FOGG'") != std::string::npos);
-  std::ofstream(dir / "bad.frag") << "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = nope; }\n";
-  r = test::run_process({KILN_CLI, "shader", "compile", (dir / "bad.frag").string()}, env);
-  CHECK(r.exit_code == 1);
-  CHECK(r.output.find((dir / "bad.frag").string() + ":3: error: 'nope' : undeclared identifier") != std::string::npos);
-}
+  TEST_CASE("kiln cache verify and prune run on the configured root") {
+    test::TempDir dir("cli");
+    auto r = test::run_process({KILN_CLI, "cache", "verify", "--json", "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    auto j = nlohmann::json::parse(r.output);
+    CHECK(j["blobs"] == 0);
+    CHECK(j["corrupt"] == 0);
+    r = test::run_process({KILN_CLI, "cache", "prune", "--cache-root", (dir / "cache").string()});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("prune ") == 0);
+  }
 }
 
 TEST_SUITE("editor") {
-TEST_CASE("kiln texture info describes a maketx file - and names a broken one") {
-  test::TempDir dir("cli");
-  const auto tx = test::make_tx(dir, "t", 300, 200, 4);
-  auto r = test::run_process({KILN_CLI, "texture", "info", tx.string(), "--json"});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  auto j = nlohmann::json::parse(r.output);
-  CHECK(j["channels"] == 4);
-  CHECK(j["format"] == "8-bit uint");
-  CHECK(j["levels"].size() == 9);
-  CHECK(j["levels"][1]["width"] == 150);
-  CHECK(j["levels"][0]["tiles_x"] == 5);
-  CHECK(j["average_color"].size() == 4);
-  std::ofstream(dir / "bad.tx") << "nope";
-  r = test::run_process({KILN_CLI, "texture", "info", (dir / "bad.tx").string()});
-  CHECK(r.exit_code == 1);
-  CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
+  TEST_CASE("kiln shader compile: a second process hits the disk and writes the same SPIR-V") {
+    test::TempDir dir("cli");
+    const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
+    const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+    auto first = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass",
+                                    "Forward", "--json", "-o", (dir / "a.spv").string()},
+                                   env);
+    REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+    auto second = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "SKIN,FOG", "--pass",
+                                     "Forward", "--json", "-o", (dir / "b.spv").string()},
+                                    env);
+    REQUIRE_MESSAGE(second.exit_code == 0, second.output);
+    CHECK(nlohmann::json::parse(first.output)["result"] == "compiled");
+    CHECK(nlohmann::json::parse(second.output)["result"] == "disk hit");
+    std::ifstream a(dir / "a.spv", std::ios::binary), b(dir / "b.spv", std::ios::binary);
+    const std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+    CHECK(sa.size() > 1000);
+    CHECK(sa == sb);
+    // The kill switch: no persistent level, so a compile again.
+    auto off = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOG,SKIN", "--pass", "Forward",
+                                  "--json", "--shaders-disk-cache", "false"},
+                                 env);
+    REQUIRE_MESSAGE(off.exit_code == 0, off.output);
+    CHECK(nlohmann::json::parse(off.output)["result"] == "compiled");
+  }
+
+  TEST_CASE("kiln shader compile reports an unknown keyword and a broken shader with exit code 1") {
+    test::TempDir dir("cli");
+    const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+    const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit.frag";
+    auto r = test::run_process({KILN_CLI, "shader", "compile", shader, "--keywords", "FOGG"}, env);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("unknown keyword 'FOGG'") != std::string::npos);
+    std::ofstream(dir / "bad.frag") << "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = nope; }\n";
+    r = test::run_process({KILN_CLI, "shader", "compile", (dir / "bad.frag").string()}, env);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find((dir / "bad.frag").string() + ":3: error: 'nope' : undeclared identifier") !=
+          std::string::npos);
+  }
 }
 
-TEST_CASE("kiln texture export and thumb write PNGs through the tiles - and refuse bad requests") {
-  test::TempDir dir("cli");
-  const auto tx = test::make_tx(dir, "t", 300, 200, 4);
-  const std::string cache_flag = "--cache-root=" + (dir / "cache").string();
-  auto r = test::run_process({KILN_CLI, "texture", "export", tx.string(), "--level", "1", (dir / "l1.png").string(), cache_flag});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(r.output.find("150x100 from level 1") != std::string::npos);
-  const auto exported = kiln::textures::read_image(dir / "l1.png");
-  REQUIRE(exported);
-  CHECK(exported->pixels == test::oiio_read_level(tx, 1).pixels);
+TEST_SUITE("editor") {
+  TEST_CASE("kiln texture info describes a maketx file - and names a broken one") {
+    test::TempDir dir("cli");
+    const auto tx = test::make_tx(dir, "t", 300, 200, 4);
+    auto r = test::run_process({KILN_CLI, "texture", "info", tx.string(), "--json"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    auto j = nlohmann::json::parse(r.output);
+    CHECK(j["channels"] == 4);
+    CHECK(j["format"] == "8-bit uint");
+    CHECK(j["levels"].size() == 9);
+    CHECK(j["levels"][1]["width"] == 150);
+    CHECK(j["levels"][0]["tiles_x"] == 5);
+    CHECK(j["average_color"].size() == 4);
+    std::ofstream(dir / "bad.tx") << "nope";
+    r = test::run_process({KILN_CLI, "texture", "info", (dir / "bad.tx").string()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
+  }
 
-  r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "64", (dir / "thumb.png").string(), cache_flag});
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(r.output.find("64x43 from level 2") != std::string::npos);  // 75x50 is the smallest level >= 64
+  TEST_CASE("kiln texture export and thumb write PNGs through the tiles - and refuse bad requests") {
+    test::TempDir dir("cli");
+    const auto tx = test::make_tx(dir, "t", 300, 200, 4);
+    const std::string cache_flag = "--cache-root=" + (dir / "cache").string();
+    auto r = test::run_process(
+        {KILN_CLI, "texture", "export", tx.string(), "--level", "1", (dir / "l1.png").string(), cache_flag});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("150x100 from level 1") != std::string::npos);
+    const auto exported = kiln::textures::read_image(dir / "l1.png");
+    REQUIRE(exported);
+    CHECK(exported->pixels == test::oiio_read_level(tx, 1).pixels);
 
-  r = test::run_process({KILN_CLI, "texture", "export", tx.string(), "--level", "12", (dir / "x.png").string(), cache_flag});
-  CHECK(r.exit_code == 1);
-  CHECK(r.output.find(tx.string() + ": no level 12 (the file has 9)") != std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
-  r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "big", (dir / "x.png").string()});
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find("--size needs a number, got \"big\"") != std::string::npos);
-}
+    r = test::run_process(
+        {KILN_CLI, "texture", "thumb", tx.string(), "--size", "64", (dir / "thumb.png").string(), cache_flag});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("64x43 from level 2") != std::string::npos);  // 75x50 is the smallest level >= 64
+
+    r = test::run_process(
+        {KILN_CLI, "texture", "export", tx.string(), "--level", "12", (dir / "x.png").string(), cache_flag});
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find(tx.string() + ": no level 12 (the file has 9)") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
+    r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "big", (dir / "x.png").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--size needs a number, got \"big\"") != std::string::npos);
+  }
 }

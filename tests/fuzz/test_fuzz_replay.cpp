@@ -26,24 +26,23 @@ std::vector<fs::path> inputs_of(const fs::path& dir) {
 }  // namespace
 
 TEST_SUITE("fuzz") {
-
-TEST_CASE("every fuzz target has a seed corpus - and every kept input runs clean through it") {
-  const auto& targets = kiln::fuzz::registry();
-  CHECK(targets.size() >= 11);
-  for (const auto& [name, body] : targets) {
-    CAPTURE(name);
-    const auto corpus = inputs_of(fs::path(KILN_FUZZ_DIR) / "corpus" / name);
-    CHECK_MESSAGE(!corpus.empty(), "fuzz/corpus/" << name << " has no seeds");
-    auto inputs = corpus;
-    const auto regressions = inputs_of(fs::path(KILN_FUZZ_DIR) / "regressions" / name);
-    inputs.insert(inputs.end(), regressions.begin(), regressions.end());
-    for (const fs::path& input : inputs) {
-      INFO("input: " << input.string());
-      std::ifstream in(input, std::ios::binary);
-      const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-      body(bytes);  // a broken contract aborts the test binary, naming the input in the log above
+  TEST_CASE("every fuzz target has a seed corpus - and every kept input runs clean through it") {
+    const auto& targets = kiln::fuzz::registry();
+    CHECK(targets.size() >= 11);
+    for (const auto& [name, body] : targets) {
+      CAPTURE(name);
+      const auto corpus = inputs_of(fs::path(KILN_FUZZ_DIR) / "corpus" / name);
+      CHECK_MESSAGE(!corpus.empty(), "fuzz/corpus/" << name << " has no seeds");
+      auto inputs = corpus;
+      const auto regressions = inputs_of(fs::path(KILN_FUZZ_DIR) / "regressions" / name);
+      inputs.insert(inputs.end(), regressions.begin(), regressions.end());
+      for (const fs::path& input : inputs) {
+        INFO("input: " << input.string());
+        std::ifstream in(input, std::ios::binary);
+        const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+        body(bytes);  // a broken contract aborts the test binary, naming the input in the log above
+      }
+      MESSAGE(name << ": " << inputs.size() << " inputs");
     }
-    MESSAGE(name << ": " << inputs.size() << " inputs");
   }
-}
 }

@@ -36,7 +36,8 @@ std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi
 }
 
 std::unique_ptr<JitRuntime> runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
-  auto made = JitRuntime::create({.compiler = compiler, .cache_root = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
+  auto made = JitRuntime::create(
+      {.compiler = compiler, .cache_root = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
   REQUIRE_MESSAGE(made, made.error().message);
   return std::move(*made);
 }
@@ -69,369 +70,383 @@ Program loop_program() {
 }  // namespace
 
 TEST_SUITE("jit") {
-
-// Verification, part 1: the page compare is load-bearing. Scripts that differ only
-// in a constant collide under the weak key; with the compare every result is still right (the
-// collisions are rejected and counted); without it a wrong result appears.
-TEST_CASE("fault injection - a weak key alone is caught by the compare - skipping the compare gives wrong results") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  auto script = [](int k) {
-    return "local x = 0\nfor i = 1, 10 do x = x + " + std::to_string(k) + " end\nprint(x)\n";
-  };
-  auto run_all = [&](const fs::path& cache, std::uint64_t& rejected) {
-    int wrong = 0;
-    rejected = 0;
-    for (int k = 1; k <= 5; ++k) {
-      auto program = compile_script("k.lua", script(k));
-      REQUIRE(program);
-      auto jit = runtime(&compiler, cache);
-      if (run(*program, jit.get()) != std::to_string(10 * k) + "\n") ++wrong;
-      jit->flush();
-      rejected += jit->stats().compare_rejected;
+  // Verification, part 1: the page compare is load-bearing. Scripts that differ only
+  // in a constant collide under the weak key; with the compare every result is still right (the
+  // collisions are rejected and counted); without it a wrong result appears.
+  TEST_CASE("fault injection - a weak key alone is caught by the compare - skipping the compare gives wrong results") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto script = [](int k) {
+      return "local x = 0\nfor i = 1, 10 do x = x + " + std::to_string(k) + " end\nprint(x)\n";
+    };
+    auto run_all = [&](const fs::path& cache, std::uint64_t& rejected) {
+      int wrong = 0;
+      rejected = 0;
+      for (int k = 1; k <= 5; ++k) {
+        auto program = compile_script("k.lua", script(k));
+        REQUIRE(program);
+        auto jit = runtime(&compiler, cache);
+        if (run(*program, jit.get()) != std::to_string(10 * k) + "\n") ++wrong;
+        jit->flush();
+        rejected += jit->stats().compare_rejected;
+      }
+      return wrong;
+    };
+    std::uint64_t rejected = 0;
+    {
+      BreakSwitch weak("jitcache-weak-key");
+      CHECK(run_all(dir / "weak", rejected) == 0);
+      CHECK(rejected >= 4);  // every later script's page collided with an earlier one's
     }
-    return wrong;
-  };
-  std::uint64_t rejected = 0;
-  {
-    BreakSwitch weak("jitcache-weak-key");
-    CHECK(run_all(dir / "weak", rejected) == 0);
-    CHECK(rejected >= 4);  // every later script's page collided with an earlier one's
+    {
+      BreakSwitch both("jitcache-weak-key,jitcache-skip-compare");
+      CHECK(run_all(dir / "both", rejected) > 0);
+    }
   }
-  {
-    BreakSwitch both("jitcache-weak-key,jitcache-skip-compare");
-    CHECK(run_all(dir / "both", rejected) > 0);
+
+  TEST_CASE("a changed build id or fingerprint serves nothing old") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::size_t page = program.functions[0].first_page;
+    const auto entries = jit_entries(program.page(page), program.entries[page]);
+    auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
+    REQUIRE(compiled);
+    auto open = [&](const std::string& build, const std::string& fingerprint) {
+      auto store = PageStore::open(
+          {.root = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
+      REQUIRE_MESSAGE(store, store.error().message);
+      return std::move(*store);
+    };
+    open("build-a", "fp-1")->put(program.page(page), abi::JitMode::kChecked, *compiled);
+    CHECK(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-b", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-a", "fp-2")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kUnchecked).hit);
   }
-}
 
-TEST_CASE("a changed build id or fingerprint serves nothing old") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  const std::size_t page = program.functions[0].first_page;
-  const auto entries = jit_entries(program.page(page), program.entries[page]);
-  auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
-  REQUIRE(compiled);
-  auto open = [&](const std::string& build, const std::string& fingerprint) {
-    auto store = PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
-    REQUIRE_MESSAGE(store, store.error().message);
-    return std::move(*store);
-  };
-  open("build-a", "fp-1")->put(program.page(page), abi::JitMode::kChecked, *compiled);
-  CHECK(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-  CHECK_FALSE(open("build-b", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-  CHECK_FALSE(open("build-a", "fp-2")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-  CHECK_FALSE(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kUnchecked).hit);
-}
+  TEST_CASE("a variant serves subsets of its entries - a miss compiles the union - which replaces what it covers") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::size_t page = program.functions[0].first_page;
+    const auto all = jit_entries(program.page(page), program.entries[page]);
+    REQUIRE(all.size() >= 3);
+    const std::vector<std::uint16_t> first{all[0], all[1]}, other{all[0], all[2]};
+    auto store = PageStore::open({.root = dir / "cache",
+                                  .build_id = jit_build_id(),
+                                  .fingerprint = compiler.fingerprint(),
+                                  .background_writes = false});
+    REQUIRE(store);
+    auto compiled = compiler.compile({program.page(page), first, abi::JitMode::kChecked});
+    REQUIRE(compiled);
+    (*store)->put(program.page(page), abi::JitMode::kChecked, *compiled);
+    CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[1]}, abi::JitMode::kChecked).hit);
+    CHECK((*store)->find(program.page(page), first, abi::JitMode::kChecked).hit);
+    const PageLookup missed = (*store)->find(program.page(page), other, abi::JitMode::kChecked);
+    CHECK_FALSE(missed.hit);
+    CHECK(missed.variant_entries == first);
 
-TEST_CASE("a variant serves subsets of its entries - a miss compiles the union - which replaces what it covers") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  const std::size_t page = program.functions[0].first_page;
-  const auto all = jit_entries(program.page(page), program.entries[page]);
-  REQUIRE(all.size() >= 3);
-  const std::vector<std::uint16_t> first{all[0], all[1]}, other{all[0], all[2]};
-  auto store = PageStore::open({.root = dir / "cache", .build_id = jit_build_id(), .fingerprint = compiler.fingerprint(),
-                                .background_writes = false});
-  REQUIRE(store);
-  auto compiled = compiler.compile({program.page(page), first, abi::JitMode::kChecked});
-  REQUIRE(compiled);
-  (*store)->put(program.page(page), abi::JitMode::kChecked, *compiled);
-  CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[1]}, abi::JitMode::kChecked).hit);
-  CHECK((*store)->find(program.page(page), first, abi::JitMode::kChecked).hit);
-  const PageLookup missed = (*store)->find(program.page(page), other, abi::JitMode::kChecked);
-  CHECK_FALSE(missed.hit);
-  CHECK(missed.variant_entries == first);
+    // The runtime compiles the union of the request and the cached variant; the new variant covers
+    // the old one, which is deleted.
+    auto jit = runtime(&compiler, dir / "cache");
+    auto slot = jit->request(program.page(page), other, abi::JitMode::kChecked);
+    REQUIRE(slot->code.load());
+    for (std::uint16_t e : {all[0], all[1], all[2]}) CHECK(slot->code.load()->entries.test(e));
+    jit->flush();
+    const auto left = blobs_under((*store)->namespace_dir());
+    CHECK(left.size() == 1);
+    CHECK(left == std::vector<fs::path>{(*store)->entry_path(program.page(page), abi::JitMode::kChecked)});
+    CHECK((*store)
+              ->find(program.page(page), std::vector<std::uint16_t>{all[0], all[1], all[2]}, abi::JitMode::kChecked)
+              .hit);
+  }
 
-  // The runtime compiles the union of the request and the cached variant; the new variant covers
-  // the old one, which is deleted.
-  auto jit = runtime(&compiler, dir / "cache");
-  auto slot = jit->request(program.page(page), other, abi::JitMode::kChecked);
-  REQUIRE(slot->code.load());
-  for (std::uint16_t e : {all[0], all[1], all[2]}) CHECK(slot->code.load()->entries.test(e));
-  jit->flush();
-  const auto left = blobs_under((*store)->namespace_dir());
-  CHECK(left.size() == 1);
-  CHECK(left == std::vector<fs::path>{(*store)->entry_path(program.page(page), abi::JitMode::kChecked)});
-  CHECK((*store)->find(program.page(page), std::vector<std::uint16_t>{all[0], all[1], all[2]}, abi::JitMode::kChecked).hit);
-}
+  TEST_CASE("a tampered blob with a recomputed checksum is rejected by the HMAC - deleted - and recompiled") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::string expected = run(program, nullptr);
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(program, jit.get()) == expected);
+      jit->flush();
+    }
+    const auto blobs = blobs_under(dir / "cache");
+    REQUIRE_FALSE(blobs.empty());
+    // Flip a byte of the code and recompute every checksum the way a forger who knows the formats would:
+    // the page file's, then the store entry's around it.
+    std::string bytes = test::blob_payload(blobs[0]);
+    // The page file: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
+    constexpr std::size_t kHeader = 64 + 256, kPage = 4096, kChecksumAt = 56;
+    bytes[kHeader + kPage + 3] = char(bytes[kHeader + kPage + 3] ^ 0x01);
+    std::string zeroed = bytes;
+    std::memset(zeroed.data() + kChecksumAt, 0, 8);
+    const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 32));
+    std::memcpy(bytes.data() + kChecksumAt, &checksum, 8);
+    test::rewrite_blob_payload(blobs[0], bytes);
 
-TEST_CASE("a tampered blob with a recomputed checksum is rejected by the HMAC - deleted - and recompiled") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  const std::string expected = run(program, nullptr);
-  {
     auto jit = runtime(&compiler, dir / "cache");
     CHECK(run(program, jit.get()) == expected);
-    jit->flush();
+    const JitStats s = jit->stats();
+    CHECK(s.hmac_rejected == 1);
+    CHECK(s.corrupt == 0);
+    CHECK(s.compiled >= 1);  // the rejected page was compiled again, never executed from the blob
   }
-  const auto blobs = blobs_under(dir / "cache");
-  REQUIRE_FALSE(blobs.empty());
-  // Flip a byte of the code and recompute every checksum the way a forger who knows the formats would:
-  // the page file's, then the store entry's around it.
-  std::string bytes = test::blob_payload(blobs[0]);
-  // The page file: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
-  constexpr std::size_t kHeader = 64 + 256, kPage = 4096, kChecksumAt = 56;
-  bytes[kHeader + kPage + 3] = char(bytes[kHeader + kPage + 3] ^ 0x01);
-  std::string zeroed = bytes;
-  std::memset(zeroed.data() + kChecksumAt, 0, 8);
-  const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 32));
-  std::memcpy(bytes.data() + kChecksumAt, &checksum, 8);
-  test::rewrite_blob_payload(blobs[0], bytes);
 
-  auto jit = runtime(&compiler, dir / "cache");
-  CHECK(run(program, jit.get()) == expected);
-  const JitStats s = jit->stats();
-  CHECK(s.hmac_rejected == 1);
-  CHECK(s.corrupt == 0);
-  CHECK(s.compiled >= 1);  // the rejected page was compiled again, never executed from the blob
-}
-
-TEST_CASE("a page whose code needs a libcall runs but is never stored") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler({.frem_libcall = true});
-  auto program = compile_script("mod.lua", "local s = 0\nfor i = 1, 100 do s = s + i % 7 end\nprint(s)\n");
-  REQUIRE(program);
-  auto jit = runtime(&compiler, dir / "cache");
-  CHECK(run(*program, jit.get()) == run(*program, nullptr));
-  jit->flush();
-  const JitStats s = jit->stats();
-  CHECK(s.compiled >= 1);
-  CHECK(s.not_cacheable >= 1);
-  CHECK(s.not_cacheable == s.compiled - s.stored);
-  CHECK(blobs_under(dir / "cache").size() == s.stored);
-}
-
-TEST_CASE("compiled code for one mode never covers the other - each page is compiled once per mode") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  const std::string expected = run(program, nullptr);
-  auto jit = runtime(&compiler, {});
-  for (int round = 0; round < 3; ++round) {
-    CHECK(run(program, jit.get(), abi::JitMode::kChecked) == expected);
-    CHECK(run(program, jit.get(), abi::JitMode::kUnchecked) == expected);
-  }
-  const JitStats s = jit->stats();
-  CHECK(s.requested == 2 * program.page_count());
-  CHECK(s.compiled == s.requested);  // no page compiled again: neither mode "covered" by the other, nor asked twice
-}
-
-TEST_CASE("verify mode recompiles every hit and finds the cached code identical") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  {
+  TEST_CASE("a page whose code needs a libcall runs but is never stored") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler({.frem_libcall = true});
+    auto program = compile_script("mod.lua", "local s = 0\nfor i = 1, 100 do s = s + i % 7 end\nprint(s)\n");
+    REQUIRE(program);
     auto jit = runtime(&compiler, dir / "cache");
+    CHECK(run(*program, jit.get()) == run(*program, nullptr));
+    jit->flush();
+    const JitStats s = jit->stats();
+    CHECK(s.compiled >= 1);
+    CHECK(s.not_cacheable >= 1);
+    CHECK(s.not_cacheable == s.compiled - s.stored);
+    CHECK(blobs_under(dir / "cache").size() == s.stored);
+  }
+
+  TEST_CASE("compiled code for one mode never covers the other - each page is compiled once per mode") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::string expected = run(program, nullptr);
+    auto jit = runtime(&compiler, {});
+    for (int round = 0; round < 3; ++round) {
+      CHECK(run(program, jit.get(), abi::JitMode::kChecked) == expected);
+      CHECK(run(program, jit.get(), abi::JitMode::kUnchecked) == expected);
+    }
+    const JitStats s = jit->stats();
+    CHECK(s.requested == 2 * program.page_count());
+    CHECK(s.compiled == s.requested);  // no page compiled again: neither mode "covered" by the other, nor asked twice
+  }
+
+  TEST_CASE("verify mode recompiles every hit and finds the cached code identical") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      run(program, jit.get());
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache", true);
     run(program, jit.get());
-    jit->flush();
+    CHECK(jit->stats().loaded >= 1);
+    CHECK(jit->stats().verify_mismatches == 0);
   }
-  auto jit = runtime(&compiler, dir / "cache", true);
-  run(program, jit.get());
-  CHECK(jit->stats().loaded >= 1);
-  CHECK(jit->stats().verify_mismatches == 0);
-}
 
-TEST_CASE("budgets and cancellation hold in compiled loops") {
-  jitc::LlvmPageCompiler compiler;
-  auto jit = runtime(&compiler, {});
-  auto program = compile_script("loop.lua", "local i = 0\nwhile true do\n  i = i + 1\nend");
-  REQUIRE(program);
-  {
-    Vm vm(*program, {.instruction_budget = 100000, .jit = jit.get()});
+  TEST_CASE("budgets and cancellation hold in compiled loops") {
+    jitc::LlvmPageCompiler compiler;
+    auto jit = runtime(&compiler, {});
+    auto program = compile_script("loop.lua", "local i = 0\nwhile true do\n  i = i + 1\nend");
+    REQUIRE(program);
+    {
+      Vm vm(*program, {.instruction_budget = 100000, .jit = jit.get()});
+      auto s = vm.run();
+      REQUIRE_FALSE(s);
+      CHECK(s.error().message == "loop.lua:2: instruction budget exhausted (runaway script?)");
+      CHECK(vm.instructions_counted() == 100001);  // the same count as the interpreter
+    }
+    CHECK(jit->stats().compiled >= 1);
+    Vm vm(*program, {.jit = jit.get()});
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      vm.cancel();
+    });
     auto s = vm.run();
+    canceller.join();
     REQUIRE_FALSE(s);
-    CHECK(s.error().message == "loop.lua:2: instruction budget exhausted (runaway script?)");
-    CHECK(vm.instructions_counted() == 100001);  // the same count as the interpreter
+    CHECK(s.error().message == "loop.lua:2: cancelled");
   }
-  CHECK(jit->stats().compiled >= 1);
-  Vm vm(*program, {.jit = jit.get()});
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    vm.cancel();
-  });
-  auto s = vm.run();
-  canceller.join();
-  REQUIRE_FALSE(s);
-  CHECK(s.error().message == "loop.lua:2: cancelled");
-}
 
-TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  auto source = [](int edit) {
-    std::string s;
-    for (int f = 0; f < 40; ++f) {
-      s += "function f" + std::to_string(f) + "(x)\n  local y = x * " + std::to_string(f + 1) + "\n";
-      if (f == 17) s += "  y = y + " + std::to_string(edit) + "\n";
-      s += "  for i = 1, 3 do y = y + i end\n  return y\nend\n";
+  TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto source = [](int edit) {
+      std::string s;
+      for (int f = 0; f < 40; ++f) {
+        s += "function f" + std::to_string(f) + "(x)\n  local y = x * " + std::to_string(f + 1) + "\n";
+        if (f == 17) s += "  y = y + " + std::to_string(edit) + "\n";
+        s += "  for i = 1, 3 do y = y + i end\n  return y\nend\n";
+      }
+      s += "local total = 0\n";
+      for (int f = 0; f < 40; ++f) s += "total = total + f" + std::to_string(f) + "(" + std::to_string(f) + ")\n";
+      return s + "print(total)\n";
+    };
+    auto before = compile_script("forty.lua", source(1)), after = compile_script("forty.lua", source(2));
+    REQUIRE((before && after));
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      run(*before, jit.get());
+      jit->flush();
     }
-    s += "local total = 0\n";
-    for (int f = 0; f < 40; ++f) s += "total = total + f" + std::to_string(f) + "(" + std::to_string(f) + ")\n";
-    return s + "print(total)\n";
-  };
-  auto before = compile_script("forty.lua", source(1)), after = compile_script("forty.lua", source(2));
-  REQUIRE((before && after));
-  {
     auto jit = runtime(&compiler, dir / "cache");
-    run(*before, jit.get());
-    jit->flush();
+    CHECK(run(*after, jit.get()) == run(*after, nullptr));
+    const JitStats s = jit->stats();
+    CHECK(s.requested == after->page_count());
+    CHECK(s.loaded * 10 >= s.requested * 9);
+    CHECK(s.compiled <= 2);  // the edited function's page (and the chunk, whose constant changed)
   }
-  auto jit = runtime(&compiler, dir / "cache");
-  CHECK(run(*after, jit.get()) == run(*after, nullptr));
-  const JitStats s = jit->stats();
-  CHECK(s.requested == after->page_count());
-  CHECK(s.loaded * 10 >= s.requested * 9);
-  CHECK(s.compiled <= 2);  // the edited function's page (and the chunk, whose constant changed)
-}
 
-TEST_CASE("pruning keeps the size cap and the newest builds") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  const Program program = loop_program();
-  std::map<std::string, fs::path> namespaces;
-  for (const char* build : {"b1", "b2", "b3", "b4"}) {
-    auto store = PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
-    REQUIRE(store);
-    namespaces[build] = (*store)->namespace_dir();
-    for (std::size_t p = 0; p < program.page_count(); ++p) {
-      auto compiled = compiler.compile({program.page(p), jit_entries(program.page(p), program.entries[p]), abi::JitMode::kChecked});
-      REQUIRE(compiled);
-      (*store)->put(program.page(p), abi::JitMode::kChecked, *compiled);
+  TEST_CASE("pruning keeps the size cap and the newest builds") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    std::map<std::string, fs::path> namespaces;
+    for (const char* build : {"b1", "b2", "b3", "b4"}) {
+      auto store =
+          PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
+      REQUIRE(store);
+      namespaces[build] = (*store)->namespace_dir();
+      for (std::size_t p = 0; p < program.page_count(); ++p) {
+        auto compiled = compiler.compile(
+            {program.page(p), jit_entries(program.page(p), program.entries[p]), abi::JitMode::kChecked});
+        REQUIRE(compiled);
+        (*store)->put(program.page(p), abi::JitMode::kChecked, *compiled);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct namespace times
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct namespace times
+    auto store = PageStore::open(
+        {.root = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2, .background_writes = false});
+    REQUIRE(store);
+    REQUIRE((*store)->prune());
+    CHECK_FALSE(fs::exists(namespaces["b1"]));
+    CHECK_FALSE(fs::exists(namespaces["b2"]));
+    CHECK(fs::exists(namespaces["b3"]));
+    CHECK(fs::exists(namespaces["b4"]));
+
+    std::uint64_t total = 0, one = 0;
+    for (const auto& b : blobs_under(dir / "cache")) total += fs::file_size(b), one = fs::file_size(b);
+    auto capped = PageStore::open({.root = dir / "cache",
+                                   .build_id = "b4",
+                                   .fingerprint = "fp",
+                                   .max_bytes = total - one,
+                                   .keep_builds = 2,
+                                   .background_writes = false});
+    REQUIRE(capped);
+    auto removed = (*capped)->prune();
+    REQUIRE(removed);
+    CHECK(*removed >= 1);
+    std::uint64_t after = 0;
+    for (const auto& b : blobs_under(dir / "cache")) after += fs::file_size(b);
+    CHECK(after <= total - one);
   }
-  auto store = PageStore::open({.root = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2,
-                                .background_writes = false});
-  REQUIRE(store);
-  REQUIRE((*store)->prune());
-  CHECK_FALSE(fs::exists(namespaces["b1"]));
-  CHECK_FALSE(fs::exists(namespaces["b2"]));
-  CHECK(fs::exists(namespaces["b3"]));
-  CHECK(fs::exists(namespaces["b4"]));
 
-  std::uint64_t total = 0, one = 0;
-  for (const auto& b : blobs_under(dir / "cache")) total += fs::file_size(b), one = fs::file_size(b);
-  auto capped = PageStore::open({.root = dir / "cache", .build_id = "b4", .fingerprint = "fp",
-                                 .max_bytes = total - one, .keep_builds = 2, .background_writes = false});
-  REQUIRE(capped);
-  auto removed = (*capped)->prune();
-  REQUIRE(removed);
-  CHECK(*removed >= 1);
-  std::uint64_t after = 0;
-  for (const auto& b : blobs_under(dir / "cache")) after += fs::file_size(b);
-  CHECK(after <= total - one);
-}
+  TEST_CASE("the cache key file must be the user's own and private") {
+    test::TempDir dir("jitcache");
+    auto store = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+    REQUIRE(store);
+    store->reset();
+    struct stat st;
+    const fs::path key = test::page_cache_key(dir / "cache");
+    REQUIRE(::stat(key.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    ::chmod(key.c_str(), 0644);
+    auto refused = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == key.string() + ": the cache key must belong to this user with mode 0600");
+  }
 
-TEST_CASE("the cache key file must be the user's own and private") {
-  test::TempDir dir("jitcache");
-  auto store = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
-  REQUIRE(store);
-  store->reset();
-  struct stat st;
-  const fs::path key = test::page_cache_key(dir / "cache");
-  REQUIRE(::stat(key.c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0600);
-  ::chmod(key.c_str(), 0644);
-  auto refused = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
-  REQUIRE_FALSE(refused);
-  CHECK(refused.error().message == key.string() + ": the cache key must belong to this user with mode 0600");
-}
-
-TEST_CASE("processes sharing one cache directory agree - and a third starts warm") {
-  test::TempDir dir("jitcache");
-  const std::string script = (fs::path(KILN_SOURCE_DIR) / "bench/scripts/nbody.lua").string();
-  const std::string root = "--cache-root=" + (dir / "cache").string();
-  auto expected = test::run_process({KILN_CLI, "script", "run", script, "--jit", "off"});
-  REQUIRE(expected.exit_code == 0);
-  test::RunResult a, b;
-  std::thread ta([&] { a = test::run_process({KILN_CLI, "script", "run", script, root}); });
-  std::thread tb([&] { b = test::run_process({KILN_CLI, "script", "run", script, root}); });
-  ta.join();
-  tb.join();
-  CHECK(a.exit_code == 0);
-  CHECK(b.exit_code == 0);
-  CHECK(a.output == expected.output);
-  CHECK(b.output == expected.output);
-  auto c = test::run_process({KILN_CLI, "script", "run", script, root, "--json"});
-  REQUIRE_MESSAGE(c.exit_code == 0, c.output);
-  const auto report = nlohmann::json::parse(c.output);
-  CHECK(report["output"] == expected.output);
-  CHECK(report["jit"]["pages_compiled"] == 0);
-  CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
-  CHECK(report["jit"]["hmac_rejected"] == 0);
-  CHECK(report["jit"]["corrupt"] == 0);
-}
+  TEST_CASE("processes sharing one cache directory agree - and a third starts warm") {
+    test::TempDir dir("jitcache");
+    const std::string script = (fs::path(KILN_SOURCE_DIR) / "bench/scripts/nbody.lua").string();
+    const std::string root = "--cache-root=" + (dir / "cache").string();
+    auto expected = test::run_process({KILN_CLI, "script", "run", script, "--jit", "off"});
+    REQUIRE(expected.exit_code == 0);
+    test::RunResult a, b;
+    std::thread ta([&] { a = test::run_process({KILN_CLI, "script", "run", script, root}); });
+    std::thread tb([&] { b = test::run_process({KILN_CLI, "script", "run", script, root}); });
+    ta.join();
+    tb.join();
+    CHECK(a.exit_code == 0);
+    CHECK(b.exit_code == 0);
+    CHECK(a.output == expected.output);
+    CHECK(b.output == expected.output);
+    auto c = test::run_process({KILN_CLI, "script", "run", script, root, "--json"});
+    REQUIRE_MESSAGE(c.exit_code == 0, c.output);
+    const auto report = nlohmann::json::parse(c.output);
+    CHECK(report["output"] == expected.output);
+    CHECK(report["jit"]["pages_compiled"] == 0);
+    CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
+    CHECK(report["jit"]["hmac_rejected"] == 0);
+    CHECK(report["jit"]["corrupt"] == 0);
+  }
 }
 
 TEST_SUITE("jit/concurrent") {
-TEST_CASE("two threads run scripts on one runtime while its pool compiles and publishes pages") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  auto made = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
-  REQUIRE(made);
-  JitRuntime& jit = **made;
-  const Program program = loop_program();
-  const std::string expected = run(program, nullptr);
-  std::atomic<int> wrong{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t)
-    threads.emplace_back([&] {
-      for (int i = 0; i < 20; ++i)
-        if (run(program, &jit, i % 2 ? abi::JitMode::kChecked : abi::JitMode::kUnchecked) != expected) ++wrong;
-    });
-  for (auto& t : threads) t.join();
-  jit.flush();
-  CHECK(wrong == 0);
-  CHECK(jit.stats().compiled + jit.stats().loaded >= 1);
-  CHECK(jit.stats().compiled <= 2 * program.page_count());  // once per page and mode, whoever asked
-}
+  TEST_CASE("two threads run scripts on one runtime while its pool compiles and publishes pages") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto made = JitRuntime::create(
+        {.compiler = &compiler, .cache_root = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
+    REQUIRE(made);
+    JitRuntime& jit = **made;
+    const Program program = loop_program();
+    const std::string expected = run(program, nullptr);
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < 20; ++i)
+          if (run(program, &jit, i % 2 ? abi::JitMode::kChecked : abi::JitMode::kUnchecked) != expected) ++wrong;
+      });
+    for (auto& t : threads) t.join();
+    jit.flush();
+    CHECK(wrong == 0);
+    CHECK(jit.stats().compiled + jit.stats().loaded >= 1);
+    CHECK(jit.stats().compiled <= 2 * program.page_count());  // once per page and mode, whoever asked
+  }
 }
 
 TEST_SUITE("jit") {
-// Towards AOT: a cook compiles every page with every entry into the cache; a runtime
-// without a compiler (the player's) then runs the scripts with zero compiles.
-TEST_CASE("precompiled pages let a runtime without a compiler run every corpus script compiled") {
-  test::TempDir dir("jitcache");
-  jitc::LlvmPageCompiler compiler;
-  std::vector<Program> programs;
-  for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "tests/jit/scripts"))
-    if (e.path().extension() == ".lua") {
-      auto p = compile_script_file(e.path().string());
-      REQUIRE(p);
-      programs.push_back(std::move(*p));
+  // Towards AOT: a cook compiles every page with every entry into the cache; a runtime
+  // without a compiler (the player's) then runs the scripts with zero compiles.
+  TEST_CASE("precompiled pages let a runtime without a compiler run every corpus script compiled") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    std::vector<Program> programs;
+    for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "tests/jit/scripts"))
+      if (e.path().extension() == ".lua") {
+        auto p = compile_script_file(e.path().string());
+        REQUIRE(p);
+        programs.push_back(std::move(*p));
+      }
+    {
+      auto cook = runtime(&compiler, dir / "cache");
+      for (const auto& p : programs) CHECK(cook->precompile(p, abi::JitMode::kChecked) == p.page_count());
     }
-  {
-    auto cook = runtime(&compiler, dir / "cache");
-    for (const auto& p : programs) CHECK(cook->precompile(p, abi::JitMode::kChecked) == p.page_count());
-  }
-  auto player = JitRuntime::create({.cache_root = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
-  REQUIRE_MESSAGE(player, player.error().message);
-  for (const auto& p : programs) CHECK(run(p, player->get()) == run(p, nullptr));
-  const JitStats s = (*player)->stats();
-  CHECK(s.compiled == 0);
-  CHECK(s.compile_failed == 0);
-  CHECK(s.loaded == s.requested);
-  CHECK(s.interpreted == 0);
+    auto player =
+        JitRuntime::create({.cache_root = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
+    REQUIRE_MESSAGE(player, player.error().message);
+    for (const auto& p : programs) CHECK(run(p, player->get()) == run(p, nullptr));
+    const JitStats s = (*player)->stats();
+    CHECK(s.compiled == 0);
+    CHECK(s.compile_failed == 0);
+    CHECK(s.loaded == s.requested);
+    CHECK(s.interpreted == 0);
 
-  auto no_fingerprint = JitRuntime::create({.cache_root = dir / "cache"});
-  REQUIRE_FALSE(no_fingerprint);
-  CHECK(no_fingerprint.error().message == "a page cache without a compiler needs the fingerprint of the compiler that filled it");
-}
+    auto no_fingerprint = JitRuntime::create({.cache_root = dir / "cache"});
+    REQUIRE_FALSE(no_fingerprint);
+    CHECK(no_fingerprint.error().message ==
+          "a page cache without a compiler needs the fingerprint of the compiler that filled it");
+  }
 }
 
 #include "kiln/jit/host_features.h"
 
 TEST_SUITE("jit") {
-TEST_CASE("the features a compiler fingerprint needs are checked against this CPU without LLVM") {
-  // The fingerprint of this machine's own compiler needs nothing this CPU lacks.
-  CHECK(missing_cpu_features(jitc::LlvmPageCompiler().fingerprint()).empty());
-  // A feature reported missing is exactly one this CPU does not have; unknown names are not features.
-  const auto missing = missing_cpu_features("llvm 14; O2; x86_64 cpu +sse2,+avx512f,+madeup,-avx2");
-  CHECK(std::find(missing.begin(), missing.end(), "madeup") == missing.end());
-  CHECK(std::find(missing.begin(), missing.end(), "avx2") == missing.end());  // "-" disables, never required
-  CHECK((std::find(missing.begin(), missing.end(), "avx512f") != missing.end()) == !__builtin_cpu_supports("avx512f"));
-}
+  TEST_CASE("the features a compiler fingerprint needs are checked against this CPU without LLVM") {
+    // The fingerprint of this machine's own compiler needs nothing this CPU lacks.
+    CHECK(missing_cpu_features(jitc::LlvmPageCompiler().fingerprint()).empty());
+    // A feature reported missing is exactly one this CPU does not have; unknown names are not features.
+    const auto missing = missing_cpu_features("llvm 14; O2; x86_64 cpu +sse2,+avx512f,+madeup,-avx2");
+    CHECK(std::find(missing.begin(), missing.end(), "madeup") == missing.end());
+    CHECK(std::find(missing.begin(), missing.end(), "avx2") == missing.end());  // "-" disables, never required
+    CHECK((std::find(missing.begin(), missing.end(), "avx512f") != missing.end()) ==
+          !__builtin_cpu_supports("avx512f"));
+  }
 }

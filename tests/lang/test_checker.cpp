@@ -19,9 +19,8 @@ std::string error_of(const std::string& source, const std::vector<HostSignature>
 }  // namespace
 
 TEST_SUITE("lang") {
-
-TEST_CASE("the checker infers parameter - return and variable types across calls") {
-  auto script = parse_script("t.lua", R"(
+  TEST_CASE("the checker infers parameter - return and variable types across calls") {
+    auto script = parse_script("t.lua", R"(
 local total = 0
 local flags = {}
 function add(a, b) return a + b end
@@ -33,101 +32,107 @@ function even(n) if n == 0 then return true else return odd(n - 1) end end
 function odd(n) if n == 0 then return false else return even(n - 1) end end
 print(best, flags[1], even(10), "done", math.floor(math.pi), engine.param(2))
 )");
-  REQUIRE(script);
-  auto checked = check_script(*script, {{"param", {Type::kNumber}, Type::kNumber}});
-  REQUIRE_MESSAGE(checked, checked.error().message);
-  const auto& fns = checked->functions;
-  REQUIRE(fns.size() == 6);
-  auto find = [&](const std::string& name) -> const CheckedFunction& {
-    for (const auto& f : fns)
-      if (f.name == name) return f;
-    FAIL("no function " << name);
-    return fns[0];
-  };
-  CHECK(find("add").params == std::vector<Type>{Type::kNumber, Type::kNumber});
-  CHECK(find("add").result == Type::kNumber);
-  CHECK(find("first").params == std::vector<Type>{Type::kNumberArray});
-  CHECK(find("is_big").result == Type::kBoolean);
-  CHECK(find("even").result == Type::kBoolean);
-  CHECK(checked->module_slots == 3);
-  const auto& flags = checked->declared.at(script->body[1].get());
-  CHECK(flags[0].type == Type::kBooleanArray);
-}
-
-TEST_CASE("untypable programs and constructs outside the subset are rejected at file:line:col") {
-  CHECK(error_of("local x = 1\nx = true") == "t.lua:2:5: type mismatch: assigning a boolean to a number");
-  CHECK(error_of("local x") == "t.lua:1:1: local 'x' needs a value (nil is outside Kiln's script subset)");
-  CHECK(error_of("y = 1") == "t.lua:1:1: assignment to undeclared global 'y' (declare it with 'local')");
-  CHECK(error_of("print(z)") == "t.lua:1:7: unknown name 'z'");
-  CHECK(error_of("local s = \"x\"") == "t.lua:1:11: strings are only allowed as arguments of print in Kiln's script subset");
-  CHECK(error_of("function f(a) return a end\nlocal g = f\nprint(g(1, 2))") ==
-        "t.lua:3:7: 'g' is a function of 1 parameters, not a function of 2 arguments");
-  CHECK(error_of("function f(a) return a end\nprint(f)") ==
-        "t.lua:2:7: print of a function is outside Kiln's script subset (Lua prints its address)");
-  CHECK(error_of("function f(a) return a end\nfunction g(a, b) return a end\nlocal h = f\nh = g") ==
-        "t.lua:4:5: type mismatch: assigning a function of 2 parameters to a function of 1 parameters");
-  CHECK(error_of("local x = 1\nlocal y = x(2)") == "t.lua:2:11: 'x' is a number, not a function of 1 arguments");
-  CHECK(error_of("function outer(a)\n  local function inner() return a end\n  return inner()\nend") ==
-        "t.lua:2:33: 'a' is a local of the enclosing function 'outer': closures are outside Kiln's script subset");
-  CHECK(error_of("local t = {1, true}") == "t.lua:1:15: array elements must have one type: a boolean after a number");
-  CHECK(error_of("local t = {{1}}") == "t.lua:1:11: arrays of arrays are outside Kiln's script subset");
-  CHECK(error_of("local x = 1 + true") == "t.lua:1:13: '+' needs numbers, not a boolean");
-  CHECK(error_of("local b = 1 == true") ==
-        "t.lua:1:13: '==' compares a number with a boolean: values of different types are never equal");
-  CHECK(error_of("local x = #5") == "t.lua:1:11: '#' needs an array, not a number");
-  CHECK(error_of("function f(a) return a end\nlocal x = f(1, 2)") ==
-        "t.lua:2:11: function 'f' takes 1 arguments, not 2 (defined at 1:10)");
-  CHECK(error_of("function f(a) return a end\nlocal x = f(1)\nlocal y = f(true)") ==
-        "t.lua:3:13: argument 1 of 'f' is a boolean here but a number elsewhere");
-  CHECK(error_of("function f(a) if a then return 1 end end") ==
-        "t.lua:1:10: function 'f' may reach its end without returning a value");
-  CHECK(error_of("function f(a) if a then return 1 end return end") ==
-        "t.lua:1:38: function 'f' returns a value at 1:25 but not here (nil is outside Kiln's script subset)");
-  CHECK(error_of("function f() end\nlocal x = f()") == "t.lua:2:11: this call returns no value");
-  CHECK(error_of("break") == "t.lua:1:1: 'break' outside a loop");
-  CHECK(error_of("local t = {1}\nprint(t)") ==
-        "t.lua:2:7: print of an array is outside Kiln's script subset (Lua prints its address)");
-  CHECK(error_of("local x = math.random(1)") == "t.lua:1:11: unknown math function 'math.random'");
-  CHECK(error_of("local x = math.floor(1, 2)") == "t.lua:1:11: math.floor takes 1 arguments");
-  CHECK(error_of("local x = engine.param(1)") == "t.lua:1:11: unknown host function 'engine.param'");
-  CHECK(error_of("engine.set(true)", {{"set", {Type::kNumber}, Type::kVoid}}) ==
-        "t.lua:1:12: argument 1 of engine.set must be number, not a boolean");
-  CHECK(error_of("local x = 1 and true") == "t.lua:1:13: 'and' needs operands of one type, not a number and a boolean");
-  CHECK(error_of("function f() end\nfunction f() end") == "t.lua:2:10: function 'f' is defined twice (first at 1:10)");
-  CHECK(error_of("local t = {}\nt.x = 1") == "t.lua:2:1: assignment to a field (a.b = ...) is outside Kiln's script subset");
-  CHECK(error_of("function any(xs) if xs[1] then return 1 end return 0 end") ==
-        "t.lua:1:23: the type of this value is never fixed by the script, so it cannot be tested for truth "
-        "(compare it with a number or a boolean to fix it)");
-  CHECK(error_of("function show(x) print(x) end") ==
-        "t.lua:1:24: the type of this value is never fixed by the script, so it cannot be printed");
-  CHECK(error_of("function unused(x) return 1 end\nprint(unused(2))") == "(accepted)");
-  CHECK(error_of("function a() return b() + 1 end\nfunction b() end\nprint(a())") ==
-        "t.lua:2:10: function 'b' returns no value but a call of it is used as a number");
-  CHECK(error_of("local fs = {}\nfor i = 1, 2 do\n  local function g() return i end\nend") ==
-        "t.lua:3:29: 'i' is a local of a loop of the chunk, a new variable in every iteration: closures over it "
-        "are outside Kiln's script subset");
-  CHECK(error_of("function f() return 1 end\nlocal g = f\nprint(g == f)") ==
-        "t.lua:3:9: comparing functions is outside Kiln's script subset (Lua compares closures, which it creates anew)");
-  CHECK(error_of("local function g() return 1 end\nfunction g() return 2 end") ==
-        "t.lua:2:10: 'function g' would assign the local 'g' declared at 1:16; redefining a local is outside Kiln's "
-        "script subset");
-  CHECK(error_of("function f(a) return a[1][1] end") == "t.lua:1:23: arrays of arrays are outside Kiln's script subset");
-  {
-    std::string many = "function f()\n";
-    for (int i = 0; i < 201; ++i) many += "  local v" + std::to_string(i) + " = " + std::to_string(i) + "\n";
-    many += "end\n";
-    CHECK(error_of(many) == "t.lua:202:9: too many local variables (more than 200 in one function)");
+    REQUIRE(script);
+    auto checked = check_script(*script, {{"param", {Type::kNumber}, Type::kNumber}});
+    REQUIRE_MESSAGE(checked, checked.error().message);
+    const auto& fns = checked->functions;
+    REQUIRE(fns.size() == 6);
+    auto find = [&](const std::string& name) -> const CheckedFunction& {
+      for (const auto& f : fns)
+        if (f.name == name) return f;
+      FAIL("no function " << name);
+      return fns[0];
+    };
+    CHECK(find("add").params == std::vector<Type>{Type::kNumber, Type::kNumber});
+    CHECK(find("add").result == Type::kNumber);
+    CHECK(find("first").params == std::vector<Type>{Type::kNumberArray});
+    CHECK(find("is_big").result == Type::kBoolean);
+    CHECK(find("even").result == Type::kBoolean);
+    CHECK(checked->module_slots == 3);
+    const auto& flags = checked->declared.at(script->body[1].get());
+    CHECK(flags[0].type == Type::kBooleanArray);
   }
-  CHECK(error_of("return 1") == "t.lua:1:1: the chunk cannot return a value in Kiln's script subset");
-}
 
-TEST_CASE("Lua's idioms that type: c and x or y - truthiness in conditions - swaps") {
-  CHECK(error_of("local a = 3\nlocal m = a > 2 and a or 0\nif a then a = m end\nlocal b = 1\na, b = b, a") ==
-        "(accepted)");
-  CHECK(error_of("local t = {1}\nlocal u = #t > 0 and t or {2}") == "(accepted)");
-  CHECK(error_of("local f = true\nlocal g = f and false or true") == "(accepted)");
-  CHECK(error_of("local n = 1\nlocal g = n > 0 and false or true") == "(accepted)");
-  // A name declared after a function is not visible in it, as in Lua.
-  CHECK(error_of("function f() return later end\nlocal later = 1") == "t.lua:1:21: unknown name 'later'");
-}
+  TEST_CASE("untypable programs and constructs outside the subset are rejected at file:line:col") {
+    CHECK(error_of("local x = 1\nx = true") == "t.lua:2:5: type mismatch: assigning a boolean to a number");
+    CHECK(error_of("local x") == "t.lua:1:1: local 'x' needs a value (nil is outside Kiln's script subset)");
+    CHECK(error_of("y = 1") == "t.lua:1:1: assignment to undeclared global 'y' (declare it with 'local')");
+    CHECK(error_of("print(z)") == "t.lua:1:7: unknown name 'z'");
+    CHECK(error_of("local s = \"x\"") ==
+          "t.lua:1:11: strings are only allowed as arguments of print in Kiln's script subset");
+    CHECK(error_of("function f(a) return a end\nlocal g = f\nprint(g(1, 2))") ==
+          "t.lua:3:7: 'g' is a function of 1 parameters, not a function of 2 arguments");
+    CHECK(error_of("function f(a) return a end\nprint(f)") ==
+          "t.lua:2:7: print of a function is outside Kiln's script subset (Lua prints its address)");
+    CHECK(error_of("function f(a) return a end\nfunction g(a, b) return a end\nlocal h = f\nh = g") ==
+          "t.lua:4:5: type mismatch: assigning a function of 2 parameters to a function of 1 parameters");
+    CHECK(error_of("local x = 1\nlocal y = x(2)") == "t.lua:2:11: 'x' is a number, not a function of 1 arguments");
+    CHECK(error_of("function outer(a)\n  local function inner() return a end\n  return inner()\nend") ==
+          "t.lua:2:33: 'a' is a local of the enclosing function 'outer': closures are outside Kiln's script subset");
+    CHECK(error_of("local t = {1, true}") == "t.lua:1:15: array elements must have one type: a boolean after a number");
+    CHECK(error_of("local t = {{1}}") == "t.lua:1:11: arrays of arrays are outside Kiln's script subset");
+    CHECK(error_of("local x = 1 + true") == "t.lua:1:13: '+' needs numbers, not a boolean");
+    CHECK(error_of("local b = 1 == true") ==
+          "t.lua:1:13: '==' compares a number with a boolean: values of different types are never equal");
+    CHECK(error_of("local x = #5") == "t.lua:1:11: '#' needs an array, not a number");
+    CHECK(error_of("function f(a) return a end\nlocal x = f(1, 2)") ==
+          "t.lua:2:11: function 'f' takes 1 arguments, not 2 (defined at 1:10)");
+    CHECK(error_of("function f(a) return a end\nlocal x = f(1)\nlocal y = f(true)") ==
+          "t.lua:3:13: argument 1 of 'f' is a boolean here but a number elsewhere");
+    CHECK(error_of("function f(a) if a then return 1 end end") ==
+          "t.lua:1:10: function 'f' may reach its end without returning a value");
+    CHECK(error_of("function f(a) if a then return 1 end return end") ==
+          "t.lua:1:38: function 'f' returns a value at 1:25 but not here (nil is outside Kiln's script subset)");
+    CHECK(error_of("function f() end\nlocal x = f()") == "t.lua:2:11: this call returns no value");
+    CHECK(error_of("break") == "t.lua:1:1: 'break' outside a loop");
+    CHECK(error_of("local t = {1}\nprint(t)") ==
+          "t.lua:2:7: print of an array is outside Kiln's script subset (Lua prints its address)");
+    CHECK(error_of("local x = math.random(1)") == "t.lua:1:11: unknown math function 'math.random'");
+    CHECK(error_of("local x = math.floor(1, 2)") == "t.lua:1:11: math.floor takes 1 arguments");
+    CHECK(error_of("local x = engine.param(1)") == "t.lua:1:11: unknown host function 'engine.param'");
+    CHECK(error_of("engine.set(true)", {{"set", {Type::kNumber}, Type::kVoid}}) ==
+          "t.lua:1:12: argument 1 of engine.set must be number, not a boolean");
+    CHECK(error_of("local x = 1 and true") ==
+          "t.lua:1:13: 'and' needs operands of one type, not a number and a boolean");
+    CHECK(error_of("function f() end\nfunction f() end") ==
+          "t.lua:2:10: function 'f' is defined twice (first at 1:10)");
+    CHECK(error_of("local t = {}\nt.x = 1") ==
+          "t.lua:2:1: assignment to a field (a.b = ...) is outside Kiln's script subset");
+    CHECK(error_of("function any(xs) if xs[1] then return 1 end return 0 end") ==
+          "t.lua:1:23: the type of this value is never fixed by the script, so it cannot be tested for truth "
+          "(compare it with a number or a boolean to fix it)");
+    CHECK(error_of("function show(x) print(x) end") ==
+          "t.lua:1:24: the type of this value is never fixed by the script, so it cannot be printed");
+    CHECK(error_of("function unused(x) return 1 end\nprint(unused(2))") == "(accepted)");
+    CHECK(error_of("function a() return b() + 1 end\nfunction b() end\nprint(a())") ==
+          "t.lua:2:10: function 'b' returns no value but a call of it is used as a number");
+    CHECK(error_of("local fs = {}\nfor i = 1, 2 do\n  local function g() return i end\nend") ==
+          "t.lua:3:29: 'i' is a local of a loop of the chunk, a new variable in every iteration: closures over it "
+          "are outside Kiln's script subset");
+    CHECK(error_of("function f() return 1 end\nlocal g = f\nprint(g == f)") ==
+          "t.lua:3:9: comparing functions is outside Kiln's script subset (Lua compares closures, which it creates "
+          "anew)");
+    CHECK(error_of("local function g() return 1 end\nfunction g() return 2 end") ==
+          "t.lua:2:10: 'function g' would assign the local 'g' declared at 1:16; redefining a local is outside Kiln's "
+          "script subset");
+    CHECK(error_of("function f(a) return a[1][1] end") ==
+          "t.lua:1:23: arrays of arrays are outside Kiln's script subset");
+    {
+      std::string many = "function f()\n";
+      for (int i = 0; i < 201; ++i) many += "  local v" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+      many += "end\n";
+      CHECK(error_of(many) == "t.lua:202:9: too many local variables (more than 200 in one function)");
+    }
+    CHECK(error_of("return 1") == "t.lua:1:1: the chunk cannot return a value in Kiln's script subset");
+  }
+
+  TEST_CASE("Lua's idioms that type: c and x or y - truthiness in conditions - swaps") {
+    CHECK(error_of("local a = 3\nlocal m = a > 2 and a or 0\nif a then a = m end\nlocal b = 1\na, b = b, a") ==
+          "(accepted)");
+    CHECK(error_of("local t = {1}\nlocal u = #t > 0 and t or {2}") == "(accepted)");
+    CHECK(error_of("local f = true\nlocal g = f and false or true") == "(accepted)");
+    CHECK(error_of("local n = 1\nlocal g = n > 0 and false or true") == "(accepted)");
+    // A name declared after a function is not visible in it, as in Lua.
+    CHECK(error_of("function f() return later end\nlocal later = 1") == "t.lua:1:21: unknown name 'later'");
+  }
 }

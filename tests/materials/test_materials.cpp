@@ -8,131 +8,137 @@ using namespace kiln;
 using namespace kiln::materials;
 
 TEST_SUITE("materials") {
+  TEST_CASE("the documented golden digest and canonical keywords") {
+    const auto a = VariantKey::create("Lit", "Forward", {"FOG", "SKIN"}, 7);
+    CHECK(a.digest() == "2a876a0d5092");
+    CHECK(a.keywords == "FOG;SKIN");
+    const auto b = VariantKey::create("Lit", "Forward", {"SKIN", "FOG", "FOG"}, 7);
+    CHECK(a == b);
+    CHECK(VariantKeyHash{}(a) == VariantKeyHash{}(b));
+    // Ordinal (byte) order, not locale order: upper case sorts before lower case.
+    CHECK(VariantKey::create("S", "P", {"fog", "FOG", "Fog"}, 1).keywords == "FOG;Fog;fog");
+    CHECK(a.keyword_list() == std::vector<std::string>{"FOG", "SKIN"});
+    CHECK(VariantKey::create("S", "P", {}, 1).keyword_list().empty());
+  }
 
-TEST_CASE("the documented golden digest and canonical keywords") {
-  const auto a = VariantKey::create("Lit", "Forward", {"FOG", "SKIN"}, 7);
-  CHECK(a.digest() == "2a876a0d5092");
-  CHECK(a.keywords == "FOG;SKIN");
-  const auto b = VariantKey::create("Lit", "Forward", {"SKIN", "FOG", "FOG"}, 7);
-  CHECK(a == b);
-  CHECK(VariantKeyHash{}(a) == VariantKeyHash{}(b));
-  // Ordinal (byte) order, not locale order: upper case sorts before lower case.
-  CHECK(VariantKey::create("S", "P", {"fog", "FOG", "Fog"}, 1).keywords == "FOG;Fog;fog");
-  CHECK(a.keyword_list() == std::vector<std::string>{"FOG", "SKIN"});
-  CHECK(VariantKey::create("S", "P", {}, 1).keyword_list().empty());
-}
+  TEST_CASE("shader - pass and revision each partition keys") {
+    const auto base = VariantKey::create("Lit", "Forward", {"FOG"}, 7);
+    CHECK_FALSE(base == VariantKey::create("Lit", "Shadow", {"FOG"}, 7));
+    CHECK_FALSE(base == VariantKey::create("Unlit", "Forward", {"FOG"}, 7));
+    CHECK_FALSE(base == VariantKey::create("Lit", "Forward", {"FOG"}, 8));
+    CHECK_FALSE(base.digest() == VariantKey::create("Lit", "Forward", {"FOG"}, 8).digest());
+  }
 
-TEST_CASE("shader - pass and revision each partition keys") {
-  const auto base = VariantKey::create("Lit", "Forward", {"FOG"}, 7);
-  CHECK_FALSE(base == VariantKey::create("Lit", "Shadow", {"FOG"}, 7));
-  CHECK_FALSE(base == VariantKey::create("Unlit", "Forward", {"FOG"}, 7));
-  CHECK_FALSE(base == VariantKey::create("Lit", "Forward", {"FOG"}, 8));
-  CHECK_FALSE(base.digest() == VariantKey::create("Lit", "Forward", {"FOG"}, 8).digest());
-}
+  TEST_CASE("shader declarations come from #pragma kiln lines") {
+    auto d = parse_shader_declaration(
+        "lit.frag", "#version 450\n#pragma kiln keywords FOG SKIN\n  #pragma kiln passes Forward Shadow\n");
+    REQUIRE(d);
+    CHECK(d->keywords == std::set<std::string>{"FOG", "SKIN"});
+    CHECK(d->passes == std::set<std::string>{"Forward", "Shadow"});
+    auto bad = parse_shader_declaration("lit.frag", "#version 450\n\n#pragma kiln kewords FOG\n");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.rfind("lit.frag:3: error: unknown '#pragma kiln kewords'", 0) == 0);
+    auto spaced = parse_shader_declaration("a.frag", "# pragma kiln keywords A\n");
+    REQUIRE(spaced);
+    CHECK(spaced->keywords == std::set<std::string>{"A"});
+    auto clash = parse_shader_declaration("a.frag", "#pragma kiln passes Shadow shadow\n");
+    REQUIRE_FALSE(clash);
+    CHECK(clash.error().message.find("differ only in case") != std::string::npos);
+    const auto merged = merge_declarations({*parse_shader_declaration("a.vert", "#pragma kiln keywords A\n"),
+                                            *parse_shader_declaration("a.frag", "#pragma kiln keywords B\n")});
+    CHECK(merged.keywords == std::set<std::string>{"A", "B"});
+    CHECK(merged.passes == std::set<std::string>{"Main"});
+    CHECK_FALSE(merged.declares_passes);
+  }
 
-TEST_CASE("shader declarations come from #pragma kiln lines") {
-  auto d = parse_shader_declaration("lit.frag", "#version 450\n#pragma kiln keywords FOG SKIN\n  #pragma kiln passes Forward Shadow\n");
-  REQUIRE(d);
-  CHECK(d->keywords == std::set<std::string>{"FOG", "SKIN"});
-  CHECK(d->passes == std::set<std::string>{"Forward", "Shadow"});
-  auto bad = parse_shader_declaration("lit.frag", "#version 450\n\n#pragma kiln kewords FOG\n");
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.rfind("lit.frag:3: error: unknown '#pragma kiln kewords'", 0) == 0);
-  auto spaced = parse_shader_declaration("a.frag", "# pragma kiln keywords A\n");
-  REQUIRE(spaced);
-  CHECK(spaced->keywords == std::set<std::string>{"A"});
-  auto clash = parse_shader_declaration("a.frag", "#pragma kiln passes Shadow shadow\n");
-  REQUIRE_FALSE(clash);
-  CHECK(clash.error().message.find("differ only in case") != std::string::npos);
-  const auto merged = merge_declarations({*parse_shader_declaration("a.vert", "#pragma kiln keywords A\n"),
-                                          *parse_shader_declaration("a.frag", "#pragma kiln keywords B\n")});
-  CHECK(merged.keywords == std::set<std::string>{"A", "B"});
-  CHECK(merged.passes == std::set<std::string>{"Main"});
-  CHECK_FALSE(merged.declares_passes);
-}
+  TEST_CASE("an unknown keyword is an error naming it - the shader and the legal set - never dropped") {
+    ShaderDeclaration d{{"FOG", "SKIN"}, {"Forward"}, true};
+    CHECK(check_variant_request("shaders/lit", d, "Forward", {"FOG"}));
+    auto s = check_variant_request("shaders/lit", d, "Forward", {"FOG", "FOGG"});
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message == "unknown keyword 'FOGG' for shader shaders/lit (legal keywords: FOG SKIN)");
+    auto p = check_variant_request("shaders/lit", d, "Shadow", {});
+    REQUIRE_FALSE(p);
+    CHECK(p.error().message == "shader shaders/lit has no pass 'Shadow' (passes: Forward)");
+    for (const char* bad : {"", "A;B", "A|B", "A B", "A\tB", "1X", "FOG=0", "PRE-Z", "GL_FOG", "A__B"})
+      CHECK_MESSAGE(!check_keyword_syntax(bad), bad);
+    for (const char* good : {"FOG", "_X", "NORMAL_MAP2", "fog"}) CHECK_MESSAGE(check_keyword_syntax(good), good);
+  }
 
-TEST_CASE("an unknown keyword is an error naming it - the shader and the legal set - never dropped") {
-  ShaderDeclaration d{{"FOG", "SKIN"}, {"Forward"}, true};
-  CHECK(check_variant_request("shaders/lit", d, "Forward", {"FOG"}));
-  auto s = check_variant_request("shaders/lit", d, "Forward", {"FOG", "FOGG"});
-  REQUIRE_FALSE(s);
-  CHECK(s.error().message == "unknown keyword 'FOGG' for shader shaders/lit (legal keywords: FOG SKIN)");
-  auto p = check_variant_request("shaders/lit", d, "Shadow", {});
-  REQUIRE_FALSE(p);
-  CHECK(p.error().message == "shader shaders/lit has no pass 'Shadow' (passes: Forward)");
-  for (const char* bad : {"", "A;B", "A|B", "A B", "A\tB", "1X", "FOG=0", "PRE-Z", "GL_FOG", "A__B"})
-    CHECK_MESSAGE(!check_keyword_syntax(bad), bad);
-  for (const char* good : {"FOG", "_X", "NORMAL_MAP2", "fog"}) CHECK_MESSAGE(check_keyword_syntax(good), good);
-}
-
-TEST_CASE("a material loads with its shader - keywords - params and textures") {
-  auto m = parse_material("m.json", R"({"shader": "shaders/lit", "keywords": ["FOG"], "params": {"roughness": 0.5,
+  TEST_CASE("a material loads with its shader - keywords - params and textures") {
+    auto m = parse_material("m.json", R"({"shader": "shaders/lit", "keywords": ["FOG"], "params": {"roughness": 0.5,
       "tint": [1, 0.5, 0.25, 1]}, "textures": {"albedo": "textures/a.png"}})");
-  REQUIRE(m);
-  CHECK(m->shader == "shaders/lit");
-  CHECK(m->keywords == std::vector<std::string>{"FOG"});
-  CHECK(m->params.at("roughness") == std::vector<double>{0.5});
-  CHECK(m->params.at("tint").size() == 4);
-  CHECK(m->textures.at("albedo") == "textures/a.png");
-}
+    REQUIRE(m);
+    CHECK(m->shader == "shaders/lit");
+    CHECK(m->keywords == std::vector<std::string>{"FOG"});
+    CHECK(m->params.at("roughness") == std::vector<double>{0.5});
+    CHECK(m->params.at("tint").size() == 4);
+    CHECK(m->textures.at("albedo") == "textures/a.png");
+  }
 
-TEST_CASE("bad material JSON reports every problem as file: /pointer: problem") {
-  auto m = parse_material("mats/bad.json", R"({"keywords": ["FOG", 3, "A B"], "params": {"r": "high", "v": [1, 2, 3, 4, 5]},
+  TEST_CASE("bad material JSON reports every problem as file: /pointer: problem") {
+    auto m = parse_material("mats/bad.json",
+                            R"({"keywords": ["FOG", 3, "A B"], "params": {"r": "high", "v": [1, 2, 3, 4, 5]},
       "textures": {"albedo": ""}, "colour": 1})");
-  REQUIRE_FALSE(m);
-  const std::string& e = m.error().message;
-  CHECK(e.find("mats/bad.json: /keywords/1: expected a string, got number") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /keywords/2: keyword 'A B' contains ' '") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /params/r: expected a number or an array of 1 to 4 numbers") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /params/v: expected a number or an array of 1 to 4 numbers") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /textures/albedo: expected a texture path") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /colour: unknown field") != std::string::npos);
-  CHECK(e.find("mats/bad.json: /shader: missing") != std::string::npos);
-  auto escaped = parse_material("m.json", R"({"shader": "s", "params": {"a/b~c": "x"}})");
-  REQUIRE_FALSE(escaped);
-  CHECK(escaped.error().message.rfind("m.json: /params/a~1b~0c: ", 0) == 0);
-  auto syntax = parse_material("mats/bad.json", "{\"shader\": \"x\",\n \"keywords\": [}");
-  REQUIRE_FALSE(syntax);
-  CHECK(syntax.error().message.rfind("mats/bad.json:2:", 0) == 0);
-}
+    REQUIRE_FALSE(m);
+    const std::string& e = m.error().message;
+    CHECK(e.find("mats/bad.json: /keywords/1: expected a string, got number") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /keywords/2: keyword 'A B' contains ' '") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /params/r: expected a number or an array of 1 to 4 numbers") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /params/v: expected a number or an array of 1 to 4 numbers") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /textures/albedo: expected a texture path") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /colour: unknown field") != std::string::npos);
+    CHECK(e.find("mats/bad.json: /shader: missing") != std::string::npos);
+    auto escaped = parse_material("m.json", R"({"shader": "s", "params": {"a/b~c": "x"}})");
+    REQUIRE_FALSE(escaped);
+    CHECK(escaped.error().message.rfind("m.json: /params/a~1b~0c: ", 0) == 0);
+    auto syntax = parse_material("mats/bad.json", "{\"shader\": \"x\",\n \"keywords\": [}");
+    REQUIRE_FALSE(syntax);
+    CHECK(syntax.error().message.rfind("mats/bad.json:2:", 0) == 0);
+  }
 
-TEST_CASE("material keywords are checked against the shader's declaration") {
-  auto m = parse_material("m.json", R"({"shader": "shaders/lit", "keywords": ["FOG", "GLOW"]})");
-  REQUIRE(m);
-  auto s = check_material_keywords(*m, ShaderDeclaration{{"FOG", "SKIN"}, {"Forward"}, true});
-  REQUIRE_FALSE(s);
-  CHECK(s.error().message == "m.json: /keywords/1: unknown keyword 'GLOW' for shader shaders/lit (legal keywords: FOG SKIN)");
-}
+  TEST_CASE("material keywords are checked against the shader's declaration") {
+    auto m = parse_material("m.json", R"({"shader": "shaders/lit", "keywords": ["FOG", "GLOW"]})");
+    REQUIRE(m);
+    auto s = check_material_keywords(*m, ShaderDeclaration{{"FOG", "SKIN"}, {"Forward"}, true});
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message ==
+          "m.json: /keywords/1: unknown keyword 'GLOW' for shader shaders/lit (legal keywords: FOG SKIN)");
+  }
 
-TEST_CASE("ship and invalid pragmas declare shipped keyword sets and forbidden combinations") {
-  auto decl = parse_shader_declaration("lit.frag", "#pragma kiln keywords FOG SKIN ALPHA_TEST\n#pragma kiln ship FOG SKIN\n"
-                                                   "#pragma kiln ship\n#pragma kiln invalid SKIN ALPHA_TEST\n");
-  REQUIRE(decl);
-  REQUIRE(decl->ship.size() == 2);
-  CHECK(decl->ship[0] == std::set<std::string>{"FOG", "SKIN"});
-  CHECK(decl->ship[1].empty());  // the variant without keywords
-  REQUIRE(decl->invalid.size() == 1);
-  CHECK(decl->invalid[0] == std::set<std::string>{"ALPHA_TEST", "SKIN"});
-  auto empty = parse_shader_declaration("x.frag", "#pragma kiln invalid\n");
-  REQUIRE_FALSE(empty);
-  CHECK(empty.error().message == "x.frag:1: error: '#pragma kiln invalid' needs the keywords that may not be combined");
-  auto unknown = parse_shader_declaration("x.frag", "#pragma kiln shipp A\n");
-  REQUIRE_FALSE(unknown);
-  CHECK(unknown.error().message == "x.frag:1: error: unknown '#pragma kiln shipp' (expected keywords, passes, ship or invalid)");
-}
+  TEST_CASE("ship and invalid pragmas declare shipped keyword sets and forbidden combinations") {
+    auto decl = parse_shader_declaration("lit.frag",
+                                         "#pragma kiln keywords FOG SKIN ALPHA_TEST\n#pragma kiln ship FOG SKIN\n"
+                                         "#pragma kiln ship\n#pragma kiln invalid SKIN ALPHA_TEST\n");
+    REQUIRE(decl);
+    REQUIRE(decl->ship.size() == 2);
+    CHECK(decl->ship[0] == std::set<std::string>{"FOG", "SKIN"});
+    CHECK(decl->ship[1].empty());  // the variant without keywords
+    REQUIRE(decl->invalid.size() == 1);
+    CHECK(decl->invalid[0] == std::set<std::string>{"ALPHA_TEST", "SKIN"});
+    auto empty = parse_shader_declaration("x.frag", "#pragma kiln invalid\n");
+    REQUIRE_FALSE(empty);
+    CHECK(empty.error().message ==
+          "x.frag:1: error: '#pragma kiln invalid' needs the keywords that may not be combined");
+    auto unknown = parse_shader_declaration("x.frag", "#pragma kiln shipp A\n");
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().message ==
+          "x.frag:1: error: unknown '#pragma kiln shipp' (expected keywords, passes, ship or invalid)");
+  }
 
-TEST_CASE("a material's ship sets are checked like its keywords - and may not combine what the shader forbids") {
-  auto m = parse_material("m.json", R"({"shader": "s", "keywords": ["SKIN"], "ship": [["FOG"], ["SKIN", "ALPHA_TEST"], ["NOPE"]]})");
-  REQUIRE(m);
-  REQUIRE(m->ship.size() == 3);
-  ShaderDeclaration decl{{"FOG", "SKIN", "ALPHA_TEST"}, {"Forward"}, true, {}, {{"SKIN", "ALPHA_TEST"}}};
-  auto s = check_material_keywords(*m, decl);
-  REQUIRE_FALSE(s);
-  CHECK(s.error().message ==
-        "m.json: /ship/1: shader s declares the keywords ALPHA_TEST SKIN invalid together\n"
-        "m.json: /ship/2/0: unknown keyword 'NOPE' for shader s (legal keywords: ALPHA_TEST FOG SKIN)");
-  auto bad = parse_material("m.json", R"({"shader": "s", "ship": [["FOG", 3]]})");
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().message == "m.json: /ship/0/1: expected a string, got number");
-}
+  TEST_CASE("a material's ship sets are checked like its keywords - and may not combine what the shader forbids") {
+    auto m = parse_material(
+        "m.json", R"({"shader": "s", "keywords": ["SKIN"], "ship": [["FOG"], ["SKIN", "ALPHA_TEST"], ["NOPE"]]})");
+    REQUIRE(m);
+    REQUIRE(m->ship.size() == 3);
+    ShaderDeclaration decl{{"FOG", "SKIN", "ALPHA_TEST"}, {"Forward"}, true, {}, {{"SKIN", "ALPHA_TEST"}}};
+    auto s = check_material_keywords(*m, decl);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().message ==
+          "m.json: /ship/1: shader s declares the keywords ALPHA_TEST SKIN invalid together\n"
+          "m.json: /ship/2/0: unknown keyword 'NOPE' for shader s (legal keywords: ALPHA_TEST FOG SKIN)");
+    auto bad = parse_material("m.json", R"({"shader": "s", "ship": [["FOG", 3]]})");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "m.json: /ship/0/1: expected a string, got number");
+  }
 }

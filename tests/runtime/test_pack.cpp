@@ -36,125 +36,135 @@ fs::path make_pack(const test::TempDir& dir, const std::string& file, bool rever
 }  // namespace
 
 TEST_SUITE("runtime") {
-
-TEST_CASE("a pack finds every entry by name - the same entries make the same bytes") {
-  test::TempDir dir("pack");
-  const fs::path path = make_pack(dir, "a.pack");
-  CHECK(slurp(path) == slurp(make_pack(dir, "b.pack", true)));  // the order entries were added does not matter
-  auto pack = Pack::open(path, PackKind::kShaders);
-  REQUIRE_MESSAGE(pack, pack.error().message);
-  CHECK((*pack)->identity() == "build 1234 vulkan1.0 spirv");
-  CHECK((*pack)->size() == 50);
-  for (int i = 0; i < 50; ++i) {
-    auto found = (*pack)->find("variant-" + std::to_string(i));
-    REQUIRE(found);
-    REQUIRE(found->has_value());
-    const std::string want = "payload " + std::to_string(i * i);
-    CHECK(std::string(reinterpret_cast<const char*>((*found)->data()), (*found)->size()) == want);
-  }
-  auto absent = (*pack)->find("variant-50");
-  REQUIRE(absent);
-  CHECK_FALSE(absent->has_value());
-  CHECK((*pack)->names().size() == 50);
-}
-
-TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refused naming the pack and the entry") {
-  test::TempDir dir("pack");
-  const fs::path path = make_pack(dir, "good.pack");
-  const std::string good = slurp(path);
-  SUBCASE("truncated") {
-    spit(dir / "cut.pack", good.substr(0, good.size() / 3));
-    auto r = Pack::open(dir / "cut.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message.rfind((dir / "cut.pack").string() + ": truncated pack", 0) == 0);
-    spit(dir / "tiny.pack", good.substr(0, 10));
-    auto tiny = Pack::open(dir / "tiny.pack", PackKind::kShaders);
-    REQUIRE_FALSE(tiny);
-    CHECK(tiny.error().message == (dir / "tiny.pack").string() + ": truncated pack (10 bytes, less than its header)");
-  }
-  SUBCASE("a bit flipped in a payload fails that entry only") {
-    std::string bad = good;
-    const auto at = bad.find("payload 49");  // variant-7's payload
-    REQUIRE(at != std::string::npos);
-    bad[at + 9] = char(bad[at + 9] ^ 0x04);
-    spit(dir / "flip.pack", bad);
-    auto pack = Pack::open(dir / "flip.pack", PackKind::kShaders);
-    REQUIRE(pack);
-    auto broken = (*pack)->find("variant-7");
-    REQUIRE_FALSE(broken);
-    CHECK(broken.error().message.rfind((dir / "flip.pack").string() + ": entry 'variant-7' (", 0) == 0);
-    CHECK(broken.error().message.find(") is corrupt (checksum mismatch)") != std::string::npos);
-    CHECK((*pack)->find("variant-8"));
-  }
-  SUBCASE("a bit flipped in the index or the header") {
-    std::string bad = good;
-    bad[64 + 20] = char(bad[64 + 20] ^ 0x01);
-    spit(dir / "index.pack", bad);
-    auto r = Pack::open(dir / "index.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == (dir / "index.pack").string() + ": corrupt pack index or names (checksum mismatch)");
-    bad = good;  // a name: covered by the same checksum
-    bad[bad.find("variant-7")] ^= 0x20;
-    spit(dir / "name.pack", bad);
-    r = Pack::open(dir / "name.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == (dir / "name.pack").string() + ": corrupt pack index or names (checksum mismatch)");
-    bad = good;
-    bad[17] = char(bad[17] ^ 0x01);
-    spit(dir / "header.pack", bad);
-    r = Pack::open(dir / "header.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == (dir / "header.pack").string() + ": corrupt pack header (checksum mismatch)");
-  }
-  SUBCASE("another format version or kind") {
-    std::string other = good;
-    other[8] = 1;
-    spit(dir / "v1.pack", other);
-    auto r = Pack::open(dir / "v1.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message ==
-          (dir / "v1.pack").string() + ": pack format version 1 (this build reads version 2); cook the project again");
-    auto kind = Pack::open(path, PackKind::kTextures);
-    REQUIRE_FALSE(kind);
-    CHECK(kind.error().message == path.string() + ": a shaders pack where a textures pack was expected");
-  }
-  SUBCASE("not a pack") {
-    spit(dir / "text.pack", std::string(100, 'x'));
-    auto r = Pack::open(dir / "text.pack", PackKind::kShaders);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == (dir / "text.pack").string() + ": not a Kiln pack (bad magic)");
-  }
-}
-
-TEST_CASE("a hand-made header with valid checksums never points outside the file") {
-  // Every 8-byte field of the header set to values that wrap or overrun, its checksum made valid
-  // again: open() refuses it, or every entry it then serves lies inside the file (ASan watches).
-  test::TempDir dir("pack");
-  const std::string good = slurp(make_pack(dir, "good.pack"));
-  const std::uint64_t nasty[] = {0, 1, 47, 48, 63, 64, good.size() - 1, good.size(), good.size() + 1,
-                                 UINT64_MAX, UINT64_MAX - 47, UINT64_MAX / 48 + 1, 1ull << 63};
-  int refused = 0;
-  for (std::size_t field = 16; field < 56; field += 8)
-    for (std::uint64_t value : nasty) {
-      CAPTURE(field);
-      CAPTURE(value);
-      std::string bad = good;
-      std::memcpy(bad.data() + field, &value, 8);
-      std::memset(bad.data() + 56, 0, 8);
-      const std::uint64_t sum = cache::xxh3_64(std::string_view(bad.data(), 64));
-      std::memcpy(bad.data() + 56, &sum, 8);
-      spit(dir / "bad.pack", bad);
-      auto pack = Pack::open(dir / "bad.pack", PackKind::kShaders);
-      if (!pack) {
-        ++refused;
-        CHECK(pack.error().message.rfind((dir / "bad.pack").string() + ": ", 0) == 0);
-        continue;
-      }
-      for (const auto& name : (*pack)->names()) {
-        auto found = (*pack)->find(name);
-        if (found && found->has_value()) CHECK((*found)->size() <= good.size());
-      }
+  TEST_CASE("a pack finds every entry by name - the same entries make the same bytes") {
+    test::TempDir dir("pack");
+    const fs::path path = make_pack(dir, "a.pack");
+    CHECK(slurp(path) == slurp(make_pack(dir, "b.pack", true)));  // the order entries were added does not matter
+    auto pack = Pack::open(path, PackKind::kShaders);
+    REQUIRE_MESSAGE(pack, pack.error().message);
+    CHECK((*pack)->identity() == "build 1234 vulkan1.0 spirv");
+    CHECK((*pack)->size() == 50);
+    for (int i = 0; i < 50; ++i) {
+      auto found = (*pack)->find("variant-" + std::to_string(i));
+      REQUIRE(found);
+      REQUIRE(found->has_value());
+      const std::string want = "payload " + std::to_string(i * i);
+      CHECK(std::string(reinterpret_cast<const char*>((*found)->data()), (*found)->size()) == want);
     }
-  CHECK(refused > 50);
-}
+    auto absent = (*pack)->find("variant-50");
+    REQUIRE(absent);
+    CHECK_FALSE(absent->has_value());
+    CHECK((*pack)->names().size() == 50);
+  }
+
+  TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refused naming the pack and the entry") {
+    test::TempDir dir("pack");
+    const fs::path path = make_pack(dir, "good.pack");
+    const std::string good = slurp(path);
+    SUBCASE("truncated") {
+      spit(dir / "cut.pack", good.substr(0, good.size() / 3));
+      auto r = Pack::open(dir / "cut.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message.rfind((dir / "cut.pack").string() + ": truncated pack", 0) == 0);
+      spit(dir / "tiny.pack", good.substr(0, 10));
+      auto tiny = Pack::open(dir / "tiny.pack", PackKind::kShaders);
+      REQUIRE_FALSE(tiny);
+      CHECK(tiny.error().message == (dir / "tiny.pack").string() + ": truncated pack (10 bytes, less than its header)");
+    }
+    SUBCASE("a bit flipped in a payload fails that entry only") {
+      std::string bad = good;
+      const auto at = bad.find("payload 49");  // variant-7's payload
+      REQUIRE(at != std::string::npos);
+      bad[at + 9] = char(bad[at + 9] ^ 0x04);
+      spit(dir / "flip.pack", bad);
+      auto pack = Pack::open(dir / "flip.pack", PackKind::kShaders);
+      REQUIRE(pack);
+      auto broken = (*pack)->find("variant-7");
+      REQUIRE_FALSE(broken);
+      CHECK(broken.error().message.rfind((dir / "flip.pack").string() + ": entry 'variant-7' (", 0) == 0);
+      CHECK(broken.error().message.find(") is corrupt (checksum mismatch)") != std::string::npos);
+      CHECK((*pack)->find("variant-8"));
+    }
+    SUBCASE("a bit flipped in the index or the header") {
+      std::string bad = good;
+      bad[64 + 20] = char(bad[64 + 20] ^ 0x01);
+      spit(dir / "index.pack", bad);
+      auto r = Pack::open(dir / "index.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == (dir / "index.pack").string() + ": corrupt pack index or names (checksum mismatch)");
+      bad = good;  // a name: covered by the same checksum
+      bad[bad.find("variant-7")] ^= 0x20;
+      spit(dir / "name.pack", bad);
+      r = Pack::open(dir / "name.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == (dir / "name.pack").string() + ": corrupt pack index or names (checksum mismatch)");
+      bad = good;
+      bad[17] = char(bad[17] ^ 0x01);
+      spit(dir / "header.pack", bad);
+      r = Pack::open(dir / "header.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == (dir / "header.pack").string() + ": corrupt pack header (checksum mismatch)");
+    }
+    SUBCASE("another format version or kind") {
+      std::string other = good;
+      other[8] = 1;
+      spit(dir / "v1.pack", other);
+      auto r = Pack::open(dir / "v1.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == (dir / "v1.pack").string() +
+                                     ": pack format version 1 (this build reads version 2); cook the project again");
+      auto kind = Pack::open(path, PackKind::kTextures);
+      REQUIRE_FALSE(kind);
+      CHECK(kind.error().message == path.string() + ": a shaders pack where a textures pack was expected");
+    }
+    SUBCASE("not a pack") {
+      spit(dir / "text.pack", std::string(100, 'x'));
+      auto r = Pack::open(dir / "text.pack", PackKind::kShaders);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == (dir / "text.pack").string() + ": not a Kiln pack (bad magic)");
+    }
+  }
+
+  TEST_CASE("a hand-made header with valid checksums never points outside the file") {
+    // Every 8-byte field of the header set to values that wrap or overrun, its checksum made valid
+    // again: open() refuses it, or every entry it then serves lies inside the file (ASan watches).
+    test::TempDir dir("pack");
+    const std::string good = slurp(make_pack(dir, "good.pack"));
+    const std::uint64_t nasty[] = {0,
+                                   1,
+                                   47,
+                                   48,
+                                   63,
+                                   64,
+                                   good.size() - 1,
+                                   good.size(),
+                                   good.size() + 1,
+                                   UINT64_MAX,
+                                   UINT64_MAX - 47,
+                                   UINT64_MAX / 48 + 1,
+                                   1ull << 63};
+    int refused = 0;
+    for (std::size_t field = 16; field < 56; field += 8)
+      for (std::uint64_t value : nasty) {
+        CAPTURE(field);
+        CAPTURE(value);
+        std::string bad = good;
+        std::memcpy(bad.data() + field, &value, 8);
+        std::memset(bad.data() + 56, 0, 8);
+        const std::uint64_t sum = cache::xxh3_64(std::string_view(bad.data(), 64));
+        std::memcpy(bad.data() + 56, &sum, 8);
+        spit(dir / "bad.pack", bad);
+        auto pack = Pack::open(dir / "bad.pack", PackKind::kShaders);
+        if (!pack) {
+          ++refused;
+          CHECK(pack.error().message.rfind((dir / "bad.pack").string() + ": ", 0) == 0);
+          continue;
+        }
+        for (const auto& name : (*pack)->names()) {
+          auto found = (*pack)->find(name);
+          if (found && found->has_value()) CHECK((*found)->size() <= good.size());
+        }
+      }
+    CHECK(refused > 50);
+  }
 }

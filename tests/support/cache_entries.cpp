@@ -75,7 +75,8 @@ int forge_cached_pages(const fs::path& cache, std::uint8_t fill) {
     compiled.entries = c.code.entries;
     std::vector<std::uint32_t> page(jit::kPageWords);
     std::memcpy(page.data(), c.page_words.data(), c.page_words.size());
-    const auto file = jit::encode_page_file(page, static_cast<jit::abi::JitMode>(c.mode), c.fingerprint_hash, compiled, key);
+    const auto file =
+        jit::encode_page_file(page, static_cast<jit::abi::JitMode>(c.mode), c.fingerprint_hash, compiled, key);
     rewrite_blob_payload(entry, std::string(reinterpret_cast<const char*>(file.data()), file.size()));
     ++forged;
   }

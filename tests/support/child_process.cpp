@@ -86,7 +86,8 @@ std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds tim
       buffer_.erase(0, nl + 1);
       return line;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{out_fd_, POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(left.count()));
@@ -124,8 +125,7 @@ void ChildProcess::kill(int signal) {
 int ChildProcess::wait() {
   if (!reaped_) {
     struct rusage usage {};
-    while (::wait4(pid_, &status_, 0, &usage) < 0 && errno == EINTR) {
-    }
+    while (::wait4(pid_, &status_, 0, &usage) < 0 && errno == EINTR) {}
     max_rss_kib_ = usage.ru_maxrss;
     reaped_ = true;
   }

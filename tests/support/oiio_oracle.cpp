@@ -15,7 +15,8 @@ textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
   const OIIO::ImageSpec spec = in->spec();
   textures::Image raw{std::uint32_t(spec.width), std::uint32_t(spec.height), spec.nchannels, {}};
   raw.pixels.resize(std::size_t(spec.width) * spec.height * spec.nchannels);
-  REQUIRE_MESSAGE(in->read_image(0, level, 0, spec.nchannels, OIIO::TypeDesc::UINT8, raw.pixels.data()), in->geterror());
+  REQUIRE_MESSAGE(in->read_image(0, level, 0, spec.nchannels, OIIO::TypeDesc::UINT8, raw.pixels.data()),
+                  in->geterror());
   return textures::to_rgba(raw);
 }
 
@@ -39,7 +40,8 @@ std::array<float, 4> lookup(OIIO::TextureSystem* ts, const std::filesystem::path
                             const std::string& wrap, float s, float t, float dsdx, float dtdx, float dsdy, float dtdy) {
   const auto comma = wrap.find(',');
   opt.swrap = OIIO::TextureOpt::decode_wrapmode(wrap.substr(0, comma).c_str());
-  opt.twrap = OIIO::TextureOpt::decode_wrapmode(comma == std::string::npos ? wrap.c_str() : wrap.substr(comma + 1).c_str());
+  opt.twrap =
+      OIIO::TextureOpt::decode_wrapmode(comma == std::string::npos ? wrap.c_str() : wrap.substr(comma + 1).c_str());
   std::array<float, 4> out{0, 0, 0, 0};
   const bool ok = ts->texture(OIIO::ustring(path.string()), opt, s, t, dsdx, dtdx, dsdy, dtdy, 4, out.data());
   REQUIRE_MESSAGE(ok, ts->geterror());
@@ -48,15 +50,16 @@ std::array<float, 4> lookup(OIIO::TextureSystem* ts, const std::filesystem::path
 
 }  // namespace
 
-std::array<float, 4> OiioTextures::bilinear(const std::filesystem::path& path, float s, float t, const std::string& wrap) {
+std::array<float, 4> OiioTextures::bilinear(const std::filesystem::path& path, float s, float t,
+                                            const std::string& wrap) {
   OIIO::TextureOpt opt;
   opt.mipmode = OIIO::TextureOpt::MipModeNoMIP;
   opt.interpmode = OIIO::TextureOpt::InterpBilinear;
   return lookup(impl_->ts, path, opt, wrap, s, t, 0, 0, 0, 0);
 }
 
-std::array<float, 4> OiioTextures::trilinear(const std::filesystem::path& path, float s, float t, float dsdx, float dtdx,
-                                             float dsdy, float dtdy, const std::string& wrap) {
+std::array<float, 4> OiioTextures::trilinear(const std::filesystem::path& path, float s, float t, float dsdx,
+                                             float dtdx, float dsdy, float dtdy, const std::string& wrap) {
   OIIO::TextureOpt opt;
   opt.mipmode = OIIO::TextureOpt::MipModeTrilinear;
   opt.interpmode = OIIO::TextureOpt::InterpBilinear;

@@ -21,7 +21,8 @@ class OiioTextures {
   explicit OiioTextures(float budget_mb = 64);
   ~OiioTextures();
   // wrap: "black", "clamp", "periodic", "mirror" or "s,t" with one of those per axis.
-  std::array<float, 4> bilinear(const std::filesystem::path& path, float s, float t, const std::string& wrap = "default");
+  std::array<float, 4> bilinear(const std::filesystem::path& path, float s, float t,
+                                const std::string& wrap = "default");
   std::array<float, 4> trilinear(const std::filesystem::path& path, float s, float t, float dsdx, float dtdx,
                                  float dsdy, float dtdy, const std::string& wrap = "default");
 

@@ -28,8 +28,10 @@ class Generator {
     for (int i = 0; i < statements; ++i) statement(0, 0);
     // Print every module variable at the end, so that all state reaches the output.
     for (const auto& v : scopes_.front())
-      if (v.type != T::kArr) line(0, "print(" + v.name + ")");
-      else line(0, "print(#" + v.name + ", " + v.name + "[1], " + v.name + "[#" + v.name + "])");
+      if (v.type != T::kArr)
+        line(0, "print(" + v.name + ")");
+      else
+        line(0, "print(#" + v.name + ", " + v.name + "[1], " + v.name + "[#" + v.name + "])");
     return out_;
   }
 
@@ -66,7 +68,8 @@ class Generator {
       return number_literal();
     }
     switch (pick(0, 9)) {
-      case 0: case 1: {
+      case 0:
+      case 1: {
         static const char* ops[] = {"+", "-", "*", "/", "%", "^"};
         const char* op = ops[pick(0, 5)];
         if (std::string(op) == "^") return "(" + num(depth + 1) + " ^ " + std::to_string(pick(0, 3)) + ")";
@@ -81,7 +84,8 @@ class Generator {
       case 5:
         if (!arrays.empty()) {
           const std::string a = arrays[pick(0, static_cast<int>(arrays.size()) - 1)].name;
-          return chance(30) ? "(#" + a + ")" : a + "[" + std::to_string(pick(1, 3)) + "]";  // arrays start with 3 elements
+          return chance(30) ? "(#" + a + ")"
+                            : a + "[" + std::to_string(pick(1, 3)) + "]";  // arrays start with 3 elements
         }
         return number_literal();
       case 6:
@@ -105,7 +109,8 @@ class Generator {
     }
     static const char* cmp[] = {"<", "<=", ">", ">=", "==", "~="};
     switch (pick(0, 4)) {
-      case 0: case 1: return "(" + num(depth + 1) + " " + cmp[pick(0, 5)] + " " + num(depth + 1) + ")";
+      case 0:
+      case 1: return "(" + num(depth + 1) + " " + cmp[pick(0, 5)] + " " + num(depth + 1) + ")";
       case 2: return "(not " + boolean(depth + 1) + ")";
       case 3: return "(" + boolean(depth + 1) + (chance(50) ? " and " : " or ") + boolean(depth + 1) + ")";
       default: return "(" + boolean(depth + 1) + " == " + boolean(depth + 1) + ")";
@@ -162,8 +167,10 @@ class Generator {
       line(indent, bools[pick(0, static_cast<int>(bools.size()) - 1)].name + " = " + boolean(0));
     } else if (kind == 2 && !arrays.empty()) {
       const std::string a = arrays[pick(0, static_cast<int>(arrays.size()) - 1)].name;
-      if (chance(50)) line(indent, a + "[#" + a + " + 1] = " + num(0));
-      else line(indent, a + "[" + std::to_string(pick(1, 3)) + "] = " + num(0));
+      if (chance(50))
+        line(indent, a + "[#" + a + " + 1] = " + num(0));
+      else
+        line(indent, a + "[" + std::to_string(pick(1, 3)) + "] = " + num(0));
     } else if (nums.size() >= 2) {
       const std::string x = nums[0].name, y = nums[nums.size() - 1].name;
       if (x != y) line(indent, x + ", " + y + " = " + y + ", " + x);
@@ -174,7 +181,8 @@ class Generator {
     const int kind = depth > 2 ? pick(0, 3) : pick(0, 9);
     switch (kind) {
       case 0: declare_local(indent); return;
-      case 1: case 2: assign(indent); return;
+      case 1:
+      case 2: assign(indent); return;
       case 3: {
         std::string args;
         const int n = pick(1, 3);
@@ -182,7 +190,8 @@ class Generator {
         line(indent, "print(" + args + ")");
         return;
       }
-      case 4: case 5: {
+      case 4:
+      case 5: {
         line(indent, "if " + boolean(0) + " then");
         block(indent + 1, depth + 1);
         if (chance(40)) {

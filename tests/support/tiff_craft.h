@@ -33,7 +33,9 @@ inline void write_crafted_tiff(const std::filesystem::path& path, const std::vec
   std::string out("II*\0\0\0\0\0", 8);
   auto put16 = [&](std::uint16_t v) { out.append(reinterpret_cast<const char*>(&v), 2); };
   auto put32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-  auto align = [&] { if (out.size() % 2) out.push_back('\0'); };
+  auto align = [&] {
+    if (out.size() % 2) out.push_back('\0');
+  };
   std::vector<std::uint32_t> ifds, next_links;
   for (std::size_t li = 0; li < levels.size(); ++li) {
     const CraftedLevel& l = levels[li];
@@ -46,24 +48,37 @@ inline void write_crafted_tiff(const std::filesystem::path& path, const std::vec
     const std::uint32_t payload_at = std::uint32_t(out.size());
     out.append(reinterpret_cast<const char*>(packed.data()), packed_size);
     align();
-    const std::uint64_t tiles = std::uint64_t((l.width + l.tile_width - 1) / l.tile_width) * ((l.height + l.tile_height - 1) / l.tile_height);
+    const std::uint64_t tiles =
+        std::uint64_t((l.width + l.tile_width - 1) / l.tile_width) * ((l.height + l.tile_height - 1) / l.tile_height);
     const std::uint32_t offsets_at = std::uint32_t(out.size());
     for (std::uint64_t t = 0; t < tiles; ++t) put32(payload_at);
     const std::uint32_t counts_at = std::uint32_t(out.size());
     for (std::uint64_t t = 0; t < tiles; ++t) put32(std::uint32_t(packed_size));
     align();
     ifds.push_back(std::uint32_t(out.size()));
-    struct Entry { std::uint16_t tag, type; std::uint32_t count, value; };
-    const Entry entries[] = {{254, 4, 1, li ? 1u : 0u}, {256, 4, 1, l.width}, {257, 4, 1, l.height}, {258, 3, 1, 8},
-                             {259, 3, 1, 8},            {262, 3, 1, 1},       {277, 3, 1, 1},        {284, 3, 1, 1},
-                             {322, 4, 1, l.tile_width}, {323, 4, 1, l.tile_height},
+    struct Entry {
+      std::uint16_t tag, type;
+      std::uint32_t count, value;
+    };
+    const Entry entries[] = {{254, 4, 1, li ? 1u : 0u},
+                             {256, 4, 1, l.width},
+                             {257, 4, 1, l.height},
+                             {258, 3, 1, 8},
+                             {259, 3, 1, 8},
+                             {262, 3, 1, 1},
+                             {277, 3, 1, 1},
+                             {284, 3, 1, 1},
+                             {322, 4, 1, l.tile_width},
+                             {323, 4, 1, l.tile_height},
                              {324, 4, std::uint32_t(tiles), tiles > 1 ? offsets_at : payload_at},
                              {325, 4, std::uint32_t(tiles), tiles > 1 ? counts_at : std::uint32_t(packed_size)}};
     put16(std::uint16_t(std::size(entries)));
     for (const Entry& e : entries) {
       put16(e.tag), put16(e.type), put32(e.count);
-      if (e.type == 3) put16(std::uint16_t(e.value)), put16(0);
-      else put32(e.value);
+      if (e.type == 3)
+        put16(std::uint16_t(e.value)), put16(0);
+      else
+        put32(e.value);
     }
     next_links.push_back(std::uint32_t(out.size()));
     put32(0);

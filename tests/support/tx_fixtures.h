@@ -32,11 +32,12 @@ inline std::string gradient_pattern(int channels) {
 // A gradient source image made by oiiotool, turned into a .tx by maketx: real files from the tools
 // the engine's artists use.
 inline std::filesystem::path make_tx(const TempDir& dir, const std::string& name, int w, int h, int channels,
-                 const std::vector<std::string>& maketx_args = {}, const std::string& type = "uint8") {
+                                     const std::vector<std::string>& maketx_args = {},
+                                     const std::string& type = "uint8") {
   const std::string pattern = gradient_pattern(channels);
   const std::filesystem::path src = dir / (name + ".tif"), tx = dir / (name + ".tx");
   auto made = run_process({"/usr/bin/oiiotool", "--pattern", pattern, std::to_string(w) + "x" + std::to_string(h),
-                                 std::to_string(channels), "-d", type, "-o", src.string()});
+                           std::to_string(channels), "-d", type, "-o", src.string()});
   REQUIRE_MESSAGE(made.exit_code == 0, made.output);
   std::vector<std::string> argv = {"/usr/bin/maketx", src.string(), "-o", tx.string()};
   argv.insert(argv.end(), maketx_args.begin(), maketx_args.end());
@@ -44,6 +45,5 @@ inline std::filesystem::path make_tx(const TempDir& dir, const std::string& name
   REQUIRE_MESSAGE(converted.exit_code == 0, converted.output);
   return tx;
 }
-
 
 }  // namespace kiln::test

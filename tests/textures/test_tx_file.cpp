@@ -56,8 +56,8 @@ void check_every_level(const test::TempDir& dir, const fs::path& tx, int max_dif
             const std::uint32_t px = tx_ * l.tile_width + x, py = ty * l.tile_height + y;
             if (px >= l.width || py >= l.height) continue;
             const std::uint32_t e = expected[std::size_t(py) * w + px];
-            const std::uint8_t want[4] = {std::uint8_t(TIFFGetR(e)), std::uint8_t(TIFFGetG(e)), std::uint8_t(TIFFGetB(e)),
-                                          std::uint8_t(TIFFGetA(e))};
+            const std::uint8_t want[4] = {std::uint8_t(TIFFGetR(e)), std::uint8_t(TIFFGetG(e)),
+                                          std::uint8_t(TIFFGetB(e)), std::uint8_t(TIFFGetA(e))};
             const std::uint8_t* got = &(*tile)[(std::size_t(y) * l.tile_width + x) * 4];
             for (int c = 0; c < 4; ++c) worst = std::max(worst, std::abs(int(got[c]) - int(want[c])));
           }
@@ -71,123 +71,126 @@ void check_every_level(const test::TempDir& dir, const fs::path& tx, int max_dif
 }  // namespace
 
 TEST_SUITE("textures") {
-
-TEST_CASE("every level of maketx files reads as OIIO reads it: RGB RGBA gray non-power-of-two and tiles 32 and 64") {
-  test::TempDir dir("tx");
-  SUBCASE("RGB 300x200, 64x64 tiles") { check_every_level(dir, make_tx(dir, "rgb", 300, 200, 3)); }
-  SUBCASE("RGBA 257x129, 32x32 tiles") { check_every_level(dir, make_tx(dir, "rgba", 257, 129, 4, {"--tile", "32", "32"})); }
-  SUBCASE("gray 100x77") { check_every_level(dir, make_tx(dir, "gray", 100, 77, 1)); }
-  // 16-bit samples reach 8 bits by rounding, as OIIO converts them: equal, or one step apart.
-  SUBCASE("16-bit RGB 130x66") { check_every_level(dir, make_tx(dir, "rgb16", 130, 66, 3, {}, "uint16"), 1); }
-}
-
-TEST_CASE("opening a .tx knows every level's size and tile grid and maketx's metadata - and reads no pixels") {
-  test::TempDir dir("tx");
-  auto file = TxFile::open(make_tx(dir, "np2", 1000, 600, 3));
-  REQUIRE(file);
-  const TxInfo& info = (*file)->info();
-  REQUIRE(info.levels.size() == 10);  // 1000x600 500x300 250x150 125x75 62x37 31x18 15x9 7x4 3x2 1x1
-  CHECK(info.levels[3].width == 125);
-  CHECK(info.levels[3].height == 75);
-  CHECK(info.levels[4].width == 62);
-  CHECK(info.levels[9].width == 1);
-  CHECK(info.levels[0].tile_width == 64);
-  CHECK(info.levels[0].tiles_x() == 16);
-  CHECK(info.levels[0].tiles_y() == 10);
-  CHECK(info.channels == 3);
-  CHECK(info.bits_per_sample == 8);
-  REQUIRE(info.average_color);
-  CHECK((*info.average_color)[3] == 1.0f);
-  CHECK_FALSE(info.constant_color);
-  CHECK(info.sha1.size() == 40);
-}
-
-TEST_CASE("a constant texture says so in its metadata") {
-  test::TempDir dir("tx");
-  const fs::path src = dir / "c.tif", tx = dir / "c.tx";
-  REQUIRE(test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=0.2,0.4,0.6", "64x64", "3", "-d", "uint8",
-                             "-o", src.string()}).exit_code == 0);
-  REQUIRE(test::run_process({"/usr/bin/maketx", src.string(), "-o", tx.string()}).exit_code == 0);
-  auto file = TxFile::open(tx);
-  REQUIRE(file);
-  REQUIRE((*file)->info().constant_color);
-  CHECK((*(*file)->info().constant_color)[1] == doctest::Approx(0.4f));
-}
-
-TEST_CASE("broken or unsupported files are clear errors naming the file") {
-  test::TempDir dir("tx");
-  const fs::path good = make_tx(dir, "good", 200, 100, 3);
-  std::string bytes;
-  {
-    std::ifstream in(good, std::ios::binary);
-    bytes.assign((std::istreambuf_iterator<char>(in)), {});
-  }
-  SUBCASE("not a TIFF") {
-    std::ofstream(dir / "text.tx") << "hello, not an image";
-    auto r = TxFile::open(dir / "text.tx");
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message.rfind((dir / "text.tx").string() + ": cannot open as TIFF", 0) == 0);
-  }
-  SUBCASE("missing file") {
-    auto r = TxFile::open(dir / "absent.tx");
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message.find("absent.tx: cannot open as TIFF") != std::string::npos);
-  }
-  SUBCASE("untiled TIFF") {
-    const fs::path flat = dir / "flat.tif";
-    REQUIRE(test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=1,0,0", "16x16", "3", "-d", "uint8",
-                               "-o", flat.string()}).exit_code == 0);
-    auto r = TxFile::open(flat);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == flat.string() + ": level 0: not tiled (a .tx file stores every level in tiles)");
-  }
-  SUBCASE("truncated: tiles cut off") {
-    std::ofstream(dir / "cut.tx", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size() / 2));
-    auto file = TxFile::open(dir / "cut.tx");
-    // The directories may sit at the end of the file (then open fails), or the tiles are missing
-    // (then reading them fails): either way a clear error, never garbage or a crash.
-    if (file) {
-      bool any_error = false;
-      for (std::size_t level = 0; level < (*file)->info().levels.size(); ++level)
-        for (std::uint32_t ty = 0; ty < (*file)->info().levels[level].tiles_y(); ++ty)
-          for (std::uint32_t tx = 0; tx < (*file)->info().levels[level].tiles_x(); ++tx)
-            if (auto t = (*file)->read_tile_rgba8(level, tx, ty); !t) {
-              any_error = true;
-              CHECK(t.error().message.find("cut.tx: level " + std::to_string(level) + " tile") != std::string::npos);
-            }
-      CHECK(any_error);
-    } else {
-      CHECK(file.error().message.find("cut.tx") != std::string::npos);
+  TEST_CASE("every level of maketx files reads as OIIO reads it: RGB RGBA gray non-power-of-two and tiles 32 and 64") {
+    test::TempDir dir("tx");
+    SUBCASE("RGB 300x200, 64x64 tiles") { check_every_level(dir, make_tx(dir, "rgb", 300, 200, 3)); }
+    SUBCASE("RGBA 257x129, 32x32 tiles") {
+      check_every_level(dir, make_tx(dir, "rgba", 257, 129, 4, {"--tile", "32", "32"}));
     }
+    SUBCASE("gray 100x77") { check_every_level(dir, make_tx(dir, "gray", 100, 77, 1)); }
+    // 16-bit samples reach 8 bits by rounding, as OIIO converts them: equal, or one step apart.
+    SUBCASE("16-bit RGB 130x66") { check_every_level(dir, make_tx(dir, "rgb16", 130, 66, 3, {}, "uint16"), 1); }
   }
-  SUBCASE("missing levels: a chain that stops before 1x1") {
-    const fs::path partial = dir / "partial.tx";
-    TIFF* tif = TIFFOpen(partial.c_str(), "w");
-    REQUIRE(tif);
-    std::vector<std::uint8_t> tile(64 * 64 * 3, 128);
-    for (std::uint32_t size : {128u, 64u}) {  // levels 0 and 1 of 8
-      TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, size);
-      TIFFSetField(tif, TIFFTAG_IMAGELENGTH, size);
-      TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
-      TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 3);
-      TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
-      TIFFSetField(tif, TIFFTAG_TILEWIDTH, 64);
-      TIFFSetField(tif, TIFFTAG_TILELENGTH, 64);
-      for (std::uint32_t y = 0; y < size; y += 64)
-        for (std::uint32_t x = 0; x < size; x += 64) REQUIRE(TIFFWriteTile(tif, tile.data(), x, y, 0, 0) >= 0);
-      REQUIRE(TIFFWriteDirectory(tif));
-    }
-    TIFFClose(tif);
-    auto r = TxFile::open(partial);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == partial.string() + ": missing levels: the mip chain ends at 64x64, not 1x1");
-  }
-  SUBCASE("a tile outside the grid") {
-    auto file = TxFile::open(good);
+
+  TEST_CASE("opening a .tx knows every level's size and tile grid and maketx's metadata - and reads no pixels") {
+    test::TempDir dir("tx");
+    auto file = TxFile::open(make_tx(dir, "np2", 1000, 600, 3));
     REQUIRE(file);
-    auto r = (*file)->read_tile_rgba8(0, 99, 0);
-    REQUIRE_FALSE(r);
-    CHECK(r.error().message == good.string() + ": level 0 has no tile 99,0");
+    const TxInfo& info = (*file)->info();
+    REQUIRE(info.levels.size() == 10);  // 1000x600 500x300 250x150 125x75 62x37 31x18 15x9 7x4 3x2 1x1
+    CHECK(info.levels[3].width == 125);
+    CHECK(info.levels[3].height == 75);
+    CHECK(info.levels[4].width == 62);
+    CHECK(info.levels[9].width == 1);
+    CHECK(info.levels[0].tile_width == 64);
+    CHECK(info.levels[0].tiles_x() == 16);
+    CHECK(info.levels[0].tiles_y() == 10);
+    CHECK(info.channels == 3);
+    CHECK(info.bits_per_sample == 8);
+    REQUIRE(info.average_color);
+    CHECK((*info.average_color)[3] == 1.0f);
+    CHECK_FALSE(info.constant_color);
+    CHECK(info.sha1.size() == 40);
   }
-}
+
+  TEST_CASE("a constant texture says so in its metadata") {
+    test::TempDir dir("tx");
+    const fs::path src = dir / "c.tif", tx = dir / "c.tx";
+    REQUIRE(test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=0.2,0.4,0.6", "64x64", "3", "-d",
+                               "uint8", "-o", src.string()})
+                .exit_code == 0);
+    REQUIRE(test::run_process({"/usr/bin/maketx", src.string(), "-o", tx.string()}).exit_code == 0);
+    auto file = TxFile::open(tx);
+    REQUIRE(file);
+    REQUIRE((*file)->info().constant_color);
+    CHECK((*(*file)->info().constant_color)[1] == doctest::Approx(0.4f));
+  }
+
+  TEST_CASE("broken or unsupported files are clear errors naming the file") {
+    test::TempDir dir("tx");
+    const fs::path good = make_tx(dir, "good", 200, 100, 3);
+    std::string bytes;
+    {
+      std::ifstream in(good, std::ios::binary);
+      bytes.assign((std::istreambuf_iterator<char>(in)), {});
+    }
+    SUBCASE("not a TIFF") {
+      std::ofstream(dir / "text.tx") << "hello, not an image";
+      auto r = TxFile::open(dir / "text.tx");
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message.rfind((dir / "text.tx").string() + ": cannot open as TIFF", 0) == 0);
+    }
+    SUBCASE("missing file") {
+      auto r = TxFile::open(dir / "absent.tx");
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message.find("absent.tx: cannot open as TIFF") != std::string::npos);
+    }
+    SUBCASE("untiled TIFF") {
+      const fs::path flat = dir / "flat.tif";
+      REQUIRE(test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=1,0,0", "16x16", "3", "-d", "uint8",
+                                 "-o", flat.string()})
+                  .exit_code == 0);
+      auto r = TxFile::open(flat);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == flat.string() + ": level 0: not tiled (a .tx file stores every level in tiles)");
+    }
+    SUBCASE("truncated: tiles cut off") {
+      std::ofstream(dir / "cut.tx", std::ios::binary).write(bytes.data(), std::streamsize(bytes.size() / 2));
+      auto file = TxFile::open(dir / "cut.tx");
+      // The directories may sit at the end of the file (then open fails), or the tiles are missing
+      // (then reading them fails): either way a clear error, never garbage or a crash.
+      if (file) {
+        bool any_error = false;
+        for (std::size_t level = 0; level < (*file)->info().levels.size(); ++level)
+          for (std::uint32_t ty = 0; ty < (*file)->info().levels[level].tiles_y(); ++ty)
+            for (std::uint32_t tx = 0; tx < (*file)->info().levels[level].tiles_x(); ++tx)
+              if (auto t = (*file)->read_tile_rgba8(level, tx, ty); !t) {
+                any_error = true;
+                CHECK(t.error().message.find("cut.tx: level " + std::to_string(level) + " tile") != std::string::npos);
+              }
+        CHECK(any_error);
+      } else {
+        CHECK(file.error().message.find("cut.tx") != std::string::npos);
+      }
+    }
+    SUBCASE("missing levels: a chain that stops before 1x1") {
+      const fs::path partial = dir / "partial.tx";
+      TIFF* tif = TIFFOpen(partial.c_str(), "w");
+      REQUIRE(tif);
+      std::vector<std::uint8_t> tile(64 * 64 * 3, 128);
+      for (std::uint32_t size : {128u, 64u}) {  // levels 0 and 1 of 8
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, size);
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, size);
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+        TIFFSetField(tif, TIFFTAG_TILEWIDTH, 64);
+        TIFFSetField(tif, TIFFTAG_TILELENGTH, 64);
+        for (std::uint32_t y = 0; y < size; y += 64)
+          for (std::uint32_t x = 0; x < size; x += 64) REQUIRE(TIFFWriteTile(tif, tile.data(), x, y, 0, 0) >= 0);
+        REQUIRE(TIFFWriteDirectory(tif));
+      }
+      TIFFClose(tif);
+      auto r = TxFile::open(partial);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == partial.string() + ": missing levels: the mip chain ends at 64x64, not 1x1");
+    }
+    SUBCASE("a tile outside the grid") {
+      auto file = TxFile::open(good);
+      REQUIRE(file);
+      auto r = (*file)->read_tile_rgba8(0, 99, 0);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message == good.string() + ": level 0 has no tile 99,0");
+    }
+  }
 }

@@ -69,7 +69,8 @@ int run_cook_command(const Args& args) {
   // Errors come before the summary, once each; the output directory keeps its previous set.
   auto fail = [&](const char* what) {
     for (const auto& line : errors.lines()) std::fprintf(stderr, "%s\n", line.c_str());
-    std::fprintf(stderr, "cook: %zu errors, %s; %s keeps its previous set\n", errors.size(), what, out.string().c_str());
+    std::fprintf(stderr, "cook: %zu errors, %s; %s keeps its previous set\n", errors.size(), what,
+                 out.string().c_str());
     report["errors"] = errors.to_json();
     report["totals"]["errors"] = errors.size();
     report["totals"]["wall_ms"] = ms_since(started);

@@ -67,11 +67,14 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
 std::vector<std::string> CookErrors::lines() const {
   std::vector<std::string> out;
   for (const auto& e : entries_) {
-    std::string s = e.file.empty() ? e.message : e.file + (e.line ? ":" + std::to_string(e.line) : "") + ": " + e.message;
+    std::string s =
+        e.file.empty() ? e.message : e.file + (e.line ? ":" + std::to_string(e.line) : "") + ": " + e.message;
     if (!e.variants.empty()) {
       s += e.variants.size() == 1 ? " (in variant " : " (in " + std::to_string(e.variants.size()) + " variants: ";
-      for (std::size_t i = 0; i < std::min(e.variants.size(), kVariantsShown); ++i) s += (i ? ", " : "") + e.variants[i];
-      if (e.variants.size() > kVariantsShown) s += " and " + std::to_string(e.variants.size() - kVariantsShown) + " more";
+      for (std::size_t i = 0; i < std::min(e.variants.size(), kVariantsShown); ++i)
+        s += (i ? ", " : "") + e.variants[i];
+      if (e.variants.size() > kVariantsShown)
+        s += " and " + std::to_string(e.variants.size() - kVariantsShown) + " more";
       s += ")";
     }
     out.push_back(std::move(s));

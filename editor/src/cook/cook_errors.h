@@ -14,9 +14,9 @@
 namespace kiln::cook {
 
 struct CookError {
-  std::string file;     // relative to the project root when inside it; empty when no file applies
-  int line = 0;         // 0 when no line applies
-  std::string message;  // "error: ..." for compiler diagnostics, else the problem
+  std::string file;                   // relative to the project root when inside it; empty when no file applies
+  int line = 0;                       // 0 when no line applies
+  std::string message;                // "error: ..." for compiler diagnostics, else the problem
   std::vector<std::string> variants;  // "shaders/lit Forward FOG;NORMALMAP" for each variant it breaks
 };
 

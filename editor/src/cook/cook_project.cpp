@@ -19,7 +19,6 @@ std::vector<std::string> files_under(const fs::path& root, const std::string& di
   return list_project_files(root, dir, extension);
 }
 
-
 std::string joined(const std::set<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
@@ -72,9 +71,13 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       // it says only that. A shader with no stage file at all is the material's mistake.
       auto [failed, first] = failed_shaders.try_emplace(material->shader, program.error().message);
       const bool missing = program.error().message.find(": no stage file") != std::string::npos;
-      if (missing) project.errors.push_back(shown(rel) + ": /shader: " + program.error().message);
-      else if (first) project.errors.push_back(program.error().message);
-      if (!missing) project.errors.push_back(shown(rel) + ": /shader: " + material->shader + " does not load (its errors are listed)");
+      if (missing)
+        project.errors.push_back(shown(rel) + ": /shader: " + program.error().message);
+      else if (first)
+        project.errors.push_back(program.error().message);
+      if (!missing)
+        project.errors.push_back(shown(rel) + ": /shader: " + material->shader +
+                                 " does not load (its errors are listed)");
       continue;
     }
     const auto& declaration = (*program)->declaration;
@@ -127,8 +130,8 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       for (const auto& set : *sets)
         for (const auto& k : set)
           if (!decl.keywords.count(k)) {
-            project.errors.push_back(shown(id) + ": #pragma kiln " + pragma + " " + joined(set) + ": unknown keyword '" + k +
-                                     "' (legal keywords: " + joined(decl.keywords) + ")");
+            project.errors.push_back(shown(id) + ": #pragma kiln " + pragma + " " + joined(set) +
+                                     ": unknown keyword '" + k + "' (legal keywords: " + joined(decl.keywords) + ")");
             legal = false;
           }
     if (legal) plan.add_shader(id, decl);

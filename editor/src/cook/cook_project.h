@@ -33,10 +33,10 @@ struct ScriptInput {
 struct Project {
   std::filesystem::path root;
   std::vector<MaterialInput> materials;
-  std::vector<materials::PlannedVariant> variants;  // sorted by name: deterministic order
-  std::vector<ScriptInput> scripts;                 // sorted by file
-  std::vector<std::string> textures;                // every texture a material names, sorted, relative to the root
-  std::vector<std::string> errors;                  // every problem found, in a stable order
+  std::vector<materials::PlannedVariant> variants;   // sorted by name: deterministic order
+  std::vector<ScriptInput> scripts;                  // sorted by file
+  std::vector<std::string> textures;                 // every texture a material names, sorted, relative to the root
+  std::vector<std::string> errors;                   // every problem found, in a stable order
   std::size_t used = 0, declared = 0, stripped = 0;  // variants by why they are built, and declared ones left out
 };
 

@@ -16,9 +16,13 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
     for (std::size_t i = 0; i < target.results.size(); ++i) {
       const auto& planned = project.variants[i];
       const VariantResult& r = target.results[i];
-      nlohmann::json v = {{"key", planned.key.digest()}, {"shader", planned.key.shader}, {"pass", planned.key.pass},
-                          {"keywords", planned.key.keywords}, {"target", target.target.id()},
-                          {"materials", planned.materials}, {"why", planned.used ? "used" : "declared"}};
+      nlohmann::json v = {{"key", planned.key.digest()},
+                          {"shader", planned.key.shader},
+                          {"pass", planned.key.pass},
+                          {"keywords", planned.key.keywords},
+                          {"target", target.target.id()},
+                          {"materials", planned.materials},
+                          {"why", planned.used ? "used" : "declared"}};
       if (!r.ok) {
         v["error"] = r.error;
       } else {
@@ -34,7 +38,7 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                       {"declared", project.declared},        {"stripped", project.stripped},
                       {"compiled", counts.compiled},         {"cache_hits", counts.cache_hits}};
   report["scripts"] = {{"files", project.scripts.size()},    {"pages", scripts.stats.requested},
-                       {"aot_pages", scripts.pages.size()},   {"compiled", scripts.stats.compiled},
+                       {"aot_pages", scripts.pages.size()},  {"compiled", scripts.stats.compiled},
                        {"cache_hits", scripts.stats.loaded}, {"not_cacheable", scripts.stats.not_cacheable}};
   report["textures"] = {{"files", project.textures.size()},
                         {"converted", textures.converted},

@@ -18,9 +18,12 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
   std::vector<std::pair<std::string, std::vector<std::byte>>> out;
   std::unique_ptr<jit::PageStore> pages;
   if (!jit_cache_root(config).empty()) {
-    auto opened = jit::PageStore::open({.root = jit_cache_root(config), .build_id = jit::jit_build_id(),
-                                        .fingerprint = compiler.fingerprint(), .max_bytes = config.cache_disk_max_bytes,
-                                        .keep_builds = config.cache_keep_builds, .background_writes = false});
+    auto opened = jit::PageStore::open({.root = jit_cache_root(config),
+                                        .build_id = jit::jit_build_id(),
+                                        .fingerprint = compiler.fingerprint(),
+                                        .max_bytes = config.cache_disk_max_bytes,
+                                        .keep_builds = config.cache_keep_builds,
+                                        .background_writes = false});
     if (opened) pages = std::move(*opened);
   }
   std::set<std::string> seen;

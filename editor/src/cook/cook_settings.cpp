@@ -15,9 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-bool relative_path(const std::string& s) {
-  return !s.empty() && s[0] != '/' && s.find('\0') == std::string::npos;
-}
+bool relative_path(const std::string& s) { return !s.empty() && s[0] != '/' && s.find('\0') == std::string::npos; }
 
 // NAME or NAME=VALUE, NAME an identifier, VALUE on one line.
 bool define_text(const std::string& s) {
@@ -86,11 +84,15 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
           for (auto f = t.begin(); f != t.end(); ++f) {
             const std::string value = f->is_string() ? f->get<std::string>() : f->dump();
             if (f.key() == "backend") {
-              if (auto b = shadercache::parse_backend(value)) target.backend = *b;
-              else problem(ti + "/backend", "unknown backend '" + value + "' (spirv, glsl, essl, hlsl, msl)");
+              if (auto b = shadercache::parse_backend(value))
+                target.backend = *b;
+              else
+                problem(ti + "/backend", "unknown backend '" + value + "' (spirv, glsl, essl, hlsl, msl)");
             } else if (f.key() == "target_env") {
-              if (auto e = shadercache::parse_target_env(value)) target.target_env = *e;
-              else problem(ti + "/target_env", "unknown target environment '" + value + "' (vulkan1.0 to vulkan1.3)");
+              if (auto e = shadercache::parse_target_env(value))
+                target.target_env = *e;
+              else
+                problem(ti + "/target_env", "unknown target environment '" + value + "' (vulkan1.0 to vulkan1.3)");
             } else {
               problem(ti + "/" + json_pointer_token(f.key()), "unknown field (expected backend, target_env)");
             }

@@ -19,7 +19,7 @@ namespace kiln::cook {
 
 struct CookedTextures {
   std::vector<std::pair<std::string, std::vector<std::byte>>> files;  // project-relative source -> .tx
-  std::size_t converted = 0, from_tx = 0;  // converted now; served by an artist's .tx
+  std::size_t converted = 0, from_tx = 0;                             // converted now; served by an artist's .tx
 };
 
 CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,

@@ -52,7 +52,8 @@ void build_variants(const Project& project, std::vector<TargetVariants>& targets
       }
       progress.tick("variants", ++done, count);
     });
-    const auto failed = std::count_if(target.results.begin(), target.results.end(), [](const VariantResult& r) { return !r.ok; });
+    const auto failed =
+        std::count_if(target.results.begin(), target.results.end(), [](const VariantResult& r) { return !r.ok; });
     progress.done("variants", std::size_t(failed));
   }
   for (const auto& target : targets)
@@ -68,14 +69,16 @@ void lay_out_materials(Project& project, const TargetVariants& first, CookErrors
     for (const auto& stage : first.results[i].record.stages) stages.push_back(stage.reflection_json);
   }
   for (auto& m : project.materials) {
-    const bool all_built = std::all_of(m.record.passes.begin(), m.record.passes.end(),
-                                       [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
+    const bool all_built =
+        std::all_of(m.record.passes.begin(), m.record.passes.end(),
+                    [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
     if (!all_built) {
       // Its variants' errors say why; a variant missing without one is a bug of the cook.
       if (errors.empty()) errors.add(m.record.file + ": a variant it uses was not built");
       continue;
     }
-    if (auto laid = materials::lay_out_material(m.source, reflections, m.record); !laid) errors.add(laid.error().message);
+    if (auto laid = materials::lay_out_material(m.source, reflections, m.record); !laid)
+      errors.add(laid.error().message);
   }
 }
 

@@ -29,8 +29,7 @@ Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
   const auto& levels = (*tx)->info().levels;
   for (std::size_t l = 0; l < levels.size(); ++l)
     for (std::uint32_t y = 0; y < levels[l].tiles_y(); ++y)
-      for (std::uint32_t x = 0; x < levels[l].tiles_x(); ++x)
-        KILN_TRY((*tx)->read_tile_rgba8(l, x, y));
+      for (std::uint32_t x = 0; x < levels[l].tiles_x(); ++x) KILN_TRY((*tx)->read_tile_rgba8(l, x, y));
   return {};
 }
 
@@ -63,9 +62,10 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
   if (cached && !verify) return Tx{std::move(*cached), false};
 
   static std::atomic<std::uint64_t> made{0};
-  Result<fs::path> temp = ns_ ? store_->temp_path(*ns_, "tx")
-                              : Result<fs::path>(fs::temp_directory_path() / (".kiln-tx." + std::to_string(::getpid()) + "." +
-                                                                             std::to_string(made.fetch_add(1)) + ".tx"));
+  Result<fs::path> temp =
+      ns_ ? store_->temp_path(*ns_, "tx")
+          : Result<fs::path>(fs::temp_directory_path() / (".kiln-tx." + std::to_string(::getpid()) + "." +
+                                                          std::to_string(made.fetch_add(1)) + ".tx"));
   if (!temp) return make_error(source.string() + ": " + temp.error().message);
   auto bytes = textures::convert_to_tx_bytes(source, *temp);
   if (!bytes) return make_error(source.string() + ": cannot convert to .tx: " + bytes.error().message);
@@ -75,7 +75,8 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
   // A fresh conversion, or one that replaces a cached conversion which differs from it.
   if (ns_) store_->put(*ns_, key, *bytes);
   if (cached)
-    return make_error("cook: --verify: " + source.string() + ": the cached conversion differs from a fresh one (replaced)");
+    return make_error("cook: --verify: " + source.string() +
+                      ": the cached conversion differs from a fresh one (replaced)");
   return Tx{std::move(*bytes), true};
 }
 

@@ -28,7 +28,7 @@ class TextureConversions {
 
   struct Tx {
     std::vector<std::byte> bytes;
-    bool converted = false;  // false: a cached conversion or the artist's .tx served it
+    bool converted = false;           // false: a cached conversion or the artist's .tx served it
     std::filesystem::path artist_tx;  // the .tx beside the source that served it, if any
   };
   // The .tx of `source`; errors name the source (or its .tx). `verify`: a cached conversion is also

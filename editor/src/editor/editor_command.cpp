@@ -20,10 +20,11 @@ std::string human(const nlohmann::json& e) {
   const std::string file = e.value("file", "");
   auto ms = [&](const char* key) { return std::to_string(int(e.value(key, 0.0) + 0.5)) + " ms"; };
   if (kind == "ready")
-    return "ready: " + std::to_string(e["materials"].get<int>()) + " materials, " + std::to_string(e["variants"].get<int>()) +
-           " variants (" + std::to_string(e["compiled"].get<int>()) + " compiled, " +
-           std::to_string(e["cache_hits"].get<int>()) + " from cache), " + std::to_string(e["scripts"].get<int>()) +
-           " scripts, " + std::to_string(e["textures"].get<int>()) + " textures in " + ms("ms");
+    return "ready: " + std::to_string(e["materials"].get<int>()) + " materials, " +
+           std::to_string(e["variants"].get<int>()) + " variants (" + std::to_string(e["compiled"].get<int>()) +
+           " compiled, " + std::to_string(e["cache_hits"].get<int>()) + " from cache), " +
+           std::to_string(e["scripts"].get<int>()) + " scripts, " + std::to_string(e["textures"].get<int>()) +
+           " textures in " + ms("ms");
   if (kind == "shader")
     return file + ": " + std::to_string(e["invalidated"].get<int>()) + " variants invalidated, " +
            std::to_string(e["recompiled"].get<int>()) + " recompiled, " + std::to_string(e["cache_hits"].get<int>()) +
@@ -34,11 +35,13 @@ std::string human(const nlohmann::json& e) {
     return out + file + ": kept the last good variants (" + std::to_string(e["kept_last_good"].get<int>()) + ", stale)";
   }
   if (kind == "material")
-    return file + ": " + std::to_string(e["variants"].get<int>()) + " variants, " + std::to_string(e["recompiled"].get<int>()) +
-           " compiled, " + std::to_string(e["cache_hits"].get<int>()) + " from cache";
+    return file + ": " + std::to_string(e["variants"].get<int>()) + " variants, " +
+           std::to_string(e["recompiled"].get<int>()) + " compiled, " + std::to_string(e["cache_hits"].get<int>()) +
+           " from cache";
   if (kind == "script")
-    return file + ": " + std::to_string(e["changed_pages"].get<int>()) + " of " + std::to_string(e["pages"].get<int>()) +
-           " pages changed, " + std::to_string(e["compiled"].get<int>()) + " compiled in " + ms("compile_ms");
+    return file + ": " + std::to_string(e["changed_pages"].get<int>()) + " of " +
+           std::to_string(e["pages"].get<int>()) + " pages changed, " + std::to_string(e["compiled"].get<int>()) +
+           " compiled in " + ms("compile_ms");
   if (kind == "texture")
     return file + ": " + std::to_string(e["tiles_dropped"].get<int>()) + " tiles of " + e["image"].get<std::string>() +
            " dropped, reloaded";

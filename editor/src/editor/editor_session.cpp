@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
   const std::string ext = fs::path(path).extension().string();
@@ -32,12 +34,12 @@ EditorSession::EditorSession(fs::path root, const Config& config)
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
   auto jit = cli::open_jit_runtime({.compiler = &compiler_,
-                                      .cache_root = jit_cache_root(config),
-                                      .synchronous = true,
-                                      .hot_threshold = 1,
-                                      .cache_max_bytes = config.cache_disk_max_bytes,
-                                      .keep_builds = config.cache_keep_builds},
-                                     "kiln editor");
+                                    .cache_root = jit_cache_root(config),
+                                    .synchronous = true,
+                                    .hot_threshold = 1,
+                                    .cache_max_bytes = config.cache_disk_max_bytes,
+                                    .keep_builds = config.cache_keep_builds},
+                                   "kiln editor");
   if (jit) jit_ = std::move(*jit);
   texture_store_ = cli::open_cache_store(config, "kiln editor");
   tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
@@ -55,7 +57,8 @@ std::vector<materials::VariantKey> EditorSession::active_variants(const material
   auto program = library_->program(m.shader);
   if (!program) return keys;
   stage_files_[(*program)->id] = (*program)->stage_files;
-  for (const std::string& pass : (*program)->declaration.passes) keys.push_back(library_->key(m.shader, pass, m.keywords));
+  for (const std::string& pass : (*program)->declaration.passes)
+    keys.push_back(library_->key(m.shader, pass, m.keywords));
   return keys;
 }
 
@@ -129,9 +132,15 @@ nlohmann::json EditorSession::start() {
     pages += program->page_count();
     scripts_[rel] = std::move(*program);
   }
-  return {{"event", "ready"},           {"materials", materials_.size()}, {"variants", all.size()},
-          {"compiled", built.compiled}, {"cache_hits", built.cache_hits}, {"scripts", scripts_.size()},
-          {"pages", pages},             {"textures", images_.size()},     {"errors", errors},
+  return {{"event", "ready"},
+          {"materials", materials_.size()},
+          {"variants", all.size()},
+          {"compiled", built.compiled},
+          {"cache_hits", built.cache_hits},
+          {"scripts", scripts_.size()},
+          {"pages", pages},
+          {"textures", images_.size()},
+          {"errors", errors},
           {"ms", ms_between(t0, Clock::now())}};
 }
 
@@ -142,10 +151,14 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
     // Detection: from the first raw event of the burst to its handling (the debounce included).
     const double detect_ms = ms_between(change.first_seen, handling);
     nlohmann::json event;
-    if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"})) event = material_changed(change);
-    else if (change.path.rfind("shaders/", 0) == 0) event = shader_changed(change);
-    else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"})) event = script_changed(change);
-    else if (has_extension(change.path, {".png", ".tif", ".tiff", ".tx"})) event = texture_changed(change);
+    if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"}))
+      event = material_changed(change);
+    else if (change.path.rfind("shaders/", 0) == 0)
+      event = shader_changed(change);
+    else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"}))
+      event = script_changed(change);
+    else if (has_extension(change.path, {".png", ".tif", ".tiff", ".tx"}))
+      event = texture_changed(change);
     if (event.is_null()) continue;
     event["detect_ms"] = detect_ms;
     events.push_back(std::move(event));
@@ -176,7 +189,10 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
       errors.push_back(change.path + ": removed, but it is a stage of " + id + " (used by " + users +
                        "); the last good variants stay in use until it is back");
     }
-    return {{"event", "shader_error"}, {"file", change.path}, {"shaders", shaders}, {"errors", errors},
+    return {{"event", "shader_error"},
+            {"file", change.path},
+            {"shaders", shaders},
+            {"errors", errors},
             {"kept_last_good", kept}};
   }
   // The active variants of exactly those shaders, at their new revision.
@@ -222,10 +238,16 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   }
   auto m = materials::load_material((root_ / change.path).string());
   if (m) {
-    if (auto program = library_->program(m->shader); !program) m = program.error();
-    else if (auto legal = materials::check_material_keywords(*m, (*program)->declaration); !legal) m = legal.error();
+    if (auto program = library_->program(m->shader); !program)
+      m = program.error();
+    else if (auto legal = materials::check_material_keywords(*m, (*program)->declaration); !legal)
+      m = legal.error();
   }
-  if (!m) return {{"event", "material_error"}, {"file", change.path}, {"error", m.error().message}, {"kept_previous", materials_.count(change.path) > 0}};
+  if (!m)
+    return {{"event", "material_error"},
+            {"file", change.path},
+            {"error", m.error().message},
+            {"kept_previous", materials_.count(change.path) > 0}};
   const auto t0 = Clock::now();
   MaterialState state{*m, active_variants(*m)};
   Built built = build(state.variants);
@@ -238,8 +260,10 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
                           {"recompiled", built.compiled},
                           {"cache_hits", built.cache_hits},
                           {"compile_ms", ms_between(t0, Clock::now())}};
-  if (!built.errors.empty()) event["errors"] = built.errors;
-  else materials_[change.path] = std::move(state);
+  if (!built.errors.empty())
+    event["errors"] = built.errors;
+  else
+    materials_[change.path] = std::move(state);
   return event;
 }
 
@@ -250,7 +274,10 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
   }
   auto program = lang::compile_script_file((root_ / change.path).string());
   if (!program)
-    return {{"event", "script_error"}, {"file", change.path}, {"error", program.error().message}, {"kept_previous", scripts_.count(change.path) > 0}};
+    return {{"event", "script_error"},
+            {"file", change.path},
+            {"error", program.error().message},
+            {"kept_previous", scripts_.count(change.path) > 0}};
   // Pages whose bytes did not change keep their code: the runtime keys pages by their bytes.
   std::size_t changed = 0;
   auto old = scripts_.find(change.path);
@@ -292,8 +319,9 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
   // Regenerates the .tx of a plain source and reads the preview again. A broken file keeps the
   // previous image (if there was one) and stays watched: its fix is the next event.
   if (auto loaded = load_texture(source); !loaded)
-    return {{"event", "texture_error"}, {"file", change.path},         {"image", source},
-            {"error", loaded.error().message}, {"tiles_dropped", dropped}, {"kept_previous", images_.count(source) > 0}};
+    return {{"event", "texture_error"}, {"file", change.path},
+            {"image", source},          {"error", loaded.error().message},
+            {"tiles_dropped", dropped}, {"kept_previous", images_.count(source) > 0}};
   return {{"event", "texture"},
           {"file", change.path},
           {"image", source},
@@ -307,13 +335,18 @@ nlohmann::json EditorSession::status() const {
   nlohmann::json jit = nullptr;
   if (jit_) {
     const auto s = jit_->stats();
-    jit = {{"pages_hot", s.requested}, {"compiled", s.compiled}, {"loaded", s.loaded}, {"not_cacheable", s.not_cacheable}};
+    jit = {
+        {"pages_hot", s.requested}, {"compiled", s.compiled}, {"loaded", s.loaded}, {"not_cacheable", s.not_cacheable}};
   }
   return {{"event", "status"},
-          {"variants", {{"in_memory", library_->cache().count()}, {"compiles", lib.compiles}, {"disk_hits", lib.disk_hits},
-                        {"compile_errors", lib.compile_errors}}},
+          {"variants",
+           {{"in_memory", library_->cache().count()},
+            {"compiles", lib.compiles},
+            {"disk_hits", lib.disk_hits},
+            {"compile_errors", lib.compile_errors}}},
           {"jit", jit},
-          {"tiles", {{"summary", tiles.summary()}, {"open_images", tiles.open_images}, {"peak_bytes", tiles.tiles.peak_bytes}}}};
+          {"tiles",
+           {{"summary", tiles.summary()}, {"open_images", tiles.open_images}, {"peak_bytes", tiles.tiles.peak_bytes}}}};
 }
 
 }  // namespace kiln::editor

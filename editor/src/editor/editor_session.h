@@ -75,7 +75,7 @@ class EditorSession {
   core::WorkerPool pool_;  // `jobs` threads
   std::unique_ptr<cache::BlobStore> store_;
   std::unique_ptr<shadercache::ShaderLibrary> library_;
-  std::map<std::string, MaterialState> materials_;  // by path relative to the root
+  std::map<std::string, MaterialState> materials_;               // by path relative to the root
   std::map<std::string, std::vector<std::string>> stage_files_;  // shader id -> its stage files when last read
   jitc::LlvmPageCompiler compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;

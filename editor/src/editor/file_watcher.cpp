@@ -26,18 +26,20 @@ std::string join(const std::string& dir, const std::string& name) { return dir.e
 }  // namespace
 
 FileWatcher::FileState FileWatcher::state_of(const struct stat& st) {
-  return {std::uint64_t(st.st_ino), std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+  return {std::uint64_t(st.st_ino), std::uint64_t(st.st_size),
+          std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
 }
 
 Result<std::unique_ptr<FileWatcher>> FileWatcher::open(const fs::path& root) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(root.c_str(), &st) != 0) return make_error(root.string() + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": not a directory");
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return make_error(std::string("cannot watch files: inotify: ") + std::strerror(errno));
   std::unique_ptr<FileWatcher> w(new FileWatcher(root, fd));
   w->scan(w->files_);
-  if (w->dirs_.empty()) return make_error(root.string() + ": cannot watch: " + (w->warnings_.empty() ? "" : w->warnings_.front()));
+  if (w->dirs_.empty())
+    return make_error(root.string() + ": cannot watch: " + (w->warnings_.empty() ? "" : w->warnings_.front()));
   return w;
 }
 
@@ -61,7 +63,7 @@ void FileWatcher::scan(Snapshot& files) {
 
 void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std::pair<dev_t, ino_t>, bool>& seen) {
   const fs::path dir = full(rel);
-  struct stat st{};
+  struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
   if (!seen.emplace(std::pair{st.st_dev, st.st_ino}, true).second) return;  // a bind mount loop
   // Watch before listing: a file created while the directory is read still raises an event.
@@ -71,8 +73,9 @@ void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std
     dirs_[wd] = rel;
   } else if (errno == ENOSPC && !warned_watch_limit_) {
     warned_watch_limit_ = true;
-    warn(dir.string() + ": not watched: the inotify watch limit is reached (raise fs.inotify.max_user_watches); "
-                        "changes below it are seen only after the next rescan");
+    warn(dir.string() +
+         ": not watched: the inotify watch limit is reached (raise fs.inotify.max_user_watches); "
+         "changes below it are seen only after the next rescan");
   }
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;  // gone meanwhile: its files are reported as removed
@@ -81,7 +84,7 @@ void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std
     const std::string name = e->d_name;
     if (name == "." || name == ".." || ignored(name)) continue;
     const std::string child = join(rel, name);
-    struct stat cs{};
+    struct stat cs {};
     // Symbolic links to files count as the file; links to directories are not followed.
     if (::lstat(full(child).c_str(), &cs) != 0) continue;
     if (S_ISDIR(cs.st_mode)) {
@@ -158,7 +161,7 @@ std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
     files_ = std::move(now);
   } else {
     for (const auto& [path, change] : pending) {
-      struct stat st{};
+      struct stat st {};
       if (::stat(full(path).c_str(), &st) == 0 && S_ISREG(st.st_mode))
         files_[path] = state_of(st);
       else

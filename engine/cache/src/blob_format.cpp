@@ -75,9 +75,12 @@ std::optional<BlobKey> key_from_file_name(std::string_view name) {
   for (int i = 0; i < 32; ++i) {
     const char c = name[i];
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else
+      return std::nullopt;
     parts[i / 16] = (parts[i / 16] << 4) | std::uint64_t(d);
   }
   return BlobKey{{parts[0], parts[1]}};

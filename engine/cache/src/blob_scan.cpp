@@ -46,8 +46,8 @@ std::int64_t mtime_ns_of(const fs::path& p) {
 
 // Every blob file below a namespace directory; stale temp files are removed on the way unless
 // `read_only` (a look that must change nothing: stats).
-void collect_blobs(const fs::path& ns_dir, const std::string& kind, std::vector<FoundBlob>& blobs, std::uint64_t& removed,
-                   bool read_only = false) {
+void collect_blobs(const fs::path& ns_dir, const std::string& kind, std::vector<FoundBlob>& blobs,
+                   std::uint64_t& removed, bool read_only = false) {
   const std::time_t now = std::time(nullptr);
   for (const fs::path& shard : subdirectories(ns_dir)) {
     std::error_code ec;
@@ -113,7 +113,8 @@ void remove_loose_files(const fs::path& kind_dir, std::uint64_t& removed) {
   for (fs::directory_iterator it(kind_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     struct stat st;
-    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key" || name == "STATS") continue;
+    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key" || name == "STATS")
+      continue;
     const bool fresh_temp = is_temp_file_name(name) && now - st.st_mtime <= kStaleTempSeconds;
     if (!fresh_temp && ::unlink(it->path().c_str()) == 0) ++removed;
   }

@@ -45,8 +45,8 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
     return make_error(root.string() + ": cannot stat cache root: " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": cache root is not a directory");
   if (st.st_uid != me)
-    return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) +
-                      ", not by uid " + std::to_string(me) + "; refusing to use it");
+    return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+                      std::to_string(me) + "; refusing to use it");
   if ((st.st_mode & 077) != 0 && ::chmod(root.c_str(), 0700) != 0)
     return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
 
@@ -73,7 +73,8 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
     }
   });
   self->writer = std::make_unique<BlobWriter>(
-      self->options.background_writes, self->options.max_queued_bytes, [self](const fs::path& path, std::uint64_t bytes, const Status& s) {
+      self->options.background_writes, self->options.max_queued_bytes,
+      [self](const fs::path& path, std::uint64_t bytes, const Status& s) {
         if (!s) {
           self->write_errors.fetch_add(1, std::memory_order_relaxed);
           self->record_error(s.error().message);
@@ -160,8 +161,7 @@ Status BlobStore::lock_namespace(const fs::path& dir) {
     KILN_TRY(make_private_dirs(dir));
     const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return make_error(lock_path.string() + ": cannot open: " + std::strerror(errno));
-    while (::flock(fd, LOCK_SH) != 0 && errno == EINTR) {
-    }
+    while (::flock(fd, LOCK_SH) != 0 && errno == EINTR) {}
     // A pruner may have removed the namespace between our open and our lock: then the file we
     // locked is no longer in the tree, and we start again.
     struct stat held, now;
@@ -222,7 +222,8 @@ Result<fs::path> BlobStore::temp_path(const BlobNamespace& ns, std::string_view 
   const fs::path dir = ns.dir / "tmp";
   KILN_TRY(use_private_dir(dir));
   static std::atomic<std::uint64_t> counter{0};
-  return dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." + std::string(suffix));
+  return dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." +
+                std::string(suffix));
 }
 
 void BlobStore::remove(const BlobNamespace& ns, const BlobKey& key) {

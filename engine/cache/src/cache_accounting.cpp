@@ -7,8 +7,7 @@ namespace kiln::cache::detail {
 void CacheAccounting::add(std::size_t bytes) {
   const std::uint64_t now = live_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   std::uint64_t peak = peak_bytes_.load(std::memory_order_relaxed);
-  while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
+  while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
 }
 
 ThreadCounters* CacheAccounting::register_thread() {

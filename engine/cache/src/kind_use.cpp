@@ -21,8 +21,7 @@ class DirLock {
  public:
   explicit DirLock(const fs::path& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
     if (fd_ >= 0)
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
   }
   ~DirLock() {
     if (fd_ >= 0) ::close(fd_);
@@ -40,12 +39,18 @@ KindUse parse(const std::string& text) {
   std::uint64_t value = 0;
   int fields = 0;
   while (in >> name >> value) {
-    if (name == "hits") use.hits = value;
-    else if (name == "misses") use.misses = value;
-    else if (name == "corrupt") use.corrupt = value;
-    else if (name == "writes") use.writes = value;
-    else if (name == "evictions") use.evictions = value;
-    else return {};
+    if (name == "hits")
+      use.hits = value;
+    else if (name == "misses")
+      use.misses = value;
+    else if (name == "corrupt")
+      use.corrupt = value;
+    else if (name == "writes")
+      use.writes = value;
+    else if (name == "evictions")
+      use.evictions = value;
+    else
+      return {};
     ++fields;
   }
   if (!in.eof() || fields != 5) return {};

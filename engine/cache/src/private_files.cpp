@@ -38,12 +38,13 @@ Status use_private_dir(const std::filesystem::path& dir) {
     KILN_TRY(make_private_dirs(dir));
     if (::lstat(dir.c_str(), &st) != 0) return make_error(dir.string() + ": cannot stat: " + errno_text(errno));
   }
-  if (S_ISLNK(st.st_mode)) return make_error(dir.string() + ": is a symbolic link; refusing to use it as a cache directory");
+  if (S_ISLNK(st.st_mode))
+    return make_error(dir.string() + ": is a symbolic link; refusing to use it as a cache directory");
   if (!S_ISDIR(st.st_mode)) return make_error(dir.string() + ": exists and is not a directory");
   const uid_t me = ::geteuid();
   if (st.st_uid != me)
-    return make_error(dir.string() + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " + std::to_string(me) +
-                      "; refusing to use it");
+    return make_error(dir.string() + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+                      std::to_string(me) + "; refusing to use it");
   if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
     return make_error(dir.string() + ": cannot make it private: " + errno_text(errno));
   return {};

@@ -75,23 +75,23 @@ Setting path_setting(std::string name, fs::path Config::*field, std::string def,
 
 Setting size_setting(std::string name, std::uint64_t Config::*field, std::string def, std::string help,
                      bool allow_auto) {
-  return {{name, upper_snake(name), flag_of(name), allow_auto ? "size-or-auto" : "size", std::move(def),
-           std::move(help)},
-          [field, allow_auto](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
-            if (allow_auto && text == "auto") {
-              c.*field = 0;
-              return std::nullopt;
-            }
-            auto v = parse_size(text);
-            if (!v || *v == 0)
-              return std::string("expected a size like 512MiB, 4GiB or a byte count") + (allow_auto ? ", or auto" : "");
-            c.*field = *v;
-            return std::nullopt;
-          },
-          [field, allow_auto](const Config& c) {
-            if (allow_auto && c.*field == 0) return json("auto");
-            return json(format_size(c.*field));
-          }};
+  return {
+      {name, upper_snake(name), flag_of(name), allow_auto ? "size-or-auto" : "size", std::move(def), std::move(help)},
+      [field, allow_auto](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+        if (allow_auto && text == "auto") {
+          c.*field = 0;
+          return std::nullopt;
+        }
+        auto v = parse_size(text);
+        if (!v || *v == 0)
+          return std::string("expected a size like 512MiB, 4GiB or a byte count") + (allow_auto ? ", or auto" : "");
+        c.*field = *v;
+        return std::nullopt;
+      },
+      [field, allow_auto](const Config& c) {
+        if (allow_auto && c.*field == 0) return json("auto");
+        return json(format_size(c.*field));
+      }};
 }
 
 Setting bool_setting(std::string name, bool Config::*field, std::string def, std::string help) {
@@ -128,7 +128,8 @@ const std::vector<Setting>& settings() {
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
                    "in-memory budget for compiled shader variants and script pages", false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
-                   "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB", true),
+                   "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB",
+                   true),
       bool_setting("shaders.disk_cache", &Config::shader_disk_cache, "true",
                    "kill switch of the persistent shader variant cache"),
       bool_setting("shaders.compile_workers", &Config::shader_compile_workers, "true",
@@ -236,7 +237,8 @@ std::map<std::string, std::string> ConfigInputs::process_env() {
     auto eq = kv.find('=');
     if (eq == std::string_view::npos) continue;
     std::string key(kv.substr(0, eq));
-    if (key.rfind("KILN_", 0) == 0 || key == "HOME" || key == "XDG_CACHE_HOME") env[key] = std::string(kv.substr(eq + 1));
+    if (key.rfind("KILN_", 0) == 0 || key == "HOME" || key == "XDG_CACHE_HOME")
+      env[key] = std::string(kv.substr(eq + 1));
   }
   return env;
 }
@@ -274,7 +276,8 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
     const std::string& wanted = flag;  // structured bindings are not capturable by clang 14
     auto s = std::find_if(table.begin(), table.end(), [&wanted](const Setting& x) { return x.info.flag == wanted; });
     if (s == table.end()) return make_error("unknown option " + flag);
-    if (auto problem = s->set(loaded.config, value, cwd)) return make_error("option " + flag + " " + value + ": " + *problem);
+    if (auto problem = s->set(loaded.config, value, cwd))
+      return make_error("option " + flag + " " + value + ": " + *problem);
     loaded.origin[s->info.name] = "flag " + flag;
   }
   return loaded;
@@ -307,10 +310,16 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::uint64_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + digits, n);
   if (ec != std::errc{} || end != text.data() + digits) return std::nullopt;
-  static const std::pair<std::string_view, std::uint64_t> units[] = {
-      {"", 1},           {"B", 1},
-      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-      {"KB", 1000ull},   {"MB", 1000ull * 1000}, {"GB", 1000ull * 1000 * 1000}, {"TB", 1000ull * 1000 * 1000 * 1000}};
+  static const std::pair<std::string_view, std::uint64_t> units[] = {{"", 1},
+                                                                     {"B", 1},
+                                                                     {"KiB", 1ull << 10},
+                                                                     {"MiB", 1ull << 20},
+                                                                     {"GiB", 1ull << 30},
+                                                                     {"TiB", 1ull << 40},
+                                                                     {"KB", 1000ull},
+                                                                     {"MB", 1000ull * 1000},
+                                                                     {"GB", 1000ull * 1000 * 1000},
+                                                                     {"TB", 1000ull * 1000 * 1000 * 1000}};
   const std::string_view unit = text.substr(digits);
   for (const auto& [name, scale] : units) {
     if (unit != name) continue;
@@ -334,6 +343,5 @@ std::string format_size(std::uint64_t bytes) {
 std::filesystem::path jit_cache_root(const Config& config) {
   return config.jit_cache ? config.cache_root : std::filesystem::path();
 }
-
 
 }  // namespace kiln

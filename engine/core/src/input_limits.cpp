@@ -27,7 +27,7 @@ Result<std::string> read_input_file(const std::filesystem::path& file, std::uint
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return make_error(name + ": cannot open " + std::string(what) + ": " + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int e = errno;
     ::close(fd);
@@ -35,13 +35,14 @@ Result<std::string> read_input_file(const std::filesystem::path& file, std::uint
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return make_error(name + ": not a regular file (" + std::string(S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket") +
-                      "); a " + std::string(what) + " is read from a file");
+    return make_error(name + ": not a regular file (" +
+                      std::string(S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket") + "); a " +
+                      std::string(what) + " is read from a file");
   }
   if (std::uint64_t(st.st_size) > max_bytes) {
     ::close(fd);
-    return make_error(name + ": " + describe_bytes(std::uint64_t(st.st_size)) + ", more than the " + describe_bytes(max_bytes) +
-                      " limit for a " + std::string(what));
+    return make_error(name + ": " + describe_bytes(std::uint64_t(st.st_size)) + ", more than the " +
+                      describe_bytes(max_bytes) + " limit for a " + std::string(what));
   }
   std::string text(std::size_t(st.st_size), '\0');
   std::size_t got = 0;

@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 Result<std::string> project_relative_name(std::string_view name) {
   if (name.empty()) return make_error("an empty path");
   const fs::path p(name);
-  if (p.is_absolute()) return make_error("'" + std::string(name) + "' is an absolute path: paths are relative to the project root");
+  if (p.is_absolute())
+    return make_error("'" + std::string(name) + "' is an absolute path: paths are relative to the project root");
   const fs::path normal = p.lexically_normal();
   if (normal.empty() || *normal.begin() == ".." || normal == ".")
     return make_error("'" + std::string(name) + "' leaves the project: paths must stay inside the project root");
@@ -56,7 +57,7 @@ void list_dir(const fs::path& root, const std::string& rel, const std::string& e
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
     const std::string child = rel + "/" + name;
-    struct stat st{};
+    struct stat st {};
     if (::lstat((root / child).c_str(), &st) != 0) continue;
     if (S_ISDIR(st.st_mode)) {
       subdirs.push_back(child);
@@ -72,7 +73,8 @@ void list_dir(const fs::path& root, const std::string& rel, const std::string& e
 
 }  // namespace
 
-std::vector<std::string> list_project_files(const fs::path& root, const std::string& dir, const std::string& extension) {
+std::vector<std::string> list_project_files(const fs::path& root, const std::string& dir,
+                                            const std::string& extension) {
   std::vector<std::string> out;
   list_dir(root, fs::path(dir).lexically_normal().generic_string(), extension, out, 0);
   std::sort(out.begin(), out.end());

@@ -10,7 +10,7 @@ namespace kiln::jit {
 namespace {
 
 struct AotHeader {
-  std::uint32_t magic;  // "KAOT"
+  std::uint32_t magic;                                                           // "KAOT"
   std::uint32_t function_offset, alignment, entry_count, code_length, reserved;  // reserved: zero
 };
 constexpr std::uint32_t kAotMagic = 0x544F414B;
@@ -19,13 +19,18 @@ constexpr std::size_t kPageBytes = kPageWords * 4;
 }  // namespace
 
 std::string aot_page_id(std::span<const std::uint32_t> page, abi::JitMode mode) {
-  const auto hash = cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
+  const auto hash =
+      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
   return hash.hex() + "-" + std::to_string(static_cast<std::uint32_t>(mode));
 }
 
 std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, const StoredPage& code) {
-  AotHeader h{kAotMagic, code.function_offset, code.alignment, static_cast<std::uint32_t>(code.entries.size()),
-              static_cast<std::uint32_t>(code.code.size()), 0};
+  AotHeader h{kAotMagic,
+              code.function_offset,
+              code.alignment,
+              static_cast<std::uint32_t>(code.entries.size()),
+              static_cast<std::uint32_t>(code.code.size()),
+              0};
   std::vector<std::byte> out(sizeof h + code.entries.size() * 2 + kPageBytes + code.code.size());
   std::byte* at = out.data();
   std::memcpy(at, &h, sizeof h), at += sizeof h;
@@ -42,7 +47,8 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   if (bytes.size() < sizeof h) return make_error(name + ": truncated compiled page");
   std::memcpy(&h, bytes.data(), sizeof h);
   const std::size_t expected = sizeof h + std::size_t(h.entry_count) * 2 + kPageBytes + h.code_length;
-  if (h.magic != kAotMagic || h.reserved != 0 || h.entry_count > kPageWords || bytes.size() != expected || h.function_offset >= h.code_length)
+  if (h.magic != kAotMagic || h.reserved != 0 || h.entry_count > kPageWords || bytes.size() != expected ||
+      h.function_offset >= h.code_length)
     return make_error(name + ": damaged compiled page");
   const std::byte* at = bytes.data() + sizeof h;
   StoredPage code;
@@ -51,7 +57,8 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   at += std::size_t(h.entry_count) * 2;
   if (std::memcmp(at, page.data(), kPageBytes) != 0) return std::optional<StoredPage>();  // another page's code
   at += kPageBytes;
-  code.code.assign(reinterpret_cast<const std::uint8_t*>(at), reinterpret_cast<const std::uint8_t*>(at) + h.code_length);
+  code.code.assign(reinterpret_cast<const std::uint8_t*>(at),
+                   reinterpret_cast<const std::uint8_t*>(at) + h.code_length);
   code.function_offset = h.function_offset;
   code.alignment = h.alignment;
   if (!std::is_sorted(code.entries.begin(), code.entries.end()) ||

@@ -6,11 +6,11 @@
 namespace kiln::jit {
 
 const char* op_name(Op op) {
-  static const char* names[] = {"LOADN", "LOADB", "MOVE", "GETMOD", "SETMOD", "ADD", "SUB", "MUL", "DIV", "MOD",
-                                "POW", "NEG", "NOT", "EQ", "LT", "LE", "EQREF", "JMP", "JMPIF", "JMPIFNOT",
-                                "FORPREP", "FORLOOP", "NEWARR", "APPEND", "GETI", "SETI", "LEN", "CALL", "MATH",
-                                "HOST", "RET", "RET0", "PUTN", "PUTB", "PUTS", "PUTTAB", "PRINTLN", "DEFINE",
-                                "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ", "LOADF", "CALLR"};
+  static const char* names[] = {
+      "LOADN",  "LOADB",  "MOVE",   "GETMOD",  "SETMOD", "ADD",    "SUB",    "MUL",    "DIV",      "MOD",     "POW",
+      "NEG",    "NOT",    "EQ",     "LT",      "LE",     "EQREF",  "JMP",    "JMPIF",  "JMPIFNOT", "FORPREP", "FORLOOP",
+      "NEWARR", "APPEND", "GETI",   "SETI",    "LEN",    "CALL",   "MATH",   "HOST",   "RET",      "RET0",    "PUTN",
+      "PUTB",   "PUTS",   "PUTTAB", "PRINTLN", "DEFINE", "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ",      "LOADF",   "CALLR"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
   const auto i = static_cast<std::size_t>(op);
   return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
@@ -41,8 +41,13 @@ std::string disassemble(const Program& program) {
           size = 3;
           break;
         }
-        case Op::kGetMod: case Op::kSetMod: std::snprintf(buf, sizeof buf, "r%u m%u", a_of(w), ud_of(w)); break;
-        case Op::kJmp: case Op::kJmpIf: case Op::kJmpIfNot: case Op::kForPrep: case Op::kForLoop:
+        case Op::kGetMod:
+        case Op::kSetMod: std::snprintf(buf, sizeof buf, "r%u m%u", a_of(w), ud_of(w)); break;
+        case Op::kJmp:
+        case Op::kJmpIf:
+        case Op::kJmpIfNot:
+        case Op::kForPrep:
+        case Op::kForLoop:
           std::snprintf(buf, sizeof buf, "r%u -> +%ld", a_of(w), static_cast<long>(pc) + 1 + d_of(w));
           break;
         case Op::kCall:
@@ -52,7 +57,10 @@ std::string disassemble(const Program& program) {
         case Op::kLoadF:
           std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
           break;
-        case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+        case Op::kJNotLt:
+        case Op::kJNotLe:
+        case Op::kJNotEq:
+        case Op::kJEq:
           std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w),
                         static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
           size = 2;

@@ -18,8 +18,8 @@ double h_log(double x, double) { return std::log(x); }
 double h_log10(double x, double) { return std::log10(x); }
 double h_atan2(double x, double y) { return std::atan2(x, y); }
 
-constexpr Helper kTable[kHelperCount] = {h_pow, h_fmod, h_sin, h_cos, h_tan, h_asin, h_acos,
-                                         h_atan, h_exp, h_log, h_log10, h_atan2};
+constexpr Helper kTable[kHelperCount] = {h_pow,  h_fmod, h_sin, h_cos, h_tan,   h_asin,
+                                         h_acos, h_atan, h_exp, h_log, h_log10, h_atan2};
 
 }  // namespace
 

@@ -35,16 +35,26 @@ struct Feature {
 const std::vector<Feature>& features() {
   static const std::vector<Feature> table = {
 #if defined(__x86_64__)
-      {"sse3", bool(__builtin_cpu_supports("sse3"))},       {"ssse3", bool(__builtin_cpu_supports("ssse3"))},
-      {"sse4.1", bool(__builtin_cpu_supports("sse4.1"))},   {"sse4.2", bool(__builtin_cpu_supports("sse4.2"))},
-      {"popcnt", bool(__builtin_cpu_supports("popcnt"))},   {"avx", bool(__builtin_cpu_supports("avx"))},
-      {"avx2", bool(__builtin_cpu_supports("avx2"))},       {"fma", bool(__builtin_cpu_supports("fma"))},
-      {"bmi", bool(__builtin_cpu_supports("bmi"))},         {"bmi2", bool(__builtin_cpu_supports("bmi2"))},
-      {"f16c", bool(KILN_HAS_F16C)},       {"aes", bool(__builtin_cpu_supports("aes"))},
-      {"pclmul", bool(__builtin_cpu_supports("pclmul"))},   {"movbe", bool(KILN_HAS_MOVBE)},
-      {"lzcnt", bool(KILN_HAS_LZCNT)},       {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
-      {"avx512bw", bool(__builtin_cpu_supports("avx512bw"))}, {"avx512dq", bool(__builtin_cpu_supports("avx512dq"))},
-      {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))}, {"avx512cd", bool(__builtin_cpu_supports("avx512cd"))},
+    {"sse3", bool(__builtin_cpu_supports("sse3"))},
+    {"ssse3", bool(__builtin_cpu_supports("ssse3"))},
+    {"sse4.1", bool(__builtin_cpu_supports("sse4.1"))},
+    {"sse4.2", bool(__builtin_cpu_supports("sse4.2"))},
+    {"popcnt", bool(__builtin_cpu_supports("popcnt"))},
+    {"avx", bool(__builtin_cpu_supports("avx"))},
+    {"avx2", bool(__builtin_cpu_supports("avx2"))},
+    {"fma", bool(__builtin_cpu_supports("fma"))},
+    {"bmi", bool(__builtin_cpu_supports("bmi"))},
+    {"bmi2", bool(__builtin_cpu_supports("bmi2"))},
+    {"f16c", bool(KILN_HAS_F16C)},
+    {"aes", bool(__builtin_cpu_supports("aes"))},
+    {"pclmul", bool(__builtin_cpu_supports("pclmul"))},
+    {"movbe", bool(KILN_HAS_MOVBE)},
+    {"lzcnt", bool(KILN_HAS_LZCNT)},
+    {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
+    {"avx512bw", bool(__builtin_cpu_supports("avx512bw"))},
+    {"avx512dq", bool(__builtin_cpu_supports("avx512dq"))},
+    {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))},
+    {"avx512cd", bool(__builtin_cpu_supports("avx512cd"))},
 #endif
   };
   return table;

@@ -61,7 +61,7 @@ struct JitRuntime::Impl {
   std::vector<std::unique_ptr<PageCode>> codes;
   std::vector<std::pair<void*, std::size_t>> mappings;
   std::deque<Job> queue;  // compiles waiting for a pool thread
-  int in_pool = 0;         // tasks of this runtime handed to the pool and not yet returned
+  int in_pool = 0;        // tasks of this runtime handed to the pool and not yet returned
   bool stopping = false;
   std::condition_variable idle_cv;
   std::unique_ptr<core::WorkerPool> own_pool;  // when the options name none
@@ -108,9 +108,7 @@ struct JitRuntime::Impl {
     codes.push_back(std::move(code));
   }
 
-  void give_up(const std::shared_ptr<PageSlot>& slot) {
-    slot->unavailable.store(true, std::memory_order_release);
-  }
+  void give_up(const std::shared_ptr<PageSlot>& slot) { slot->unavailable.store(true, std::memory_order_release); }
 
   // Installs and publishes code that was compiled elsewhere (shipped or cached); false if it
   // cannot be mapped.
@@ -195,8 +193,10 @@ struct JitRuntime::Impl {
       std::lock_guard lock(mu);
       ++stats.compiled;
       stats.compile_ns += took;
-      if (!compiled->cacheable) ++stats.not_cacheable;
-      else if (store) ++stats.stored;
+      if (!compiled->cacheable)
+        ++stats.not_cacheable;
+      else if (store)
+        ++stats.stored;
     }
     if (compiled->cacheable && store) store->put(job.page, job.mode, *compiled);
   }
@@ -246,11 +246,11 @@ Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
   return std::unique_ptr<JitRuntime>(new JitRuntime(std::move(impl)));
 }
 
-std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
-                                              abi::JitMode mode) {
-  const Impl::Key key{cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()),
-                                                                 page.size() * 4)),
-                      mode};
+std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> page,
+                                              std::span<const std::uint16_t> entries, abi::JitMode mode) {
+  const Impl::Key key{
+      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), page.size() * 4)),
+      mode};
   Impl::Job job;
   {
     std::lock_guard lock(impl_->mu);
@@ -258,8 +258,8 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
     if (slot) return slot;  // published, in flight, or given up: never asked for twice
     slot = std::make_shared<PageSlot>();
     ++impl_->stats.requested;
-    job = {std::vector<std::uint32_t>(page.begin(), page.end()), std::vector<std::uint16_t>(entries.begin(), entries.end()),
-           mode, slot};
+    job = {std::vector<std::uint32_t>(page.begin(), page.end()),
+           std::vector<std::uint16_t>(entries.begin(), entries.end()), mode, slot};
   }
   // A cached page loads here and now: microseconds, and the page runs compiled from its next entry.
   std::vector<std::uint16_t> union_entries;

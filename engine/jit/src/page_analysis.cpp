@@ -24,15 +24,19 @@ Successors successors(std::span<const std::uint32_t> page, std::size_t at) {
   Successors s;
   switch (op) {
     case Op::kJmp: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kJmpIf: case Op::kJmpIfNot: case Op::kForLoop:
-      s.fall = next, s.target = int(at) + 1 + d_of(w), s.has_target = true;
-      break;
+    case Op::kJmpIf:
+    case Op::kJmpIfNot:
+    case Op::kForLoop: s.fall = next, s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
     case Op::kForPrep: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+    case Op::kJNotLt:
+    case Op::kJNotLe:
+    case Op::kJNotEq:
+    case Op::kJEq:
       s.fall = next;
       if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
       break;
-    case Op::kRet: case Op::kRet0: break;
+    case Op::kRet:
+    case Op::kRet0: break;
     default: s.fall = next; break;
   }
   return s;
@@ -71,7 +75,8 @@ PageShape analyze_page(std::span<const std::uint32_t> page, std::span<const std:
   return shape;
 }
 
-std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page, std::span<const std::uint16_t> program_entries) {
+std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page,
+                                       std::span<const std::uint16_t> program_entries) {
   std::vector<std::uint16_t> out(program_entries.begin(), program_entries.end());
   const PageShape shape = analyze_page(page, program_entries);
   out.insert(out.end(), shape.loop_heads.begin(), shape.loop_heads.end());

@@ -77,7 +77,8 @@ std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi
   std::vector<std::byte> bytes(sizeof h + kPageBytes + compiled.code.size() + kHmacBytes);
   std::memcpy(bytes.data(), &h, sizeof h);
   std::memcpy(bytes.data() + sizeof h, page.data(), kPageBytes);
-  if (!compiled.code.empty()) std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
+  if (!compiled.code.empty())
+    std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
   const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kHmacBytes);
   h.checksum = cache::xxh3_64(signed_part);  // computed with the field still zero
   std::memcpy(bytes.data() + kChecksumOffset, &h.checksum, sizeof h.checksum);
@@ -93,7 +94,8 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
   Header h;
   std::memcpy(&h, bytes.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, 8) != 0) return damaged("not a page file");
-  if (h.version != kVersion) return damaged("version " + std::to_string(h.version) + ", expected " + std::to_string(kVersion));
+  if (h.version != kVersion)
+    return damaged("version " + std::to_string(h.version) + ", expected " + std::to_string(kVersion));
   if (bytes.size() != sizeof h + kPageBytes + std::uint64_t(h.code_length) + kHmacBytes)
     return damaged("size " + std::to_string(bytes.size()) + " does not match its code length " +
                    std::to_string(h.code_length));

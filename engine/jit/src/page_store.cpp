@@ -40,8 +40,8 @@ Result<std::vector<std::byte>> read_key(const fs::path& path, int fd) {
     return make_error(path.string() + ": the cache key must belong to this user with mode 0600");
   std::vector<std::byte> key(kKeyBytes);
   if (st.st_size != off_t(kKeyBytes) || ::read(fd, key.data(), key.size()) != ssize_t(key.size()))
-    return make_error(path.string() + ": the cache key is damaged (" + std::to_string(st.st_size) + " bytes, expected " +
-                      std::to_string(kKeyBytes) + ")");
+    return make_error(path.string() + ": the cache key is damaged (" + std::to_string(st.st_size) +
+                      " bytes, expected " + std::to_string(kKeyBytes) + ")");
   return key;
 }
 
@@ -71,8 +71,8 @@ Result<std::vector<std::byte>> load_or_create_key(const fs::path& dir) {
     if (written) (void)::link(temp.c_str(), path.c_str());
     ::unlink(temp.c_str());
     if (!written)
-      return make_error(path.string() + ": cannot create the cache key: " +
-                        (write_errno ? std::strerror(write_errno) : "short write"));
+      return make_error(path.string() +
+                        ": cannot create the cache key: " + (write_errno ? std::strerror(write_errno) : "short write"));
   }
   return make_error(path.string() + ": cannot create the cache key");
 }
@@ -166,9 +166,8 @@ PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const 
   }
   // The whole page is compared: no hash collision can serve code compiled for other bytes.
   const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes));
-  if (!impl_->faults.skip_compare &&
-      (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
-       std::memcmp(file.page_words.data(), page.data(), kPageBytes) != 0)) {
+  if (!impl_->faults.skip_compare && (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
+                                      std::memcmp(file.page_words.data(), page.data(), kPageBytes) != 0)) {
     ++result.compare_rejected;
     return result;
   }

@@ -60,7 +60,9 @@ class Reader {
   bool done() const { return at_ == bytes_.size(); }
   // Whether `count` records of at least `min_bytes` each can still follow: a count read from the
   // input is checked against it before anything is allocated for it.
-  bool room_for(std::uint64_t count, std::uint64_t min_bytes) const { return count <= (bytes_.size() - at_) / min_bytes; }
+  bool room_for(std::uint64_t count, std::uint64_t min_bytes) const {
+    return count <= (bytes_.size() - at_) / min_bytes;
+  }
 
  private:
   std::span<const std::byte> bytes_;
@@ -93,15 +95,20 @@ Status verify_program(const Program& p, const std::string& name) {
           if (pc + 1 >= f.words) return bad(pc, "string length outside the code");
           length = 2 + (std::size_t(code[pc + 1]) + 3) / 4;
           break;
-        case Op::kJNotLt: case Op::kJNotLe: case Op::kJNotEq: case Op::kJEq:
+        case Op::kJNotLt:
+        case Op::kJNotLe:
+        case Op::kJNotEq:
+        case Op::kJEq:
           length = 2;
           if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
           target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
           if (!reg(b)) return bad(pc, "register out of the frame");
           break;
-        case Op::kJmp: case Op::kJmpIf: case Op::kJmpIfNot: case Op::kForPrep: case Op::kForLoop:
-          target = long(pc) + 1 + d_of(w);
-          break;
+        case Op::kJmp:
+        case Op::kJmpIf:
+        case Op::kJmpIfNot:
+        case Op::kForPrep:
+        case Op::kForLoop: target = long(pc) + 1 + d_of(w); break;
         default: break;
       }
       if (pc + length > f.words) return bad(pc, "inline data outside the code");
@@ -111,22 +118,37 @@ Status verify_program(const Program& p, const std::string& name) {
       // Registers each instruction reads or writes.
       std::size_t highest = a;
       switch (op) {
-        case Op::kForPrep: case Op::kForLoop: highest = a + 3; break;
-        case Op::kMath: case Op::kHost: highest = c ? a + c - 1 : a; break;
-        case Op::kAdd: case Op::kSub: case Op::kMul: case Op::kDiv: case Op::kMod: case Op::kPow: case Op::kEq:
-        case Op::kLt: case Op::kLe: case Op::kEqRef: case Op::kGetI: case Op::kSetI:
-          highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
-          break;
-        case Op::kMove: case Op::kNeg: case Op::kNot: case Op::kAppend: case Op::kLen: case Op::kCallR:
-          highest = std::max(a, b);
-          break;
+        case Op::kForPrep:
+        case Op::kForLoop: highest = a + 3; break;
+        case Op::kMath:
+        case Op::kHost: highest = c ? a + c - 1 : a; break;
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kMod:
+        case Op::kPow:
+        case Op::kEq:
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kEqRef:
+        case Op::kGetI:
+        case Op::kSetI: highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)}); break;
+        case Op::kMove:
+        case Op::kNeg:
+        case Op::kNot:
+        case Op::kAppend:
+        case Op::kLen:
+        case Op::kCallR: highest = std::max(a, b); break;
         default: break;
       }
       const bool uses_registers = op != Op::kRet0 && op != Op::kPutTab && op != Op::kPrintLn && op != Op::kDefine &&
                                   op != Op::kJmp && op != Op::kPutS;
       if (uses_registers && !reg(highest))
-        return bad(pc, "register " + std::to_string(highest) + " outside the frame of " + std::to_string(f.frame_slots));
-      if ((op == Op::kGetMod || op == Op::kSetMod) && ud_of(w) >= unsigned(p.module_slots)) return bad(pc, "module slot out of range");
+        return bad(pc,
+                   "register " + std::to_string(highest) + " outside the frame of " + std::to_string(f.frame_slots));
+      if ((op == Op::kGetMod || op == Op::kSetMod) && ud_of(w) >= unsigned(p.module_slots))
+        return bad(pc, "module slot out of range");
       if ((op == Op::kCall || op == Op::kLoadF || op == Op::kDefine) && ud_of(w) >= p.functions.size())
         return bad(pc, "function index out of range");
       if (op == Op::kHost && b >= p.host.size()) return bad(pc, "host function index out of range");
@@ -178,7 +200,8 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
   if (!r.u32(format) || format != kFormat)
     return broken("format " + std::to_string(format) + " (this build reads " + std::to_string(kFormat) + ")");
   if (!r.text(p.file) || !r.list(p.words) || !r.u32(n)) return broken("truncated");
-  if (p.words.size() % kPageWords != 0 || n != p.words.size() / kPageWords) return broken("page table does not match the code");
+  if (p.words.size() % kPageWords != 0 || n != p.words.size() / kPageWords)
+    return broken("page table does not match the code");
   p.entries.resize(n);
   for (auto& e : p.entries)
     if (!r.list(e)) return broken("truncated entries");
@@ -195,7 +218,8 @@ Result<Program> deserialize_program(std::span<const std::byte> bytes, const std:
   }
   std::uint32_t module_slots = 0;
   if (!r.u32(module_slots) || !r.u32(n)) return broken("truncated");
-  if (!r.room_for(n, 12)) return broken("host table larger than the file");  // name, params, result: 4 bytes each at least
+  if (!r.room_for(n, 12))
+    return broken("host table larger than the file");  // name, params, result: 4 bytes each at least
   p.module_slots = int(module_slots);
   p.host.resize(n);
   for (HostSignature& h : p.host) {

@@ -12,9 +12,9 @@ namespace {
 
 struct Frame {
   std::size_t function;
-  std::size_t pc;        // next instruction
-  std::size_t base;      // first register in the stack
-  std::size_t result;    // caller's register (absolute) for the result
+  std::size_t pc;      // next instruction
+  std::size_t base;    // first register in the stack
+  std::size_t result;  // caller's register (absolute) for the result
 };
 
 double math_call(MathFn fn, const Value* args, unsigned n) {
@@ -69,7 +69,9 @@ struct Vm::Impl {
   std::vector<std::unique_ptr<Array>> heap;
   std::vector<std::uint8_t> defined;  // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;
-  std::function<void(std::string_view)> out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); };
+  std::function<void(std::string_view)> out = [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  };
   std::string line;
   std::uint64_t elements = 0;  // arrays and array elements created, against options.max_array_elements
   bool running = false;
@@ -98,7 +100,8 @@ struct Vm::Impl {
   }
   [[gnu::noinline]] const PageCode* warm_up(std::size_t page) {
     if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
-    slots[page] = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
+    slots[page] =
+        options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
     return slots[page]->code.load(std::memory_order_acquire);
   }
 
@@ -123,9 +126,9 @@ struct Vm::Impl {
         const std::size_t callee = ud_of(w);
         const FunctionCode& target = program.functions[callee];
         const std::size_t args_at = f->base + a_of(w);
-        const bool tick_ok = mode == abi::JitMode::kUnchecked ||
-                             ((!context.budget || *context.counted + 1 <= context.budget) &&
-                              !context.cancelled->load(std::memory_order_relaxed));
+        const bool tick_ok =
+            mode == abi::JitMode::kUnchecked || ((!context.budget || *context.counted + 1 <= context.budget) &&
+                                                 !context.cancelled->load(std::memory_order_relaxed));
         if (!defined[callee] || !tick_ok || static_cast<int>(frames.size()) >= options.max_call_depth ||
             stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
           return;  // the interpreter reports it, or grows the stack
@@ -178,7 +181,8 @@ struct Vm::Impl {
 
 Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc) {
   if (static_cast<int>(frames.size()) >= options.max_call_depth)
-    return error_at(frames.back(), caller_pc, "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
+    return error_at(frames.back(), caller_pc,
+                    "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
   const FunctionCode& fn = program.functions[function];
   const std::size_t base = args_at;
   if (stack.size() < base + static_cast<std::size_t>(fn.frame_slots) + 1) stack.resize(base + fn.frame_slots + 256);
@@ -188,11 +192,12 @@ Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool>& cancelled, std::uint64_t& counted) {
   static const void* const dispatch[] = {
-      &&op_loadn, &&op_loadb, &&op_move, &&op_getmod, &&op_setmod, &&op_add, &&op_sub, &&op_mul, &&op_div,
-      &&op_mod, &&op_pow, &&op_neg, &&op_not, &&op_eq, &&op_lt, &&op_le, &&op_eqref, &&op_jmp, &&op_jmpif,
-      &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append, &&op_geti, &&op_seti, &&op_len,
-      &&op_call, &&op_math, &&op_host, &&op_ret, &&op_ret0, &&op_putn, &&op_putb, &&op_puts, &&op_puttab,
-      &&op_println, &&op_define, &&op_jnotlt, &&op_jnotle, &&op_jnoteq, &&op_jeq, &&op_loadf, &&op_callr};
+      &&op_loadn,  &&op_loadb, &&op_move,  &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,    &&op_mul,
+      &&op_div,    &&op_mod,   &&op_pow,   &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,     &&op_le,
+      &&op_eqref,  &&op_jmp,   &&op_jmpif, &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append,
+      &&op_geti,   &&op_seti,  &&op_len,   &&op_call,     &&op_math,    &&op_host,    &&op_ret,    &&op_ret0,
+      &&op_putn,   &&op_putb,  &&op_puts,  &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt, &&op_jnotle,
+      &&op_jnoteq, &&op_jeq,   &&op_loadf, &&op_callr};
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
@@ -206,20 +211,20 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
 
 // Where control arrives from elsewhere (a call, a return, a loop's backward branch), compiled code
 // takes over if the page has it for this entry.
-#define KILN_ENTER()                      \
-  do {                                    \
+#define KILN_ENTER()                                   \
+  do {                                                 \
     if (jit) run_compiled(f, code, R, pc, stop_depth); \
   } while (0)
 
 // Counted on every backward jump and call: the points a runaway script must pass.
-#define KILN_TICK(at)                                                                               \
-  do {                                                                                              \
-    if ((budget && ++counted > budget) || cancelled.load(std::memory_order_relaxed))                 \
+#define KILN_TICK(at)                                                                                             \
+  do {                                                                                                            \
+    if ((budget && ++counted > budget) || cancelled.load(std::memory_order_relaxed))                              \
       return error_at(*f, at, cancelled.load() ? "cancelled" : "instruction budget exhausted (runaway script?)"); \
   } while (0)
-#define NEXT()                              \
-  do {                                      \
-    w = code[pc++];                         \
+#define NEXT()                                  \
+  do {                                          \
+    w = code[pc++];                             \
     goto* dispatch[static_cast<int>(w & 0xff)]; \
   } while (0)
 #define A a_of(w)
@@ -228,33 +233,63 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
 
   KILN_ENTER();
   NEXT();
-op_loadn: {
+op_loadn : {
   std::uint64_t bits = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
   std::memcpy(&R[A].n, &bits, 8);
   pc += 2;
   NEXT();
 }
-op_loadb: R[A].n = B; NEXT();
-op_move: R[A] = R[B]; NEXT();
-op_getmod: R[A] = module[ud_of(w)]; NEXT();
-op_setmod: module[ud_of(w)] = R[A]; NEXT();
-op_add: R[A].n = R[B].n + R[C].n; NEXT();
-op_sub: R[A].n = R[B].n - R[C].n; NEXT();
-op_mul: R[A].n = R[B].n * R[C].n; NEXT();
-op_div: R[A].n = R[B].n / R[C].n; NEXT();
-op_mod: {
+op_loadb:
+  R[A].n = B;
+  NEXT();
+op_move:
+  R[A] = R[B];
+  NEXT();
+op_getmod:
+  R[A] = module[ud_of(w)];
+  NEXT();
+op_setmod:
+  module[ud_of(w)] = R[A];
+  NEXT();
+op_add:
+  R[A].n = R[B].n + R[C].n;
+  NEXT();
+op_sub:
+  R[A].n = R[B].n - R[C].n;
+  NEXT();
+op_mul:
+  R[A].n = R[B].n * R[C].n;
+  NEXT();
+op_div:
+  R[A].n = R[B].n / R[C].n;
+  NEXT();
+op_mod : {
   const double a = R[B].n, b = R[C].n;
   R[A].n = a - std::floor(a / b) * b;  // Lua 5.1: floored
   NEXT();
 }
-op_pow: R[A].n = std::pow(R[B].n, R[C].n); NEXT();
-op_neg: R[A].n = -R[B].n; NEXT();
-op_not: R[A].n = R[B].n == 0 ? 1 : 0; NEXT();
-op_eq: R[A].n = R[B].n == R[C].n ? 1 : 0; NEXT();
-op_lt: R[A].n = R[B].n < R[C].n ? 1 : 0; NEXT();
-op_le: R[A].n = R[B].n <= R[C].n ? 1 : 0; NEXT();
-op_eqref: R[A].n = R[B].a == R[C].a ? 1 : 0; NEXT();
-op_jmp: {
+op_pow:
+  R[A].n = std::pow(R[B].n, R[C].n);
+  NEXT();
+op_neg:
+  R[A].n = -R[B].n;
+  NEXT();
+op_not:
+  R[A].n = R[B].n == 0 ? 1 : 0;
+  NEXT();
+op_eq:
+  R[A].n = R[B].n == R[C].n ? 1 : 0;
+  NEXT();
+op_lt:
+  R[A].n = R[B].n < R[C].n ? 1 : 0;
+  NEXT();
+op_le:
+  R[A].n = R[B].n <= R[C].n ? 1 : 0;
+  NEXT();
+op_eqref:
+  R[A].n = R[B].a == R[C].a ? 1 : 0;
+  NEXT();
+op_jmp : {
   const int d = d_of(w);
   if (d < 0) KILN_TICK(pc - 1);
   pc += d;
@@ -277,13 +312,13 @@ op_jmpifnot:
     if (d < 0) KILN_ENTER();
   }
   NEXT();
-op_forprep: {
+op_forprep : {
   // Lua 5.1: the loop starts one step back, and FORLOOP adds the step before each test.
   R[A].n -= R[A + 2].n;
   pc += d_of(w);
   NEXT();
 }
-op_forloop: {
+op_forloop : {
   const double step = R[A + 2].n;
   const double v = R[A].n + step;
   R[A].n = v;
@@ -295,23 +330,31 @@ op_forloop: {
   }
   NEXT();
 }
-#define KILN_GROW()                                                                                  \
-  do {                                                                                               \
-    if (++elements > options.max_array_elements)                                                     \
-      return error_at(*f, pc - 1, "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
+#define KILN_GROW()                                                                                                   \
+  do {                                                                                                                \
+    if (++elements > options.max_array_elements)                                                                      \
+      return error_at(*f, pc - 1,                                                                                     \
+                      "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
   } while (0)
-op_newarr: KILN_GROW(); R[A].a = new_array(); NEXT();
-op_append: KILN_GROW(); static_cast<Array*>(R[A].a)->push_back(R[B]); NEXT();
-op_geti: {
+op_newarr:
+  KILN_GROW();
+  R[A].a = new_array();
+  NEXT();
+op_append:
+  KILN_GROW();
+  static_cast<Array*>(R[A].a)->push_back(R[B]);
+  NEXT();
+op_geti : {
   const Array* arr = static_cast<const Array*>(R[B].a);
   const double i = R[C].n;
   if (!(i >= 1 && i <= static_cast<double>(arr->count()) && i == std::floor(i)))
-    return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range (size " +
-                                    std::to_string(arr->count()) + "; nil is outside Kiln's script subset)");
+    return error_at(*f, pc - 1,
+                    "array index " + format_number(i) + " out of range (size " + std::to_string(arr->count()) +
+                        "; nil is outside Kiln's script subset)");
   R[A] = (*arr)[static_cast<std::size_t>(i) - 1];
   NEXT();
 }
-op_seti: {
+op_seti : {
   Array* arr = static_cast<Array*>(R[A].a);
   const double i = R[B].n;
   const double n = static_cast<double>(arr->count());
@@ -321,13 +364,16 @@ op_seti: {
     KILN_GROW();
     arr->push_back(R[C]);
   } else {
-    return error_at(*f, pc - 1, "array index " + format_number(i) + " out of range for a write (size " +
-                                    std::to_string(arr->count()) + "; arrays grow by a[#a + 1] = v)");
+    return error_at(*f, pc - 1,
+                    "array index " + format_number(i) + " out of range for a write (size " +
+                        std::to_string(arr->count()) + "; arrays grow by a[#a + 1] = v)");
   }
   NEXT();
 }
-op_len: R[A].n = static_cast<double>(R[B].a->size); NEXT();
-op_loadf: {
+op_len:
+  R[A].n = static_cast<double>(R[B].a->size);
+  NEXT();
+op_loadf : {
   const std::size_t fn = ud_of(w);
   // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
   if (!defined[fn])
@@ -336,10 +382,11 @@ op_loadf: {
   NEXT();
 }
 op_callr:
-op_call: {
+op_call : {
   const std::size_t callee = op_of(w) == Op::kCallR ? static_cast<std::size_t>(R[B].n) : ud_of(w);
   if (!defined[callee])
-    return error_at(*f, pc - 1, "attempt to call function '" + program.functions[callee].name + "' before its definition");
+    return error_at(*f, pc - 1,
+                    "attempt to call function '" + program.functions[callee].name + "' before its definition");
   KILN_TICK(pc - 1);
   f->pc = pc;
   const std::size_t args_at = f->base + A;
@@ -351,8 +398,10 @@ op_call: {
   KILN_ENTER();
   NEXT();
 }
-op_math: R[A].n = math_call(static_cast<MathFn>(B), &R[A], C); NEXT();
-op_host: {
+op_math:
+  R[A].n = math_call(static_cast<MathFn>(B), &R[A], C);
+  NEXT();
+op_host : {
   double args[256];
   for (unsigned i = 0; i < C; ++i) args[i] = R[A + i].n;
   const double v = host[B](std::span<const double>(args, C));
@@ -360,7 +409,7 @@ op_host: {
   NEXT();
 }
 op_ret:
-op_ret0: {
+op_ret0 : {
   const Value v = op_of(w) == Op::kRet ? R[A] : Value{0.0};
   const std::size_t result_at = f->result;
   frames.pop_back();
@@ -376,38 +425,50 @@ op_ret0: {
   KILN_ENTER();
   NEXT();
 }
-op_putn: line += format_number(R[A].n); NEXT();
-op_putb: line += R[A].n != 0 ? "true" : "false"; NEXT();
-op_puts: {
+op_putn:
+  line += format_number(R[A].n);
+  NEXT();
+op_putb:
+  line += R[A].n != 0 ? "true" : "false";
+  NEXT();
+op_puts : {
   const std::uint32_t n = code[pc++];
   for (std::uint32_t k = 0; k < n; ++k) line += static_cast<char>((code[pc + k / 4] >> (8 * (k % 4))) & 0xff);
   pc += (n + 3) / 4;
   NEXT();
 }
-op_puttab: line += '\t'; NEXT();
+op_puttab:
+  line += '\t';
+  NEXT();
 op_println:
   line += '\n';
   out(line);
   line.clear();
   NEXT();
-op_define: defined[ud_of(w)] = true; NEXT();
+op_define:
+  defined[ud_of(w)] = true;
+  NEXT();
 // Compare and branch: the offset word follows; a backward branch is a loop, so it is counted.
-#define KILN_BRANCH(taken)                                     \
-  do {                                                         \
-    if (taken) {                                               \
-      const auto d = static_cast<std::int32_t>(code[pc]);      \
-      if (d < 0) KILN_TICK(pc - 1);                            \
-      pc += 1 + d;                                             \
-      if (d < 0) KILN_ENTER();                                 \
-    } else {                                                   \
-      pc += 1;                                                 \
-    }                                                          \
-    NEXT();                                                    \
+#define KILN_BRANCH(taken)                                \
+  do {                                                    \
+    if (taken) {                                          \
+      const auto d = static_cast<std::int32_t>(code[pc]); \
+      if (d < 0) KILN_TICK(pc - 1);                       \
+      pc += 1 + d;                                        \
+      if (d < 0) KILN_ENTER();                            \
+    } else {                                              \
+      pc += 1;                                            \
+    }                                                     \
+    NEXT();                                               \
   } while (0)
-op_jnotlt: KILN_BRANCH(!(R[A].n < R[B].n));
-op_jnotle: KILN_BRANCH(!(R[A].n <= R[B].n));
-op_jnoteq: KILN_BRANCH(R[A].n != R[B].n);
-op_jeq: KILN_BRANCH(R[A].n == R[B].n);
+op_jnotlt:
+  KILN_BRANCH(!(R[A].n < R[B].n));
+op_jnotle:
+  KILN_BRANCH(!(R[A].n <= R[B].n));
+op_jnoteq:
+  KILN_BRANCH(R[A].n != R[B].n);
+op_jeq:
+  KILN_BRANCH(R[A].n == R[B].n);
 #undef KILN_BRANCH
 #undef KILN_TICK
 #undef KILN_ENTER
@@ -436,10 +497,13 @@ void Vm::bind(const std::string& name, HostFunction fn) {
 void Vm::set_output(std::function<void(std::string_view)> out) { impl_->out = std::move(out); }
 
 Status Vm::run() {
-  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
+  if (impl_->running)
+    return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
   Entered entered(impl_->running);
   for (std::size_t i = 0; i < impl_->host.size(); ++i)
-    if (!impl_->host[i]) return make_error(impl_->program.file + ": host function engine." + impl_->program.host[i].name + " is not bound");
+    if (!impl_->host[i])
+      return make_error(impl_->program.file + ": host function engine." + impl_->program.host[i].name +
+                        " is not bound");
   impl_->frames.clear();
   impl_->stack.assign(impl_->program.functions[0].frame_slots + 256, Value{0.0});
   impl_->frames.push_back({0, 0, 0, 0});
@@ -447,14 +511,17 @@ Status Vm::run() {
 }
 
 Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const ScriptValue> args) {
-  if (impl_->running) return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
+  if (impl_->running)
+    return make_error(impl_->program.file + ": the Vm is already running (re-entered from a host function)");
   Entered entered(impl_->running);
   for (std::size_t fi = 1; fi < impl_->program.functions.size(); ++fi) {
     const FunctionCode& fn = impl_->program.functions[fi];
     if (fn.name != name) continue;
-    if (!impl_->defined[fi]) return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
+    if (!impl_->defined[fi])
+      return make_error(impl_->program.file + ": function '" + name + "' is not defined yet (run() first)");
     if (args.size() != fn.param_types.size())
-      return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) + " arguments");
+      return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) +
+                        " arguments");
     impl_->frames.clear();
     impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -471,8 +538,10 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
         return make_error(impl_->program.file + ": argument " + std::to_string(i + 1) + " of '" + name + "' must be " +
                           type_name(want));
       Value& slot = impl_->stack[i];
-      if (auto* d = std::get_if<double>(&a)) slot.n = *d;
-      else if (auto* b = std::get_if<bool>(&a)) slot.n = *b ? 1 : 0;
+      if (auto* d = std::get_if<double>(&a))
+        slot.n = *d;
+      else if (auto* b = std::get_if<bool>(&a))
+        slot.n = *b ? 1 : 0;
       else {
         slot.a = impl_->new_array();
         if (auto* nums = std::get_if<std::vector<double>>(&a))

@@ -101,7 +101,8 @@ class PageLinker {
     std::int64_t S = 0;
     const bool external = *symbol_section == elf_.section_end();
     if (!external) {
-      if (!base_.count((*symbol_section)->getIndex())) return make_error("a relocation into a section that is not loaded");
+      if (!base_.count((*symbol_section)->getIndex()))
+        return make_error("a relocation into a section that is not loaded");
       auto value = symbol->getValue();
       if (!value) return make_error("a relocation against a symbol without value");
       S = std::int64_t(base_[(*symbol_section)->getIndex()] + *value);
@@ -179,7 +180,8 @@ Result<LinkedBlob> link_object(std::string_view object, std::string_view functio
       llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "page"));
   if (!parsed) return make_error("cannot read the emitted object: " + error_text(parsed.takeError()));
   auto* elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(parsed->get());
-  if (!elf || elf->getArch() != llvm::Triple::x86_64) return make_error("the page linker handles x86-64 ELF objects only");
+  if (!elf || elf->getArch() != llvm::Triple::x86_64)
+    return make_error("the page linker handles x86-64 ELF objects only");
   PageLinker linker(*elf);
   KILN_TRY(linker.lay_out_sections());
   KILN_TRY(linker.find_function(function_name));

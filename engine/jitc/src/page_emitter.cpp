@@ -11,8 +11,8 @@
 namespace kiln::jitc {
 namespace {
 
-using jit::Op;
 using jit::kPageWords;
+using jit::Op;
 namespace abi = jit::abi;
 
 abi::HelperIndex helper_of(jit::MathFn fn) {
@@ -35,8 +35,15 @@ abi::HelperIndex helper_of(jit::MathFn fn) {
 
 class Emitter {
  public:
-  Emitter(llvm::Module& module, const jit::PageRequest& request, const jit::PageShape& shape, const EmitOptions& options)
-      : C_(module.getContext()), M_(module), B_(C_), entry_builder_(C_), req_(request), shape_(shape), options_(options) {}
+  Emitter(llvm::Module& module, const jit::PageRequest& request, const jit::PageShape& shape,
+          const EmitOptions& options)
+      : C_(module.getContext()),
+        M_(module),
+        B_(C_),
+        entry_builder_(C_),
+        req_(request),
+        shape_(shape),
+        options_(options) {}
 
   std::vector<std::uint16_t> run() {
     i8_ = llvm::Type::getInt8Ty(C_);
@@ -145,7 +152,8 @@ class Emitter {
   }
   // Where control goes for page-relative `target`: its block, or an exit when it leaves the page.
   llvm::BasicBlock* go(int target) {
-    if (target >= 0 && target < int(kPageWords) && shape_.starts[std::size_t(target)]) return blocks_[std::size_t(target)];
+    if (target >= 0 && target < int(kPageWords) && shape_.starts[std::size_t(target)])
+      return blocks_[std::size_t(target)];
     return exit(target, false);
   }
   // A backward branch from instruction k to `target`: in checked mode it counts against the budget
@@ -169,15 +177,14 @@ class Emitter {
     b.CreateBr(go(target));
     return check;
   }
-  llvm::BasicBlock* branch_to(std::size_t k, int target) {
-    return target <= int(k) ? backward(k, target) : go(target);
-  }
+  llvm::BasicBlock* branch_to(std::size_t k, int target) { return target <= int(k) ? backward(k, target) : go(target); }
 
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
     return B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, id, {f64_}), {x});
   }
   llvm::Value* helper(abi::HelperIndex index, llvm::Value* x, llvm::Value* y) {
-    auto* table = B_.CreateLoad(helper_type_->getPointerTo(), B_.CreateConstInBoundsGEP1_64(helper_type_->getPointerTo(), helpers_, index));
+    auto* table = B_.CreateLoad(helper_type_->getPointerTo(),
+                                B_.CreateConstInBoundsGEP1_64(helper_type_->getPointerTo(), helpers_, index));
     auto* call = B_.CreateCall(helper_type_, table, {x, y});
     call->addFnAttr(llvm::Attribute::NoUnwind);
     call->addFnAttr(llvm::Attribute::ReadNone);  // math only: no memory the page can see
@@ -197,11 +204,13 @@ class Emitter {
   // at instruction k unless 1 <= index <= #arr and index is whole.
   llvm::Value* element(std::size_t k, int arr, llvm::Value* index) {
     auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
-    auto* data = B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
-                                   llvm::Type::getInt64PtrTy(C_));
+    auto* data =
+        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                          llvm::Type::getInt64PtrTy(C_));
     auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
-    auto* ok = B_.CreateAnd(B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateUIToFP(size, f64_))),
-                            B_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, index), index));
+    auto* ok = B_.CreateAnd(
+        B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateUIToFP(size, f64_))),
+        B_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, index), index));
     auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
     B_.CreateCondBr(ok, in_range, exit(int(k), true));
     B_.SetInsertPoint(in_range);
@@ -229,7 +238,8 @@ class Emitter {
       case Op::kLoadB: set_num(a, real(b)); break;
       case Op::kMove: set_raw(a, raw(b)); break;
       case Op::kGetMod:
-        set_raw(a, tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_));
+        set_raw(a,
+                tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_));
         break;
       case Op::kSetMod:
         tagged(B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_);
@@ -251,8 +261,10 @@ class Emitter {
       case Op::kJmpIfNot: {
         auto* truthy = B_.CreateFCmpUNE(num(a), real(0));
         auto* taken = branch_to(k, int(k) + 1 + jit::d_of(w));
-        if (jit::op_of(w) == Op::kJmpIf) B_.CreateCondBr(truthy, taken, go(next));
-        else B_.CreateCondBr(truthy, go(next), taken);
+        if (jit::op_of(w) == Op::kJmpIf)
+          B_.CreateCondBr(truthy, taken, go(next));
+        else
+          B_.CreateCondBr(truthy, go(next), taken);
         return;
       }
       case Op::kForPrep:
@@ -264,7 +276,8 @@ class Emitter {
         auto* v = B_.CreateFAdd(num(a), step);
         set_num(a, v);
         auto* limit = num(a + 1);
-        auto* more = B_.CreateSelect(B_.CreateFCmpOGT(step, real(0)), B_.CreateFCmpOLE(v, limit), B_.CreateFCmpOGE(v, limit));
+        auto* more =
+            B_.CreateSelect(B_.CreateFCmpOGT(step, real(0)), B_.CreateFCmpOLE(v, limit), B_.CreateFCmpOGE(v, limit));
         auto* body = llvm::BasicBlock::Create(C_, "loop" + std::to_string(k), F_);
         B_.CreateCondBr(more, body, go(next));
         B_.SetInsertPoint(body);
@@ -280,7 +293,8 @@ class Emitter {
       }
       case Op::kLen: {
         auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
-        set_num(a, B_.CreateUIToFP(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_), f64_));
+        set_num(a, B_.CreateUIToFP(
+                       tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_), f64_));
         break;
       }
       case Op::kMath: {

@@ -104,8 +104,7 @@ class Checker {
           return fail(f.pos, "'" + f.name + "' is a library name and cannot be redefined");
         globals_[f.name] = new_function(f, st.get());
       }
-      for (const Block* inner : children(*st))
-        KILN_TRY(declare_globals(*inner));
+      for (const Block* inner : children(*st)) KILN_TRY(declare_globals(*inner));
     }
     return {};
   }
@@ -133,8 +132,7 @@ class Checker {
   // ---- statements --------------------------------------------------------------------------------
   Status block(const Block& b, bool new_scope = true) {
     if (new_scope) scopes_.emplace_back();
-    for (const auto& st : b)
-      KILN_TRY(statement(*st));
+    for (const auto& st : b) KILN_TRY(statement(*st));
     if (new_scope) scopes_.pop_back();
     return {};
   }
@@ -154,7 +152,8 @@ class Checker {
           tvs.push_back(*tv);
         }
         auto& refs = out_.declared[&st];
-        for (std::size_t i = 0; i < st.names.size(); ++i) refs.push_back(declare_var(st.names[i], st.name_pos[i], tvs[i]));
+        for (std::size_t i = 0; i < st.names.size(); ++i)
+          refs.push_back(declare_var(st.names[i], st.name_pos[i], tvs[i]));
         for (std::size_t i = 0; i < refs.size(); ++i) pending_refs_.push_back({&refs[i], tvs[i]});  // stable now
         return {};
       }
@@ -168,8 +167,8 @@ class Checker {
           auto v = value(*st.values[i]);
           if (!v) return v.error();
           if (!solver_.unify(*target, *v))
-            return fail(st.values[i]->pos, "type mismatch: assigning " + solver_.describe(*v) + " to " +
-                                               solver_.describe(*target));
+            return fail(st.values[i]->pos,
+                        "type mismatch: assigning " + solver_.describe(*v) + " to " + solver_.describe(*target));
         }
         return {};
       }
@@ -310,7 +309,8 @@ class Checker {
 
   Result<int> assign_target(const Expr& e) {
     if (e.kind == ExprKind::kIndex) return index(e);
-    if (e.kind == ExprKind::kField) return fail(e.pos, "assignment to a field (a.b = ...) is outside Kiln's script subset");
+    if (e.kind == ExprKind::kField)
+      return fail(e.pos, "assignment to a field (a.b = ...) is outside Kiln's script subset");
     const Symbol* s = lookup(e.text);
     if (!s) {
       if (globals_.count(e.text) || e.text == "math" || e.text == "print" || e.text == "engine")
@@ -329,7 +329,8 @@ class Checker {
       return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
                              "': closures are outside Kiln's script subset");
     if (s.storage == VarRef::kModule && s.in_chunk_loop && !in_chunk())
-      return fail(e.pos, "'" + e.text + "' is a local of a loop of the chunk, a new variable in every iteration: "
+      return fail(e.pos, "'" + e.text +
+                             "' is a local of a loop of the chunk, a new variable in every iteration: "
                              "closures over it are outside Kiln's script subset");
     return {};
   }
@@ -373,7 +374,8 @@ class Checker {
     switch (e.kind) {
       case ExprKind::kNumber: return record(e, solver_.fresh(K::kNum));
       case ExprKind::kBool: return record(e, solver_.fresh(K::kBool));
-      case ExprKind::kString: return fail(e.pos, "strings are only allowed as arguments of print in Kiln's script subset");
+      case ExprKind::kString:
+        return fail(e.pos, "strings are only allowed as arguments of print in Kiln's script subset");
       case ExprKind::kName: {
         const Symbol* s = lookup(e.text);
         if (!s && globals_.count(e.text)) return function_value(e, globals_.at(e.text));
@@ -487,26 +489,37 @@ class Checker {
     const char* spelling[] = {"+", "-", "*", "/", "%", "^", "==", "~=", "<", "<=", ">", ">=", "and", "or"};
     const std::string opname = spelling[static_cast<int>(op)];
     switch (op) {
-      case BinOp::kAdd: case BinOp::kSub: case BinOp::kMul: case BinOp::kDiv: case BinOp::kMod: case BinOp::kPow:
-      case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe: {
+      case BinOp::kAdd:
+      case BinOp::kSub:
+      case BinOp::kMul:
+      case BinOp::kDiv:
+      case BinOp::kMod:
+      case BinOp::kPow:
+      case BinOp::kLt:
+      case BinOp::kLe:
+      case BinOp::kGt:
+      case BinOp::kGe: {
         for (int tv : {*a, *b})
           if (!solver_.unify(tv, solver_.fresh(K::kNum)))
             return fail(e.pos, "'" + opname + "' needs numbers, not " + solver_.describe(tv));
         const bool comparison = op == BinOp::kLt || op == BinOp::kLe || op == BinOp::kGt || op == BinOp::kGe;
         return record(e, solver_.fresh(comparison ? K::kBool : K::kNum));
       }
-      case BinOp::kEq: case BinOp::kNe:
+      case BinOp::kEq:
+      case BinOp::kNe:
         deferred_.push_back({[this, tv = *a, pos = e.pos]() -> Status {
           if (solver_.kind(tv) == K::kFunc)
-            return fail(pos, "comparing functions is outside Kiln's script subset (Lua compares closures, which it "
-                             "creates anew)");
+            return fail(pos,
+                        "comparing functions is outside Kiln's script subset (Lua compares closures, which it "
+                        "creates anew)");
           return {};
         }});
         if (!solver_.unify(*a, *b))
           return fail(e.pos, "'" + opname + "' compares " + solver_.describe(*a) + " with " + solver_.describe(*b) +
                                  ": values of different types are never equal");
         return record(e, solver_.fresh(K::kBool));
-      case BinOp::kAnd: case BinOp::kOr:
+      case BinOp::kAnd:
+      case BinOp::kOr:
         require_known(*a, e.a->pos, "an operand of 'and'/'or'");
         if (!solver_.unify(*a, *b))
           return fail(e.pos, "'" + opname + "' needs operands of one type, not " + solver_.describe(*a) + " and " +
@@ -557,9 +570,12 @@ class Checker {
     for (std::size_t i = 0; i < args->size(); ++i)
       deferred_.push_back({[this, tv = (*args)[i], pos = e.items[i]->pos]() -> Status {
         const K k = solver_.kind(tv);
-        if (k == K::kArray) return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
-        if (k == K::kFunc) return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
-        if (k == K::kUnknown) return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
+        if (k == K::kArray)
+          return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
+        if (k == K::kFunc)
+          return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
+        if (k == K::kUnknown)
+          return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
         return {};
       }});
     out_.calls[&e] = {CallTarget::kPrint, 0};
@@ -636,11 +652,11 @@ class Checker {
   // ---- the end: deferred checks and final types -------------------------------------------------
   Status finish() {
     if (too_many_locals_)
-      return fail(*too_many_locals_, "too many local variables (more than " + std::to_string(kMaxLocals) + " in one function)");
+      return fail(*too_many_locals_,
+                  "too many local variables (more than " + std::to_string(kMaxLocals) + " in one function)");
     if (out_.module_slots > 65535) return fail({1, 1}, "too many local variables in the chunk (more than 65535)");
     if (out_.functions.size() > 65535) return fail({1, 1}, "too many functions (more than 65535)");
-    for (auto& d : deferred_)
-      KILN_TRY(d());
+    for (auto& d : deferred_) KILN_TRY(d());
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
     for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
     for (const auto& [ref, tv] : pending_refs_) ref->type = solver_.resolve(tv);

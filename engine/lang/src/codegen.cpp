@@ -68,7 +68,8 @@ class FunctionEmitter {
     return make_error(file_ + ":" + std::to_string(p.line) + ":" + std::to_string(p.col) + ": " + m);
   }
   Result<unsigned> temp(Pos p) {
-    if (next_reg_ >= kMaxRegisters) return fail(p, "expression too complex (more than " + std::to_string(kMaxRegisters) + " registers)");
+    if (next_reg_ >= kMaxRegisters)
+      return fail(p, "expression too complex (more than " + std::to_string(kMaxRegisters) + " registers)");
     max_reg_ = std::max(max_reg_, next_reg_);
     return static_cast<unsigned>(next_reg_++);
   }
@@ -84,8 +85,7 @@ class FunctionEmitter {
 
   // ---- statements -------------------------------------------------------------------------------
   Status block(const Block& b) {
-    for (const auto& st : b)
-      KILN_TRY(statement(*st));
+    for (const auto& st : b) KILN_TRY(statement(*st));
     return {};
   }
 
@@ -161,10 +161,8 @@ class FunctionEmitter {
     for (std::size_t k = targets.size(); k-- > 0;) {
       const Target& tg = targets[k];
       if (tg.e->kind == ExprKind::kIndex) {
-        if (tg.arr_late)
-          KILN_TRY(expr_to(*tg.e->a, tg.arr));
-        if (tg.idx_late)
-          KILN_TRY(expr_to(*tg.e->b, tg.idx));
+        if (tg.arr_late) KILN_TRY(expr_to(*tg.e->a, tg.arr));
+        if (tg.idx_late) KILN_TRY(expr_to(*tg.e->b, tg.idx));
         emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
       } else {
         store(c_.names.at(tg.e), values[k], line);
@@ -253,9 +251,7 @@ class FunctionEmitter {
         patch(emit_jump(Op::kForLoop, *base, line), body);
         return close_breaks();
       }
-      case StmtKind::kBreak:
-        breaks_.back().push_back(emit_jump(Op::kJmp, 0, line));
-        return {};
+      case StmtKind::kBreak: breaks_.back().push_back(emit_jump(Op::kJmp, 0, line)); return {};
       case StmtKind::kReturn: {
         if (st.values.empty()) {
           emit(encode_ad(Op::kRet0, 0, 0), line);
@@ -267,17 +263,19 @@ class FunctionEmitter {
         emit(encode_ad(Op::kRet, *r, 0), line);
         return {};
       }
-      case StmtKind::kFunction:
-        emit(encode_ad(Op::kDefine, 0, c_.function_index.at(&st)), line);
-        return {};
+      case StmtKind::kFunction: emit(encode_ad(Op::kDefine, 0, c_.function_index.at(&st)), line); return {};
     }
     return {};
   }
 
   static bool writes_last(const Expr& e) {
     switch (e.kind) {
-      case ExprKind::kNumber: case ExprKind::kBool: case ExprKind::kName: case ExprKind::kField:
-      case ExprKind::kIndex: case ExprKind::kUnary: return true;
+      case ExprKind::kNumber:
+      case ExprKind::kBool:
+      case ExprKind::kName:
+      case ExprKind::kField:
+      case ExprKind::kIndex:
+      case ExprKind::kUnary: return true;
       case ExprKind::kBinary: return e.binop != BinOp::kAnd && e.binop != BinOp::kOr;
       default: return false;  // calls, tables and and/or write their destination early
     }
@@ -295,14 +293,21 @@ class FunctionEmitter {
   Status condition(const Expr& cond, std::optional<std::size_t>& jump_if_false) {
     const int m = mark();
     // A comparison of numbers or booleans tests and branches in one instruction.
-    if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray && type_of(*cond.a) != Type::kBooleanArray) {
+    if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray &&
+        type_of(*cond.a) != Type::kBooleanArray) {
       Op op = Op::kCount;
       bool swap = false;
       switch (cond.binop) {
         case BinOp::kLt: op = Op::kJNotLt; break;
         case BinOp::kLe: op = Op::kJNotLe; break;
-        case BinOp::kGt: op = Op::kJNotLt; swap = true; break;
-        case BinOp::kGe: op = Op::kJNotLe; swap = true; break;
+        case BinOp::kGt:
+          op = Op::kJNotLt;
+          swap = true;
+          break;
+        case BinOp::kGe:
+          op = Op::kJNotLe;
+          swap = true;
+          break;
         case BinOp::kEq: op = Op::kJNotEq; break;
         case BinOp::kNe: op = Op::kJEq; break;
         default: break;
@@ -360,12 +365,9 @@ class FunctionEmitter {
       if (!t) return t.error();
       tb = *t;
     }
-    if (ta && !a_late)
-      KILN_TRY(expr_to(*e.a, *ta));
-    if (tb)
-      KILN_TRY(expr_to(*e.b, *tb));
-    if (ta && a_late)
-      KILN_TRY(expr_to(*e.a, *ta));
+    if (ta && !a_late) KILN_TRY(expr_to(*e.a, *ta));
+    if (tb) KILN_TRY(expr_to(*e.b, *tb));
+    if (ta && a_late) KILN_TRY(expr_to(*e.a, *ta));
     ra = la ? *la : *ta;
     rb = lb ? *lb : *tb;
     return {};
@@ -427,8 +429,10 @@ class FunctionEmitter {
           case UnOp::kNeg: emit(encode_abc(Op::kNeg, dst, *a, 0), line); break;
           case UnOp::kLen: emit(encode_abc(Op::kLen, dst, *a, 0), line); break;
           case UnOp::kNot:
-            if (type_of(*e.a) == Type::kBoolean) emit(encode_abc(Op::kNot, dst, *a, 0), line);
-            else emit(encode_abc(Op::kLoadB, dst, 0, 0), line);  // numbers and arrays are true
+            if (type_of(*e.a) == Type::kBoolean)
+              emit(encode_abc(Op::kNot, dst, *a, 0), line);
+            else
+              emit(encode_abc(Op::kLoadB, dst, 0, 0), line);  // numbers and arrays are true
             break;
         }
         return {};
@@ -475,8 +479,10 @@ class FunctionEmitter {
       KILN_TRY(condition(c, to_else));
       KILN_TRY(expr_to(x, dst));
       std::optional<std::size_t> to_end;
-      if (type_of(x) == Type::kBoolean) to_end = emit_jump(Op::kJmpIf, dst, line);
-      else if (to_else) to_end = emit_jump(Op::kJmp, 0, line);
+      if (type_of(x) == Type::kBoolean)
+        to_end = emit_jump(Op::kJmpIf, dst, line);
+      else if (to_else)
+        to_end = emit_jump(Op::kJmp, 0, line);
       if (!to_else && never_false(type_of(x))) {  // c and x are never false: y is never evaluated
         if (to_end) patch(*to_end, code_.size());
         return {};
@@ -553,10 +559,12 @@ class FunctionEmitter {
       case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
       case CallTarget::kIndirect: emit(encode_abc(Op::kCallR, base, callee_reg, 0), line); break;
       case CallTarget::kMath:
-        emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())), line);
+        emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
+             line);
         break;
       case CallTarget::kHost:
-        emit(encode_abc(Op::kHost, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())), line);
+        emit(encode_abc(Op::kHost, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
+             line);
         break;
       default: break;
     }

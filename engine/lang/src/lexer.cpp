@@ -10,12 +10,12 @@ namespace {
 
 const std::map<std::string_view, Tok>& keywords() {
   static const std::map<std::string_view, Tok> k = {
-      {"and", Tok::kAnd},       {"break", Tok::kBreak},   {"do", Tok::kDo},       {"else", Tok::kElse},
-      {"elseif", Tok::kElseif}, {"end", Tok::kEnd},       {"false", Tok::kFalse}, {"for", Tok::kFor},
-      {"function", Tok::kFunction}, {"goto", Tok::kGoto}, {"if", Tok::kIf},       {"in", Tok::kIn},
-      {"local", Tok::kLocal},   {"nil", Tok::kNil},       {"not", Tok::kNot},     {"or", Tok::kOr},
-      {"repeat", Tok::kRepeat}, {"return", Tok::kReturn}, {"then", Tok::kThen},   {"true", Tok::kTrue},
-      {"until", Tok::kUntil},   {"while", Tok::kWhile}};
+      {"and", Tok::kAnd},           {"break", Tok::kBreak},   {"do", Tok::kDo},       {"else", Tok::kElse},
+      {"elseif", Tok::kElseif},     {"end", Tok::kEnd},       {"false", Tok::kFalse}, {"for", Tok::kFor},
+      {"function", Tok::kFunction}, {"goto", Tok::kGoto},     {"if", Tok::kIf},       {"in", Tok::kIn},
+      {"local", Tok::kLocal},       {"nil", Tok::kNil},       {"not", Tok::kNot},     {"or", Tok::kOr},
+      {"repeat", Tok::kRepeat},     {"return", Tok::kReturn}, {"then", Tok::kThen},   {"true", Tok::kTrue},
+      {"until", Tok::kUntil},       {"while", Tok::kWhile}};
   return k;
 }
 
@@ -172,7 +172,8 @@ class Lexer {
         default:
           if (std::isdigit(static_cast<unsigned char>(c))) {
             int v = c - '0';
-            for (int k = 0; k < 2 && std::isdigit(static_cast<unsigned char>(peek())); ++k) v = v * 10 + (advance() - '0');
+            for (int k = 0; k < 2 && std::isdigit(static_cast<unsigned char>(peek())); ++k)
+              v = v * 10 + (advance() - '0');
             if (v > 255) return error_at(esc, "escape sequence too large");
             text += static_cast<char>(v);
           } else {
@@ -198,13 +199,13 @@ class Lexer {
 
   Status symbol(Token& t) {
     static const std::pair<std::string_view, Tok> symbols[] = {
-        {"...", Tok::kEllipsis}, {"..", Tok::kConcat}, {"::", Tok::kDoubleColon}, {"==", Tok::kEq},
-        {"~=", Tok::kNe},        {"<=", Tok::kLe},     {">=", Tok::kGe},          {"+", Tok::kPlus},
-        {"-", Tok::kMinus},      {"*", Tok::kStar},    {"/", Tok::kSlash},        {"%", Tok::kPercent},
-        {"^", Tok::kCaret},      {"#", Tok::kHash},    {"<", Tok::kLt},           {">", Tok::kGt},
-        {"=", Tok::kAssign},     {"(", Tok::kLParen},  {")", Tok::kRParen},       {"{", Tok::kLBrace},
-        {"}", Tok::kRBrace},     {"[", Tok::kLBracket}, {"]", Tok::kRBracket},    {";", Tok::kSemicolon},
-        {":", Tok::kColon},      {",", Tok::kComma},   {".", Tok::kDot}};
+        {"...", Tok::kEllipsis}, {"..", Tok::kConcat},  {"::", Tok::kDoubleColon}, {"==", Tok::kEq},
+        {"~=", Tok::kNe},        {"<=", Tok::kLe},      {">=", Tok::kGe},          {"+", Tok::kPlus},
+        {"-", Tok::kMinus},      {"*", Tok::kStar},     {"/", Tok::kSlash},        {"%", Tok::kPercent},
+        {"^", Tok::kCaret},      {"#", Tok::kHash},     {"<", Tok::kLt},           {">", Tok::kGt},
+        {"=", Tok::kAssign},     {"(", Tok::kLParen},   {")", Tok::kRParen},       {"{", Tok::kLBrace},
+        {"}", Tok::kRBrace},     {"[", Tok::kLBracket}, {"]", Tok::kRBracket},     {";", Tok::kSemicolon},
+        {":", Tok::kColon},      {",", Tok::kComma},    {".", Tok::kDot}};
     for (const auto& [spelling, kind] : symbols) {
       if (src_.substr(i_, spelling.size()) == spelling) {
         for (std::size_t k = 0; k < spelling.size(); ++k) advance();

@@ -13,20 +13,62 @@ constexpr int kUnaryPriority = 8;
 
 bool binary_op(Tok t, BinOp& op, Priority& p) {
   switch (t) {
-    case Tok::kPlus: op = BinOp::kAdd; p = {6, 6}; return true;
-    case Tok::kMinus: op = BinOp::kSub; p = {6, 6}; return true;
-    case Tok::kStar: op = BinOp::kMul; p = {7, 7}; return true;
-    case Tok::kSlash: op = BinOp::kDiv; p = {7, 7}; return true;
-    case Tok::kPercent: op = BinOp::kMod; p = {7, 7}; return true;
-    case Tok::kCaret: op = BinOp::kPow; p = {10, 9}; return true;
-    case Tok::kEq: op = BinOp::kEq; p = {3, 3}; return true;
-    case Tok::kNe: op = BinOp::kNe; p = {3, 3}; return true;
-    case Tok::kLt: op = BinOp::kLt; p = {3, 3}; return true;
-    case Tok::kLe: op = BinOp::kLe; p = {3, 3}; return true;
-    case Tok::kGt: op = BinOp::kGt; p = {3, 3}; return true;
-    case Tok::kGe: op = BinOp::kGe; p = {3, 3}; return true;
-    case Tok::kAnd: op = BinOp::kAnd; p = {2, 2}; return true;
-    case Tok::kOr: op = BinOp::kOr; p = {1, 1}; return true;
+    case Tok::kPlus:
+      op = BinOp::kAdd;
+      p = {6, 6};
+      return true;
+    case Tok::kMinus:
+      op = BinOp::kSub;
+      p = {6, 6};
+      return true;
+    case Tok::kStar:
+      op = BinOp::kMul;
+      p = {7, 7};
+      return true;
+    case Tok::kSlash:
+      op = BinOp::kDiv;
+      p = {7, 7};
+      return true;
+    case Tok::kPercent:
+      op = BinOp::kMod;
+      p = {7, 7};
+      return true;
+    case Tok::kCaret:
+      op = BinOp::kPow;
+      p = {10, 9};
+      return true;
+    case Tok::kEq:
+      op = BinOp::kEq;
+      p = {3, 3};
+      return true;
+    case Tok::kNe:
+      op = BinOp::kNe;
+      p = {3, 3};
+      return true;
+    case Tok::kLt:
+      op = BinOp::kLt;
+      p = {3, 3};
+      return true;
+    case Tok::kLe:
+      op = BinOp::kLe;
+      p = {3, 3};
+      return true;
+    case Tok::kGt:
+      op = BinOp::kGt;
+      p = {3, 3};
+      return true;
+    case Tok::kGe:
+      op = BinOp::kGe;
+      p = {3, 3};
+      return true;
+    case Tok::kAnd:
+      op = BinOp::kAnd;
+      p = {2, 2};
+      return true;
+    case Tok::kOr:
+      op = BinOp::kOr;
+      p = {1, 1};
+      return true;
     default: return false;
   }
 }
@@ -65,7 +107,8 @@ class Parser {
     return fail(cur(), msg + " near " + describe(cur()));
   }
   Result<std::string> name(const char* context) {
-    if (cur().kind != Tok::kName) return fail(cur(), std::string("expected a name ") + context + " near " + describe(cur()));
+    if (cur().kind != Tok::kName)
+      return fail(cur(), std::string("expected a name ") + context + " near " + describe(cur()));
     return next().text;
   }
 
@@ -279,7 +322,8 @@ class Parser {
       s->values = std::move(*values);
       return s;
     }
-    if ((*first)->kind != ExprKind::kCall) return fail(pos, "syntax error: a statement must be an assignment or a call");
+    if ((*first)->kind != ExprKind::kCall)
+      return fail(pos, "syntax error: a statement must be an assignment or a call");
     auto s = make(StmtKind::kCall, pos);
     s->expr = std::move(*first);
     return s;
@@ -311,7 +355,9 @@ class Parser {
     ~Depth() { --depth; }
   };
   bool too_deep() const { return depth_ > kMaxDepth; }
-  Error too_deep_error() const { return fail(cur(), "nesting too deep (more than " + std::to_string(kMaxDepth) + " levels)"); }
+  Error too_deep_error() const {
+    return fail(cur(), "nesting too deep (more than " + std::to_string(kMaxDepth) + " levels)");
+  }
 
   Result<ExprPtr> expr(int limit = 0) {
     Depth guard(depth_);
@@ -332,11 +378,11 @@ class Parser {
     }
     for (int chain = 0;; ++chain) {
       // A left-associative chain grows the tree without recursing here; later passes recurse on it.
-      if (depth_ + chain > kMaxChain) return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " operators in a chain)");
+      if (depth_ + chain > kMaxChain)
+        return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " operators in a chain)");
       BinOp op;
       Priority p;
-      if (cur().kind == Tok::kConcat)
-        return fail(cur(), "string concatenation (..) is outside Kiln's script subset");
+      if (cur().kind == Tok::kConcat) return fail(cur(), "string concatenation (..) is outside Kiln's script subset");
       if (!binary_op(cur().kind, op, p) || p.left <= limit) return left;
       const Pos pos = next().pos;
       auto right = expr(p.right);
@@ -413,7 +459,8 @@ class Parser {
     if (!e) return e.error();
     ExprPtr left = std::move(*e);
     for (int chain = 0;; ++chain) {
-      if (depth_ + chain > kMaxChain) return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " suffixes in a chain)");
+      if (depth_ + chain > kMaxChain)
+        return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " suffixes in a chain)");
       const Token& t = cur();
       switch (t.kind) {
         case Tok::kDot: {

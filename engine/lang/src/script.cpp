@@ -5,10 +5,11 @@
 namespace kiln::lang {
 using namespace jit;  // the bytecode it writes
 
-Result<Program> compile_script(const std::string& file, std::string_view source, const std::vector<HostSignature>& host) {
+Result<Program> compile_script(const std::string& file, std::string_view source,
+                               const std::vector<HostSignature>& host) {
   if (source.size() > limits::kScriptBytes)
-    return make_error(file + ": " + describe_bytes(source.size()) + ", more than the " + describe_bytes(limits::kScriptBytes) +
-                      " limit for a script");
+    return make_error(file + ": " + describe_bytes(source.size()) + ", more than the " +
+                      describe_bytes(limits::kScriptBytes) + " limit for a script");
   auto script = parse_script(file, source);
   if (!script) return script.error();
   auto checked = check_script(*script, host);

@@ -19,7 +19,9 @@ using nlohmann::json;
 struct Problems {
   std::string file;
   std::vector<std::string> lines;
-  void add(const std::string& pointer, const std::string& problem) { lines.push_back(file + ": " + pointer + ": " + problem); }
+  void add(const std::string& pointer, const std::string& problem) {
+    lines.push_back(file + ": " + pointer + ": " + problem);
+  }
   Error error() const {
     std::string msg;
     for (const auto& l : lines) msg += (msg.empty() ? "" : "\n") + l;
@@ -38,8 +40,10 @@ void read_keywords(const json& v, std::vector<std::string>& out, Problems& p, co
       continue;
     }
     const std::string k = v[i].get<std::string>();
-    if (auto s = check_keyword_syntax(k); !s) p.add(ptr, s.error().message);
-    else out.push_back(k);
+    if (auto s = check_keyword_syntax(k); !s)
+      p.add(ptr, s.error().message);
+    else
+      out.push_back(k);
   }
 }
 
@@ -77,8 +81,10 @@ void read_textures(const json& v, Material& m, Problems& p) {
       continue;
     }
     auto name = project_relative_name(it->get<std::string>());
-    if (!name) p.add(ptr, name.error().message);
-    else m.textures[it.key()] = *name;
+    if (!name)
+      p.add(ptr, name.error().message);
+    else
+      m.textures[it.key()] = *name;
   }
 }
 

@@ -91,8 +91,8 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
                 return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == set && o.binding == binding;
               }))
             continue;
-          out.blocks.push_back({b.at("name").get<std::string>(), runtime::ParameterBlock::Kind::kUniformBuffer, set, binding,
-                                block_size(b, "block_size"), read_members(b.at("members"))});
+          out.blocks.push_back({b.at("name").get<std::string>(), runtime::ParameterBlock::Kind::kUniformBuffer, set,
+                                binding, block_size(b, "block_size"), read_members(b.at("members"))});
         } else if (kind == "combined_image_sampler" || kind == "sampled_image") {
           const std::string name = b.at("name").get<std::string>();
           if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == name; }))
@@ -100,10 +100,10 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
         }
       }
       for (const auto& p : r.at("push_constants")) {
-        const std::string name = p.contains("block") ? p.at("block").get<std::string>() : p.at("name").get<std::string>();
-        if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
-              return o.kind == runtime::ParameterBlock::Kind::kPushConstant;
-            }))
+        const std::string name =
+            p.contains("block") ? p.at("block").get<std::string>() : p.at("name").get<std::string>();
+        if (std::any_of(out.blocks.begin(), out.blocks.end(),
+                        [&](const Block& o) { return o.kind == runtime::ParameterBlock::Kind::kPushConstant; }))
           continue;  // one push-constant block per pipeline, shared by its stages
         out.blocks.push_back({name, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, block_size(p, "size"),
                               read_members(p.at("members"))});
@@ -116,12 +116,14 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
 }
 
 // The members `param` names in `blocks`: "member" in any block, "Block.member" in that block.
-std::vector<std::pair<const Block*, const Member*>> find_members(const std::string& param, const std::vector<Block>& blocks) {
+std::vector<std::pair<const Block*, const Member*>> find_members(const std::string& param,
+                                                                 const std::vector<Block>& blocks) {
   std::vector<std::pair<const Block*, const Member*>> out;
   const auto dot = param.find('.');
   for (const Block& b : blocks)
     for (const Member& m : b.members) {
-      const bool named = dot == std::string::npos ? m.name == param : b.name == param.substr(0, dot) && m.name == param.substr(dot + 1);
+      const bool named = dot == std::string::npos ? m.name == param
+                                                  : b.name == param.substr(0, dot) && m.name == param.substr(dot + 1);
       if (named) out.emplace_back(&b, &m);
     }
   return out;
@@ -228,7 +230,8 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         // Integer members take integers in their range; anything else would be converted silently.
         const double lo = member->base() == "int" ? -2147483648.0 : 0.0;
         const double hi = member->base() == "int" ? 2147483647.0 : member->base() == "bool" ? 1.0 : 4294967295.0;
-        if (std::any_of(values.begin(), values.end(), [&](double v) { return v != std::floor(v) || v < lo || v > hi; })) {
+        if (std::any_of(values.begin(), values.end(),
+                        [&](double v) { return v != std::floor(v) || v < lo || v > hi; })) {
           problems.push_back(at + "shader " + material.shader + " declares '" + param + "' as " + member->type +
                              ": expected whole numbers from " + std::to_string(std::int64_t(lo)) + " to " +
                              std::to_string(std::int64_t(hi)));
@@ -242,13 +245,14 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         return b.kind == wanted->kind && b.set == wanted->set && b.binding == wanted->binding && b.name == wanted->name;
       });
       if (target == blocks.end())
-        target = blocks.insert(blocks.end(), {block->name, block->kind, block->set, block->binding,
-                                              std::vector<std::byte>(block->size)});
+        target = blocks.insert(
+            blocks.end(), {block->name, block->kind, block->set, block->binding, std::vector<std::byte>(block->size)});
       for (std::size_t c = 0; c < values.size(); ++c)
         write_value(target->bytes, std::size_t(member->offset) + c * 4, member->base(), values[c]);
     }
     if (!found && !wrong)
-      problems.push_back(at + "shader " + material.shader + " has no parameter '" + param + "'" + suggestion(param, legal_params));
+      problems.push_back(at + "shader " + material.shader + " has no parameter '" + param + "'" +
+                         suggestion(param, legal_params));
   }
   for (const auto& [slot, texture] : material.textures) {
     bool found = false;
@@ -256,7 +260,8 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
       for (const auto& s : interfaces[p].samplers)
         if (s.name == slot) {
           found = true;
-          record.passes[p].textures.push_back({slot, record.textures.count(slot) ? record.textures.at(slot) : texture, s.set, s.binding});
+          record.passes[p].textures.push_back(
+              {slot, record.textures.count(slot) ? record.textures.at(slot) : texture, s.set, s.binding});
         }
     if (!found)
       problems.push_back(material.file + ": /textures/" + json_pointer_token(slot) + ": shader " + material.shader +

@@ -31,8 +31,7 @@ Status check_keyword_syntax(std::string_view keyword) {
   }
   // It becomes a preprocessor name: an identifier, and not one GLSL reserves.
   const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  if (std::isdigit(static_cast<unsigned char>(keyword[0])) ||
-      !std::all_of(keyword.begin(), keyword.end(), ident))
+  if (std::isdigit(static_cast<unsigned char>(keyword[0])) || !std::all_of(keyword.begin(), keyword.end(), ident))
     return make_error("keyword '" + std::string(keyword) + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
   if (keyword.rfind("GL_", 0) == 0 || keyword.find("__") != std::string_view::npos)
     return make_error("keyword '" + std::string(keyword) + "' uses a name GLSL reserves (GL_ prefix or '__')");
@@ -68,7 +67,8 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
         if (auto s = check_keyword_syntax(words[i]); !s) problem(s.error().message), legal = false;
         set.insert(words[i]);
       }
-      if (words[2] == "invalid" && set.empty()) problem("'#pragma kiln invalid' needs the keywords that may not be combined"), legal = false;
+      if (words[2] == "invalid" && set.empty())
+        problem("'#pragma kiln invalid' needs the keywords that may not be combined"), legal = false;
       if (legal) (words[2] == "ship" ? decl.ship : decl.invalid).push_back(std::move(set));
       continue;
     }
@@ -117,8 +117,8 @@ ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stage
   return merged;
 }
 
-Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration,
-                             const std::string& pass, const std::vector<std::string>& keywords) {
+Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration, const std::string& pass,
+                             const std::vector<std::string>& keywords) {
   if (!declaration.passes.count(pass))
     return make_error("shader " + shader + " has no pass '" + pass + "' (passes: " + join(declaration.passes) + ")");
   for (const auto& k : keywords) {

@@ -18,8 +18,8 @@ Status check_variant_validity(const std::string& shader, const ShaderDeclaration
   if (auto bad = invalid_combination(declaration, keywords)) {
     std::string names;
     for (const auto& k : *bad) names += (names.empty() ? "" : " ") + k;
-    return make_error("shader " + shader + " declares the keywords " + names + " invalid together (#pragma kiln invalid " +
-                      names + ")");
+    return make_error("shader " + shader + " declares the keywords " + names +
+                      " invalid together (#pragma kiln invalid " + names + ")");
   }
   return {};
 }
@@ -36,8 +36,8 @@ void VariantPlan::add(const std::string& shader, const ShaderDeclaration& declar
   }
 }
 
-void VariantPlan::add_material(const std::string& material, const std::string& shader, const ShaderDeclaration& declaration,
-                               const std::vector<std::string>& keywords,
+void VariantPlan::add_material(const std::string& material, const std::string& shader,
+                               const ShaderDeclaration& declaration, const std::vector<std::string>& keywords,
                                const std::vector<std::vector<std::string>>& ship) {
   for (const std::string& pass : declaration.passes) add(shader, declaration, pass, keywords, &material);
   for (const auto& set : ship)

@@ -68,7 +68,8 @@ class ByteReader {
     if (take(n, what)) std::memcpy(out, in_.data() + at_ - n, n);
   }
   void fail(const char* what, std::string problem) {
-    if (problem_.empty()) problem_ = std::string(what) + ": " + std::move(problem) + " (at byte " + std::to_string(at_) + ")";
+    if (problem_.empty())
+      problem_ = std::string(what) + ": " + std::move(problem) + " (at byte " + std::to_string(at_) + ")";
   }
   bool ok() const { return problem_.empty(); }
   bool at_end() const { return at_ == in_.size(); }

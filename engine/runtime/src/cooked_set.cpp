@@ -20,7 +20,8 @@ Result<std::string> read_manifest(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT)
-      return make_error(path.string() + ": no manifest (not a cooked directory, or cooked by an older Kiln: cook again)");
+      return make_error(path.string() +
+                        ": no manifest (not a cooked directory, or cooked by an older Kiln: cook again)");
     return make_error(path.string() + ": cannot open: " + std::strerror(errno));
   }
   struct stat st;
@@ -49,8 +50,9 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
     std::unique_ptr<CookedSet> set(new CookedSet());
     set->manifest_ = std::move(*manifest);
     std::optional<Error> failed;
-    for (auto& [kind, slot] : {std::pair{PackKind::kShaders, &set->shaders_}, std::pair{PackKind::kScripts, &set->scripts_},
-                               std::pair{PackKind::kTextures, &set->textures_}}) {
+    for (auto& [kind, slot] :
+         {std::pair{PackKind::kShaders, &set->shaders_}, std::pair{PackKind::kScripts, &set->scripts_},
+          std::pair{PackKind::kTextures, &set->textures_}}) {
       const ManifestPack& named = set->manifest_.packs.at(kind);
       const fs::path file = dir / named.file;
       auto pack = Pack::open(file, kind);
@@ -132,7 +134,9 @@ Result<VariantRecord> CookedSet::variant(std::string_view name, std::string_view
   std::string chosen(target);
   if (chosen.empty()) {
     const auto all = targets();
-    if (all.empty()) return make_error(shaders_->path().string() + ": its identity names no shader target (cooked by another version of Kiln: cook again)");
+    if (all.empty())
+      return make_error(shaders_->path().string() +
+                        ": its identity names no shader target (cooked by another version of Kiln: cook again)");
     chosen = all.front();
   }
   const std::string id = variant_id(chosen, name);
@@ -141,18 +145,26 @@ Result<VariantRecord> CookedSet::variant(std::string_view name, std::string_view
   return decode_variant_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, id));
 }
 
-Result<std::span<const std::byte>> CookedSet::program(std::string_view file) const { return entry(EntryKind::kProgram, file); }
+Result<std::span<const std::byte>> CookedSet::program(std::string_view file) const {
+  return entry(EntryKind::kProgram, file);
+}
 
-Result<std::span<const std::byte>> CookedSet::texture(std::string_view file) const { return entry(EntryKind::kTexture, file); }
+Result<std::span<const std::byte>> CookedSet::texture(std::string_view file) const {
+  return entry(EntryKind::kTexture, file);
+}
 
-std::optional<ScriptsIdentity> CookedSet::scripts_identity() const { return decode_scripts_identity(scripts_->identity()); }
+std::optional<ScriptsIdentity> CookedSet::scripts_identity() const {
+  return decode_scripts_identity(scripts_->identity());
+}
 
 Status CookedSet::check() const {
   std::string problems;
   auto add = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
   std::set<std::string> variants_seen, textures_seen;
   const std::vector<std::string> all_targets = targets();
-  if (all_targets.empty()) add(shaders_->path().string() + ": its identity names no shader target (cooked by another version of Kiln: cook again)");  // each decoded once, however many materials name it
+  if (all_targets.empty())
+    add(shaders_->path().string() +
+        ": its identity names no shader target (cooked by another version of Kiln: cook again)");  // each decoded once, however many materials name it
   for (const std::string& file : ids(EntryKind::kMaterial)) {
     auto material = this->material(file);
     if (!material) {

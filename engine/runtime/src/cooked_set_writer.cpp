@@ -26,8 +26,7 @@ class DirectoryLock {
  public:
   explicit DirectoryLock(const fs::path& file) : fd_(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     int rc = -1;
-    while (fd_ >= 0 && (rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
-    }
+    while (fd_ >= 0 && (rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {}
     locked_ = fd_ >= 0 && rc == 0;
   }
   ~DirectoryLock() {
@@ -65,7 +64,8 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 // A file a cook writes into the directory: packs (this format's names and the older fixed ones),
 // and the temp files a killed cook left of them or of the manifest.
 bool cook_output_name(const std::string& name) {
-  static const std::regex pattern(R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json))");
+  static const std::regex pattern(
+      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json))");
   return std::regex_match(name, pattern) && name != kManifestFile;
 }
 
@@ -110,7 +110,8 @@ Status CookedSetWriter::commit(const fs::path& dir) const {
   fs::create_directories(dir, ec);
   if (ec) return make_error(dir.string() + ": cannot create the output directory: " + ec.message());
   DirectoryLock lock(dir / ".lock");
-  if (!lock.held()) return make_error((dir / ".lock").string() + ": cannot lock the output directory: " + std::strerror(errno));
+  if (!lock.held())
+    return make_error((dir / ".lock").string() + ": cannot lock the output directory: " + std::strerror(errno));
   const std::set<std::string> old = files_in_use(dir);
 
   Manifest next;
@@ -121,7 +122,9 @@ Status CookedSetWriter::commit(const fs::path& dir) const {
     return error;
   };
   for (PackKind kind : kKinds) {
-    const PackWriter& writer = kind == PackKind::kShaders ? shaders_ : kind == PackKind::kScripts ? scripts_ : textures_;
+    const PackWriter& writer = kind == PackKind::kShaders   ? shaders_
+                               : kind == PackKind::kScripts ? scripts_
+                                                            : textures_;
     auto bytes = writer.encode((dir / (std::string(pack_kind_name(kind)) + ".pack")).string());
     if (!bytes) return undo(bytes.error());
     const std::uint64_t checksum = pack_checksum(*bytes);
@@ -136,7 +139,8 @@ Status CookedSetWriter::commit(const fs::path& dir) const {
   }
   if (!sync_directory(dir)) return undo(make_error(dir.string() + ": cannot flush the directory to disk"));
   const std::string manifest = encode_manifest(next);
-  if (auto s = write_file_atomically(dir / kManifestFile, std::as_bytes(std::span(manifest))); !s) return undo(s.error());
+  if (auto s = write_file_atomically(dir / kManifestFile, std::as_bytes(std::span(manifest))); !s)
+    return undo(s.error());
   // Switched. Old packs go only once the switch is on disk: removals must never become durable
   // before the manifest that stops naming them.
   if (!sync_directory(dir)) return {};

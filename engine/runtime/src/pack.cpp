@@ -183,8 +183,8 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   // with valid checksums must not point outside the mapping.
   const std::uint64_t after_header = length - sizeof(Header);
   if (h.count > after_header / sizeof(IndexEntry))
-    return make_error(name + ": truncated pack (the index of " + std::to_string(h.count) + " entries needs more than the file's " +
-                      std::to_string(length) + " bytes)");
+    return make_error(name + ": truncated pack (the index of " + std::to_string(h.count) +
+                      " entries needs more than the file's " + std::to_string(length) + " bytes)");
   const std::uint64_t strings_begin = sizeof(Header) + h.count * sizeof(IndexEntry);
   if (!inside(strings_begin, h.strings_length, 0, length) || h.identity_length > h.strings_length)
     return make_error(name + ": truncated pack (its names lie past the end of the file)");

@@ -47,7 +47,8 @@ Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, co
     s.source = r.text("backend source");
     if (!r.ok()) break;
     const std::string at = where + ": stage " + std::to_string(i) + " (" + s.stage + ")";
-    if (words.size() % 4 != 0 || words.size() < 20) return make_error(at + ": SPIR-V of " + std::to_string(words.size()) + " bytes");
+    if (words.size() % 4 != 0 || words.size() < 20)
+      return make_error(at + ": SPIR-V of " + std::to_string(words.size()) + " bytes");
     s.spirv.resize(words.size() / 4);
     std::memcpy(s.spirv.data(), words.data(), words.size());
     if (s.spirv[0] != kSpirvMagic) return make_error(at + ": not SPIR-V (bad magic)");

@@ -44,7 +44,8 @@ void apply_glsl_bindings(spirv_cross::Compiler& c, const BindingMap& map) {
   for (const auto* list : {&resources.uniform_buffers, &resources.storage_buffers, &resources.sampled_images,
                            &resources.separate_images, &resources.separate_samplers, &resources.storage_images})
     for (const auto& r : *list) {
-      const auto key = std::make_pair(c.get_decoration(r.id, spv::DecorationDescriptorSet), c.get_decoration(r.id, spv::DecorationBinding));
+      const auto key = std::make_pair(c.get_decoration(r.id, spv::DecorationDescriptorSet),
+                                      c.get_decoration(r.id, spv::DecorationBinding));
       auto it = map.descriptors.find(key);
       if (it == map.descriptors.end()) continue;
       c.set_decoration(r.id, spv::DecorationDescriptorSet, 0);
@@ -88,7 +89,8 @@ BindingMap map_bindings(const std::vector<json>& stage_reflections, Backend back
     BackendBinding b;
     b.binding = next[glsl_class(kind)]++;
     if (kind == "uniform_buffer" || kind == "storage_buffer") b.msl_buffer = buffers++;
-    if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" || kind == "input_attachment")
+    if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" ||
+        kind == "input_attachment")
       b.msl_texture = textures++;
     if (kind == "combined_image_sampler" || kind == "sampler") b.msl_sampler = samplers++;
     map.descriptors[key] = b;
@@ -112,7 +114,8 @@ void record_backend_bindings(json& reflection, const BindingMap& map, Backend ba
       const std::string kind = b["kind"].get<std::string>();
       json m = json::object();
       if (kind == "uniform_buffer" || kind == "storage_buffer") m["buffer"] = it->second.msl_buffer;
-      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" || kind == "input_attachment")
+      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" ||
+          kind == "input_attachment")
         m["texture"] = it->second.msl_texture;
       if (kind == "combined_image_sampler" || kind == "sampler") m["sampler"] = it->second.msl_sampler;
       b[name] = m;
@@ -154,7 +157,8 @@ Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backe
     }
     return make_error("unknown backend");
   } catch (const std::exception& e) {
-    return make_error(std::string("SPIRV-Cross ") + std::string(backend_name(backend)) + " backend failed: " + e.what());
+    return make_error(std::string("SPIRV-Cross ") + std::string(backend_name(backend)) +
+                      " backend failed: " + e.what());
   }
 }
 

@@ -181,7 +181,8 @@ namespace {
 
 ReadResult read_exact(int fd, char* p, std::size_t n, std::chrono::steady_clock::time_point deadline) {
   while (n > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return ReadResult::kTimeout;
     pollfd pfd{fd, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, int(std::min<std::int64_t>(left.count(), 1 << 30)));

@@ -117,7 +117,8 @@ std::string rewrite_log(const std::string& log, const fs::path& file) {
       continue;
     }
     // glslang's closing count ("ERROR: 2 compilation errors.  No code generated.") says nothing new.
-    if (rest.find(" compilation errors.") != std::string::npos || rest.find(" compilation warnings.") != std::string::npos)
+    if (rest.find(" compilation errors.") != std::string::npos ||
+        rest.find(" compilation warnings.") != std::string::npos)
       continue;
     bool located = false;
     for (std::size_t colon = rest.find(':'); colon != std::string::npos; colon = rest.find(':', colon + 1)) {
@@ -182,17 +183,19 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   initialise_glslang_once();
   const EShLanguage lang = to_glslang(input.stage);
   // The settings of `glslangValidator -V --target-env <env>`, so that the output is the same.
-  static constexpr glslang::EShTargetClientVersion client[] = {glslang::EShTargetVulkan_1_0, glslang::EShTargetVulkan_1_1,
-                                                               glslang::EShTargetVulkan_1_2, glslang::EShTargetVulkan_1_3};
-  static constexpr glslang::EShTargetLanguageVersion spirv_version[] = {glslang::EShTargetSpv_1_0, glslang::EShTargetSpv_1_3,
-                                                                        glslang::EShTargetSpv_1_5, glslang::EShTargetSpv_1_6};
+  static constexpr glslang::EShTargetClientVersion client[] = {
+      glslang::EShTargetVulkan_1_0, glslang::EShTargetVulkan_1_1, glslang::EShTargetVulkan_1_2,
+      glslang::EShTargetVulkan_1_3};
+  static constexpr glslang::EShTargetLanguageVersion spirv_version[] = {
+      glslang::EShTargetSpv_1_0, glslang::EShTargetSpv_1_3, glslang::EShTargetSpv_1_5, glslang::EShTargetSpv_1_6};
   const int env = static_cast<int>(input.target);
   const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
 
   std::string preamble;
   for (const std::string& d : input.defines) {
     const auto eq = d.find('=');
-    preamble += eq == std::string::npos ? "#define " + d + " 1\n" : "#define " + d.substr(0, eq) + " " + d.substr(eq + 1) + "\n";
+    preamble += eq == std::string::npos ? "#define " + d + " 1\n"
+                                        : "#define " + d.substr(0, eq) + " " + d.substr(eq + 1) + "\n";
   }
 
   glslang::TShader shader(lang);

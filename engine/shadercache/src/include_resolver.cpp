@@ -29,8 +29,7 @@ std::optional<fs::path> resolve_include(const std::string& name, const fs::path&
     if (!fs::is_regular_file(candidate, ec)) continue;
     fs::path resolved;
     if (!rules.roots.empty() && !resolves_inside(candidate, rules.roots, &resolved)) {
-      if (refusal)
-        *refusal = "leads outside the project and its include directories (to " + resolved.string() + ")";
+      if (refusal) *refusal = "leads outside the project and its include directories (to " + resolved.string() + ")";
       return std::nullopt;
     }
     return candidate;
@@ -72,7 +71,6 @@ std::vector<std::string> scan_include_names(std::string_view source) {
   }
   return names;
 }
-
 
 bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapshot& snapshot) {
   const fs::path root = file.lexically_normal();

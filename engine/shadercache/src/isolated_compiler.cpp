@@ -56,8 +56,7 @@ struct IsolatedCompiler::Worker {
     int status = 0;
     if (pid > 0) {
       if (signal) ::kill(pid, signal);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
       pid = -1;
     }
     return status;
@@ -85,8 +84,9 @@ Error IsolatedCompiler::out_of_memory(const GlslInput& input) const {
 
 Result<std::unique_ptr<IsolatedCompiler::Worker>> IsolatedCompiler::start_worker() {
   if (isolation_.worker.empty())
-    return make_error("no shader compile worker (kiln-shader-worker) beside this program; "
-                      "install it with kiln, or set shaders.compile_workers off");
+    return make_error(
+        "no shader compile worker (kiln-shader-worker) beside this program; "
+        "install it with kiln, or set shaders.compile_workers off");
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return make_error(std::string("cannot start a shader compile worker: socketpair: ") + std::strerror(errno));
@@ -240,7 +240,9 @@ Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memor
 
 }  // namespace
 
-Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input) { return run_on_large_stack(input, nullptr, -1); }
+Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input) {
+  return run_on_large_stack(input, nullptr, -1);
+}
 
 int serve_compile_requests(int fd) {
   for (;;) {

@@ -16,10 +16,22 @@ std::string type_text(const SPIRType& t) {
   std::string scalar, prefix;
   switch (t.basetype) {
     case SPIRType::Float: scalar = "float"; break;
-    case SPIRType::Int: scalar = "int"; prefix = "i"; break;
-    case SPIRType::UInt: scalar = "uint"; prefix = "u"; break;
-    case SPIRType::Boolean: scalar = "bool"; prefix = "b"; break;
-    case SPIRType::Double: scalar = "double"; prefix = "d"; break;
+    case SPIRType::Int:
+      scalar = "int";
+      prefix = "i";
+      break;
+    case SPIRType::UInt:
+      scalar = "uint";
+      prefix = "u";
+      break;
+    case SPIRType::Boolean:
+      scalar = "bool";
+      prefix = "b";
+      break;
+    case SPIRType::Double:
+      scalar = "double";
+      prefix = "d";
+      break;
     case SPIRType::Struct: return "struct";
     default: return "other";
   }
@@ -55,8 +67,8 @@ json block_members(const Compiler& c, const SPIRType& block) {
   return out;
 }
 
-void add_bindings(const Compiler& c, const spirv_cross::SmallVector<spirv_cross::Resource>& resources,
-                  const char* kind, json& out) {
+void add_bindings(const Compiler& c, const spirv_cross::SmallVector<spirv_cross::Resource>& resources, const char* kind,
+                  json& out) {
   for (const auto& r : resources) {
     const SPIRType& type = c.get_type(r.type_id);
     json b = {{"set", c.get_decoration(r.id, spv::DecorationDescriptorSet)},
@@ -118,7 +130,8 @@ Result<json> reflect_spirv(const std::vector<std::uint32_t>& spirv) {
 
     json spec = json::array();
     for (const auto& sc : c.get_specialization_constants())
-      spec.push_back({{"id", sc.constant_id}, {"name", c.get_name(sc.id)},
+      spec.push_back({{"id", sc.constant_id},
+                      {"name", c.get_name(sc.id)},
                       {"type", type_text(c.get_type(c.get_constant(sc.id).constant_type))}});
 
     const auto entries = c.get_entry_points_and_stages();

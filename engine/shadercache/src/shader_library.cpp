@@ -28,7 +28,7 @@ struct ShaderLibrary::Build {
   std::vector<std::string> stage_files;  // relative
   SourceSnapshot snapshot;
   std::vector<std::string> defines;
-  std::set<std::string> dependencies;    // relative: read, probed, or a possible stage file
+  std::set<std::string> dependencies;  // relative: read, probed, or a possible stage file
 };
 
 ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
@@ -171,7 +171,12 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   for (const auto& file : b.stage_files) content.update("stage:").update(file).update("\n");
   for (const auto& d : b.defines) content.update("define:").update(d).update("\n");
   for (const auto& [path, text] : b.snapshot.files)
-    content.update("file:").update(relative(path)).update("\n").update(std::to_string(text.size())).update("\n").update(text);
+    content.update("file:")
+        .update(relative(path))
+        .update("\n")
+        .update(std::to_string(text.size()))
+        .update("\n")
+        .update(text);
   const cache::BlobKey blob_key{content.digest128()};
   bool storable = ns_.has_value() && b.snapshot.missing.empty();
 
@@ -238,7 +243,8 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     auto source = cross_compile(s.spirv, options_.backend, bindings);
     if (!source) return make_error(absolute(s.file).string() + ": error: " + source.error().message);
     record_backend_bindings(s.reflection, bindings, options_.backend);
-    out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(), std::move(*source)});
+    out.stages.push_back(
+        {std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(), std::move(*source)});
   }
   return out;
 }

@@ -46,7 +46,8 @@ Result<Image> read_image(const std::filesystem::path& path) {
   if (!in) return make_error(path.string() + ": cannot open");
   unsigned char magic[4] = {};
   in.read(reinterpret_cast<char*>(magic), 4);
-  if (in.gcount() == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G') return read_png(path);
+  if (in.gcount() == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G')
+    return read_png(path);
   if (in.gcount() == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
     return read_tiff(path);
   return make_error(path.string() + ": not a PNG or TIFF image (unknown signature)");

@@ -52,7 +52,8 @@ bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
   png_read_update_info(png, info);
   const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
   const int channels = png_get_channels(png, info);
-  if (width == 0 || height == 0 || channels < 1 || channels > 4) png_error(png, "unsupported image size or channel count");
+  if (width == 0 || height == 0 || channels < 1 || channels > 4)
+    png_error(png, "unsupported image size or channel count");
   if (width > limits::kImageSide || height > limits::kImageSide ||
       std::uint64_t(width) * height * channels > limits::kDecodedImageBytes) {
     // png_error leaves by longjmp: the message must not live in an object with a destructor.

@@ -14,7 +14,9 @@ namespace kiln::textures {
 Result<Image> read_tiff(const std::filesystem::path& path) {
   begin_tiff_call();
   std::unique_ptr<TIFF, void (*)(TIFF*)> tif(TIFFOpen(path.c_str(), "r"), &TIFFClose);
-  if (!tif) return make_error(path.string() + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  if (!tif)
+    return make_error(path.string() + ": cannot open as TIFF" +
+                      (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   std::uint32_t width = 0, height = 0;
   std::uint16_t spp = 0;
   TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
@@ -24,15 +26,15 @@ Result<Image> read_tiff(const std::filesystem::path& path) {
   // Decoded as 32-bit RGBA first, then copied to its channels: both count.
   if (width > limits::kImageSide || height > limits::kImageSide ||
       std::uint64_t(width) * height * (4 + std::max<std::uint16_t>(spp, 1)) > limits::kDecodedImageBytes)
-    return make_error(path.string() + ": " + std::to_string(width) + "x" + std::to_string(height) + " is larger than the limit (" +
-                      std::to_string(limits::kImageSide) + " pixels per side, " + describe_bytes(limits::kDecodedImageBytes) +
-                      " decoded)");
-  if (spp < 1 || spp > 4) return make_error(path.string() + ": " + std::to_string(spp) + " channels (1 to 4 are supported)");
+    return make_error(path.string() + ": " + std::to_string(width) + "x" + std::to_string(height) +
+                      " is larger than the limit (" + std::to_string(limits::kImageSide) + " pixels per side, " +
+                      describe_bytes(limits::kDecodedImageBytes) + " decoded)");
+  if (spp < 1 || spp > 4)
+    return make_error(path.string() + ": " + std::to_string(spp) + " channels (1 to 4 are supported)");
   // libtiff's RGBA decoder handles every layout (strips, tiles, planar, bit depths, palettes).
   std::vector<std::uint32_t> rgba(std::size_t(width) * height);
   char message[1024] = "";
-  if (!TIFFRGBAImageOK(tif.get(), message))
-    return make_error(path.string() + ": cannot decode this TIFF: " + message);
+  if (!TIFFRGBAImageOK(tif.get(), message)) return make_error(path.string() + ": cannot decode this TIFF: " + message);
   if (!TIFFReadRGBAImageOriented(tif.get(), width, height, rgba.data(), ORIENTATION_TOPLEFT, 0))
     return make_error(path.string() + ": cannot decode" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   Image image{width, height, spp, {}};

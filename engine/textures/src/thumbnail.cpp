@@ -26,8 +26,8 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
   const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4;
   const std::uint64_t allowed = std::min<std::uint64_t>(limits::kDecodedImageBytes, cache.budget_bytes());
   if (bytes > allowed)
-    return make_error(image->path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) + "x" +
-                      std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
+    return make_error(image->path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) +
+                      "x" + std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
                       describe_bytes(allowed) + " a whole level may take (textures.memory_max); read a smaller level");
   Image out{l.width, l.height, 4, std::vector<std::uint8_t>(std::size_t(l.width) * l.height * 4)};
   TileReader reader(cache, image);

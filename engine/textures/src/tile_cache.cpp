@@ -25,21 +25,21 @@ Result<TxFile::Identity> identify(const std::filesystem::path& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return make_error(path.string() + ": cannot open (no such file)");
   return TxFile::Identity{std::uint64_t(st.st_size),
-                      std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
-                      std::uint64_t(st.st_ino)};
+                          std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
+                          std::uint64_t(st.st_ino)};
 }
 
 }  // namespace
 
 struct TiledImage::Detail {
   std::uint64_t size_ = 0, mtime_ns_ = 0, inode_ = 0;
-  std::span<const std::byte> memory_;  // open_memory(): the .tx bytes, owned by the caller
-  std::uint64_t file_offset_ = 0;      // where the .tx starts in the file (a cache entry's payload)
-  std::vector<std::size_t> level_first_tile_;                // index of each level's first tile in tiles_read_
+  std::span<const std::byte> memory_;          // open_memory(): the .tx bytes, owned by the caller
+  std::uint64_t file_offset_ = 0;              // where the .tx starts in the file (a cache entry's payload)
+  std::vector<std::size_t> level_first_tile_;  // index of each level's first tile in tiles_read_
   std::unique_ptr<std::atomic<std::uint8_t>[]> tiles_read_;  // per tile: read from disk before
-  std::mutex mu_;  // guards pool_ and full_pixels_
-  std::vector<std::unique_ptr<TxFile>> pool_;  // libtiff handles not in use: one per concurrent reader
-  std::shared_ptr<const Image> full_pixels_;   // pixels(): the explicit, permanent conversion
+  std::mutex mu_;                                            // guards pool_ and full_pixels_
+  std::vector<std::unique_ptr<TxFile>> pool_;                // libtiff handles not in use: one per concurrent reader
+  std::shared_ptr<const Image> full_pixels_;                 // pixels(): the explicit, permanent conversion
 };
 
 TiledImage::TiledImage() : detail_(std::make_unique<Detail>()) {}
@@ -60,7 +60,8 @@ struct TileCache::Impl {
 
   explicit Impl(TileCacheOptions options)
       : options_(std::move(options)),
-        budget_(options_.memory_budget_bytes ? options_.memory_budget_bytes : auto_texture_budget(physical_memory_bytes())),
+        budget_(options_.memory_budget_bytes ? options_.memory_budget_bytes
+                                             : auto_texture_budget(physical_memory_bytes())),
         tiles_({.budget_bytes = budget_, .l1_entries = options_.l1_entries, .shards = 16}) {}
 
   Result<std::shared_ptr<TiledImage>> open_file(const std::filesystem::path& path, std::uint64_t offset);
@@ -127,7 +128,9 @@ std::string TileCacheStats::summary() const {
 TileCache::TileCache(TileCacheOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 TileCache::~TileCache() = default;
 
-Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) { return impl_->open_file(path, 0); }
+Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path& path) {
+  return impl_->open_file(path, 0);
+}
 Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
   return impl_->open_memory(name, bytes);
 }
@@ -147,7 +150,8 @@ std::uint64_t TileCache::remembered_failures() const {
 void TileCache::release_this_thread() { impl_->tiles_.release_this_thread(); }
 std::uint64_t TileCache::budget_bytes() const { return impl_->budget_; }
 
-Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_file(const std::filesystem::path& path, std::uint64_t offset) {
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_file(const std::filesystem::path& path,
+                                                               std::uint64_t offset) {
   auto id = identify(path);
   if (!id) return id.error();
   std::shared_ptr<TiledImage> stale;
@@ -155,7 +159,8 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_file(const std::filesy
     std::lock_guard lock(images_mu_);
     if (auto it = images_.find(path); it != images_.end()) {
       const TiledImage& img = *it->second;
-      if (img.detail_->size_ == id->size && img.detail_->mtime_ns_ == id->mtime_ns && img.detail_->inode_ == id->inode) return it->second;
+      if (img.detail_->size_ == id->size && img.detail_->mtime_ns_ == id->mtime_ns && img.detail_->inode_ == id->inode)
+        return it->second;
       stale = it->second;  // overwritten on disk: a new image, the old tiles go
       images_.erase(it);
     }
@@ -164,7 +169,8 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_file(const std::filesy
   return add_image(path, offset ? TxFile::open_at(path, offset) : TxFile::open(path), *id, {}, offset);
 }
 
-Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_memory(const std::string& name, std::span<const std::byte> bytes) {
+Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_memory(const std::string& name,
+                                                                 std::span<const std::byte> bytes) {
   // Named by content, not address: other bytes mapped where these were are another image.
   const TxFile::Identity id{bytes.size(), 0, cache::xxh3_64(bytes)};
   std::shared_ptr<TiledImage> stale;
@@ -172,7 +178,9 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_memory(const std::stri
     std::lock_guard lock(images_mu_);
     if (auto it = images_.find(name); it != images_.end()) {
       const TiledImage& img = *it->second;
-      if (img.detail_->size_ == id.size && img.detail_->inode_ == id.inode && img.detail_->memory_.data() == bytes.data()) return it->second;
+      if (img.detail_->size_ == id.size && img.detail_->inode_ == id.inode &&
+          img.detail_->memory_.data() == bytes.data())
+        return it->second;
       // Same name, other bytes or another mapping: a new image, the old tiles go.
       stale = it->second;
       images_.erase(it);
@@ -183,8 +191,10 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_memory(const std::stri
 }
 
 Result<std::shared_ptr<TiledImage>> TileCache::Impl::add_image(const std::filesystem::path& path,
-                                                         Result<std::unique_ptr<TxFile>> file, const TxFile::Identity& id,
-                                                         std::span<const std::byte> memory, std::uint64_t file_offset) {
+                                                               Result<std::unique_ptr<TxFile>> file,
+                                                               const TxFile::Identity& id,
+                                                               std::span<const std::byte> memory,
+                                                               std::uint64_t file_offset) {
   if (!file) return file.error();
   if ((*file)->info().levels.size() > kMaxLevels)
     return make_error(path.string() + ": " + std::to_string((*file)->info().levels.size()) + " levels (at most " +
@@ -256,11 +266,12 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_texture(const std::fil
   return image;
 }
 
-Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_t level, std::uint32_t tx,
+                                                   std::uint32_t ty) {
   const auto& levels = image.info().levels;
   if (level >= levels.size() || tx >= levels[level].tiles_x() || ty >= levels[level].tiles_y())
-    return make_error(image.path().string() + ": level " + std::to_string(level) + " has no tile " + std::to_string(tx) +
-                      "," + std::to_string(ty));
+    return make_error(image.path().string() + ": level " + std::to_string(level) + " has no tile " +
+                      std::to_string(tx) + "," + std::to_string(ty));
   // Its file changed or it was invalidated: its tiles must not come back under the old identity.
   if (image.stale()) return make_error(image.path().string() + ": changed on disk or invalidated; open it again");
   // Every tile of a constant image is the same: serve them all from its first.
@@ -280,7 +291,8 @@ Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_
   return result;
 }
 
-Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::size_t level, std::uint32_t tx,
+                                                       std::uint32_t ty) {
   const auto started = std::chrono::steady_clock::now();
   // A libtiff handle of our own for the read, so that other tiles of the file load meanwhile.
   std::unique_ptr<TxFile> handle;
@@ -294,7 +306,7 @@ Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::s
   if (!handle) {
     auto opened = !image.detail_->memory_.empty() ? TxFile::open_memory(image.path().string(), image.detail_->memory_)
                   : image.detail_->file_offset_   ? TxFile::open_at(image.path(), image.detail_->file_offset_)
-                                         : TxFile::open(image.path());
+                                                  : TxFile::open(image.path());
     if (!opened) return opened.error();
     handle = std::move(*opened);
     // The path may name a newer file by now: its tiles must not pass for this image's.
@@ -306,9 +318,10 @@ Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::s
     std::lock_guard lock(image.detail_->mu_);
     image.detail_->pool_.push_back(std::move(handle));
   }
-  read_ns_.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                       std::chrono::steady_clock::now() - started).count()),
-                     std::memory_order_relaxed);
+  read_ns_.fetch_add(
+      std::uint64_t(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()),
+      std::memory_order_relaxed);
   if (!rgba) {
     failed_reads_.fetch_add(1, std::memory_order_relaxed);
     return rgba.error();
@@ -366,7 +379,8 @@ std::size_t TileCache::Impl::forget(TiledImage& image) {
   }
   {
     std::lock_guard lock(image.detail_->mu_);
-    if (image.detail_->full_pixels_) full_bytes_.fetch_sub(image.detail_->full_pixels_->pixels.size(), std::memory_order_relaxed);
+    if (image.detail_->full_pixels_)
+      full_bytes_.fetch_sub(image.detail_->full_pixels_->pixels.size(), std::memory_order_relaxed);
     image.detail_->full_pixels_.reset();
   }
   return tiles_.invalidate_tag(image.id());
@@ -376,7 +390,8 @@ TileCacheStats TileCache::Impl::stats() const {
   TileCacheStats s;
   s.tiles = tiles_.stats();
   for (std::size_t l = 0; l < kMaxLevels; ++l) {
-    const std::uint64_t req = requests_[l].load(std::memory_order_relaxed), rd = reads_[l].load(std::memory_order_relaxed);
+    const std::uint64_t req = requests_[l].load(std::memory_order_relaxed),
+                        rd = reads_[l].load(std::memory_order_relaxed);
     if (req || rd) {
       s.requests_per_level.resize(l + 1);
       s.reads_per_level.resize(l + 1);

@@ -121,7 +121,8 @@ tmsize_t file_read(thandle_t h, void* out, tmsize_t n) {
   const std::uint64_t count = std::min<std::uint64_t>(std::uint64_t(n), handle->size - handle->at);
   std::uint64_t done = 0;
   while (done < count) {
-    const ssize_t got = ::pread(handle->fd, static_cast<char*>(out) + done, count - done, off_t(handle->offset + handle->at + done));
+    const ssize_t got =
+        ::pread(handle->fd, static_cast<char*>(out) + done, count - done, off_t(handle->offset + handle->at + done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     done += std::uint64_t(got);
@@ -211,8 +212,10 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     if (!TIFFIsTiled(tif)) return make_error(where + "not tiled (a .tx file stores every level in tiles)");
     TxLevel level;
     std::uint16_t spp = 0, bps = 0, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
-    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &level.width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &level.height) ||
-        !TIFFGetField(tif, TIFFTAG_TILEWIDTH, &level.tile_width) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &level.tile_height))
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &level.width) ||
+        !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &level.height) ||
+        !TIFFGetField(tif, TIFFTAG_TILEWIDTH, &level.tile_width) ||
+        !TIFFGetField(tif, TIFFTAG_TILELENGTH, &level.tile_height))
       return make_error(where + "missing size or tile size tags");
     TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
@@ -226,8 +229,9 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
                         " is larger than the limit of " + std::to_string(limits::kImageSide) + " pixels per side");
     if (level.tile_width > limits::kTileSide || level.tile_height > limits::kTileSide ||
         std::uint64_t(level.tile_width) * level.tile_height * spp * (bps / 8) > limits::kDecodedTileBytes)
-      return make_error(where + "tiles of " + std::to_string(level.tile_width) + "x" + std::to_string(level.tile_height) +
-                        " are larger than the limit (" + std::to_string(limits::kTileSide) + " pixels per side, " +
+      return make_error(where + "tiles of " + std::to_string(level.tile_width) + "x" +
+                        std::to_string(level.tile_height) + " are larger than the limit (" +
+                        std::to_string(limits::kTileSide) + " pixels per side, " +
                         describe_bytes(limits::kDecodedTileBytes) + " decoded)");
     if (planar != PLANARCONFIG_CONTIG) return make_error(where + "planar (separate) channels are not supported");
     const bool is_float = format == SAMPLEFORMAT_IEEEFP;

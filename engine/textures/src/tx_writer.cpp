@@ -119,7 +119,8 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
   begin_tiff_call();
   // "w8" would be BigTIFF; a classic TIFF holds 4 GiB, far more than a texture.
   TIFF* tif = TIFFOpen(out.temp_path().c_str(), "w");
-  if (!tif) return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  if (!tif)
+    return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   const std::string description = describe(image);
   Status status;
   const Image* level = &image;
@@ -138,7 +139,8 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
   return out.commit();
 }
 
-Status convert_to_tx(const std::filesystem::path& source, const std::filesystem::path& tx, const TxWriteOptions& options) {
+Status convert_to_tx(const std::filesystem::path& source, const std::filesystem::path& tx,
+                     const TxWriteOptions& options) {
   auto image = read_image(source);
   if (!image) return image.error();
   return write_tx(*image, tx, options);

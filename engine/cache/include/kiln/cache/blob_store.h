@@ -98,7 +98,7 @@ struct BlobStoreStats {
 // How a kind was used by every tool since the kind was last cleared (see kind_use.h).
 struct KindUse {
   std::uint64_t hits = 0, misses = 0;
-  std::uint64_t corrupt = 0;    // entries that failed a check on a read and were deleted
+  std::uint64_t corrupt = 0;  // entries that failed a check on a read and were deleted
   std::uint64_t writes = 0;
   std::uint64_t evictions = 0;  // entries and namespaces pruned for the cap or the build limit
 };

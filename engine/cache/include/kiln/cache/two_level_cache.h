@@ -113,11 +113,13 @@ class TwoLevelCache {
 
   // Drops `key`. A load of it in flight completes for its waiters but is not cached.
   std::size_t invalidate(const Key& key) {
-    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
-      auto it = shard.map.find(key);
-      if (it == shard.map.end()) return std::size_t{0};
-      return erase(shard, it, dropped);
-    }, &shard_for(hasher_(key)));
+    return invalidate_where(
+        [&](Shard& shard, std::vector<Handle>& dropped) {
+          auto it = shard.map.find(key);
+          if (it == shard.map.end()) return std::size_t{0};
+          return erase(shard, it, dropped);
+        },
+        &shard_for(hasher_(key)));
   }
 
   // Drops every entry carrying `tag`; returns how many.
@@ -139,7 +141,8 @@ class TwoLevelCache {
   // not O(entries). Unlike invalidate_tag, loads in flight are left alone: `pred` selects by key.
   // `on_drop(key, value)` sees each dropped value after the locks are released.
   template <class Pred, class OnDrop = void (*)(const Key&, const Handle&)>
-  std::size_t invalidate_tag_if(Tag tag, Pred&& pred, OnDrop on_drop = [](const Key&, const Handle&) {}) {
+  std::size_t invalidate_tag_if(
+      Tag tag, Pred&& pred, OnDrop on_drop = [](const Key&, const Handle&) {}) {
     std::vector<std::pair<Key, Handle>> dropped_values;
     const std::size_t n = invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
       auto t = shard.tags.find(tag);
@@ -323,9 +326,10 @@ class TwoLevelCache {
       lock.unlock();
       const auto waited_from = std::chrono::steady_clock::now();
       Result<Handle> waited = flight->wait();
-      accounting_->load_wait_ns.fetch_add(
-          std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waited_from).count()),
-          std::memory_order_relaxed);
+      accounting_->load_wait_ns.fetch_add(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                            std::chrono::steady_clock::now() - waited_from)
+                                                            .count()),
+                                          std::memory_order_relaxed);
       return waited;
     }
     ++shard.misses;
@@ -350,8 +354,8 @@ class TwoLevelCache {
   }
 
   template <class Loader>
-  Result<Handle> load_and_publish(const Key& key, Shard& shard, const std::shared_ptr<Flight>& flight,
-                                  Loader&& load, bool& cached) {
+  Result<Handle> load_and_publish(const Key& key, Shard& shard, const std::shared_ptr<Flight>& flight, Loader&& load,
+                                  bool& cached) {
     Result<Loaded<Value>> loaded = run_loader(std::forward<Loader>(load));
     if (!loaded) return loaded.error();
     Loaded<Value>& l = *loaded;

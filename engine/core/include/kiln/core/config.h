@@ -21,19 +21,19 @@
 namespace kiln {
 
 struct Config {
-  std::filesystem::path cache_root;           // cache.root
-  std::uint64_t cache_disk_max_bytes = 0;     // cache.disk_max: size cap of the persistent caches
-  int cache_keep_builds = 0;                  // cache.keep_builds: namespaces kept per cache kind
-  std::uint64_t cache_memory_max_bytes = 0;   // cache.memory_max: in-memory budget (variants, pages)
-  std::uint64_t texture_memory_max_bytes = 0; // textures.memory_max: 0 = automatic
-  bool shader_disk_cache = true;              // shaders.disk_cache: kill switch
-  bool shader_compile_workers = true;         // shaders.compile_workers: glslang in worker processes
+  std::filesystem::path cache_root;                   // cache.root
+  std::uint64_t cache_disk_max_bytes = 0;             // cache.disk_max: size cap of the persistent caches
+  int cache_keep_builds = 0;                          // cache.keep_builds: namespaces kept per cache kind
+  std::uint64_t cache_memory_max_bytes = 0;           // cache.memory_max: in-memory budget (variants, pages)
+  std::uint64_t texture_memory_max_bytes = 0;         // textures.memory_max: 0 = automatic
+  bool shader_disk_cache = true;                      // shaders.disk_cache: kill switch
+  bool shader_compile_workers = true;                 // shaders.compile_workers: glslang in worker processes
   std::uint64_t shader_compile_memory_max_bytes = 0;  // shaders.compile_memory_max: per worker
-  int shader_compile_timeout_s = 0;           // shaders.compile_timeout: seconds per compile
-  bool jit_cache = true;                      // jit.cache: kill switch of the page code cache
-  bool jit_cache_verify = false;              // jit.cache_verify: recompile hits and compare
-  int jit_compile_threads = 1;                // jit.compile_threads
-  int jobs = 0;                               // jobs: worker threads, 0 = one per core
+  int shader_compile_timeout_s = 0;                   // shaders.compile_timeout: seconds per compile
+  bool jit_cache = true;                              // jit.cache: kill switch of the page code cache
+  bool jit_cache_verify = false;                      // jit.cache_verify: recompile hits and compare
+  int jit_compile_threads = 1;                        // jit.compile_threads
+  int jobs = 0;                                       // jobs: worker threads, 0 = one per core
 };
 
 // The cache root the script page cache uses: cache.root, or empty when jit.cache is off.

@@ -12,14 +12,14 @@
 
 namespace kiln::limits {
 
-inline constexpr std::uint32_t kImageSide = 65536;                 // pixels per side of an image or .tx level
-inline constexpr std::uint64_t kDecodedImageBytes = 1ull << 30;    // a plain image (PNG, TIFF) decoded whole
-inline constexpr std::uint32_t kTileSide = 4096;                   // pixels per side of a .tx tile
-inline constexpr std::uint64_t kDecodedTileBytes = 64ull << 20;    // one .tx tile decoded
-inline constexpr std::uint64_t kScriptBytes = 8ull << 20;          // a script source (it costs ~130x in memory to compile)
-inline constexpr std::uint64_t kShaderSourceBytes = 16ull << 20;   // a shader stage or include file
-inline constexpr std::uint64_t kJsonFileBytes = 16ull << 20;       // a material, project settings or config file
-inline constexpr int kScriptNesting = 200;                         // nested blocks and expressions in a script
+inline constexpr std::uint32_t kImageSide = 65536;               // pixels per side of an image or .tx level
+inline constexpr std::uint64_t kDecodedImageBytes = 1ull << 30;  // a plain image (PNG, TIFF) decoded whole
+inline constexpr std::uint32_t kTileSide = 4096;                 // pixels per side of a .tx tile
+inline constexpr std::uint64_t kDecodedTileBytes = 64ull << 20;  // one .tx tile decoded
+inline constexpr std::uint64_t kScriptBytes = 8ull << 20;  // a script source (it costs ~130x in memory to compile)
+inline constexpr std::uint64_t kShaderSourceBytes = 16ull << 20;  // a shader stage or include file
+inline constexpr std::uint64_t kJsonFileBytes = 16ull << 20;      // a material, project settings or config file
+inline constexpr int kScriptNesting = 200;                        // nested blocks and expressions in a script
 // Shader expressions have no depth limit of their own: compiles run in worker processes with a
 // 256 MiB stack, a memory limit and a timeout (shaders.compile_*).
 

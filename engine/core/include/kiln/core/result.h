@@ -25,16 +25,28 @@ class [[nodiscard]] Result {
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(state_); }
-  const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(state_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const { assert(!ok()); return std::get<1>(state_); }
+  const Error& error() const {
+    assert(!ok());
+    return std::get<1>(state_);
+  }
 
  private:
   std::variant<T, Error> state_;
@@ -48,7 +60,10 @@ class [[nodiscard]] Status {
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const { assert(!ok_); return error_; }
+  const Error& error() const {
+    assert(!ok_);
+    return error_;
+  }
 
  private:
   Error error_;
@@ -60,8 +75,7 @@ class [[nodiscard]] Status {
 // Returns the error of `expr` (a Result or a Status) from the enclosing function, which returns a
 // Result or a Status; on success the value is dropped. `if (auto s = f(); !s) return s.error();`
 // in one word.
-#define KILN_TRY(expr)                                                \
-  do {                                                                \
-    if (auto&& kiln_try_result_ = (expr); !kiln_try_result_)          \
-      return kiln_try_result_.error();                                \
+#define KILN_TRY(expr)                                                                        \
+  do {                                                                                        \
+    if (auto&& kiln_try_result_ = (expr); !kiln_try_result_) return kiln_try_result_.error(); \
   } while (false)

@@ -24,44 +24,51 @@ inline constexpr std::size_t kPageWords = 1024;
 
 // clang-format off: enumerators grouped by meaning
 enum class Op : std::uint8_t {
-  kLoadN,    // a = number (next two words)
-  kLoadB,    // a = b (0 or 1)
-  kMove,     // a = b
-  kGetMod,   // a = module[d]
-  kSetMod,   // module[d] = a
-  kAdd, kSub, kMul, kDiv, kMod, kPow,  // a = b op c
-  kNeg,      // a = -b
-  kNot,      // a = !b (booleans)
-  kEq, kLt, kLe,  // a = b op c (numbers and booleans)
-  kEqRef,    // a = (array b is array c)
-  kJmp,      // pc += d
-  kJmpIf,    // if a != 0: pc += d
-  kJmpIfNot, // if a == 0: pc += d
-  kForPrep,  // a, a+1, a+2 = start, limit, step; a+3 = loop variable; pc += d to the loop test
-  kForLoop,  // a += a+2; if in range: a+3 = a, pc += d
-  kNewArr,   // a = new empty array (b: 1 = booleans)
-  kAppend,   // append b to array a
-  kGetI,     // a = b[c]
-  kSetI,     // a[b] = c (b may be #a + 1)
-  kLen,      // a = #b
-  kCall,     // call function d with its arguments in a, a+1, ...; result in a
-  kMath,     // a = math function b of c arguments in a, a+1, ...
-  kHost,     // a = host function b of c arguments in a, a+1, ...
-  kRet,      // return a
-  kRet0,     // return nothing
-  kPutN,     // print buffer += number a
-  kPutB,     // print buffer += boolean a
-  kPutS,     // print buffer += string (next word: length, then the bytes)
-  kPutTab,   // print buffer += '\t'
-  kPrintLn,  // write the print buffer and '\n'
-  kDefine,   // function d is defined from here on (Lua defines functions when the statement runs)
+  kLoadN,   // a = number (next two words)
+  kLoadB,   // a = b (0 or 1)
+  kMove,    // a = b
+  kGetMod,  // a = module[d]
+  kSetMod,  // module[d] = a
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kPow,  // a = b op c
+  kNeg,  // a = -b
+  kNot,  // a = !b (booleans)
+  kEq,
+  kLt,
+  kLe,        // a = b op c (numbers and booleans)
+  kEqRef,     // a = (array b is array c)
+  kJmp,       // pc += d
+  kJmpIf,     // if a != 0: pc += d
+  kJmpIfNot,  // if a == 0: pc += d
+  kForPrep,   // a, a+1, a+2 = start, limit, step; a+3 = loop variable; pc += d to the loop test
+  kForLoop,   // a += a+2; if in range: a+3 = a, pc += d
+  kNewArr,    // a = new empty array (b: 1 = booleans)
+  kAppend,    // append b to array a
+  kGetI,      // a = b[c]
+  kSetI,      // a[b] = c (b may be #a + 1)
+  kLen,       // a = #b
+  kCall,      // call function d with its arguments in a, a+1, ...; result in a
+  kMath,      // a = math function b of c arguments in a, a+1, ...
+  kHost,      // a = host function b of c arguments in a, a+1, ...
+  kRet,       // return a
+  kRet0,      // return nothing
+  kPutN,      // print buffer += number a
+  kPutB,      // print buffer += boolean a
+  kPutS,      // print buffer += string (next word: length, then the bytes)
+  kPutTab,    // print buffer += '\t'
+  kPrintLn,   // write the print buffer and '\n'
+  kDefine,    // function d is defined from here on (Lua defines functions when the statement runs)
   // Compare and branch: the next word is a signed offset from the word after it.
-  kJNotLt,   // if not (a < b): jump
-  kJNotLe,   // if not (a <= b): jump
-  kJNotEq,   // if a ~= b: jump
-  kJEq,      // if a == b: jump
-  kLoadF,    // a = function d (a value; the function must be defined)
-  kCallR,    // call the function value in b with its arguments in a, a+1, ...; result in a
+  kJNotLt,  // if not (a < b): jump
+  kJNotLe,  // if not (a <= b): jump
+  kJNotEq,  // if a ~= b: jump
+  kJEq,     // if a == b: jump
+  kLoadF,   // a = function d (a value; the function must be defined)
+  kCallR,   // call the function value in b with its arguments in a, a+1, ...; result in a
   kCount,
 };
 // clang-format on
@@ -88,16 +95,16 @@ struct FunctionCode {
   std::size_t words = 0;       // length of the code
   int params = 0;
   std::vector<Type> param_types;
-  int frame_slots = 0;         // registers: locals and temporaries
+  int frame_slots = 0;  // registers: locals and temporaries
   Type result = Type::kVoid;
-  std::vector<int> lines;      // source line of each code word (0 for inline data)
+  std::vector<int> lines;  // source line of each code word (0 for inline data)
 };
 
 struct Program {
   std::string file;
-  std::vector<std::uint32_t> words;               // all pages, back to back: page p is words[p * kPageWords, ...)
+  std::vector<std::uint32_t> words;                 // all pages, back to back: page p is words[p * kPageWords, ...)
   std::vector<std::vector<std::uint16_t>> entries;  // per page: word offsets where execution may enter from outside
-  std::vector<FunctionCode> functions;            // [0] is the chunk
+  std::vector<FunctionCode> functions;              // [0] is the chunk
   int module_slots = 0;
   std::vector<HostSignature> host;
 

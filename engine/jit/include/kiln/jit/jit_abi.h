@@ -43,18 +43,29 @@ struct ArrayData {
 using Helper = double (*)(double x, double y);
 // clang-format off: enumerators grouped by meaning
 enum HelperIndex : std::uint32_t {
-  kHelperPow, kHelperFmod, kHelperSin, kHelperCos, kHelperTan, kHelperAsin, kHelperAcos, kHelperAtan,
-  kHelperExp, kHelperLog, kHelperLog10, kHelperAtan2, kHelperCount,
+  kHelperPow,
+  kHelperFmod,
+  kHelperSin,
+  kHelperCos,
+  kHelperTan,
+  kHelperAsin,
+  kHelperAcos,
+  kHelperAtan,
+  kHelperExp,
+  kHelperLog,
+  kHelperLog10,
+  kHelperAtan2,
+  kHelperCount,
 };
 // clang-format on
 const Helper* helper_table();  // process-wide, filled with the C library's functions
 
 struct Context {
-  Value* regs;                       // the current frame's registers
-  Value* module;                     // module variables
-  const Helper* helpers;             // helper_table()
-  std::uint64_t* counted;            // backward jumps and calls so far (checked mode)
-  std::uint64_t budget;              // 0: unlimited
+  Value* regs;             // the current frame's registers
+  Value* module;           // module variables
+  const Helper* helpers;   // helper_table()
+  std::uint64_t* counted;  // backward jumps and calls so far (checked mode)
+  std::uint64_t budget;    // 0: unlimited
   const std::atomic<bool>* cancelled;
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);

@@ -56,9 +56,9 @@ struct JitOptions {
   // The compiler's fingerprint (its settings and host target). Empty: the compiler's own. A runtime
   // without a compiler (the player) takes it from whoever filled the cache (the cook's packs).
   std::string fingerprint;
-  bool verify = false;               // recompile every cache hit before it runs; a differing one is replaced
-  int compile_threads = 1;           // the runtime's own compile threads, when no `pool` is given
-  bool synchronous = false;  // compile on the asking thread (tests, the cook, benchmarks)
+  bool verify = false;              // recompile every cache hit before it runs; a differing one is replaced
+  int compile_threads = 1;          // the runtime's own compile threads, when no `pool` is given
+  bool synchronous = false;         // compile on the asking thread (tests, the cook, benchmarks)
   std::uint32_t hot_threshold = 8;  // entries into a page (calls, loop iterations) before it is asked for
   std::uint64_t cache_max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache (cache.disk_max)
   int keep_builds = 3;
@@ -67,17 +67,17 @@ struct JitOptions {
 };
 
 struct JitStats {
-  std::uint64_t requested = 0;         // pages asked for
-  std::uint64_t interpreted = 0;       // pages asked for that have no code (not cached, not compilable)
-  std::uint64_t compiled = 0;          // pages compiled
-  std::uint64_t loaded = 0;            // pages loaded from the persistent cache
-  std::uint64_t compare_rejected = 0;  // cached blobs whose page bytes differ from the request's
-  std::uint64_t hmac_rejected = 0;     // cached blobs whose HMAC is wrong (tampered or foreign): deleted
-  std::uint64_t corrupt = 0;           // cached blobs that failed their checksum or format: deleted
-  std::uint64_t not_cacheable = 0;     // compiled pages that need something outside themselves
-  std::uint64_t compile_failed = 0;    // pages the compiler refused
-  std::uint64_t stored = 0;            // blobs written
-  std::uint64_t verify_mismatches = 0; // verify mode: hits whose recompiled code differs
+  std::uint64_t requested = 0;          // pages asked for
+  std::uint64_t interpreted = 0;        // pages asked for that have no code (not cached, not compilable)
+  std::uint64_t compiled = 0;           // pages compiled
+  std::uint64_t loaded = 0;             // pages loaded from the persistent cache
+  std::uint64_t compare_rejected = 0;   // cached blobs whose page bytes differ from the request's
+  std::uint64_t hmac_rejected = 0;      // cached blobs whose HMAC is wrong (tampered or foreign): deleted
+  std::uint64_t corrupt = 0;            // cached blobs that failed their checksum or format: deleted
+  std::uint64_t not_cacheable = 0;      // compiled pages that need something outside themselves
+  std::uint64_t compile_failed = 0;     // pages the compiler refused
+  std::uint64_t stored = 0;             // blobs written
+  std::uint64_t verify_mismatches = 0;  // verify mode: hits whose recompiled code differs
   std::uint64_t compile_ns = 0, load_ns = 0;
   std::string summary() const;
 };

@@ -16,9 +16,9 @@
 namespace kiln::jit {
 
 struct PageShape {
-  std::bitset<kPageWords> starts;      // instruction starts reachable from the entries
-  std::bitset<kPageWords> used;        // every word those instructions occupy
-  std::bitset<kPageWords> straddles;   // instructions whose encoding runs past the page end
+  std::bitset<kPageWords> starts;         // instruction starts reachable from the entries
+  std::bitset<kPageWords> used;           // every word those instructions occupy
+  std::bitset<kPageWords> straddles;      // instructions whose encoding runs past the page end
   std::vector<std::uint16_t> loop_heads;  // in-page targets of backward branches, sorted
 };
 
@@ -29,7 +29,8 @@ std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t a
 PageShape analyze_page(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries);
 
 // The entries the JIT compiles a page for: the program's entries and the loop heads they reach.
-std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page, std::span<const std::uint16_t> program_entries);
+std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page,
+                                       std::span<const std::uint16_t> program_entries);
 
 // Where control goes after the instruction at `at` (page-relative, may be outside the page):
 // the fall-through and, for branches, the target. Calls, returns and other instructions that go

@@ -23,10 +23,10 @@ struct PageRequest {
 };
 
 struct CompiledPage {
-  std::vector<std::uint8_t> code;  // text and read-only data, relocations resolved
+  std::vector<std::uint8_t> code;     // text and read-only data, relocations resolved
   std::uint32_t function_offset = 0;  // where abi::PageFunction starts in `code`
   std::uint32_t alignment = 16;
-  std::vector<std::uint16_t> entries;  // what the code serves (the request's instruction starts)
+  std::vector<std::uint16_t> entries;    // what the code serves (the request's instruction starts)
   std::vector<std::uint8_t> used_words;  // bitmap of kPageWords bits: the words the code depends on
   // False when the code needed something outside itself (a libcall, an absolute address): it runs
   // in this process but is never stored.

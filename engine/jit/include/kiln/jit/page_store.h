@@ -49,9 +49,9 @@ struct PageLookup {
 };
 
 struct PageStoreOptions {
-  std::filesystem::path root;  // the cache root
-  std::string build_id;     // any rebuild of the code generator is a new namespace
-  std::string fingerprint;  // codegen settings and host target
+  std::filesystem::path root;                        // the cache root
+  std::string build_id;                              // any rebuild of the code generator is a new namespace
+  std::string fingerprint;                           // codegen settings and host target
   std::uint64_t max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache store (cache.disk_max)
   int keep_builds = 3;
   bool background_writes = true;

@@ -22,8 +22,24 @@ struct HostSignature {
 // min, max: one or more), and the constants math.pi and math.huge.
 // clang-format off: enumerators grouped by meaning
 enum class MathFn {
-  kAbs, kFloor, kCeil, kSqrt, kSin, kCos, kTan, kAsin, kAcos, kAtan, kExp, kLog, kLog10,
-  kFmod, kPow, kAtan2, kMin, kMax,
+  kAbs,
+  kFloor,
+  kCeil,
+  kSqrt,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kExp,
+  kLog,
+  kLog10,
+  kFmod,
+  kPow,
+  kAtan2,
+  kMin,
+  kMax,
 };
 // clang-format on
 

@@ -29,7 +29,7 @@ namespace kiln::jit {
 
 struct VmOptions {
   int max_call_depth = 10000;
-  std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
+  std::uint64_t instruction_budget = 0;                       // backward jumps and calls allowed; 0: unlimited
   std::uint64_t max_array_elements = std::uint64_t{1} << 26;  // arrays and elements created in one Vm
   // Compiled pages: hot pages are asked for from this runtime (which must outlive the Vm) and run
   // natively from their entries. None: everything is interpreted.

@@ -22,16 +22,16 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
 enum class ExprKind {
-  kNumber,    // number
-  kBool,      // boolean
-  kString,    // text (only as an argument of print)
-  kName,      // name
-  kIndex,     // a[b]
-  kField,     // a.name: only library members such as math.pi, engine.param
-  kCall,      // a(args)
-  kBinary,    // a op b
-  kUnary,     // op a
-  kTable,     // {items}
+  kNumber,  // number
+  kBool,    // boolean
+  kString,  // text (only as an argument of print)
+  kName,    // name
+  kIndex,   // a[b]
+  kField,   // a.name: only library members such as math.pi, engine.param
+  kCall,    // a(args)
+  kBinary,  // a op b
+  kUnary,   // op a
+  kTable,   // {items}
 };
 
 struct Expr {
@@ -51,17 +51,17 @@ using StmtPtr = std::unique_ptr<Stmt>;
 using Block = std::vector<StmtPtr>;
 
 enum class StmtKind {
-  kLocal,          // local names = values
-  kAssign,         // targets = values
-  kCall,           // call statement (expr is a kCall)
-  kDo,             // do body end
-  kWhile,          // while cond do body end
-  kRepeat,         // repeat body until cond
-  kIf,             // if conds[0] then blocks[0] elseif ... else else_body end
-  kNumericFor,     // for name = start, limit [, step] do body end
+  kLocal,       // local names = values
+  kAssign,      // targets = values
+  kCall,        // call statement (expr is a kCall)
+  kDo,          // do body end
+  kWhile,       // while cond do body end
+  kRepeat,      // repeat body until cond
+  kIf,          // if conds[0] then blocks[0] elseif ... else else_body end
+  kNumericFor,  // for name = start, limit [, step] do body end
   kBreak,
-  kReturn,         // return [value]
-  kFunction,       // function name(params) body end  /  local function name(...)
+  kReturn,    // return [value]
+  kFunction,  // function name(params) body end  /  local function name(...)
 };
 
 struct FunctionDef {
@@ -78,12 +78,12 @@ struct Stmt {
   Pos pos;
   std::vector<std::string> names;  // kLocal names, kNumericFor variable
   std::vector<Pos> name_pos;
-  std::vector<ExprPtr> targets;    // kAssign
-  std::vector<ExprPtr> values;     // kLocal / kAssign values, kReturn value (0 or 1), kNumericFor start/limit/step
-  ExprPtr expr;                    // kCall call, kWhile / kRepeat condition
-  std::vector<ExprPtr> conds;      // kIf
-  std::vector<Block> blocks;       // kIf branches (conds.size() or conds.size() + 1 with else)
-  Block body;                      // kDo, kWhile, kRepeat, kNumericFor
+  std::vector<ExprPtr> targets;  // kAssign
+  std::vector<ExprPtr> values;   // kLocal / kAssign values, kReturn value (0 or 1), kNumericFor start/limit/step
+  ExprPtr expr;                  // kCall call, kWhile / kRepeat condition
+  std::vector<ExprPtr> conds;    // kIf
+  std::vector<Block> blocks;     // kIf branches (conds.size() or conds.size() + 1 with else)
+  Block body;                    // kDo, kWhile, kRepeat, kNumericFor
   std::unique_ptr<FunctionDef> function;  // kFunction
 };
 

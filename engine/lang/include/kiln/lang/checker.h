@@ -51,10 +51,10 @@ struct CheckedScript {
   const Script* script = nullptr;
   std::vector<CheckedFunction> functions;  // [0] is the chunk
   int module_slots = 0;
-  std::unordered_map<const Expr*, Type> types;      // every value expression
-  std::unordered_map<const Expr*, VarRef> names;    // kName uses
+  std::unordered_map<const Expr*, Type> types;    // every value expression
+  std::unordered_map<const Expr*, VarRef> names;  // kName uses
   std::unordered_map<const Expr*, CallTarget> calls;
-  std::unordered_map<const Expr*, int> function_refs;  // a function named as a value: its index
+  std::unordered_map<const Expr*, int> function_refs;             // a function named as a value: its index
   std::unordered_map<const Stmt*, std::vector<VarRef>> declared;  // kLocal names, kNumericFor variable
   std::unordered_map<const Stmt*, int> function_index;            // kFunction statements
 };

@@ -15,7 +15,7 @@ namespace kiln::lang {
 
 // Errors are `file:line:col: message` (lexer, parser, checker).
 Result<jit::Program> compile_script(const std::string& file, std::string_view source,
-                               const std::vector<HostSignature>& host = {});
+                                    const std::vector<HostSignature>& host = {});
 Result<jit::Program> compile_script_file(const std::string& file, const std::vector<HostSignature>& host = {});
 
 }  // namespace kiln::lang

@@ -28,7 +28,7 @@ namespace kiln::materials {
 struct Material {
   std::string file;
   std::string shader;
-  std::vector<std::string> keywords;              // as written; VariantKey makes them canonical
+  std::vector<std::string> keywords;                  // as written; VariantKey makes them canonical
   std::map<std::string, std::vector<double>> params;  // a scalar is a vector of one
   std::map<std::string, std::string> textures;
   std::vector<std::vector<std::string>> ship;  // "ship": more keyword sets of its shader to cook

@@ -42,8 +42,8 @@ Status check_keyword_syntax(std::string_view keyword);
 
 // Checks a request against the shader's declaration: every keyword legal, the pass declared.
 // An unknown keyword is an error naming it, the shader and the legal set — never dropped.
-Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration,
-                             const std::string& pass, const std::vector<std::string>& keywords);
+Status check_variant_request(const std::string& shader, const ShaderDeclaration& declaration, const std::string& pass,
+                             const std::vector<std::string>& keywords);
 
 // The define the pass becomes: "Shadow" -> "KILN_PASS_SHADOW".
 std::string pass_define(std::string_view pass);

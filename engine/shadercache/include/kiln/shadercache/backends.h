@@ -29,7 +29,7 @@ std::string_view backend_name(Backend backend);
 // never share a slot and every stage agrees; HLSL (shader model 5.1) keeps the binding as the
 // register and the set as the register space.
 struct BackendBinding {
-  std::uint32_t binding = 0;                                  // GLSL / ESSL
+  std::uint32_t binding = 0;                                       // GLSL / ESSL
   std::uint32_t msl_buffer = 0, msl_texture = 0, msl_sampler = 0;  // MSL
 };
 struct BindingMap {

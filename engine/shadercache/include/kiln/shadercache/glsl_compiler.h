@@ -22,7 +22,7 @@ enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_2, kVulkan1_3 };
 
 // From the file extension: .vert .tesc .tese .geom .frag .comp.
 std::optional<Stage> stage_from_path(const std::filesystem::path& file);
-std::string_view stage_name(Stage stage);  // "vert", "frag", ...
+std::string_view stage_name(Stage stage);                          // "vert", "frag", ...
 std::optional<TargetEnv> parse_target_env(std::string_view text);  // "vulkan1.2"
 std::string_view target_env_name(TargetEnv env);
 
@@ -44,7 +44,7 @@ struct GlslInput {
 struct GlslOutput {
   std::vector<std::uint32_t> spirv;
   std::vector<std::filesystem::path> includes;  // every file #included, in first-seen order
-  std::string warnings;                          // rewritten like errors, one per line
+  std::string warnings;                         // rewritten like errors, one per line
   bool read_outside_snapshot = false;
 };
 

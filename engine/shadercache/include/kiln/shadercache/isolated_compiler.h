@@ -31,8 +31,8 @@ inline constexpr std::size_t kCompileStackBytes = std::size_t{256} << 20;
 struct CompileIsolation {
   enum class Mode { kThread, kProcess };
   Mode mode = Mode::kThread;
-  std::filesystem::path worker;                      // kProcess: the kiln-shader-worker executable
-  std::uint64_t memory_limit_bytes = 4ull << 30;     // kProcess: address space of each worker
+  std::filesystem::path worker;                                // kProcess: the kiln-shader-worker executable
+  std::uint64_t memory_limit_bytes = 4ull << 30;               // kProcess: address space of each worker
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};  // kProcess: one compile
 };
 

@@ -42,7 +42,7 @@ namespace kiln::shadercache {
 struct ShaderLibraryOptions {
   std::filesystem::path root;
   std::vector<std::filesystem::path> include_dirs;  // searched after the including file's directory
-  std::vector<std::string> defines;  // for every variant: "NAME" (`#define NAME 1`) or "NAME=VALUE"
+  std::vector<std::string> defines;                 // for every variant: "NAME" (`#define NAME 1`) or "NAME=VALUE"
   TargetEnv target = TargetEnv::kVulkan1_0;
   Backend backend = Backend::kSpirv;
   cache::BlobStore* store = nullptr;  // the persistent level; nullptr turns it off
@@ -63,7 +63,7 @@ struct ShaderProgram {
 struct ShaderLibraryStats {
   std::uint64_t disk_hits = 0;
   std::uint64_t disk_misses = 0;
-  std::uint64_t compiles = 0;        // glslang runs of whole variants
+  std::uint64_t compiles = 0;  // glslang runs of whole variants
   std::uint64_t compile_errors = 0;
   std::uint64_t undecodable_blobs = 0;
 };
@@ -80,7 +80,8 @@ class ShaderLibrary {
   // keyword or pass is an error naming it, the shader and the legal set.
   Result<VariantCache::Handle> variant(const std::string& id, const std::string& pass,
                                        const std::vector<std::string>& keywords);
-  materials::VariantKey key(const std::string& id, const std::string& pass, const std::vector<std::string>& keywords) const;
+  materials::VariantKey key(const std::string& id, const std::string& pass,
+                            const std::vector<std::string>& keywords) const;
 
   // `file` (relative to the root or absolute) changed on disk: bumps the revision of every shader
   // that reads it and drops their stale variants. Returns those shaders' ids.
@@ -110,12 +111,12 @@ class ShaderLibrary {
 
   ShaderLibraryOptions options_;
   std::vector<std::filesystem::path> include_dirs_;  // absolute
-  std::vector<std::filesystem::path> roots_;         // canonical root and include directories: nothing is read outside them
+  std::vector<std::filesystem::path> roots_;  // canonical root and include directories: nothing is read outside them
   std::optional<cache::BlobNamespace> ns_;
   VariantCache cache_;
   std::unique_ptr<IsolatedCompiler> compiler_;
-  std::mutex invalidate_mu_;  // file_changed() runs one at a time: revisions reach the cache in order
-  mutable std::mutex mu_;     // guards the maps below and generation_ changes
+  std::mutex invalidate_mu_;      // file_changed() runs one at a time: revisions reach the cache in order
+  mutable std::mutex mu_;         // guards the maps below and generation_ changes
   std::uint64_t generation_ = 0;  // bumped by file_changed(): a program read before it is not cached
   std::map<std::string, int> revisions_;
   std::map<std::string, std::shared_ptr<const ShaderProgram>> programs_;

@@ -26,11 +26,11 @@
 namespace kiln::shadercache {
 
 struct CompiledStage {
-  std::string stage;                 // "vert", "frag", "comp", ...
-  std::string file;                  // the stage's source, relative to the project root
+  std::string stage;  // "vert", "frag", "comp", ...
+  std::string file;   // the stage's source, relative to the project root
   std::vector<std::uint32_t> spirv;
-  std::string reflection_json;       // reflect_spirv()
-  std::string backend_source;        // cross-compiled source, empty for the SPIR-V backend
+  std::string reflection_json;  // reflect_spirv()
+  std::string backend_source;   // cross-compiled source, empty for the SPIR-V backend
 };
 
 struct CompiledVariant {

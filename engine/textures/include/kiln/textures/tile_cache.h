@@ -74,8 +74,8 @@ std::uint64_t auto_texture_budget(std::uint64_t physical_bytes);
 std::uint64_t physical_memory_bytes();
 
 struct TileCacheOptions {
-  std::uint64_t memory_budget_bytes = 0;  // 0: auto_texture_budget(physical memory)
-  std::size_t l1_entries = 16;            // tiles per thread without a lock
+  std::uint64_t memory_budget_bytes = 0;    // 0: auto_texture_budget(physical memory)
+  std::size_t l1_entries = 16;              // tiles per thread without a lock
   cache::BlobStore* conversions = nullptr;  // where open_texture() keeps .tx made from plain images
 };
 
@@ -84,9 +84,9 @@ struct TileCacheStats {
   cache::TwoLevelCacheStats tiles;                // hits, misses, evictions, peak bytes, load waits
   std::vector<std::uint64_t> requests_per_level;  // tile requests by mip level
   std::vector<std::uint64_t> reads_per_level;     // tiles read from disk by mip level
-  std::uint64_t redundant_reads = 0;  // reads of a tile that had been read before (evicted meanwhile)
-  std::uint64_t read_ns = 0;          // time spent reading tiles from disk
-  std::uint64_t failed_reads = 0;     // tiles whose read failed (remembered)
+  std::uint64_t redundant_reads = 0;              // reads of a tile that had been read before (evicted meanwhile)
+  std::uint64_t read_ns = 0;                      // time spent reading tiles from disk
+  std::uint64_t failed_reads = 0;                 // tiles whose read failed (remembered)
   std::uint64_t open_images = 0, open_files = 0;
   std::uint64_t plain_conversions = 0;  // plain images converted to .tx by open_texture()
   std::uint64_t full_image_bytes = 0;   // held by pixels() conversions, outside the tile budget

@@ -42,9 +42,9 @@ struct TxInfo {
   int channels = 0;
   int bits_per_sample = 0;
   bool is_float = false;
-  std::optional<std::array<float, 4>> average_color;   // oiio:AverageColor, RGBA
-  std::optional<std::array<float, 4>> constant_color;  // oiio:ConstantColor: the texture is one colour
-  std::string sha1;                                    // oiio:SHA-1 of the source pixels
+  std::optional<std::array<float, 4>> average_color;            // oiio:AverageColor, RGBA
+  std::optional<std::array<float, 4>> constant_color;           // oiio:ConstantColor: the texture is one colour
+  std::string sha1;                                             // oiio:SHA-1 of the source pixels
   WrapMode wrap_s = WrapMode::Black, wrap_t = WrapMode::Black;  // from `wrapmodes`; maketx's default
 };
 

@@ -18,7 +18,7 @@
 namespace kiln::textures {
 
 struct TxWriteOptions {
-  std::uint32_t tile_size = 64;                                  // a multiple of 16 (TIFF's rule)
+  std::uint32_t tile_size = 64;                                 // a multiple of 16 (TIFF's rule)
   WrapMode wrap_s = WrapMode::Black, wrap_t = WrapMode::Black;  // maketx's default
 };
 

@@ -31,7 +31,6 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   std::atomic<std::uint64_t> load_wait_ns{0};
   std::atomic<std::uint64_t> invalidations{0};
 
-
   // Live bytes, less `releasing` (evicted values about to be released), above the budget?
   bool over_budget(std::uint64_t releasing = 0) const {
     const std::uint64_t live = live_bytes_.load(std::memory_order_relaxed);
