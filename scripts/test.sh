@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test:
+#   format   every C++ source laid out as .clang-format says (scripts/check_format.sh)
 #   asan     the whole suite (and the benchmarks built) under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     the concurrent tests (label "concurrent") under ThreadSanitizer
 #   fuzz     every libFuzzer target for a few seconds from its seed corpus (scripts/fuzz.sh)
@@ -9,9 +10,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 presets=("$@")
-[[ ${#presets[@]} -gt 0 ]] || presets=(asan tsan fuzz)
+[[ ${#presets[@]} -gt 0 ]] || presets=(format asan tsan fuzz)
 failed=()
 for preset in "${presets[@]}"; do
+  if [[ "$preset" == format ]]; then
+    echo "== format"
+    scripts/check_format.sh || failed+=(format)
+    continue
+  fi
   if [[ "$preset" == fuzz ]]; then
     echo "== fuzz: build and a short run of every target"
     scripts/fuzz.sh "${KILN_FUZZ_SECONDS:-6}" || failed+=(fuzz)
