@@ -81,6 +81,21 @@ TEST_SUITE("shadercache") {
     CHECK(compared >= 20);
   }
 
+  TEST_CASE("every spelling of a shader id names one shader - as its normal path") {
+    shadercache::ShaderLibrary library({.root = KILN_SOURCE_DIR "/assets"});
+    for (const std::string spelling : {"shaders/lit", "./shaders/lit", "shaders//lit", "shaders/./lit",
+                                       "shaders/x/../lit", "./shaders/../shaders/lit"}) {
+      CAPTURE(spelling);
+      const auto key = library.key(spelling, "Forward", {"FOG"});
+      CHECK(key.shader == fs::path(spelling).lexically_normal().generic_string());
+      CHECK(key.shader == "shaders/lit");
+      CHECK(key.digest() == library.key("shaders/lit", "Forward", {"FOG"}).digest());
+    }
+    // Already-normal ids pass unchanged, whatever their characters.
+    for (const std::string id : {"shaders/lit", "a.b/c..d", "x/.hidden/y", "lit"})
+      CHECK(library.key(id, "Main", {}).shader == id);
+  }
+
   TEST_CASE("the target environment reaches the SPIR-V as glslangValidator's --target-env does") {
     test::TempDir dir("spv");
     const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
