@@ -1,0 +1,25 @@
+# What `cmake --install` puts in a prefix for a game to build against: the engine libraries a game
+# links (static), their headers, and KilnConfig.cmake so that `find_package(Kiln)` gives the targets
+# kiln::core, kiln::cache, kiln::materials, kiln::jit, kiln::lang, kiln::textures and kiln::runtime.
+# The tools' own modules (glslang and LLVM behind them) are not installed as libraries. Components:
+# `development` (libraries, headers, CMake package) and `tools` (kiln, kiln-player).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(kiln_installed_modules core cache materials jit lang textures runtime)
+foreach(module IN LISTS kiln_installed_modules)
+  install(TARGETS kiln_${module} EXPORT KilnTargets ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/engine/${module}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+          COMPONENT development)
+endforeach()
+if(KILN_BUILD_TOOLS)
+  install(TARGETS kiln kiln-player kiln-shader-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
+endif()
+
+set(kiln_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/Kiln")
+install(EXPORT KilnTargets NAMESPACE kiln:: DESTINATION "${kiln_cmake_dir}" COMPONENT development)
+configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/KilnConfig.cmake.in"
+                              "${PROJECT_BINARY_DIR}/KilnConfig.cmake" INSTALL_DESTINATION "${kiln_cmake_dir}")
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake" COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/KilnConfig.cmake" "${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake"
+        DESTINATION "${kiln_cmake_dir}" COMPONENT development)
