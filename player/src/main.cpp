@@ -1,9 +1,9 @@
-// `kiln-player <cooked dir> [--json]`: the packaged runtime. Links engine/runtime,
+// `kiln-player <cooked dir> [--json | --quiet]`: the packaged runtime. Links engine/runtime,
 // the interpreter and the page-code loader (engine/jit), materials and textures — neither glslang
 // nor LLVM. Opens the cooked set through its manifest, checks that every variant and texture a
 // material names is in it, runs the cooked scripts (compiled pages from the scripts pack, the
-// interpreter for the rest) and checks the textures through the tile cache, then prints a short
-// report. It compiles nothing.
+// interpreter for the rest; what they print is printed) and checks the textures through the tile
+// cache, then prints a short report. It compiles nothing.
 
 #include <algorithm>
 #include <chrono>
@@ -37,7 +37,7 @@ int fail(const std::string& message) {
   return 1;
 }
 
-constexpr const char* kUsage = "usage: kiln-player <cooked dir> [--cache-root DIR] [--json]\n";
+constexpr const char* kUsage = "usage: kiln-player <cooked dir> [--cache-root DIR] [--json | --quiet]\n";
 
 // The runtime that serves the shipped pages, or nullptr (the scripts run interpreted) when they
 // were compiled by another build or for CPU features this machine lacks.
@@ -72,6 +72,7 @@ std::unique_ptr<jit::JitRuntime> shipped_code_runtime(const runtime::CookedSet& 
 struct Options {
   std::string cooked;
   bool json = false;
+  bool quiet = false;  // scripts' output as digests only
   ConfigInputs config;
 };
 
@@ -83,6 +84,8 @@ std::optional<Options> parse_args(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--json")
       o.json = true;
+    else if (arg == "--quiet")
+      o.quiet = true;
     else if (arg == "--cache-root" && i + 1 < argc)
       o.config.flags.emplace_back(arg, argv[++i]);
     else if (arg.rfind("--", 0) != 0 && o.cooked.empty())
@@ -109,12 +112,13 @@ Result<MaterialsChecked> check_materials(const runtime::CookedSet& set) {
 }
 
 struct ScriptsRun {
-  nlohmann::json results = nlohmann::json::array();  // per script: ok, ms, lines, output digest, error
+  nlohmann::json results = nlohmann::json::array();  // per script: ok, ms, lines, output and its digest, error
   bool all_ok = true;
 };
 
 // Every cooked script runs once: compiled pages where `jit` has them, the interpreter for the rest.
-Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* jit) {
+// `echo`: what a script prints goes to standard output as it prints it, under a line naming it.
+Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* jit, bool echo) {
   ScriptsRun out;
   for (const std::string& file : set.ids(runtime::EntryKind::kProgram)) {
     auto bytes = set.program(file);
@@ -124,7 +128,11 @@ Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* j
     if (!program) return program.error();
     std::string output;
     jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit});
-    vm.set_output([&](std::string_view line) { output += line; });
+    if (echo) std::printf("player: %s\n", file.c_str());
+    vm.set_output([&](std::string_view line) {
+      output += line;
+      if (echo) std::fwrite(line.data(), 1, line.size(), stdout);
+    });
     const auto t0 = Clock::now();
     const Status ran = vm.run();
     const std::string digest = cache::hex64(cache::xxh3_64(output)).substr(0, 12);
@@ -132,6 +140,7 @@ Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* j
                            {"ok", bool(ran)},
                            {"ms", ms_since(t0)},
                            {"lines", std::count(output.begin(), output.end(), '\n')},
+                           {"output", output},
                            {"output_digest", digest},
                            {"error", ran ? "" : ran.error().message}});
     out.all_ok = out.all_ok && ran;
@@ -210,7 +219,7 @@ int main(int argc, char** argv) {
   // Compiled pages come from the scripts pack (cooked by the same build of the code generator).
   player::PackPages pages(set.pack(runtime::PackKind::kScripts));
   const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
-  const auto scripts = run_scripts(set, jit.get());
+  const auto scripts = run_scripts(set, jit.get(), !options->json && !options->quiet);
   if (!scripts) return fail(scripts.error().message);
   const auto textures_checked = check_textures(set, config->config);
   if (!textures_checked) return fail(textures_checked.error().message);

@@ -49,6 +49,36 @@ TEST_SUITE("editor") {
   }
 }
 
+TEST_SUITE("editor") {
+  TEST_CASE("the player prints what each script prints - --quiet leaves digests only - --json carries the output") {
+    test::TempDir dir("player-output");
+    auto cooked = test::run_process({KILN_CLI, "cook", (fs::path(KILN_SOURCE_DIR) / "assets").string(), "--out",
+                                     (dir / "out").string(), "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+    auto played = test::run_process({KILN_PLAYER, (dir / "out").string()});
+    REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+    auto quiet = test::run_process({KILN_PLAYER, (dir / "out").string(), "--quiet"});
+    REQUIRE_MESSAGE(quiet.exit_code == 0, quiet.output);
+    auto json = test::run_process({KILN_PLAYER, (dir / "out").string(), "--json"});
+    REQUIRE_MESSAGE(json.exit_code == 0, json.output);
+    const auto report = nlohmann::json::parse(json.output.substr(json.output.find('{')));
+    REQUIRE(report["scripts"].size() == 3);
+    for (const auto& s : report["scripts"]) {
+      const std::string script = s["script"];
+      CAPTURE(script);
+      auto reference = test::run_process(
+          {KILN_CLI, "script", "run", (fs::path(KILN_SOURCE_DIR) / "assets" / script).string(), "--jit", "off"});
+      REQUIRE(reference.exit_code == 0);
+      REQUIRE_FALSE(reference.output.empty());
+      // Printed as the script prints it, under a line naming the script.
+      CHECK(played.output.find("player: " + script + "\n" + reference.output) != std::string::npos);
+      CHECK(quiet.output.find(reference.output) == std::string::npos);
+      CHECK(quiet.output.find(s["output_digest"].get<std::string>()) != std::string::npos);
+      CHECK(s["output"] == reference.output);
+    }
+  }
+}
+
 namespace {
 
 // A hand-made set: packs with valid checksums and a manifest naming them, whatever they hold.
