@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
   for (int m = 0; m < 4; ++m)
     std::ofstream(dir / "project/materials" / ("m" + std::to_string(m) + ".json"))
         << "{\"shader\": \"shaders/bench.frag\", \"keywords\": " << sets[m] << "}";
-  Child editor =
-      spawn({kiln, "editor", (dir / "project").string(), "--json", "--cache-root", (dir / "cache").string()});
+  Child editor = spawn(
+      {kiln, "editor", (dir / "project").string(), "--json", "--stdin", "--cache-root", (dir / "cache").string()});
   const auto ready = nlohmann::json::parse(editor.line(60000));
   std::printf("editor ready: %d variants active\n", ready["variants"].get<int>());
   std::vector<double> total, detect, compile, publish;

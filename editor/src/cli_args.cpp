@@ -19,7 +19,7 @@ Result<Args> parse_args(int argc, char** argv) {
       continue;
     }
     // Options without a value.
-    if (arg == "--stats" || arg == "--verify") {
+    if (arg == "--stats" || arg == "--verify" || arg == "--stdin") {
       args.switches.push_back(arg);
       continue;
     }

@@ -14,7 +14,7 @@ struct Args {
   ConfigInputs config;
   bool json = false;
   bool help = false;
-  std::vector<std::string> switches;  // value-less options: --stats, --verify
+  std::vector<std::string> switches;  // value-less options: --stats, --verify, --stdin
   bool has(const std::string& name) const {
     for (const auto& s : switches)
       if (s == name) return true;

@@ -129,7 +129,7 @@ TEST_SUITE("editor") {
     test::TempDir dir("isolation");
     const fs::path project = dir / "project";
     fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-    test::EditorProcess editor({KILN_CLI, "editor", project.string(), "--json", "--cache-root",
+    test::EditorProcess editor({KILN_CLI, "editor", project.string(), "--json", "--stdin", "--cache-root",
                                 (dir / "cache").string(), "--shaders-compile-memory-max", "256MiB"});
     REQUIRE(editor.next()["event"] == "ready");
     std::string unlit;

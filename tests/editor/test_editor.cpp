@@ -29,7 +29,8 @@ TEST_SUITE("editor") {
     test::TempDir dir("editor");
     const fs::path project = dir / "project";
     fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
-    Editor editor({KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+    Editor editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--stdin", "--cache-root", (dir / "cache").string()});
     const auto ready = editor.next();
     REQUIRE(ready["event"] == "ready");
     CHECK(ready["materials"] == 8);

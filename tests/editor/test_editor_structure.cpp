@@ -21,7 +21,8 @@ struct Project {
   fs::path root = dir / "project";
   Project() { fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", root, fs::copy_options::recursive); }
   test::EditorProcess start() {
-    return test::EditorProcess({KILN_CLI, "editor", root.string(), "--json", "--cache-root", (dir / "cache").string()});
+    return test::EditorProcess(
+        {KILN_CLI, "editor", root.string(), "--json", "--stdin", "--cache-root", (dir / "cache").string()});
   }
 };
 

@@ -80,7 +80,7 @@ TEST_SUITE("editor") {
             std::chrono::milliseconds(std::uniform_int_distribution<int>(0, int(cold_ms))(random)));
         editor.kill(SIGKILL);
         editors_killed += editor.wait() == 128 + SIGKILL;
-        test::EditorProcess next({KILN_CLI, "editor", a.string(), "--json", "--cache-root", cache.string()});
+        test::EditorProcess next({KILN_CLI, "editor", a.string(), "--json", "--stdin", "--cache-root", cache.string()});
         const auto ready = next.next();
         CHECK(ready["event"] == "ready");
         CHECK_MESSAGE(ready["errors"].empty(), ready.dump());

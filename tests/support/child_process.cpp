@@ -118,6 +118,11 @@ std::string ChildProcess::read_all() {
   return out;
 }
 
+void ChildProcess::close_input() {
+  if (in_fd_ >= 0) ::close(in_fd_);
+  in_fd_ = -1;
+}
+
 void ChildProcess::kill(int signal) {
   if (!reaped_) ::kill(pid_, signal);
 }

@@ -1,11 +1,17 @@
-// `kiln editor <project> [--json]`: loads the project, then watches it and keeps every cache
-// current as files change, one line per event (JSON lines with --json). Reads commands from
-// standard input: `status` prints the statistics of the three caches, `quit` (or end of input) ends.
+// `kiln editor <project> [--json] [--stdin]`: loads the project, then watches it and keeps every
+// cache current as files change, one line per event (JSON lines with --json). It runs until SIGINT
+// or SIGTERM (a last "stopped" event, exit 0), so it can run in the background or under an IDE.
+// With --stdin it also takes commands from standard input: `status` prints the statistics of the
+// three caches, `quit` (or the end of the input) ends it.
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "cli_args.h"
@@ -48,6 +54,7 @@ std::string human(const nlohmann::json& e) {
   if (kind == "material_error" || kind == "script_error" || kind == "texture_error")
     return e.value("error", "") + (e.value("kept_previous", false) ? " (previous version kept)" : "");
   if (kind == "watch_warning") return "warning: " + e.value("message", "");
+  if (kind == "stopped") return "stopped (" + e.value("signal", "") + ")";
   if (kind == "status") return "status: " + e.dump();
   return kind + " " + file;
 }
@@ -57,11 +64,25 @@ void emit(const nlohmann::json& event, bool json) {
   std::fflush(stdout);
 }
 
+// SIGINT and SIGTERM as events on a descriptor: blocked before any thread starts (the worker pool
+// inherits the mask), read by the event loop, so the session ends through its destructor (caches
+// flushed and pruned) instead of dying mid-write.
+int stop_signals_fd() {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  if (::pthread_sigmask(SIG_BLOCK, &stop, nullptr) != 0) return -1;
+  return ::signalfd(-1, &stop, SFD_CLOEXEC);
+}
+
+const char* signal_name(std::uint32_t signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 }  // namespace
 
 int run_editor_command(const Args& args) {
   if (args.words.size() != 2) {
-    std::fprintf(stderr, "usage: kiln editor <project> [--json]\n");
+    std::fprintf(stderr, "usage: kiln editor <project> [--json] [--stdin]\n");
     return kExitUsage;
   }
   if (auto s = args.check_options({}); !s) {
@@ -73,7 +94,13 @@ int run_editor_command(const Args& args) {
     std::fprintf(stderr, "kiln: %s\n", loaded.error().message.c_str());
     return kExitUsage;
   }
+  const bool commands = args.has("--stdin");
   const std::filesystem::path root = args.words[1];
+  const int signals = stop_signals_fd();
+  if (signals < 0) {
+    std::fprintf(stderr, "kiln editor: cannot watch for SIGINT and SIGTERM: %s\n", std::strerror(errno));
+    return kExitFailed;
+  }
   // Watch first: an edit made while the project loads is not lost.
   auto watcher = editor::FileWatcher::open(root);
   if (!watcher) {
@@ -86,15 +113,22 @@ int run_editor_command(const Args& args) {
     emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
   std::string input;
   for (;;) {
-    pollfd fds[2] = {{(*watcher)->fd(), POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) continue;
+    pollfd fds[3] = {{(*watcher)->fd(), POLLIN, 0}, {signals, POLLIN, 0}, {commands ? STDIN_FILENO : -1, POLLIN, 0}};
+    if (::poll(fds, 3, -1) < 0) continue;
+    if (fds[1].revents & POLLIN) {
+      signalfd_siginfo info{};
+      if (::read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
+        emit({{"event", "stopped"}, {"signal", signal_name(info.ssi_signo)}}, args.json);
+        return kExitOk;
+      }
+    }
     if (fds[0].revents & POLLIN) {
       const auto batch = (*watcher)->collect(std::chrono::milliseconds(30));
       for (const std::string& warning : (*watcher)->take_warnings())
         emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
       for (const auto& event : session.handle(batch)) emit(event, args.json);
     }
-    if (fds[1].revents & (POLLIN | POLLHUP)) {
+    if (fds[2].revents & (POLLIN | POLLHUP)) {
       char chunk[256];
       const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
       if (n <= 0) return kExitOk;  // end of input

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -16,9 +18,19 @@ namespace {
 
 constexpr std::uint32_t kMask = IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE;
 
+// GNU sed -i writes "sed" and six random letters or digits beside the file it edits.
+bool sed_temp(const std::string& name) {
+  return name.size() == 9 && name.starts_with("sed") &&
+         std::all_of(name.begin() + 3, name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+}
+
+// What editors and tools write beside a file while saving it: hidden files (vim's .name.swp,
+// emacs' .#name lock), backups (name~), vim's probe file 4913, emacs' auto-save #name#, JetBrains'
+// safe-write copies, sed -i's temp file.
 bool ignored(const std::string& name) {
   return name.empty() || name[0] == '.' || name.back() == '~' || name.ends_with(".swp") || name.ends_with(".swx") ||
-         name == "4913";  // vim's probe file
+         name == "4913" || (name.size() > 1 && name.front() == '#' && name.back() == '#') ||
+         name.ends_with("___jb_tmp___") || name.ends_with("___jb_old___") || sed_temp(name);
 }
 
 std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }

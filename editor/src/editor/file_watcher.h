@@ -3,7 +3,9 @@
 // they appear), debounced (a burst of events becomes one batch once the tree has been quiet for a
 // moment), and robust to how editors save: an in-place write, a temp file renamed over the
 // original, a delete and re-create all end as one change of the file, reported with whether it
-// exists once the burst is over. Hidden and backup files (".name", "name~", "*.swp") are ignored.
+// exists once the burst is over. The files editors and tools write beside a file while saving it
+// are ignored: hidden and backup files (".name", "name~", "*.swp"), "#name#", JetBrains'
+// "name___jb_tmp___" and "name___jb_old___", sed -i's "sedXXXXXX".
 //
 // Structure changes are reported file by file: a directory deleted, renamed, moved in or out of
 // the tree reports each file it held as removed or added. The watcher keeps a snapshot of the

@@ -97,8 +97,21 @@ Result<std::unique_ptr<IsolatedCompiler::Worker>> IsolatedCompiler::start_worker
   const std::string limit = std::to_string(isolation_.memory_limit_bytes);
   std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--memory-limit"),
                              const_cast<char*>(limit.c_str()), nullptr};
+  // The worker starts with no signal blocked and default handlers, whatever the tool did with its
+  // own (the editor blocks SIGINT and SIGTERM to read them as events).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   auto worker = std::make_unique<Worker>();
-  const int rc = ::posix_spawn(&worker->pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = ::posix_spawn(&worker->pid, path.c_str(), &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(sv[1]);
   if (rc != 0) {

@@ -1,0 +1,102 @@
+// The editor as a background process (an IDE, a service, `&` in a shell): standard input is read
+// only with --stdin, signals end it cleanly, and the temporary files of common editors and tools
+// never become events. Through the real `kiln editor` process.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <fstream>
+#include <set>
+
+#include "child_process.h"
+#include "editor_process.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Project {
+  test::TempDir dir{"editor-control"};
+  fs::path root = test::copy_assets(dir);
+  test::EditorProcess start(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {KILN_CLI, "editor",       root.string(),
+                                     "--json", "--cache-root", (dir / "cache").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return test::EditorProcess(argv);
+  }
+};
+
+std::set<std::string> files_of(const std::vector<nlohmann::json>& events) {
+  std::set<std::string> out;
+  for (const auto& e : events) out.insert(e.value("file", ""));
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE("the editor lives on when its input closes - SIGTERM and SIGINT end it cleanly") {
+    for (const int signal : {SIGTERM, SIGINT}) {
+      CAPTURE(signal);
+      Project p;
+      auto editor = p.start();
+      REQUIRE(editor.next()["event"] == "ready");
+      editor.process.close_input();
+      // Still watching: an edit after the end of input is an event.
+      std::ofstream(p.root / "scripts/gameplay_update.lua", std::ios::app) << "print(7)\n";
+      const auto edited = editor.next();
+      CHECK(edited["event"] == "script");
+      CHECK(edited["file"] == "scripts/gameplay_update.lua");
+      editor.process.kill(signal);
+      const auto stopped = editor.next();
+      CHECK(stopped["event"] == "stopped");
+      CHECK(stopped["signal"] == (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+      CHECK(editor.process.wait() == 0);
+    }
+  }
+
+  TEST_CASE("with --stdin the editor takes status and quit from its input and ends at its end") {
+    Project p;
+    auto editor = p.start({"--stdin"});
+    REQUIRE(editor.next()["event"] == "ready");
+    editor.process.write_line("status");
+    CHECK(editor.next()["event"] == "status");
+    editor.process.close_input();
+    CHECK(editor.process.wait() == 0);
+  }
+
+  TEST_CASE("sed -i and the safe writes of emacs and JetBrains IDEs are one change of the file and nothing else") {
+    Project p;
+    auto editor = p.start();
+    REQUIRE(editor.next()["event"] == "ready");
+    const fs::path material = p.root / "materials/brick.json";
+
+    // GNU sed -i writes ./sedXXXXXX beside the file and renames it over the file.
+    auto sed = test::run_process({"/bin/sed", "-i", "s/0.8, 0.4/0.7, 0.4/", material.string()});
+    REQUIRE_MESSAGE(sed.exit_code == 0, sed.output);
+    auto events = editor.until_quiet();
+    CHECK(files_of(events) == std::set<std::string>{"materials/brick.json"});
+
+    // JetBrains safe write: name___jb_tmp___ written, the original moved to name___jb_old___, the
+    // temp renamed over the original, the old copy deleted.
+    const std::string text = test::slurp(material);
+    const fs::path tmp = material.string() + "___jb_tmp___", old = material.string() + "___jb_old___";
+    test::spit(tmp, text + "\n");
+    fs::rename(material, old);
+    fs::rename(tmp, material);
+    fs::remove(old);
+    events = editor.until_quiet();
+    CHECK(files_of(events) == std::set<std::string>{"materials/brick.json"});
+
+    // Emacs: a lock link .#name and an auto-save file #name# beside the file while it is edited.
+    const fs::path autosave = p.root / "materials/#brick.json#";
+    test::spit(autosave, text);
+    test::spit(material, text);
+    fs::remove(autosave);
+    events = editor.until_quiet();
+    CHECK(files_of(events) == std::set<std::string>{"materials/brick.json"});
+  }
+}
