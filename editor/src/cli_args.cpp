@@ -23,7 +23,12 @@ Result<Args> parse_args(int argc, char** argv) {
       args.switches.push_back(arg);
       continue;
     }
-    // Short options of subcommands take a value: -I dir, -o file.
+    // -DNAME[=VALUE] and -Idir, written together as glslangValidator takes them.
+    if (arg.size() > 2 && (arg.rfind("-D", 0) == 0 || arg.rfind("-I", 0) == 0)) {
+      args.options.emplace_back(arg.substr(0, 2), arg.substr(2));
+      continue;
+    }
+    // Short options of subcommands take a value: -I dir, -D NAME, -o file.
     if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
       if (i + 1 >= argc) return make_error("option " + arg + " needs a value");
       args.options.emplace_back(arg, argv[++i]);

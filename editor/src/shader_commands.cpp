@@ -22,16 +22,57 @@ int fail(const std::string& message, int code = kExitFailed) {
   return code;
 }
 
+// Where `-o out` puts each stage: `out` itself for a one-stage shader; otherwise the stage before the
+// extension (`lit.spv` -> `lit.vert.spv`, `lit.frag.spv`); into a directory (one that exists, or
+// `out/`, made if missing) as `<shader>.<stage>.<ext>`.
+std::filesystem::path stage_output(const std::string& out, const std::string& shader, const CompiledStage& stage,
+                                   std::size_t stages, Backend backend) {
+  namespace fs = std::filesystem;
+  const fs::path path(out);
+  std::error_code ec;
+  if (out.back() == '/' || fs::is_directory(path, ec)) {
+    static constexpr const char* kExtension[] = {"spv", "glsl", "essl", "hlsl", "msl"};
+    return path / (fs::path(shader).stem().string() + "." + stage.stage + "." + kExtension[int(backend)]);
+  }
+  if (stages == 1) return path;
+  return path.parent_path() / (path.stem().string() + "." + stage.stage + path.extension().string());
+}
+
+void print_reflection(const std::string& file, const CompiledStage& stage) {
+  const auto reflection = nlohmann::json::parse(stage.reflection_json);
+  std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(),
+              reflection["entry_point"].get<std::string>().c_str());
+  for (const auto& b : reflection["bindings"]) {
+    std::printf("  binding set=%d binding=%d %s %s\n", b["set"].get<int>(), b["binding"].get<int>(),
+                b["kind"].get<std::string>().c_str(), b["name"].get<std::string>().c_str());
+    for (const auto& m : b.value("members", nlohmann::json::array()))
+      std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
+                  m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+  }
+  for (const auto& p : reflection["push_constants"]) {
+    std::printf("  push_constant %s size=%d\n", p["name"].get<std::string>().c_str(), p["size"].get<int>());
+    for (const auto& m : p.value("members", nlohmann::json::array()))
+      std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
+                  m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+  }
+  for (const char* dir : {"inputs", "outputs"})
+    for (const auto& v : reflection[dir])
+      std::printf("  %s location=%d %s %s\n", dir, v["location"].get<int>(), v["type"].get<std::string>().c_str(),
+                  v["name"].get<std::string>().c_str());
+  for (const auto& c : reflection["specialization_constants"])
+    std::printf("  specialization_constant id=%d %s\n", c["id"].get<int>(), c["name"].get<std::string>().c_str());
+}
+
 }  // namespace
 
 int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
   if ((verb != "compile" && verb != "reflect") || args.words.size() != 3)
     return fail(
-        "usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [--target-env vulkan1.X] "
-        "[--backend spirv|glsl|essl|hlsl|msl] [-I dir] [-o out]",
+        "usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [-D NAME[=VALUE]]... "
+        "[--target-env vulkan1.X] [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [-o out]",
         kExitUsage);
-  if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-o"}); !s)
+  if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-D", "-o"}); !s)
     return fail("kiln shader: " + s.error().message, kExitUsage);
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
   if (!target)
@@ -52,6 +93,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   std::error_code absolute_ec;
   for (const auto& dir : args.option_values("-I"))
     options.include_dirs.push_back(std::filesystem::absolute(dir, absolute_ec));
+  options.defines = args.option_values("-D");  // NAME or NAME=VALUE, as glslangValidator takes them
   options.target = *target;
   options.backend = *backend;
   options.store = store.get();
@@ -60,46 +102,48 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
 
   auto program = library.program(file);
   if (!program) return fail(program.error().message);
-  const std::string pass = args.option("--pass", *(*program)->declaration.passes.begin());
+  const std::string pass = args.option("--pass", (*program)->declaration.pass_order.front());
   const auto keywords = split_nonempty(args.option("--keywords"), ',');
   const auto start = std::chrono::steady_clock::now();
   auto variant = library.variant(file, pass, keywords);
   if (!variant) return fail(variant.error().message);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const CompiledStage& stage = (*variant)->stages.front();
+  const std::vector<CompiledStage>& stages = (*variant)->stages;
   const auto key = library.key(file, pass, keywords);
 
   if (verb == "reflect") {
-    auto reflection = nlohmann::json::parse(stage.reflection_json);
     if (args.json) {
-      std::printf("%s\n", reflection.dump(2).c_str());
+      nlohmann::json out = {{"file", file}, {"pass", pass}, {"stages", nlohmann::json::array()}};
+      for (const auto& stage : stages) {
+        auto reflection = nlohmann::json::parse(stage.reflection_json);
+        reflection["stage"] = stage.stage;
+        out["stages"].push_back(std::move(reflection));
+      }
+      std::printf("%s\n", out.dump(2).c_str());
       return kExitOk;
     }
-    std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(),
-                reflection["entry_point"].get<std::string>().c_str());
-    for (const auto& b : reflection["bindings"])
-      std::printf("  binding set=%d binding=%d %s %s\n", b["set"].get<int>(), b["binding"].get<int>(),
-                  b["kind"].get<std::string>().c_str(), b["name"].get<std::string>().c_str());
-    for (const auto& p : reflection["push_constants"])
-      std::printf("  push_constant %s size=%d\n", p["name"].get<std::string>().c_str(), p["size"].get<int>());
-    for (const char* dir : {"inputs", "outputs"})
-      for (const auto& v : reflection[dir])
-        std::printf("  %s location=%d %s %s\n", dir, v["location"].get<int>(), v["type"].get<std::string>().c_str(),
-                    v["name"].get<std::string>().c_str());
-    for (const auto& c : reflection["specialization_constants"])
-      std::printf("  specialization_constant id=%d %s\n", c["id"].get<int>(), c["name"].get<std::string>().c_str());
+    for (const auto& stage : stages) print_reflection(file, stage);
     return kExitOk;
   }
 
-  const std::string out = args.option("-o");
-  if (!out.empty()) {
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    if (*backend == Backend::kSpirv)
-      f.write(reinterpret_cast<const char*>(stage.spirv.data()), static_cast<std::streamsize>(stage.spirv.size() * 4));
-    else
-      f << stage.backend_source;
-    if (!f) return fail("kiln shader: cannot write " + out);
+  std::vector<std::string> written;
+  if (const std::string out = args.option("-o"); !out.empty()) {
+    std::error_code ec;
+    if (out.back() == '/') std::filesystem::create_directories(out, ec);  // made when named as a directory
+    for (const auto& stage : stages) {
+      const auto path = stage_output(out, file, stage, stages.size(), *backend);
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      if (*backend == Backend::kSpirv)
+        f.write(reinterpret_cast<const char*>(stage.spirv.data()),
+                static_cast<std::streamsize>(stage.spirv.size() * 4));
+      else
+        f << stage.backend_source;
+      if (!f) return fail("kiln shader: cannot write " + path.string());
+      written.push_back(path.string());
+    }
   }
+  std::size_t spirv_bytes = 0;
+  for (const auto& stage : stages) spirv_bytes += stage.spirv.size() * 4;
   const auto stats = library.stats();
   const char* how = stats.compiles ? "compiled" : "disk hit";
   if (args.json) {
@@ -108,14 +152,19 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
                         {"keywords", key.keywords},
                         {"digest", key.digest()},
                         {"result", how},
-                        {"spirv_bytes", stage.spirv.size() * 4},
+                        {"spirv_bytes", spirv_bytes},
                         {"ms", ms},
-                        {"output", out}};
+                        {"stages", nlohmann::json::array()},
+                        {"output", written.empty() ? "" : written.front()},
+                        {"outputs", written}};
+    for (const auto& stage : stages) j["stages"].push_back(stage.stage);
     std::printf("%s\n", j.dump().c_str());
   } else {
-    std::printf("%s %s pass=%s keywords=%s digest=%s: %zu bytes of SPIR-V, %.1f ms%s%s\n", how, file.c_str(),
-                pass.c_str(), key.keywords.empty() ? "-" : key.keywords.c_str(), key.digest().c_str(),
-                stage.spirv.size() * 4, ms, out.empty() ? "" : " -> ", out.c_str());
+    std::string outputs;
+    for (const auto& w : written) outputs += (outputs.empty() ? " -> " : ", ") + w;
+    std::printf("%s %s pass=%s keywords=%s digest=%s: %zu stages, %zu bytes of SPIR-V, %.1f ms%s\n", how, file.c_str(),
+                pass.c_str(), key.keywords.empty() ? "-" : key.keywords.c_str(), key.digest().c_str(), stages.size(),
+                spirv_bytes, ms, outputs.c_str());
   }
   if (store) store->flush();
   return kExitOk;

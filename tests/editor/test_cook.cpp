@@ -121,6 +121,19 @@ TEST_SUITE("editor") {
     CHECK(verified.run.output.find("cook: verified ") != std::string::npos);
   }
 
+  TEST_CASE("a cooked material lists its passes in the order its shader declares them") {
+    test::TempDir dir("cook");
+    const fs::path project = copy_assets(dir);
+    REQUIRE(cook(dir, project, dir / "out", dir / "cache").run.exit_code == 0);
+    auto set = runtime::CookedSet::open(dir / "out");
+    REQUIRE_MESSAGE(set, set.error().message);
+    auto brick = (*set)->material("materials/brick.json");  // shaders/lit: passes Forward Shadow Depth
+    REQUIRE_MESSAGE(brick, brick.error().message);
+    std::vector<std::string> passes;
+    for (const auto& pass : brick->passes) passes.push_back(pass.pass);
+    CHECK(passes == std::vector<std::string>{"Forward", "Shadow", "Depth"});
+  }
+
   TEST_CASE("two cooks from empty caches write byte-identical packs - on four workers or one") {
     test::TempDir dir("cook");
     const fs::path project = copy_assets(dir);

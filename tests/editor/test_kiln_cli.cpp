@@ -138,3 +138,58 @@ TEST_SUITE("editor") {
     CHECK(r.output.find("--size needs a number, got \"big\"") != std::string::npos);
   }
 }
+
+TEST_SUITE("editor") {
+  TEST_CASE("kiln shader compile writes every stage of a shader - in its first declared pass unless told") {
+    test::TempDir dir("cli-stages");
+    const std::string shader = std::string(KILN_SOURCE_DIR) + "/assets/shaders/lit";  // lit.vert + lit.frag
+    const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+    auto r =
+        test::run_process({KILN_CLI, "shader", "compile", shader, "--json", "-o", (dir / "lit.spv").string()}, env);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto j = nlohmann::json::parse(r.output);
+    CHECK(j["pass"] == "Forward");  // #pragma kiln passes Forward Shadow Depth
+    CHECK(j["stages"] == nlohmann::json::array({"vert", "frag"}));
+    for (const auto& [stage, model] : {std::pair{"vert", "Vertex"}, std::pair{"frag", "Fragment"}}) {
+      const auto spv = dir / ("lit." + std::string(stage) + ".spv");
+      CAPTURE(spv);
+      REQUIRE(std::filesystem::is_regular_file(spv));
+      CHECK(test::run_process({"/usr/bin/spirv-val", spv.string()}).exit_code == 0);
+      auto dis = test::run_process({"/usr/bin/spirv-dis", spv.string()});
+      CHECK(dis.output.find("OpEntryPoint " + std::string(model)) != std::string::npos);
+    }
+    // Into a directory: <shader>.<stage>.spv.
+    r = test::run_process({KILN_CLI, "shader", "compile", shader, "-o", (dir / "out").string() + "/"}, env);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(std::filesystem::is_regular_file(dir / "out/lit.vert.spv"));
+    CHECK(std::filesystem::is_regular_file(dir / "out/lit.frag.spv"));
+
+    // The reflection of every stage, with the members of its blocks.
+    r = test::run_process({KILN_CLI, "shader", "reflect", shader, "--json"}, env);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto reflected = nlohmann::json::parse(r.output);
+    REQUIRE(reflected["stages"].size() == 2);
+    CHECK(reflected["stages"][0]["stage"] == "vert");
+    CHECK(reflected["stages"][1]["stage"] == "frag");
+    r = test::run_process({KILN_CLI, "shader", "reflect", shader}, env);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("(vert) entry main") != std::string::npos);
+    CHECK(r.output.find("(frag) entry main") != std::string::npos);
+    CHECK(r.output.find("member offset=0 size=64 mat4 view_projection") != std::string::npos);
+  }
+
+  TEST_CASE("kiln shader compile takes -D NAME=VALUE as glslangValidator does - joined or apart") {
+    test::TempDir dir("cli-defines");
+    std::ofstream(dir / "tint.frag") << "#version 450\nlayout(location = 0) out vec4 color;\n#ifndef TINT\n"
+                                        "#error TINT is not defined\n#endif\nvoid main() { color = vec4(TINT); }\n";
+    const std::map<std::string, std::string> env = {{"KILN_CACHE_ROOT", (dir / "cache").string()}};
+    const std::string shader = (dir / "tint.frag").string();
+    auto joined = test::run_process({KILN_CLI, "shader", "compile", shader, "-DTINT=0.5"}, env);
+    CHECK_MESSAGE(joined.exit_code == 0, joined.output);
+    auto apart = test::run_process({KILN_CLI, "shader", "compile", shader, "-D", "TINT=0.25"}, env);
+    CHECK_MESSAGE(apart.exit_code == 0, apart.output);
+    auto without = test::run_process({KILN_CLI, "shader", "compile", shader}, env);
+    CHECK(without.exit_code == 1);
+    CHECK(without.output.find("TINT is not defined") != std::string::npos);
+  }
+}

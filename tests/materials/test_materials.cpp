@@ -51,6 +51,19 @@ TEST_SUITE("materials") {
     CHECK_FALSE(merged.declares_passes);
   }
 
+  TEST_CASE("passes keep the order the shader declares them - the first stage's first") {
+    const auto d = parse_shader_declaration("a.frag", "#pragma kiln passes Forward Shadow Depth\n");
+    REQUIRE(d);
+    CHECK(d->pass_order == std::vector<std::string>{"Forward", "Shadow", "Depth"});
+    const auto merged =
+        merge_declarations({*parse_shader_declaration("a.vert", "#pragma kiln passes Zed Forward\n"),
+                            *parse_shader_declaration("a.frag", "#pragma kiln passes Forward Alpha\n")});
+    CHECK(merged.pass_order == std::vector<std::string>{"Zed", "Forward", "Alpha"});
+    CHECK(merged.passes == std::set<std::string>{"Alpha", "Forward", "Zed"});
+    CHECK(merge_declarations({*parse_shader_declaration("a.frag", "#version 450\n")}).pass_order ==
+          std::vector<std::string>{"Main"});
+  }
+
   TEST_CASE("an unknown keyword is an error naming it - the shader and the legal set - never dropped") {
     ShaderDeclaration d{{"FOG", "SKIN"}, {"Forward"}, true};
     CHECK(check_variant_request("shaders/lit", d, "Forward", {"FOG"}));

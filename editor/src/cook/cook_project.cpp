@@ -102,7 +102,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
     input.record.params = material->params;
     for (const auto& [slot, texture] : material->textures)
       input.record.textures[slot] = fs::path(texture).lexically_normal().generic_string();
-    for (const std::string& pass : declaration.passes) {
+    for (const std::string& pass : declaration.pass_order) {
       const auto key = materials::VariantKey::create((*program)->id, pass, material->keywords, 0);
       if (input.record.keywords.empty()) input.record.keywords = key.keyword_list();
       input.record.passes.push_back({pass, key.name(), {}, {}});

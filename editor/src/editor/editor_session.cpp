@@ -57,7 +57,7 @@ std::vector<materials::VariantKey> EditorSession::active_variants(const material
   auto program = library_->program(m.shader);
   if (!program) return keys;
   stage_files_[(*program)->id] = (*program)->stage_files;
-  for (const std::string& pass : (*program)->declaration.passes)
+  for (const std::string& pass : (*program)->declaration.pass_order)
     keys.push_back(library_->key(m.shader, pass, m.keywords));
   return keys;
 }

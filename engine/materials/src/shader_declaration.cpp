@@ -93,7 +93,7 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
             problem("passes '" + other + "' and '" + words[i] + "' differ only in case"), clash = true;
         if (clash) continue;
       }
-      target->insert(words[i]);
+      if (target->insert(words[i]).second && target == &decl.passes) decl.pass_order.push_back(words[i]);
     }
   }
   if (!problems.empty()) {
@@ -108,12 +108,16 @@ ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stage
   ShaderDeclaration merged;
   for (const auto& s : stages) {
     merged.keywords.insert(s.keywords.begin(), s.keywords.end());
-    merged.passes.insert(s.passes.begin(), s.passes.end());
+    for (const auto& pass : s.pass_order)
+      if (merged.passes.insert(pass).second) merged.pass_order.push_back(pass);
     merged.ship.insert(merged.ship.end(), s.ship.begin(), s.ship.end());
     merged.invalid.insert(merged.invalid.end(), s.invalid.begin(), s.invalid.end());
   }
   merged.declares_passes = !merged.passes.empty();
-  if (merged.passes.empty()) merged.passes.insert("Main");
+  if (merged.passes.empty()) {
+    merged.passes.insert("Main");
+    merged.pass_order.push_back("Main");
+  }
   return merged;
 }
 

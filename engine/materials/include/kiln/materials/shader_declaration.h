@@ -28,6 +28,7 @@ struct ShaderDeclaration {
   std::vector<std::set<std::string>> ship;
   // `#pragma kiln invalid A B`: no variant containing all of these is ever built.
   std::vector<std::set<std::string>> invalid;
+  std::vector<std::string> pass_order;  // `passes` in the order first declared (stage by stage)
 };
 
 // Reads the kiln pragmas of one source file. Errors name `file:line`.
