@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup.sh
 scripts/build.sh release kiln kiln-player
-build/release/editor/kiln cook assets --out build/cooked --json build/cooked/report.json
+build/release/editor/kiln cook assets --out build/cooked --report build/cooked-report.json
 build/release/player/kiln-player build/cooked

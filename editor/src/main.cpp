@@ -42,7 +42,7 @@ void print_help() {
       "  script disasm <file.lua>             its bytecode, page by page\n"
       "  editor <project> [--json] [--stdin]   watch the project: rebuild what an edit changes, one line per\n"
       "                  event, until SIGINT/SIGTERM (--stdin: commands status, quit on standard input)\n"
-      "  cook <project> --out <dir> [--jobs N] [--json report.json] [--verify]\n"
+      "  cook <project> --out <dir> [--jobs N] [--report report.json] [--json] [--verify]\n"
       "                  validate the project, build its variants, scripts (AOT) and textures into packs\n"
       "  texture info <file.tx> [--json]      levels, tile grids, format, wrap modes and maketx metadata\n"
       "  texture export <texture> --level N <out.png>   one mip level as an RGBA PNG, through the tiles\n"

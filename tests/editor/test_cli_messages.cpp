@@ -32,7 +32,7 @@ TEST_SUITE("editor") {
     test::TempDir dir("messages");
     const fs::path project = copy_assets(dir);
     const auto r =
-        test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--json",
+        test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--report",
                            (dir / "no/such/dir/report.json").string(), "--cache-root", (dir / "cache").string()});
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(contains(r.output, "no/such/dir/report.json"), r.output);

@@ -32,8 +32,8 @@ Cooked cook(const test::TempDir& dir, const fs::path& project, const fs::path& o
             std::vector<std::string> extra = {}) {
   const fs::path report = dir / "report.json";
   fs::remove(report);
-  std::vector<std::string> argv = {KILN_CLI, "cook",          project.string(), "--out",       out.string(),
-                                   "--json", report.string(), "--cache-root",   cache.string()};
+  std::vector<std::string> argv = {KILN_CLI,   "cook",          project.string(), "--out",       out.string(),
+                                   "--report", report.string(), "--cache-root",   cache.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   Cooked c{test::run_process(argv), {}};
   std::ifstream in(report);
@@ -119,6 +119,23 @@ TEST_SUITE("editor") {
     const Cooked verified = cook(dir, project, dir / "out2", dir / "cache", {"--verify"});
     CHECK_MESSAGE(verified.run.exit_code == 0, verified.run.output);
     CHECK(verified.run.output.find("cook: verified ") != std::string::npos);
+  }
+
+  TEST_CASE("kiln cook --json prints the report on standard output - --report writes the same to a file") {
+    test::TempDir dir("cook");
+    const fs::path project = copy_assets(dir);
+    const fs::path report = dir / "report.json";
+    auto r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--json",
+                                "--report", report.string(), "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto printed = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    CHECK(printed == nlohmann::json::parse(test::slurp(report)));
+    CHECK(printed["totals"]["variants"] == 24);
+    // The old spelling that took a report file after --json is a usage error, not a project.
+    auto old = test::run_process(
+        {KILN_CLI, "cook", "--json", (dir / "r.json").string(), project.string(), "--out", (dir / "out2").string()});
+    CHECK(old.exit_code == 2);
+    CHECK_FALSE(fs::exists(dir / "r.json"));
   }
 
   TEST_CASE("a cooked material lists its passes in the order its shader declares them") {

@@ -35,22 +35,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-constexpr const char* kUsage = "usage: kiln cook <project> --out <dir> [--jobs N] [--json <report.json>] [--verify]\n";
+constexpr const char* kUsage =
+    "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify]\n";
 
 }  // namespace
 
 int run_cook_command(const Args& args) {
   const auto started = Clock::now();
-  if (args.words.size() < 2 || args.words.size() > 3 || (args.words.size() == 3 && !args.json)) {
+  if (args.words.size() != 2) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out"}); !s) {
+  if (auto s = args.check_options({"--out", "--report"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }
   const fs::path root = args.words[1], out = args.option("--out");
-  const std::string report_file = args.words.size() == 3 ? args.words[2] : "";
+  const std::string report_file = args.option("--report");
   if (out.empty()) {
     std::fprintf(stderr, "kiln cook: --out <dir> is required\n%s", kUsage);
     return kExitUsage;
@@ -75,6 +76,7 @@ int run_cook_command(const Args& args) {
     report["totals"]["errors"] = errors.size();
     report["totals"]["wall_ms"] = ms_since(started);
     cook::write_report(report_file, report);
+    if (args.json) std::printf("%s\n", cook::report_text(report).c_str());
     return kExitFailed;
   };
 
@@ -168,8 +170,11 @@ int run_cook_command(const Args& args) {
   // The caches grew by this cook: the cap and the build limit hold over every kind again.
   if (store) store->flush();
   if (texture_store) (void)texture_store->prune();
-  std::printf("cook: %zu variants, %zu compiled, %zu cache hits, 0 errors, %.2f s\n", project.variants.size(),
-              counts.compiled, counts.cache_hits, wall / 1000);
+  if (args.json)
+    std::printf("%s\n", cook::report_text(report).c_str());
+  else
+    std::printf("cook: %zu variants, %zu compiled, %zu cache hits, 0 errors, %.2f s\n", project.variants.size(),
+                counts.compiled, counts.cache_hits, wall / 1000);
   return reported ? kExitOk : kExitFailed;
 }
 

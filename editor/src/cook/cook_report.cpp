@@ -48,9 +48,13 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
   return counts;
 }
 
+std::string report_text(const nlohmann::json& report) {
+  return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 bool write_report(const std::string& file, const nlohmann::json& report) {
   if (file.empty()) return true;
-  const std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string text = report_text(report) + "\n";
   if (auto s = write_file_atomically(file, std::as_bytes(std::span(text))); !s) {
     std::fprintf(stderr, "kiln cook: %s\n", s.error().message.c_str());
     return false;

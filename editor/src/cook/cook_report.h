@@ -1,7 +1,7 @@
 #pragma once
 // The cook's report: what was built, from where, and what failed, as JSON for build tools
-// (`kiln cook --json <file>`). Written through a temp file: a report that cannot be written is the
-// cook's failure.
+// (`kiln cook --json` prints it, `--report <file>` writes it through a temp file: a report that
+// cannot be written is the cook's failure).
 //
 // Thread-safety: plain functions, called from the cook's thread.
 
@@ -26,6 +26,8 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                             const CookedScripts& scripts, const CookedTextures& textures,
                             std::size_t textures_discarded, nlohmann::json& report);
 
+// The report as text: indented JSON, invalid UTF-8 in messages replaced.
+std::string report_text(const nlohmann::json& report);
 // Writes `report` to `file` (nothing when empty); false, said on stderr, when it cannot.
 bool write_report(const std::string& file, const nlohmann::json& report);
 
