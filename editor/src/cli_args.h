@@ -1,6 +1,7 @@
 #pragma once
-// Command-line parsing shared by the `kiln` subcommands: setting flags (from the config table),
-// --config, --json and positional words, in any order.
+// What a `kiln` command runs on, as command_line.h parsed it: its words (the command's path and
+// operands), its options and switches, --json, and the configuration inputs (--config, the
+// settings flags, the environment).
 
 #include <string>
 #include <vector>
@@ -13,7 +14,6 @@ struct Args {
   std::vector<std::string> words;  // subcommand and its operands
   ConfigInputs config;
   bool json = false;
-  bool help = false;
   std::vector<std::string> switches;  // value-less options: --stats, --verify, --stdin
   bool has(const std::string& name) const {
     for (const auto& s : switches)
@@ -29,9 +29,6 @@ struct Args {
   // Fails naming the first option not in `allowed`.
   Status check_options(const std::vector<std::string>& allowed) const;
 };
-
-// Fails on an unknown option or a missing value; the message names the option.
-Result<Args> parse_args(int argc, char** argv);
 
 // Exit codes: 0 success, 1 the work failed, 2 usage error.
 inline constexpr int kExitOk = 0;

@@ -11,8 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <variant>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/hash.h"
@@ -36,8 +38,6 @@ int fail(const std::string& message) {
   std::fprintf(stderr, "kiln-player: %s\n", message.c_str());
   return 1;
 }
-
-constexpr const char* kUsage = "usage: kiln-player <cooked dir> [--cache-root DIR] [--json | --quiet]\n";
 
 // The runtime that serves the shipped pages, or nullptr (the scripts run interpreted) when they
 // were compiled by another build or for CPU features this machine lacks.
@@ -76,24 +76,26 @@ struct Options {
   ConfigInputs config;
 };
 
-// Exit 2 with the usage on anything it does not know.
-std::optional<Options> parse_args(int argc, char** argv) {
+// The options, or the exit code when parsing decided it: 0 after --help or --version, 2 on a usage
+// error (named on standard error).
+std::variant<Options, int> parse_args(int argc, char** argv) {
   Options o;
   o.config.env = ConfigInputs::process_env();
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json")
-      o.json = true;
-    else if (arg == "--quiet")
-      o.quiet = true;
-    else if (arg == "--cache-root" && i + 1 < argc)
-      o.config.flags.emplace_back(arg, argv[++i]);
-    else if (arg.rfind("--", 0) != 0 && o.cooked.empty())
-      o.cooked = arg;
-    else
-      return std::nullopt;
+  CLI::App app("kiln-player: runs a cooked set as the game does: materials, scripts, textures", "kiln-player");
+  app.set_version_flag("--version", std::string("kiln-player ") + KILN_VERSION);
+  app.add_option("cooked", o.cooked, "the cooked directory (what kiln cook --out wrote)")->required();
+  app.add_option_function<std::string>(
+         "--cache-root", [&o](const std::string& v) { o.config.flags.emplace_back("--cache-root", v); },
+         "the cache root (the player reads its packs only and writes nothing there)")
+      ->type_name("DIR");
+  auto* json = app.add_flag("--json", o.json, "one JSON object on standard output, for tools");
+  app.add_flag("--quiet", o.quiet, "a digest of each script's output instead of the output")->excludes(json);
+  app.footer("example: kiln-player build/cooked\nExit codes: 0 success, 1 a check or a script failed, 2 usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  if (o.cooked.empty()) return std::nullopt;
   return o;
 }
 
@@ -203,11 +205,9 @@ void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun
 
 int main(int argc, char** argv) {
   const auto started = Clock::now();
-  const auto options = parse_args(argc, argv);
-  if (!options) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
+  auto parsed = parse_args(argc, argv);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const Options* options = &std::get<Options>(parsed);
   auto config = load_config(options->config);
   if (!config) return fail(config.error().message);
   auto opened = runtime::CookedSet::open(options->cooked);

@@ -135,7 +135,7 @@ TEST_SUITE("editor") {
     CHECK_FALSE(std::filesystem::exists(dir / "x.png"));
     r = test::run_process({KILN_CLI, "texture", "thumb", tx.string(), "--size", "big", (dir / "x.png").string()});
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("--size needs a number, got \"big\"") != std::string::npos);
+    CHECK(r.output.find("--size: needs a whole number above 0, got \"big\"") != std::string::npos);
   }
 }
 
@@ -191,5 +191,72 @@ TEST_SUITE("editor") {
     auto without = test::run_process({KILN_CLI, "shader", "compile", shader}, env);
     CHECK(without.exit_code == 1);
     CHECK(without.output.find("TINT is not defined") != std::string::npos);
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE("kiln follows command-line conventions - --version - --help per command - usage errors name the flag") {
+    auto version = test::run_process({KILN_CLI, "--version"});
+    CHECK(version.exit_code == 0);
+    CHECK(version.output.rfind("kiln ", 0) == 0);
+    auto version_json = test::run_process({KILN_CLI, "version", "--json"});
+    REQUIRE_MESSAGE(version_json.exit_code == 0, version_json.output);
+    CHECK(nlohmann::json::parse(version_json.output).contains("version"));
+
+    // Each command's help is its own: its options and an example, not the list of commands.
+    auto cook_help = test::run_process({KILN_CLI, "cook", "--help"});
+    CHECK(cook_help.exit_code == 0);
+    CHECK(cook_help.output.find("--out") != std::string::npos);
+    CHECK(cook_help.output.find("example: kiln cook") != std::string::npos);
+    CHECK(cook_help.output.find("texture thumb") == std::string::npos);
+    auto compile_help = test::run_process({KILN_CLI, "shader", "compile", "-h"});
+    CHECK(compile_help.exit_code == 0);
+    CHECK(compile_help.output.find("-D") != std::string::npos);
+    CHECK(compile_help.output.find("example: kiln shader compile") != std::string::npos);
+    auto help = test::run_process({KILN_CLI, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.output.find("--cache-root") != std::string::npos);  // the settings flags
+
+    // Usage errors: exit 2, naming what was wrong.
+    auto bogus = test::run_process({KILN_CLI, "cook", "assets", "--out", "o", "--bogus"});
+    CHECK(bogus.exit_code == 2);
+    CHECK(bogus.output.find("--bogus") != std::string::npos);
+    auto json_where_none = test::run_process({KILN_CLI, "script", "disasm", "x.lua", "--json"});
+    CHECK(json_where_none.exit_code == 2);
+    CHECK(json_where_none.output.find("--json") != std::string::npos);
+    auto budget = test::run_process({KILN_CLI, "script", "run", "x.lua", "--budget", "abc"});
+    CHECK(budget.exit_code == 2);
+    CHECK(budget.output.find("--budget: needs a whole number, got \"abc\"") != std::string::npos);
+    auto missing = test::run_process({KILN_CLI, "shader", "compile"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.output.find("shader") != std::string::npos);
+  }
+
+  TEST_CASE("settings flags work before or after the command") {
+    test::TempDir dir("cli-flags");
+    for (const auto& argv :
+         {std::vector<std::string>{KILN_CLI, "--cache-root", (dir / "c").string(), "config", "--json"},
+          std::vector<std::string>{KILN_CLI, "config", "--json", "--cache-root", (dir / "c").string()}}) {
+      auto r = test::run_process(argv);
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      const auto j = nlohmann::json::parse(r.output);
+      CHECK(j["settings"]["cache.root"]["value"] == (dir / "c").string());
+      CHECK(j["settings"]["cache.root"]["origin"] == "flag --cache-root");
+    }
+  }
+
+  TEST_CASE("kiln-player has --help and --version - and refuses what it does not know with exit 2") {
+    auto help = test::run_process({KILN_PLAYER, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.output.find("--quiet") != std::string::npos);
+    CHECK(help.output.find("example: kiln-player") != std::string::npos);
+    auto version = test::run_process({KILN_PLAYER, "--version"});
+    CHECK(version.exit_code == 0);
+    CHECK(version.output.rfind("kiln-player ", 0) == 0);
+    auto bogus = test::run_process({KILN_PLAYER, "out", "--bogus"});
+    CHECK(bogus.exit_code == 2);
+    CHECK(bogus.output.find("--bogus") != std::string::npos);
+    auto both = test::run_process({KILN_PLAYER, "out", "--json", "--quiet"});
+    CHECK(both.exit_code == 2);
   }
 }

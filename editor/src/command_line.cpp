@@ -1,0 +1,306 @@
+#include "command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/config.h"
+
+namespace kiln::cli {
+namespace {
+
+// One command or subcommand: its words, its operands, its options.
+struct Operand {
+  const char* name;
+  const char* help;
+};
+struct ValueOption {
+  const char* flag;  // "--pass" or "-I,--include"
+  const char* help;
+  bool repeatable = false;
+  enum Check { kAny, kCount, kWhole } check = kAny;  // kCount: 0, 1, 2, ...; kWhole: 1, 2, 3, ...
+};
+struct Switch {
+  const char* flag;
+  const char* help;
+};
+struct Command {
+  std::vector<const char*> path;  // {"shader", "compile"}
+  const char* help;
+  std::vector<Operand> operands;
+  std::vector<ValueOption> options;
+  std::vector<Switch> switches;
+  const char* example;
+};
+
+const Switch kJson{"--json", "machine-readable output (JSON) on standard output"};
+
+std::vector<Command> commands() {
+  const std::vector<ValueOption> shader_options = {
+      {"--keywords", "the variant's keywords, comma-separated: FOG,SKIN"},
+      {"--pass", "the pass (default: the first the shader declares)"},
+      {"-D", "a define, NAME or NAME=VALUE (also joined: -DNAME=VALUE)", true},
+      {"-I", "an include directory (also joined: -Idir)", true},
+      {"--target-env", "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (default vulkan1.0)"},
+      {"--backend", "spirv, glsl, essl, hlsl or msl (default spirv)"},
+      {"-o", "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/)"}};
+  return {
+      {{"info"}, "the version and the resolved configuration", {}, {}, {kJson}, "kiln info"},
+      {{"version"}, "the version", {}, {}, {kJson}, "kiln version"},
+      {{"config"},
+       "each setting with its value and where the value came from",
+       {},
+       {},
+       {kJson},
+       "kiln config --json --cache-root /tmp/cache"},
+      {{"cache", "stats"},
+       "entries, bytes, hits, misses and evictions of each persistent cache",
+       {},
+       {{"--kind", "only this kind: shaders, jit or textures"}},
+       {kJson},
+       "kiln cache stats --kind shaders"},
+      {{"cache", "verify"},
+       "check every cached entry, deleting the ones that fail",
+       {},
+       {},
+       {kJson},
+       "kiln cache verify"},
+      {{"cache", "prune"},
+       "apply the size cap and the build limit to every kind at once",
+       {},
+       {},
+       {kJson},
+       "kiln cache prune"},
+      {{"cache", "clear"},
+       "remove every entry that no running tool uses",
+       {},
+       {{"--kind", "only this kind: shaders, jit or textures"}},
+       {kJson},
+       "kiln cache clear --kind textures"},
+      {{"shader", "compile"},
+       "one variant of every stage of a shader, through the variant cache",
+       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag) or one stage file"}},
+       shader_options,
+       {kJson},
+       "kiln shader compile shaders/lit --keywords FOG --pass Forward -o out/"},
+      {{"shader", "reflect"},
+       "every stage's reflection: bindings, block members, inputs, outputs",
+       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag) or one stage file"}},
+       shader_options,
+       {kJson},
+       "kiln shader reflect shaders/lit --json"},
+      {{"probe", "variants"},
+       "the variant cache's regression checks on a live cache",
+       {},
+       {},
+       {},
+       "kiln probe variants"},
+      {{"script", "run"},
+       "run a script: interpreted, hot pages compiled or loaded from the page cache",
+       {{"script", "a .lua file in Kiln's subset"}},
+       {{"--budget", "stop after this many instructions (0: no limit)", false, ValueOption::kCount},
+        {"--jit", "on or off (default on)"},
+        {"--mode", "checked or unchecked (default checked)"}},
+       {{"--stats", "the page runtime's statistics on standard error"}, kJson},
+       "kiln script run scripts/gameplay_update.lua --stats"},
+      {{"script", "disasm"},
+       "a script's bytecode, page by page",
+       {{"script", "a .lua file in Kiln's subset"}},
+       {},
+       {},
+       "kiln script disasm scripts/gameplay_update.lua"},
+      {{"editor"},
+       "watch a project and rebuild what each edit changes, one line per event, until SIGINT/SIGTERM",
+       {{"project", "the project directory"}},
+       {},
+       {kJson, {"--stdin", "also take commands from standard input: status, quit"}},
+       "kiln editor assets --json"},
+      {{"cook"},
+       "validate a project and build its variants, scripts and textures into packs",
+       {{"project", "the project directory"}},
+       {{"--out", "the output directory (required)"}, {"--report", "also write the report (JSON) to this file"}},
+       {{"--verify", "recompile what the caches served; fail on a difference"}, kJson},
+       "kiln cook assets --out build/cooked --report build/cook-report.json"},
+      {{"texture", "info"},
+       "levels, tile grids, format, wrap modes and maketx metadata of a .tx",
+       {{"file", "a .tx file"}},
+       {},
+       {kJson},
+       "kiln texture info textures/brick.tx"},
+      {{"texture", "export"},
+       "one mip level as an RGBA PNG, read through the tile cache",
+       {{"texture", "a .tx or a plain image"}, {"out", "the PNG to write"}},
+       {{"--level", "the mip level (0 is the largest)", false, ValueOption::kCount}},
+       {},
+       "kiln texture export textures/brick.png --level 2 brick-2.png"},
+      {{"texture", "thumb"},
+       "a thumbnail from the smallest level at least as wide",
+       {{"texture", "a .tx or a plain image"}, {"out", "the PNG to write"}},
+       {{"--size", "the thumbnail's width in pixels", false, ValueOption::kWhole}},
+       {},
+       "kiln texture thumb textures/brick.png --size 64 brick-thumb.png"},
+  };
+}
+
+// A whole number in decimal (at least 1 when `positive`); the message says what was given.
+CLI::Validator whole_number(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& text) -> std::string {
+        std::uint64_t n = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (ec == std::errc() && end == text.data() + text.size() && !text.empty() && (!positive || n > 0)) return {};
+        return std::string("needs ") + (positive ? "a whole number above 0" : "a whole number") + ", got \"" + text +
+               "\"";
+      },
+      "");
+}
+
+// The CLI11 app and where each parsed value lands in `args`.
+class Builder {
+ public:
+  explicit Builder(Args& args) : args_(args) {}
+
+  void build(CLI::App& app) {
+    app.description("Kiln: builds and caches shader variants, script code and texture tiles.");
+    app.set_version_flag("--version", version_line());
+    app.require_subcommand(0, 1);
+    app.fallthrough();
+    add_settings(app);
+    for (const Command& command : commands()) add(app, command);
+    app.footer(
+        "Without a command: kiln info. kiln <command> --help: the command's options and an example.\n"
+        "Exit codes: 0 success, 1 the work failed, 2 usage or configuration error.");
+  }
+
+ private:
+  // --config and every setting's flag, on the app: accepted before or after the command.
+  void add_settings(CLI::App& app) {
+    app.add_option_function<std::string>(
+           "--config", [this](const std::string& v) { args_.config.file = v; },
+           "the project config file (default: KILN_CONFIG, else ./kiln.json if present)")
+        ->type_name("PATH");
+    for (const SettingInfo& s : config_settings()) {
+      const std::string flag = s.flag;
+      app.add_option_function<std::string>(
+             flag, [this, flag](const std::string& v) { args_.config.flags.emplace_back(flag, v); },
+             s.help + " [" + s.type + "; env " + s.env + "; default " + s.default_text + "]")
+          ->type_name(s.type);
+    }
+  }
+
+  CLI::App* parent_of(CLI::App& app, const char* name, const char* help) {
+    if (auto* existing = find(app, name)) return existing;
+    auto* sub = app.add_subcommand(name, help);
+    sub->require_subcommand(1, 1);
+    sub->fallthrough();
+    return sub;
+  }
+  static CLI::App* find(CLI::App& app, const char* name) {
+    for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == name) return sub;
+    return nullptr;
+  }
+
+  void add(CLI::App& app, const Command& command) {
+    CLI::App* where = &app;
+    for (std::size_t i = 0; i + 1 < command.path.size(); ++i)
+      where = parent_of(*where, command.path[i], group_help(command.path[i]));
+    CLI::App* sub = where->add_subcommand(command.path.back(), command.help);
+    sub->fallthrough();
+    sub->footer(std::string("example: ") + command.example +
+                "\nThe settings flags (--cache-root, --jobs, ...) and --config apply here too: see kiln --help.");
+    sub->callback([this, path = command.path] { args_.words.insert(args_.words.begin(), path.begin(), path.end()); });
+    for (const Operand& operand : command.operands) {
+      sub->add_option_function<std::string>(
+             operand.name, [this](const std::string& v) { args_.words.push_back(v); }, operand.help)
+          ->required();
+    }
+    for (const ValueOption& option : command.options) {
+      const std::string flag = option.flag;
+      CLI::Option* added = nullptr;
+      if (option.repeatable) {
+        added = sub->add_option_function<std::vector<std::string>>(
+            flag,
+            [this, flag](const std::vector<std::string>& values) {
+              for (const auto& v : values) args_.options.emplace_back(flag, v);
+            },
+            option.help);
+        added->allow_extra_args(false);
+      } else {
+        added = sub->add_option_function<std::string>(
+            flag, [this, flag](const std::string& v) { args_.options.emplace_back(flag, v); }, option.help);
+      }
+      if (option.check != ValueOption::kAny)
+        added->check(whole_number(option.check == ValueOption::kWhole))->type_name("N");
+    }
+    for (const Switch& s : command.switches) {
+      const std::string flag = s.flag;
+      sub->add_flag_callback(
+          flag,
+          [this, flag] {
+            if (flag == "--json")
+              args_.json = true;
+            else
+              args_.switches.push_back(flag);
+          },
+          s.help);
+    }
+  }
+
+  static const char* group_help(const char* name) {
+    const std::string n = name;
+    if (n == "cache") return "the persistent caches: stats, verify, prune, clear";
+    if (n == "shader") return "shader variants: compile, reflect";
+    if (n == "probe") return "checks on live caches: variants";
+    if (n == "script") return "scripts: run, disasm";
+    if (n == "texture") return "textures: info, export, thumb";
+    return "";
+  }
+
+  Args& args_;
+};
+
+// -DNAME and -Idir, joined as glslangValidator takes them, become `-D NAME` and `-I dir`.
+std::vector<std::string> split_joined(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() > 2 && (arg.rfind("-D", 0) == 0 || arg.rfind("-I", 0) == 0)) {
+      out.push_back(arg.substr(0, 2));
+      out.push_back(arg.substr(2));
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string version_line() { return std::string("kiln ") + KILN_VERSION + " (" + KILN_BUILD_TYPE + ")"; }
+
+ParsedCommandLine parse_command_line(int argc, char** argv) {
+  Args args;
+  args.config.env = ConfigInputs::process_env();
+  CLI::App app("kiln", "kiln");
+  Builder(args).build(app);
+  std::vector<std::string> words = split_joined(argc, argv);
+  std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last first
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints the help, the version or the error
+    return {std::nullopt, code == 0 ? kExitOk : kExitUsage};
+  }
+  // The options of a subcommand reach `args` in the order given; the words path first.
+  if (args.words.empty()) args.words.push_back("info");
+  return {std::move(args), kExitOk};
+}
+
+}  // namespace kiln::cli
