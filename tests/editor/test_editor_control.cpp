@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "child_process.h"
@@ -98,5 +99,29 @@ TEST_SUITE("editor") {
     fs::remove(autosave);
     events = editor.until_quiet();
     CHECK(files_of(events) == std::set<std::string>{"materials/brick.json"});
+  }
+
+  TEST_CASE("every path the editor prints is project-relative - however the project was named") {
+    Project p;
+    // Named relative to the working directory, the way a shell user names it.
+    const fs::path named = fs::relative(p.root, fs::current_path());
+    REQUIRE(named.is_relative());
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", named.string(), "--json", "--cache-root", (p.dir / "cache").string()});
+    REQUIRE(editor.next()["event"] == "ready");
+    std::ofstream(p.root / "shaders/common/lighting.glsl", std::ios::app) << "nope;\n";
+    std::ofstream(p.root / "materials/bad.json") << R"({"shader": "shaders/lit", "keywords": ["FOGG"]})";
+    std::ofstream(p.root / "scripts/bad.lua") << "local x = \n";
+    std::map<std::string, std::string> first_error;  // event -> its first error text
+    for (const auto& e : editor.until_quiet()) {
+      if (e.contains("error")) first_error[e["event"]] = e["error"];
+      if (e.contains("errors") && !e["errors"].empty()) first_error[e["event"]] = e["errors"][0];
+    }
+    REQUIRE(first_error.count("shader_error"));
+    REQUIRE(first_error.count("material_error"));
+    REQUIRE(first_error.count("script_error"));
+    CHECK(first_error["shader_error"].rfind("shaders/common/lighting.glsl:", 0) == 0);
+    CHECK(first_error["material_error"].rfind("materials/bad.json: ", 0) == 0);
+    CHECK(first_error["script_error"].rfind("scripts/bad.lua:", 0) == 0);
   }
 }

@@ -132,16 +132,16 @@ nlohmann::json EditorSession::start() {
     pages += program->page_count();
     scripts_[rel] = std::move(*program);
   }
-  return {{"event", "ready"},
-          {"materials", materials_.size()},
-          {"variants", all.size()},
-          {"compiled", built.compiled},
-          {"cache_hits", built.cache_hits},
-          {"scripts", scripts_.size()},
-          {"pages", pages},
-          {"textures", images_.size()},
-          {"errors", errors},
-          {"ms", ms_between(t0, Clock::now())}};
+  return project_relative({{"event", "ready"},
+                           {"materials", materials_.size()},
+                           {"variants", all.size()},
+                           {"compiled", built.compiled},
+                           {"cache_hits", built.cache_hits},
+                           {"scripts", scripts_.size()},
+                           {"pages", pages},
+                           {"textures", images_.size()},
+                           {"errors", errors},
+                           {"ms", ms_between(t0, Clock::now())}});
 }
 
 std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>& batch) {
@@ -163,6 +163,7 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
     event["detect_ms"] = detect_ms;
     events.push_back(std::move(event));
   }
+  for (auto& event : events) event = project_relative(std::move(event));
   return events;
 }
 
@@ -347,6 +348,37 @@ nlohmann::json EditorSession::status() const {
           {"jit", jit},
           {"tiles",
            {{"summary", tiles.summary()}, {"open_images", tiles.open_images}, {"peak_bytes", tiles.tiles.peak_bytes}}}};
+}
+
+// Messages name files the way the loaders were given them (the project as named on the command
+// line, or absolute); people and tools get them relative to the project, like the "file" field.
+nlohmann::json EditorSession::project_relative(nlohmann::json event) const {
+  std::vector<std::string> prefixes = {root_.lexically_normal().string()};
+  std::error_code ec;
+  if (const auto absolute = std::filesystem::absolute(root_, ec).lexically_normal(); !ec)
+    prefixes.push_back(absolute.string());
+  if (const auto canonical = std::filesystem::canonical(root_, ec); !ec) prefixes.push_back(canonical.string());
+  for (auto& prefix : prefixes)
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  // Only where a path starts: the beginning of the text or a line, or after a space, quote or '('.
+  const auto rewrite = [&](std::string text) {
+    for (const auto& prefix : prefixes) {
+      if (prefix.empty() || prefix == "./") continue;
+      for (std::size_t at = 0; (at = text.find(prefix, at)) != std::string::npos;) {
+        if (at == 0 || std::string_view(" \n'\"(").find(text[at - 1]) != std::string_view::npos)
+          text.erase(at, prefix.size());
+        else
+          at += prefix.size();
+      }
+    }
+    return text;
+  };
+  for (const char* key : {"error", "message"})
+    if (event.contains(key) && event[key].is_string()) event[key] = rewrite(event[key].get<std::string>());
+  if (event.contains("errors") && event["errors"].is_array())
+    for (auto& e : event["errors"])
+      if (e.is_string()) e = rewrite(e.get<std::string>());
+  return event;
 }
 
 }  // namespace kiln::editor

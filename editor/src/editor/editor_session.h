@@ -69,6 +69,7 @@ class EditorSession {
   nlohmann::json texture_changed(const FileChange& change);
   Status load_texture(const std::string& rel);  // on success, replaces the image in images_
   std::vector<std::string> materials_using(const std::string& shader) const;
+  nlohmann::json project_relative(nlohmann::json event) const;  // file paths in its messages
 
   std::filesystem::path root_;
   Config config_;
