@@ -289,7 +289,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   Args args;
   args.config.env = ConfigInputs::process_env();
   CLI::App app("kiln", "kiln");
-  Builder(args).build(app);
+  Builder builder(args);  // its callbacks run during parse(): it must live until then
+  builder.build(app);
   std::vector<std::string> words = split_joined(argc, argv);
   std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last first
   try {
