@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -266,21 +265,6 @@ class Builder {
   Args& args_;
 };
 
-// -DNAME and -Idir, joined as glslangValidator takes them, become `-D NAME` and `-I dir`.
-std::vector<std::string> split_joined(int argc, char** argv) {
-  std::vector<std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.size() > 2 && (arg.rfind("-D", 0) == 0 || arg.rfind("-I", 0) == 0)) {
-      out.push_back(arg.substr(0, 2));
-      out.push_back(arg.substr(2));
-    } else {
-      out.push_back(arg);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string version_line() { return std::string("kiln ") + KILN_VERSION + " (" + KILN_BUILD_TYPE + ")"; }
@@ -291,10 +275,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   CLI::App app("kiln", "kiln");
   Builder builder(args);  // its callbacks run during parse(): it must live until then
   builder.build(app);
-  std::vector<std::string> words = split_joined(argc, argv);
-  std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last first
   try {
-    app.parse(words);
+    app.parse(argc, argv);  // short options take joined values too: -DNAME=VALUE, -Idir
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints the help, the version or the error
     return {std::nullopt, code == 0 ? kExitOk : kExitUsage};

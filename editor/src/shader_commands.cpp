@@ -38,6 +38,12 @@ std::filesystem::path stage_output(const std::string& out, const std::string& sh
   return path.parent_path() / (path.stem().string() + "." + stage.stage + path.extension().string());
 }
 
+void print_members(const nlohmann::json& block) {
+  for (const auto& m : block.value("members", nlohmann::json::array()))
+    std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
+                m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+}
+
 void print_reflection(const std::string& file, const CompiledStage& stage) {
   const auto reflection = nlohmann::json::parse(stage.reflection_json);
   std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(),
@@ -45,15 +51,11 @@ void print_reflection(const std::string& file, const CompiledStage& stage) {
   for (const auto& b : reflection["bindings"]) {
     std::printf("  binding set=%d binding=%d %s %s\n", b["set"].get<int>(), b["binding"].get<int>(),
                 b["kind"].get<std::string>().c_str(), b["name"].get<std::string>().c_str());
-    for (const auto& m : b.value("members", nlohmann::json::array()))
-      std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
-                  m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+    print_members(b);
   }
   for (const auto& p : reflection["push_constants"]) {
     std::printf("  push_constant %s size=%d\n", p["name"].get<std::string>().c_str(), p["size"].get<int>());
-    for (const auto& m : p.value("members", nlohmann::json::array()))
-      std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
-                  m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+    print_members(p);
   }
   for (const char* dir : {"inputs", "outputs"})
     for (const auto& v : reflection[dir])
