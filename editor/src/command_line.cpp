@@ -46,6 +46,7 @@ std::vector<Command> commands() {
       {"--pass", "the pass (default: the first the shader declares)"},
       {"-D", "a define, NAME or NAME=VALUE (also joined: -DNAME=VALUE)", true},
       {"-I", "an include directory (also joined: -Idir)", true},
+      {"--root", "the root the shader is named under (default: the project above it, else its directory)"},
       {"--target-env", "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (default vulkan1.0)"},
       {"--backend", "spirv, glsl, essl, hlsl or msl (default spirv)"},
       {"-o", "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/)"}};

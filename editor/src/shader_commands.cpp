@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,45 @@ void print_reflection(const std::string& file, const CompiledStage& stage) {
     std::printf("  specialization_constant id=%d %s\n", c["id"].get<int>(), c["name"].get<std::string>().c_str());
 }
 
+
+// Where a shader's root is: `given` (--root), else the nearest directory above the file that holds a
+// project (kiln.json or materials/), else the file's own directory. Returns the canonical root and
+// the shader's id under it.
+Result<std::pair<std::filesystem::path, std::string>> locate_shader(const std::string& file, const std::string& given) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path full = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  if (ec) return make_error(file + ": " + ec.message());
+  fs::path root;
+  if (!given.empty()) {
+    root = fs::weakly_canonical(fs::absolute(given, ec), ec);
+  } else {
+    for (fs::path dir = full.parent_path(); root.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / "kiln.json", ec) || fs::is_directory(dir / "materials", ec)) root = dir;
+      if (dir == dir.root_path()) break;
+    }
+    if (root.empty()) root = full.parent_path();
+  }
+  const fs::path id = full.lexically_relative(root);
+  if (id.empty() || *id.begin() == "..")
+    return make_error(file + " is outside the root " + root.string() + " (--root)");
+  return std::pair{root, id.generic_string()};
+}
+
+// The compiler's warnings on standard error, with paths as the user sees them: relative to the
+// working directory when the root is under it.
+void print_warnings(const std::vector<CompiledStage>& stages, const std::filesystem::path& root) {
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::current_path(ec);
+  std::filesystem::path shown = root.lexically_relative(here);
+  if (ec || shown.empty() || *shown.begin() == "..") shown = root;
+  const std::string prefix = shown == "." ? "" : shown.generic_string() + "/";
+  for (const auto& stage : stages) {
+    std::istringstream lines(stage.warnings);
+    for (std::string line; std::getline(lines, line);)
+      std::fprintf(stderr, "%s%s\n", !line.empty() && line.front() == '/' ? "" : prefix.c_str(), line.c_str());
+  }
+}
 }  // namespace
 
 int run_shader_command(const Args& args, const LoadedConfig& loaded) {
@@ -72,9 +112,10 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   if ((verb != "compile" && verb != "reflect") || args.words.size() != 3)
     return fail(
         "usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [-D NAME[=VALUE]]... "
-        "[--target-env vulkan1.X] [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [-o out]",
+        "[--target-env vulkan1.X] [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [--root DIR] [-o out]",
         kExitUsage);
-  if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-D", "-o"}); !s)
+  if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-D", "-o", "--root"});
+      !s)
     return fail("kiln shader: " + s.error().message, kExitUsage);
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
   if (!target)
@@ -83,15 +124,14 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
 
   const std::unique_ptr<cache::BlobStore> store = open_variant_store(loaded.config, "kiln shader");
-  // The root is the working directory; a file that leads elsewhere is its own root. Includes may
-  // reach only the root and the -I directories.
-  std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
+  // The shader's id is its path under the root, so its cache keys are the same from every working
+  // directory. Includes may reach only the root and the -I directories.
+  const std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
+  auto located = locate_shader(file, args.option("--root"));
+  if (!located) return fail("kiln shader: " + located.error().message);
+  const auto& [root, id] = *located;
   ShaderLibraryOptions options;
-  options.root = ".";
-  if (std::filesystem::path full; !resolves_inside(file, canonical_roots({"."}), &full) && !full.empty()) {
-    options.root = full.parent_path();
-    file = full.filename().string();
-  }
+  options.root = root;
   std::error_code absolute_ec;
   for (const auto& dir : args.option_values("-I"))
     options.include_dirs.push_back(std::filesystem::absolute(dir, absolute_ec));
@@ -102,16 +142,17 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   options.isolation = compile_isolation(loaded.config);
   ShaderLibrary library(options);
 
-  auto program = library.program(file);
+  auto program = library.program(id);
   if (!program) return fail(program.error().message);
   const std::string pass = args.option("--pass", (*program)->declaration.pass_order.front());
   const auto keywords = split_nonempty(args.option("--keywords"), ',');
   const auto start = std::chrono::steady_clock::now();
-  auto variant = library.variant(file, pass, keywords);
+  auto variant = library.variant(id, pass, keywords);
   if (!variant) return fail(variant.error().message);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const std::vector<CompiledStage>& stages = (*variant)->stages;
-  const auto key = library.key(file, pass, keywords);
+  const auto key = library.key(id, pass, keywords);
+  print_warnings(stages, root);
 
   if (verb == "reflect") {
     if (args.json) {

@@ -8,6 +8,7 @@
 #include "kiln/textures/image.h"
 #include "oiio_oracle.h"
 #include "temp_dir.h"
+#include "test_files.h"
 #include "tx_fixtures.h"
 
 using namespace kiln;
@@ -191,6 +192,54 @@ TEST_SUITE("editor") {
     auto without = test::run_process({KILN_CLI, "shader", "compile", shader}, env);
     CHECK(without.exit_code == 1);
     CHECK(without.output.find("TINT is not defined") != std::string::npos);
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE("kiln shader compile prints the compiler's warnings - on standard error - also on a disk hit") {
+    test::TempDir dir("cli-warnings");
+    std::ofstream(dir / "warn.frag") << "#version 450\n#extension GL_EXT_nonexistent : warn\n"
+                                         "layout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+    const std::string kiln = std::string(KILN_CLI) + " shader compile " + (dir / "warn.frag").string() +
+                             " --json --cache-root " + (dir / "cache").string();
+    const std::string warning = "warn.frag:2: warning: '#extension' : extension not supported: GL_EXT_nonexistent";
+    for (const char* expected : {"compiled", "disk hit"}) {
+      CAPTURE(expected);
+      // Standard output stays JSON; the warning goes to standard error.
+      auto r = test::run_process({"/bin/sh", "-c", kiln + " 2>" + (dir / "stderr.txt").string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      CHECK(nlohmann::json::parse(r.output)["result"] == expected);
+      CHECK_MESSAGE(test::slurp(dir / "stderr.txt").find(warning) != std::string::npos,
+                    test::slurp(dir / "stderr.txt"));
+    }
+  }
+
+  TEST_CASE("kiln shader compile keys a shader by its place in the project - not by the working directory") {
+    test::TempDir dir("cli-root");
+    const auto project = test::copy_assets(dir);  // has materials/: the project root
+    const std::string cache = " --json --cache-root " + (dir / "cache").string();
+    auto run_in = [&](const std::filesystem::path& cwd, const std::string& shader) {
+      auto r = test::run_process({"/bin/sh", "-c", "cd " + cwd.string() + " && " + KILN_CLI + " shader compile " +
+                                                       shader + " --keywords FOG" + cache});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      return nlohmann::json::parse(r.output)["result"].get<std::string>();
+    };
+    CHECK(run_in(project, "shaders/lit") == "compiled");
+    CHECK(run_in(project / "shaders", "lit") == "disk hit");
+    CHECK(run_in(dir.path(), "project/shaders/lit") == "disk hit");
+    CHECK(run_in("/", (project / "shaders/lit").string()) == "disk hit");
+    // --root names the root: the same files under another root are another key.
+    auto r = test::run_process({KILN_CLI, "shader", "compile", (project / "shaders/lit").string(), "--keywords", "FOG",
+                                "--root", (project / "shaders/..").string(), "--json", "--cache-root",
+                                (dir / "cache").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(nlohmann::json::parse(r.output)["result"] == "disk hit");
+    // Outside every project, a file's own directory is its root: includes need -I.
+    std::filesystem::create_directories(dir.path() / "loose");
+    std::filesystem::copy_file(project / "shaders/lit.frag", dir / "loose/lit.frag");
+    r = test::run_process({KILN_CLI, "shader", "compile", (dir / "loose/lit.frag").string(), "--keywords", "FOG",
+                           "-I", (project / "shaders").string(), "--json", "--cache-root", (dir / "cache").string()});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
   }
 }
 

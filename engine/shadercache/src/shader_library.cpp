@@ -222,6 +222,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     Stage stage;
     std::vector<std::uint32_t> spirv;
     nlohmann::json reflection;
+    std::string warnings;
   };
   std::vector<StageBuild> stages;
   std::string errors;
@@ -243,7 +244,8 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
     auto reflection = reflect_spirv(spirv->spirv);
     if (!reflection) return make_error(in.file.string() + ": error: " + reflection.error().message);
-    stages.push_back({file, in.stage, std::move(spirv->spirv), std::move(*reflection)});
+    stages.push_back({file, in.stage, std::move(spirv->spirv), std::move(*reflection),
+                      root_relative_log(spirv->warnings)});
   }
   if (!errors.empty()) return make_error(errors);
   std::vector<nlohmann::json> reflections;
@@ -254,8 +256,20 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     auto source = cross_compile(s.spirv, options_.backend, bindings);
     if (!source) return make_error(absolute(s.file).string() + ": error: " + source.error().message);
     record_backend_bindings(s.reflection, bindings, options_.backend);
-    out.stages.push_back(
-        {std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(), std::move(*source)});
+    out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(),
+                          std::move(*source), std::move(s.warnings)});
+  }
+  return out;
+}
+
+std::string ShaderLibrary::root_relative_log(const std::string& log) const {
+  const std::string prefix = options_.root.generic_string() + "/";
+  std::string out;
+  for (std::size_t start = 0; start < log.size();) {
+    const std::size_t end = std::min(log.find('\n', start), log.size());
+    const std::size_t skip = log.compare(start, prefix.size(), prefix) == 0 ? prefix.size() : 0;
+    out.append(log, start + skip, end - start - skip).append("\n");
+    start = end + 1;
   }
   return out;
 }

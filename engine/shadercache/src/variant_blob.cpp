@@ -17,7 +17,8 @@ cache::Bytes encode_variant(const CompiledVariant& v) {
                       {"file", s.file},
                       {"spirv", json::binary(std::move(words))},
                       {"reflection", s.reflection_json},
-                      {"backend_source", s.backend_source}});
+                      {"backend_source", s.backend_source},
+                      {"warnings", s.warnings}});
   }
   const json doc = {{"format", kVariantBlobFormat}, {"stages", stages}, {"dependencies", v.dependencies}};
   const std::vector<std::uint8_t> cbor = json::to_cbor(doc);
@@ -43,6 +44,7 @@ std::optional<CompiledVariant> decode_variant(const cache::Bytes& bytes) {
       if (!words.empty()) std::memcpy(stage.spirv.data(), words.data(), words.size());
       stage.reflection_json = s.at("reflection").get<std::string>();
       stage.backend_source = s.at("backend_source").get<std::string>();
+      stage.warnings = s.at("warnings").get<std::string>();
       v.stages.push_back(std::move(stage));
     }
     v.dependencies = doc.at("dependencies").get<std::vector<std::string>>();

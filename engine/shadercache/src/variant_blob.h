@@ -10,7 +10,7 @@
 
 namespace kiln::shadercache {
 
-inline constexpr int kVariantBlobFormat = 1;
+inline constexpr int kVariantBlobFormat = 2;
 
 cache::Bytes encode_variant(const CompiledVariant& variant);
 // Nothing if the bytes are not a variant of this format (the caller counts it and recompiles).

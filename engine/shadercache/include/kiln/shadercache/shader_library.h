@@ -106,6 +106,8 @@ class ShaderLibrary {
   Result<CompiledVariant> compile(const Build& build, bool& read_outside_snapshot);
   std::filesystem::path absolute(const std::string& relative) const;
   std::string relative(const std::filesystem::path& file) const;
+  // A compiler log with the root's prefix taken off the paths of files inside it.
+  std::string root_relative_log(const std::string& log) const;
   static std::string normal_id(const std::string& id);
   Status stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const;
 

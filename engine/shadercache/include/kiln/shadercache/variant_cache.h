@@ -31,6 +31,9 @@ struct CompiledStage {
   std::vector<std::uint32_t> spirv;
   std::string reflection_json;  // reflect_spirv()
   std::string backend_source;   // cross-compiled source, empty for the SPIR-V backend
+  // The compiler's warnings, one per line ("shaders/lit.frag:12: warning: ..."): paths inside the
+  // project root relative to it, so that a disk hit in another checkout names the right files.
+  std::string warnings;
 };
 
 struct CompiledVariant {
