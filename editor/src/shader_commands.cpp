@@ -66,7 +66,6 @@ void print_reflection(const std::string& file, const CompiledStage& stage) {
     std::printf("  specialization_constant id=%d %s\n", c["id"].get<int>(), c["name"].get<std::string>().c_str());
 }
 
-
 // Where a shader's root is: `given` (--root), else the nearest directory above the file that holds a
 // project (kiln.json or materials/), else the file's own directory. Returns the canonical root and
 // the shader's id under it.

@@ -284,6 +284,31 @@ TEST_SUITE("editor") {
           out.find("shaders/common/lighting.glsl:"));
   }
 
+  TEST_CASE("a compiler warning is printed once with the number of variants it concerns - and is in the report") {
+    test::TempDir dir("cook");
+    const fs::path project = copy_assets(dir);
+    const fs::path lit = project / "shaders" / "lit.frag";
+    const std::string text = slurp(lit);
+    const std::size_t line2 = text.find('\n') + 1;
+    std::ofstream(lit, std::ios::trunc) << text.substr(0, line2) << "#extension GL_EXT_nonexistent : warn\n"
+                                        << text.substr(line2);
+    const std::string warning =
+        "shaders/lit.frag:2: warning: '#extension' : extension not supported: GL_EXT_nonexistent";
+    for (int run = 0; run < 2; ++run) {  // compiled, then every variant a disk hit
+      CAPTURE(run);
+      const Cooked c = cook(dir, project, dir / "out", dir / "cache");
+      REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+      CHECK((c.report["totals"]["compiled"] == 0) == (run == 1));
+      REQUIRE(c.report["warnings"].size() == 1);
+      CHECK(c.report["warnings"][0]["message"] == warning);
+      CHECK(c.report["warnings"][0]["variants"] == 21);  // every lit variant
+      const std::string& out = c.run.output;
+      const std::size_t at = out.find(warning + " (in 21 variants)\n");
+      CHECK_MESSAGE(at != std::string::npos, out);
+      CHECK(out.find(warning, at + 1) == std::string::npos);
+    }
+  }
+
   TEST_CASE("kiln shader compile refuses a combination the shader declares invalid naming the rule") {
     auto refused =
         test::run_process({KILN_CLI, "shader", "compile", (fs::path(KILN_SOURCE_DIR) / "assets/shaders/lit").string(),

@@ -77,6 +77,19 @@ TEST_SUITE("editor") {
       const auto shaders = e["shaders"].get<std::set<std::string>>();
       CHECK(shaders == std::set<std::string>{"shaders/lit", "shaders/unlit"});
       for (const auto& v : e["variants"]) CHECK(v.get<std::string>().rfind("shaders/post_bloom", 0) != 0);
+
+      // A compiler warning is in the event, project-relative, once for all the variants it concerns.
+      const std::size_t line2 = unlit.find('\n') + 1;
+      write_in_place(project / "shaders/unlit.frag",
+                     unlit.substr(0, line2) + "#extension GL_EXT_nonexistent : warn\n" + unlit.substr(line2));
+      e = editor.next();
+      CHECK(e["event"] == "shader");
+      CHECK(e["warnings"] == nlohmann::json::array({"shaders/unlit.frag:2: warning: '#extension' : extension not "
+                                                    "supported: GL_EXT_nonexistent"}));
+      write_in_place(project / "shaders/unlit.frag", unlit);
+      e = editor.next();
+      CHECK(e["event"] == "shader");
+      CHECK_FALSE(e.contains("warnings"));
     }
 
     SUBCASE("a script edit recompiles only the changed pages - a broken one keeps the previous version") {

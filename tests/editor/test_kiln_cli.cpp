@@ -199,7 +199,7 @@ TEST_SUITE("editor") {
   TEST_CASE("kiln shader compile prints the compiler's warnings - on standard error - also on a disk hit") {
     test::TempDir dir("cli-warnings");
     std::ofstream(dir / "warn.frag") << "#version 450\n#extension GL_EXT_nonexistent : warn\n"
-                                         "layout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n";
+                                        "layout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n";
     const std::string kiln = std::string(KILN_CLI) + " shader compile " + (dir / "warn.frag").string() +
                              " --json --cache-root " + (dir / "cache").string();
     const std::string warning = "warn.frag:2: warning: '#extension' : extension not supported: GL_EXT_nonexistent";
@@ -219,8 +219,9 @@ TEST_SUITE("editor") {
     const auto project = test::copy_assets(dir);  // has materials/: the project root
     const std::string cache = " --json --cache-root " + (dir / "cache").string();
     auto run_in = [&](const std::filesystem::path& cwd, const std::string& shader) {
-      auto r = test::run_process({"/bin/sh", "-c", "cd " + cwd.string() + " && " + KILN_CLI + " shader compile " +
-                                                       shader + " --keywords FOG" + cache});
+      auto r = test::run_process(
+          {"/bin/sh", "-c",
+           "cd " + cwd.string() + " && " + KILN_CLI + " shader compile " + shader + " --keywords FOG" + cache});
       REQUIRE_MESSAGE(r.exit_code == 0, r.output);
       return nlohmann::json::parse(r.output)["result"].get<std::string>();
     };
@@ -237,8 +238,8 @@ TEST_SUITE("editor") {
     // Outside every project, a file's own directory is its root: includes need -I.
     std::filesystem::create_directories(dir.path() / "loose");
     std::filesystem::copy_file(project / "shaders/lit.frag", dir / "loose/lit.frag");
-    r = test::run_process({KILN_CLI, "shader", "compile", (dir / "loose/lit.frag").string(), "--keywords", "FOG",
-                           "-I", (project / "shaders").string(), "--json", "--cache-root", (dir / "cache").string()});
+    r = test::run_process({KILN_CLI, "shader", "compile", (dir / "loose/lit.frag").string(), "--keywords", "FOG", "-I",
+                           (project / "shaders").string(), "--json", "--cache-root", (dir / "cache").string()});
     CHECK_MESSAGE(r.exit_code == 0, r.output);
   }
 }

@@ -114,6 +114,7 @@ int run_cook_command(const Args& args) {
 
   // Variants; --verify: what the cache served must be what compiling it now gives, byte for byte.
   cook::build_variants(project, targets, pool, progress, errors);
+  cook::report_warnings(targets, report);
   cook::lay_out_materials(project, targets.front(), errors);
   if (verify) {
     const auto fresh_options = [&](const cook::CookTarget& target) {

@@ -1,6 +1,8 @@
 #include "cook/cook_report.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <span>
 
 #include "kiln/core/atomic_output.h"
@@ -46,6 +48,30 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                         {"from_tx", textures.from_tx},
                         {"cache_discarded", textures_discarded}};
   return counts;
+}
+
+void report_warnings(const std::vector<TargetVariants>& targets, nlohmann::json& report) {
+  std::vector<std::pair<std::string, std::size_t>> warnings;  // few: a linear search is fine
+  for (const auto& target : targets)
+    for (const VariantResult& r : target.results) {
+      std::set<std::string> seen;  // a warning in two stages of one variant counts it once
+      for (std::size_t start = 0; start < r.warnings.size();) {
+        const std::size_t end = std::min(r.warnings.find('\n', start), r.warnings.size());
+        std::string line = r.warnings.substr(start, end - start);
+        start = end + 1;
+        if (line.empty() || !seen.insert(line).second) continue;
+        auto it = std::find_if(warnings.begin(), warnings.end(), [&](const auto& w) { return w.first == line; });
+        if (it == warnings.end())
+          warnings.emplace_back(std::move(line), 1);
+        else
+          ++it->second;
+      }
+    }
+  report["warnings"] = nlohmann::json::array();
+  for (const auto& [message, variants] : warnings) {
+    report["warnings"].push_back({{"message", message}, {"variants", variants}});
+    std::fprintf(stderr, "%s (in %zu variant%s)\n", message.c_str(), variants, variants == 1 ? "" : "s");
+  }
 }
 
 std::string report_text(const nlohmann::json& report) {

@@ -26,6 +26,10 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                             const CookedScripts& scripts, const CookedTextures& textures,
                             std::size_t textures_discarded, nlohmann::json& report);
 
+// Each distinct compiler warning once, in the order first met, with the number of variants it
+// concerns: into report["warnings"], and on stderr ("... (in 21 variants)").
+void report_warnings(const std::vector<TargetVariants>& targets, nlohmann::json& report);
+
 // The report as text: indented JSON, invalid UTF-8 in messages replaced.
 std::string report_text(const nlohmann::json& report);
 // Writes `report` to `file` (nothing when empty); false, said on stderr, when it cannot.

@@ -47,7 +47,10 @@ void build_variants(const Project& project, std::vector<TargetVariants>& targets
       } else {
         r.ok = true;
         r.cache_hit = (*variant)->from_disk;
-        for (const auto& s : (*variant)->stages) r.spirv_bytes += s.spirv.size() * 4;
+        for (const auto& s : (*variant)->stages) {
+          r.spirv_bytes += s.spirv.size() * 4;
+          r.warnings += s.warnings;
+        }
         r.record = variant_record(**variant);
       }
       progress.tick("variants", ++done, count);

@@ -25,6 +25,7 @@ struct VariantResult {
   double ms = 0;
   std::size_t spirv_bytes = 0;
   std::string error;
+  std::string warnings;  // the compiler's, one per line, project-relative
   runtime::VariantRecord record;
 };
 

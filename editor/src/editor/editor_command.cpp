@@ -31,8 +31,10 @@ std::string human(const nlohmann::json& e) {
            " compiled, " + std::to_string(e["cache_hits"].get<int>()) + " from cache), " +
            std::to_string(e["scripts"].get<int>()) + " scripts, " + std::to_string(e["textures"].get<int>()) +
            " textures in " + ms("ms");
+  std::string warnings;  // before the event's own line, one per line
+  for (const auto& w : e.value("warnings", nlohmann::json::array())) warnings += w.get<std::string>() + "\n";
   if (kind == "shader")
-    return file + ": " + std::to_string(e["invalidated"].get<int>()) + " variants invalidated, " +
+    return warnings + file + ": " + std::to_string(e["invalidated"].get<int>()) + " variants invalidated, " +
            std::to_string(e["recompiled"].get<int>()) + " recompiled, " + std::to_string(e["cache_hits"].get<int>()) +
            " from cache in " + ms("compile_ms");
   if (kind == "shader_error") {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "kiln/core/project_paths.h"
@@ -73,13 +74,22 @@ EditorSession::Built EditorSession::build(const std::vector<materials::VariantKe
   pool_.parallel_for(keys.size(), [&](std::size_t i) {
     auto v = library_->variant(keys[i].shader, keys[i].pass, keys[i].keyword_list());
     std::lock_guard lock(mu);
-    if (!v) built.errors.push_back(v.error().message), ++failed;
+    if (!v) {
+      built.errors.push_back(v.error().message), ++failed;
+      return;
+    }
+    for (const auto& stage : (*v)->stages) {
+      std::istringstream lines(stage.warnings);
+      for (std::string line; std::getline(lines, line);) built.warnings.push_back(line);
+    }
   });
   const auto after = library_->stats();
   built.compiled = (after.compiles - before.compiles) - (after.compile_errors - before.compile_errors);
   built.cache_hits = keys.size() - failed - built.compiled;
   std::sort(built.errors.begin(), built.errors.end());
   built.errors.erase(std::unique(built.errors.begin(), built.errors.end()), built.errors.end());
+  std::sort(built.warnings.begin(), built.warnings.end());
+  built.warnings.erase(std::unique(built.warnings.begin(), built.warnings.end()), built.warnings.end());
   return built;
 }
 
@@ -225,6 +235,7 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
                           {"cache_hits", built.cache_hits},
                           {"compile_ms", ms_between(compiled_at, built_at)},
                           {"publish_ms", ms_between(t0, compiled_at) + ms_between(built_at, Clock::now())}};
+  if (!built.warnings.empty()) event["warnings"] = built.warnings;
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles

@@ -58,6 +58,7 @@ class EditorSession {
   struct Built {
     std::size_t compiled = 0, cache_hits = 0;
     std::vector<std::string> errors;
+    std::vector<std::string> warnings;  // the compiler's, each once, project-relative
   };
 
   Built build(const std::vector<materials::VariantKey>& keys);

@@ -244,8 +244,8 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
     auto reflection = reflect_spirv(spirv->spirv);
     if (!reflection) return make_error(in.file.string() + ": error: " + reflection.error().message);
-    stages.push_back({file, in.stage, std::move(spirv->spirv), std::move(*reflection),
-                      root_relative_log(spirv->warnings)});
+    stages.push_back(
+        {file, in.stage, std::move(spirv->spirv), std::move(*reflection), root_relative_log(spirv->warnings)});
   }
   if (!errors.empty()) return make_error(errors);
   std::vector<nlohmann::json> reflections;
