@@ -76,8 +76,9 @@ std::optional<std::uint32_t> number_option(const Args& args, const std::string& 
   return std::uint32_t(value);
 }
 
-// export and thumb: through the tile cache, as the engine reads textures (a source image is read
-// from its current .tx, or converted once into the cache root).
+// export and thumb: a source image is read from its current .tx, or converted once into the cache
+// root, as the engine reads textures. A thumbnail comes through the tile cache; an exported level is
+// read at the file's precision. Both are written with straight alpha, as image files hold it.
 int image_command(const Args& args, const std::string& verb) {
   const std::string option = verb == "export" ? "--level" : "--size";
   if (auto s = args.check_options({option}); !s) {
@@ -99,8 +100,14 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());
     return kExitFailed;
   }
-  Result<textures::Image> out = verb == "export" ? textures::read_level(cache, *image, *number)
-                                                 : textures::make_thumbnail(cache, *image, std::max(1u, *number));
+  Result<textures::Image> out = make_error("");
+  if (verb == "export") {
+    auto file = textures::TileCache::open_file(**image);  // at the file's precision, not the cache's RGBA8
+    out = file ? textures::export_level(**file, *number) : Result<textures::Image>(file.error());
+  } else {
+    out = textures::make_thumbnail(cache, *image, std::max(1u, *number));
+    if (out && (*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*out);
+  }
   if (!out) {
     std::fprintf(stderr, "%s\n", out.error().message.c_str());
     return kExitFailed;

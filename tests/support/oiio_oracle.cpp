@@ -4,6 +4,8 @@
 #include <OpenImageIO/texture.h>
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 namespace kiln::test {
 
 textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
@@ -18,6 +20,34 @@ textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
   REQUIRE_MESSAGE(in->read_image(0, level, 0, spec.nchannels, OIIO::TypeDesc::UINT8, raw.pixels.data()),
                   in->geterror());
   return textures::to_rgba(raw);
+}
+
+textures::Image premultiplied(textures::Image rgba) {
+  for (std::size_t p = 0; p < rgba.pixels.size(); p += 4)
+    for (int c = 0; c < 3; ++c)
+      rgba.pixels[p + c] = std::uint8_t(std::lround(rgba.pixels[p + c] * rgba.pixels[p + 3] / 255.0));
+  return rgba;
+}
+
+FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level) {
+  OIIO::ImageSpec config;
+  config.attribute("oiio:UnassociatedAlpha", 1);
+  auto in = OIIO::ImageInput::open(path.string(), &config);
+  REQUIRE_MESSAGE(in, OIIO::geterror());
+  REQUIRE_MESSAGE(in->seek_subimage(0, level), in->geterror());
+  const OIIO::ImageSpec spec = in->spec();
+  const int c = spec.nchannels;
+  std::vector<float> raw(std::size_t(spec.width) * spec.height * c);
+  REQUIRE_MESSAGE(in->read_image(0, level, 0, c, OIIO::TypeDesc::FLOAT, raw.data()), in->geterror());
+  FloatPixels out{spec.width, spec.height, c, std::vector<float>(std::size_t(spec.width) * spec.height * 4)};
+  for (std::size_t p = 0; p < std::size_t(spec.width) * spec.height; ++p) {
+    const float* s = &raw[p * c];
+    float* d = &out.rgba[p * 4];
+    const bool gray = c <= 2;
+    d[0] = s[0], d[1] = gray ? s[0] : s[1], d[2] = gray ? s[0] : s[2];
+    d[3] = c == 2 ? s[1] : c == 4 ? s[3] : 1.0f;
+  }
+  return out;
 }
 
 struct OiioTextures::Impl {

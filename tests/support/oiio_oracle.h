@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kiln/textures/image.h"
 
@@ -14,6 +15,17 @@ namespace kiln::test {
 // Mip level `level` of `path` as OIIO's ImageInput reads it, converted to 8-bit RGBA (gray spread,
 // missing alpha opaque). Alpha is read as stored (OIIO would otherwise premultiply unassociated alpha).
 textures::Image oiio_read_level(const std::filesystem::path& path, int level);
+
+// RGBA8 with straight colour to premultiplied: each colour v * a / 255, rounded.
+textures::Image premultiplied(textures::Image rgba);
+
+// An image file as OIIO reads it, as RGBA floats in [0, 1] (gray spread, missing alpha opaque),
+// colour as stored (a PNG's straight alpha is not premultiplied).
+struct FloatPixels {
+  int width = 0, height = 0, channels = 0;  // channels: of the file; pixels are always RGBA
+  std::vector<float> rgba;
+};
+FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level = 0);
 
 // OIIO's TextureSystem over one file, with its own cache of `budget_mb`.
 class OiioTextures {

@@ -70,6 +70,15 @@ Image to_rgba(const Image& image) {
   return out;
 }
 
+void unpremultiply(Image& rgba) {
+  for (std::size_t p = 0; p + 3 < rgba.pixels.size(); p += 4) {
+    const unsigned a = rgba.pixels[p + 3];
+    if (a == 0 || a == 255) continue;
+    for (int c = 0; c < 3; ++c)
+      rgba.pixels[p + c] = std::uint8_t(std::min(255u, (rgba.pixels[p + c] * 255u + a / 2) / a));
+  }
+}
+
 Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height) {
   const int c = image.channels;
   const auto xs = box_spans(image.width, width), ys = box_spans(image.height, height);

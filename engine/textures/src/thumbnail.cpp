@@ -6,6 +6,11 @@
 #include "kiln/core/input_limits.h"
 
 namespace kiln::textures {
+namespace {
+
+std::uint8_t to_unit8(float v) { return !(v > 0) ? 0 : v >= 1 ? 255 : std::uint8_t(v * 255.0f + 0.5f); }  // NaN: 0
+
+}  // namespace
 
 std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size) {
   std::size_t best = 0;
@@ -39,6 +44,44 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
       const std::uint32_t w = std::min(l.tile_width, l.width - x0), h = std::min(l.tile_height, l.height - y0);
       for (std::uint32_t y = 0; y < h; ++y)
         std::copy_n((*tile)->texel(0, y), std::size_t(w) * 4, &out.pixels[(std::size_t(y0 + y) * l.width + x0) * 4]);
+    }
+  }
+  return out;
+}
+
+Result<Image> export_level(TxFile& file, std::size_t level) {
+  const TxInfo& info = file.info();
+  if (level >= info.levels.size())
+    return make_error(file.path().string() + ": no level " + std::to_string(level) + " (the file has " +
+                      std::to_string(info.levels.size()) + ")");
+  const TxLevel& l = info.levels[level];
+  if (const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4; bytes > limits::kDecodedImageBytes)
+    return make_error(file.path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) +
+                      "x" + std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
+                      describe_bytes(limits::kDecodedImageBytes) + " a whole level may take; read a smaller level");
+  const bool straighten = info.alpha != TxAlpha::kNone;
+  // Integer samples are un-premultiplied at their precision. Float samples are rounded to 8 bits
+  // first, as OpenImageIO converts them for a PNG, so that an export is what oiiotool writes.
+  const bool round_first = info.is_float;
+  Image out{l.width, l.height, 4, std::vector<std::uint8_t>(std::size_t(l.width) * l.height * 4)};
+  for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty) {
+    for (std::uint32_t tx = 0; tx < l.tiles_x(); ++tx) {
+      auto tile = file.read_tile_rgba(level, tx, ty);
+      if (!tile) return tile.error();
+      const std::uint32_t x0 = tx * l.tile_width, y0 = ty * l.tile_height;
+      const std::uint32_t w = std::min(l.tile_width, l.width - x0), h = std::min(l.tile_height, l.height - y0);
+      for (std::uint32_t y = 0; y < h; ++y) {
+        for (std::uint32_t x = 0; x < w; ++x) {
+          const float* in = &(*tile)[(std::size_t(y) * l.tile_width + x) * 4];
+          std::uint8_t* px = &out.pixels[(std::size_t(y0 + y) * l.width + x0 + x) * 4];
+          const float a = round_first ? to_unit8(in[3]) / 255.0f : in[3];
+          for (int c = 0; c < 4; ++c) {
+            float v = round_first ? to_unit8(in[c]) / 255.0f : in[c];
+            if (c < 3 && straighten) v = a > 0 ? v / a : 0.0f;
+            px[c] = to_unit8(v);
+          }
+        }
+      }
     }
   }
   return out;

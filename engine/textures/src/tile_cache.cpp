@@ -134,6 +134,17 @@ Result<std::shared_ptr<TiledImage>> TileCache::open(const std::filesystem::path&
 Result<std::shared_ptr<TiledImage>> TileCache::open_memory(const std::string& name, std::span<const std::byte> bytes) {
   return impl_->open_memory(name, bytes);
 }
+Result<std::unique_ptr<TxFile>> TileCache::open_file(const TiledImage& image) {
+  auto opened = !image.detail_->memory_.empty() ? TxFile::open_memory(image.path().string(), image.detail_->memory_)
+                : image.detail_->file_offset_   ? TxFile::open_at(image.path(), image.detail_->file_offset_)
+                                                : TxFile::open(image.path());
+  if (!opened) return opened.error();
+  // The path may name a newer file by now: its tiles must not pass for this image's.
+  if ((*opened)->identity() != TxFile::Identity{image.detail_->size_, image.detail_->mtime_ns_, image.detail_->inode_})
+    return make_error(image.path().string() + ": changed on disk or invalidated; open it again");
+  return opened;
+}
+
 Result<std::shared_ptr<TiledImage>> TileCache::open_texture(const std::filesystem::path& source) {
   return impl_->open_texture(source);
 }
@@ -304,14 +315,9 @@ Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::s
     }
   }
   if (!handle) {
-    auto opened = !image.detail_->memory_.empty() ? TxFile::open_memory(image.path().string(), image.detail_->memory_)
-                  : image.detail_->file_offset_   ? TxFile::open_at(image.path(), image.detail_->file_offset_)
-                                                  : TxFile::open(image.path());
+    auto opened = TileCache::open_file(image);
     if (!opened) return opened.error();
     handle = std::move(*opened);
-    // The path may name a newer file by now: its tiles must not pass for this image's.
-    if (handle->identity() != TxFile::Identity{image.detail_->size_, image.detail_->mtime_ns_, image.detail_->inode_})
-      return make_error(image.path().string() + ": changed on disk or invalidated; open it again");
   }
   auto rgba = handle->read_tile_rgba8(level, tx, ty);
   {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <tuple>
 
@@ -44,6 +45,39 @@ Result<std::pair<WrapMode, WrapMode>> parse_wrap_modes(const std::string& text) 
   const auto ws = parse_wrap_mode(s), wt = parse_wrap_mode(t);
   if (!ws || !wt) return make_error("unknown wrap modes \"" + text + "\"");
   return std::make_pair(*ws, *wt);
+}
+
+// What ExtraSamples says the last channel of a gray + alpha or RGBA file is; without the tag it is
+// associated alpha, as OpenImageIO assumes.
+TxAlpha alpha_of(TIFF* tif, int channels) {
+  if (channels != 2 && channels != 4) return TxAlpha::kNone;
+  std::uint16_t count = 0;
+  std::uint16_t* kinds = nullptr;
+  if (!TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds) || count == 0 || !kinds) return TxAlpha::kAssociated;
+  switch (kinds[count - 1]) {
+    case EXTRASAMPLE_ASSOCALPHA: return TxAlpha::kAssociated;
+    case EXTRASAMPLE_UNASSALPHA: return TxAlpha::kUnassociated;
+    default: return TxAlpha::kNone;
+  }
+}
+
+// IEEE 754 binary16 to float.
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(float(mantissa), -24);  // zero and subnormals
+  else if (exponent == 31)
+    magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    magnitude = std::ldexp(float(mantissa | 0x400u), int(exponent) - 25);
+  std::uint32_t bits;
+  std::memcpy(&bits, &magnitude, 4);
+  bits |= sign;
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
 }
 
 std::uint8_t to_u8(float v) {
@@ -235,13 +269,14 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
                         describe_bytes(limits::kDecodedTileBytes) + " decoded)");
     if (planar != PLANARCONFIG_CONTIG) return make_error(where + "planar (separate) channels are not supported");
     const bool is_float = format == SAMPLEFORMAT_IEEEFP;
-    if (!((format == SAMPLEFORMAT_UINT && (bps == 8 || bps == 16)) || (is_float && bps == 32)))
+    if (!((format == SAMPLEFORMAT_UINT || is_float) && (bps == 16 || bps == (is_float ? 32 : 8))))
       return make_error(where + std::to_string(bps) + "-bit " + (is_float ? "float" : "integer") +
-                        " samples (8/16-bit integers and 32-bit floats are supported)");
+                        " samples (8/16-bit integers, 16-bit half and 32-bit floats are supported)");
     if (directory == 0) {
       info.channels = spp;
       info.bits_per_sample = bps;
       info.is_float = is_float;
+      info.alpha = alpha_of(tif, spp);
       char* description = nullptr;
       if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description) {
         const std::string text = description;
@@ -275,34 +310,79 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
   return std::unique_ptr<TxFile>(new TxFile(path, std::move(handle), std::move(info)));
 }
 
-Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<std::vector<std::uint8_t>> TxFile::read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   if (level >= info_.levels.size()) return make_error(path_.string() + ": no level " + std::to_string(level));
   const TxLevel& l = info_.levels[level];
   if (tx >= l.tiles_x() || ty >= l.tiles_y())
     return make_error(path_.string() + ": level " + std::to_string(level) + " has no tile " + std::to_string(tx) + "," +
                       std::to_string(ty));
-  const int channels = info_.channels;
-  const int bytes_per_sample = info_.bits_per_sample / 8;
-  const std::size_t pixels = std::size_t(l.tile_width) * l.tile_height;
-  const bool rgba8 = channels == 4 && bytes_per_sample == 1;
-  // RGBA8 (what maketx makes of most textures) decodes straight into the result.
-  std::vector<std::uint8_t> raw(pixels * channels * bytes_per_sample);
-  {
-    std::lock_guard lock(mu_);
-    begin_tiff_call();
-    TIFF* tif = handle_->tiff;
-    // Changing directory re-reads its tags: only when the level changes.
-    const bool positioned = TIFFCurrentDirectory(tif) == level || TIFFSetDirectory(tif, static_cast<tdir_t>(level));
-    if (!positioned || TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
-      return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
-                        std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  std::vector<std::uint8_t> raw(std::size_t(l.tile_width) * l.tile_height * info_.channels *
+                                (info_.bits_per_sample / 8));
+  std::lock_guard lock(mu_);
+  begin_tiff_call();
+  TIFF* tif = handle_->tiff;
+  // Changing directory re-reads its tags: only when the level changes.
+  const bool positioned = TIFFCurrentDirectory(tif) == level || TIFFSetDirectory(tif, static_cast<tdir_t>(level));
+  if (!positioned || TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
+    return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
+                      std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  return raw;
+}
+
+Result<std::vector<float>> TxFile::read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+  auto raw = read_stored(level, tx, ty);
+  if (!raw) return raw.error();
+  const int channels = info_.channels, bytes = info_.bits_per_sample / 8;
+  const std::size_t pixels = raw->size() / (std::size_t(channels) * bytes);
+  std::vector<float> rgba(pixels * 4);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    float v[4] = {0, 0, 0, 1};
+    for (int c = 0; c < channels; ++c) {
+      const std::uint8_t* sample = &(*raw)[(p * channels + c) * bytes];
+      if (bytes == 1) {
+        v[c] = *sample / 255.0f;
+      } else if (bytes == 2) {
+        std::uint16_t bits;
+        std::memcpy(&bits, sample, 2);
+        v[c] = info_.is_float ? half_to_float(bits) : bits / 65535.0f;
+      } else {
+        std::memcpy(&v[c], sample, 4);
+      }
+    }
+    float* out = &rgba[p * 4];
+    if (channels <= 2) {  // gray (and gray + alpha)
+      out[0] = out[1] = out[2] = v[0];
+      out[3] = channels == 2 ? v[1] : 1.0f;
+    } else {
+      out[0] = v[0], out[1] = v[1], out[2] = v[2];
+      out[3] = channels == 4 ? v[3] : 1.0f;
+    }
+    if (info_.alpha == TxAlpha::kUnassociated)
+      for (int c = 0; c < 3; ++c) out[c] *= out[3];
   }
-  if (rgba8) return raw;
-  if (bytes_per_sample == 1) {
-    std::vector<std::uint8_t> rgba(pixels * 4);
-    for (std::size_t p = 0; p < pixels; ++p) {
-      const std::uint8_t* in = &raw[p * channels];
-      std::uint8_t* out = &rgba[p * 4];
+  return rgba;
+}
+
+Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+  if (info_.bits_per_sample != 8) {  // deeper samples: through floats, rounded once
+    auto rgba = read_tile_rgba(level, tx, ty);
+    if (!rgba) return rgba.error();
+    std::vector<std::uint8_t> out(rgba->size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_u8((*rgba)[i]);
+    return out;
+  }
+  auto raw = read_stored(level, tx, ty);
+  if (!raw) return raw.error();
+  const int channels = info_.channels;
+  const std::size_t pixels = raw->size() / channels;
+  // RGBA8 stored as delivered (what maketx makes of most textures) is the result itself.
+  if (channels == 4 && info_.alpha != TxAlpha::kUnassociated) return raw;
+  std::vector<std::uint8_t> rgba(channels == 4 ? 0 : pixels * 4);
+  if (channels == 4) rgba = std::move(*raw);
+  for (std::size_t p = 0; p < pixels; ++p) {
+    std::uint8_t* out = &rgba[p * 4];
+    if (channels != 4) {
+      const std::uint8_t* in = &(*raw)[p * channels];
       if (channels == 3) {
         out[0] = in[0], out[1] = in[1], out[2] = in[2], out[3] = 255;
       } else {  // gray, gray + alpha
@@ -310,34 +390,8 @@ Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std
         out[3] = channels == 2 ? in[1] : 255;
       }
     }
-    return rgba;
-  }
-  // 16-bit integers and floats, converted to 8 bits.
-  std::vector<std::uint8_t> rgba(pixels * 4);
-  for (std::size_t p = 0; p < pixels; ++p) {
-    float v[4] = {0, 0, 0, 1};
-    std::uint8_t b[4] = {0, 0, 0, 255};
-    for (int c = 0; c < channels; ++c) {
-      const std::size_t i = p * channels + c;
-      if (bytes_per_sample == 2) {
-        std::uint16_t s;
-        std::memcpy(&s, &raw[i * 2], 2);
-        b[c] = static_cast<std::uint8_t>((s * 255u + 32767u) / 65535u);  // rounded, as OIIO converts
-      } else {
-        std::memcpy(&v[c], &raw[i * 4], 4);
-        b[c] = to_u8(v[c]);
-      }
-    }
-    std::uint8_t* out = &rgba[p * 4];
-    if (channels <= 2) {  // gray (and gray + alpha)
-      out[0] = out[1] = out[2] = b[0];
-      out[3] = channels == 2 ? b[1] : 255;
-    } else {
-      out[0] = b[0];
-      out[1] = b[1];
-      out[2] = b[2];
-      out[3] = channels == 4 ? b[3] : 255;
-    }
+    if (info_.alpha == TxAlpha::kUnassociated)  // v * a / 255, rounded: k/255 >= 1/2 exactly when k + 127 >= 255
+      for (int c = 0; c < 3; ++c) out[c] = std::uint8_t((unsigned(out[c]) * out[3] + 127) / 255);
   }
   return rgba;
 }

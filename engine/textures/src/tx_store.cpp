@@ -11,7 +11,7 @@ namespace kiln::textures {
 namespace {
 
 // Bump when the .tx the writer makes changes: older conversions are then another build, pruned.
-constexpr const char* kConverterVersion = "kiln-tx-writer 2";
+constexpr const char* kConverterVersion = "kiln-tx-writer 3";
 
 std::string libtiff_version() {
   const std::string text = TIFFGetVersion();

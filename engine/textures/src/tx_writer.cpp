@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/core/atomic_output.h"
+#include "mip_chain.h"
 #include "tiff_errors.h"
 
 namespace kiln::textures {
@@ -36,8 +37,9 @@ std::string color_text(const std::vector<double>& values) {
   return out;
 }
 
-// maketx's ImageDescription: "oiio:SHA-1=… oiio:AverageColor=…" (+ oiio:ConstantColor when constant).
-std::string describe(const Image& image) {
+// maketx's ImageDescription: "oiio:SHA-1=… oiio:AverageColor=…" (+ oiio:ConstantColor when constant),
+// of the stored level 0, and the settings the conversion followed.
+std::string describe(const Image& image, const TextureSettings& settings) {
   const int c = image.channels;
   const std::size_t n = std::size_t(image.width) * image.height;
   std::vector<double> sum(c, 0.0);
@@ -56,7 +58,10 @@ std::string describe(const Image& image) {
   }
   std::string text = "oiio:SHA-1=" + sha1_hex_upper(image.pixels);
   if (constant) text += " oiio:ConstantColor=" + color_text(first);
-  return text + " oiio:AverageColor=" + color_text(average);
+  text += " oiio:AverageColor=" + color_text(average);
+  text += std::string(" oiio:ColorSpace=") +
+          color_space_name(settings.normal_map ? ColorSpace::kLinear : settings.color_space);
+  return text + (settings.normal_map ? " kiln:NormalMap=1" : "");
 }
 
 Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options, const std::string& description,
@@ -72,8 +77,8 @@ Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options,
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
   TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
   if (c == 2 || c == 4) {
-    // The pixels are stored as the source has them: straight (unassociated) alpha.
-    const std::uint16_t extra = EXTRASAMPLE_UNASSALPHA;
+    // Colour is stored premultiplied (associated alpha), as maketx stores it.
+    const std::uint16_t extra = EXTRASAMPLE_ASSOCALPHA;
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
   }
   TIFFSetField(tif, TIFFTAG_TILEWIDTH, options.tile_size);
@@ -121,16 +126,11 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
   TIFF* tif = TIFFOpen(out.temp_path().c_str(), "w");
   if (!tif)
     return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
-  const std::string description = describe(image);
+  const std::vector<Image> chain = build_mip_chain(image, options.settings);
+  const std::string description = describe(chain.front(), options.settings);
   Status status;
-  const Image* level = &image;
-  Image next;
-  for (bool first = true;; first = false) {
-    status = write_level(tif, *level, options, description, !first);
-    if (!status || (level->width == 1 && level->height == 1)) break;
-    next = half_size(*level);
-    level = &next;
-  }
+  for (std::size_t l = 0; l < chain.size() && status; ++l)
+    status = write_level(tif, chain[l], options, description, l > 0);
   if (status && !TIFFFlush(tif)) status = make_error("cannot flush");
   TIFFClose(tif);
   if (!status)

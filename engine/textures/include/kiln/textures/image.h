@@ -34,6 +34,10 @@ Status write_png(const Image& image, const std::filesystem::path& path);
 // `image` with 4 channels: gray spread to RGB, a missing alpha opaque.
 Image to_rgba(const Image& image);
 
+// RGBA8 with premultiplied colour to straight colour (what an image file holds), in place. A fully
+// transparent pixel keeps colour 0.
+void unpremultiply(Image& rgba);
+
 // The next mip level as maketx makes it: each side halved and floored (never below 1), every output
 // pixel the area-weighted average of the source pixels it covers (a box filter; for even sizes the
 // plain 2x2 average). Odd sizes spread one source pixel over two output pixels instead of dropping it.

@@ -19,6 +19,10 @@ std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size);
 // Level `level` as one RGBA image, assembled from its tiles through the cache.
 Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::size_t level);
 
+// Level `level` as straight (un-premultiplied) RGBA8, what an image file holds: read at the file's
+// precision and un-premultiplied before rounding, as OpenImageIO writes a PNG.
+Result<Image> export_level(TxFile& file, std::size_t level);
+
 // An RGBA thumbnail whose longer side is `size` (or the image's, if smaller), aspect kept, box
 // filtered from thumbnail_level().
 Result<Image> make_thumbnail(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::uint32_t size);

@@ -120,6 +120,10 @@ class TileCache {
   // A plain source's path reaches the .tx converted from it.
   std::size_t invalidate(const std::filesystem::path& path);
 
+  // A reader of the image's file of its own, outside the cache: for whole-level reads at the file's
+  // precision (export). Fails if the file on disk is no longer the image's.
+  static Result<std::unique_ptr<TxFile>> open_file(const TiledImage& image);
+
   TileCacheStats stats() const;
   std::uint64_t remembered_failures() const;
   // Drops the tiles the calling thread's first level keeps pinned (worker threads that are done).

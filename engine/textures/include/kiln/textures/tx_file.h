@@ -2,8 +2,15 @@
 // A .tx file: a tiled TIFF with one directory per mip level, as OpenImageIO's maketx writes it.
 // Opening reads every level's size and tile grid and the metadata maketx puts in ImageDescription
 // (oiio:AverageColor — a free 1-pixel preview — oiio:ConstantColor, oiio:SHA-1); it holds no
-// pixels. Tiles are decoded on request and always delivered as 8-bit RGBA, whatever the file
-// stores (1-4 channels; 8/16-bit integers or 32-bit floats; gray becomes RGB, a missing alpha 255).
+// pixels. Tiles are decoded on request and delivered as RGBA (8-bit, or floats at the file's
+// precision), whatever the file stores (1-4 channels; 8/16-bit integers, 16-bit half or 32-bit
+// floats; gray becomes RGB, a missing alpha opaque).
+//
+// Alpha is delivered premultiplied (associated), the convention of every consumer: colour stored
+// straight (ExtraSamples "unassociated") is multiplied by alpha on delivery; associated alpha, and a
+// fourth channel without the tag (as OpenImageIO assumes), is delivered as stored. An extra channel
+// the file calls "unspecified" is not alpha (as OpenImageIO reads it): delivered in A as stored, and
+// the texture counts as having no alpha.
 //
 // Thread-safety: info() from any thread; read_tile_rgba8() from any thread (a libtiff handle is not
 // thread-safe, so reads of one TxFile are serialised by its mutex; parallel loads of different
@@ -30,6 +37,9 @@ enum class WrapMode { Black, Clamp, Periodic, Mirror };
 std::optional<WrapMode> parse_wrap_mode(std::string_view name);
 const char* wrap_mode_name(WrapMode mode);
 
+// What the file's alpha channel is; kNone: no alpha (1 or 3 channels, or an unspecified extra one).
+enum class TxAlpha { kNone, kAssociated, kUnassociated };
+
 struct TxLevel {
   std::uint32_t width = 0, height = 0;
   std::uint32_t tile_width = 0, tile_height = 0;
@@ -41,7 +51,8 @@ struct TxInfo {
   std::vector<TxLevel> levels;  // [0] is the full image
   int channels = 0;
   int bits_per_sample = 0;
-  bool is_float = false;
+  bool is_float = false;  // 16-bit half or 32-bit float
+  TxAlpha alpha = TxAlpha::kNone;
   std::optional<std::array<float, 4>> average_color;            // oiio:AverageColor, RGBA
   std::optional<std::array<float, 4>> constant_color;           // oiio:ConstantColor: the texture is one colour
   std::string sha1;                                             // oiio:SHA-1 of the source pixels
@@ -75,15 +86,20 @@ class TxFile {
   };
   Identity identity() const;
 
-  // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, rows top to bottom;
-  // the part of an edge tile outside the image is whatever the file padded it with.
+  // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, premultiplied, rows top
+  // to bottom; the part of an edge tile outside the image is whatever the file padded it with.
   Result<std::vector<std::uint8_t>> read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  // The same as RGBA floats at the file's precision (8-bit values / 255, 16-bit / 65535, floats as
+  // stored): for consumers that must not lose what an 8-bit tile rounds away.
+  Result<std::vector<float>> read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty);
 
   struct Handle;  // opaque: the libtiff handle and, for open_memory(), its bytes
 
  private:
   TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info);
   static Result<std::unique_ptr<TxFile>> read_levels(std::filesystem::path path, std::unique_ptr<Handle> handle);
+  // The tile's samples as stored, checked and read under the handle's lock.
+  Result<std::vector<std::uint8_t>> read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty);
 
   std::filesystem::path path_;
   std::mutex mu_;  // guards handle_
