@@ -116,8 +116,8 @@ std::vector<Image> build_mip_chain(const Image& source, const TextureSettings& s
   for (std::size_t p = 0; p < source.pixels.size(); p += c) {
     const float a = a_at < 0 ? 1.0f : source.pixels[p + a_at] / 255.0f;
     for (int ch = 0; ch < c; ++ch)
-      level.values[p + ch] = ch == a_at ? a : (settings.normal_map ? source.pixels[p + ch] / 255.0f
-                                                                   : decode[source.pixels[p + ch]]) * a;
+      level.values[p + ch] =
+          ch == a_at ? a : (settings.normal_map ? source.pixels[p + ch] / 255.0f : decode[source.pixels[p + ch]]) * a;
   }
   while (level.width > 1 || level.height > 1) {
     level = half_size(level);
