@@ -23,6 +23,15 @@ int usage() {
   return kExitUsage;
 }
 
+const char* alpha_name(textures::TxAlpha alpha) {
+  switch (alpha) {
+    case textures::TxAlpha::kAssociated: return "premultiplied";
+    case textures::TxAlpha::kUnassociated: return "straight";
+    case textures::TxAlpha::kNone: break;
+  }
+  return "none";
+}
+
 int info_command(const Args& args) {
   auto file = textures::TxFile::open(args.words[2]);
   if (!file) {
@@ -42,15 +51,25 @@ int info_command(const Args& args) {
                         {"tile_height", l.tile_height},
                         {"tiles_x", l.tiles_x()},
                         {"tiles_y", l.tiles_y()}});
-    nlohmann::json out = {{"file", args.words[2]}, {"channels", info.channels}, {"format", format}, {"levels", levels},
-                          {"wrap", wrap},          {"sha1", info.sha1}};
+    nlohmann::json out = {{"file", args.words[2]},
+                          {"channels", info.channels},
+                          {"format", format},
+                          {"levels", levels},
+                          {"wrap", wrap},
+                          {"sha1", info.sha1},
+                          {"alpha", alpha_name(info.alpha)},
+                          {"normal_map", info.normal_map},
+                          {"filter", info.nearest ? "nearest" : "linear"}};
+    if (!info.color_space.empty()) out["color_space"] = info.color_space;
     if (info.average_color) out["average_color"] = *info.average_color;
     if (info.constant_color) out["constant_color"] = *info.constant_color;
     std::printf("%s\n", out.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s: %ux%u, %d channels, %s, %zu levels, wrap %s\n", args.words[2].c_str(), info.levels[0].width,
-              info.levels[0].height, info.channels, format.c_str(), info.levels.size(), wrap.c_str());
+  std::printf("%s: %ux%u, %d channels, %s, %zu levels, wrap %s, alpha %s%s%s%s\n", args.words[2].c_str(),
+              info.levels[0].width, info.levels[0].height, info.channels, format.c_str(), info.levels.size(),
+              wrap.c_str(), alpha_name(info.alpha), info.color_space.empty() ? "" : (", " + info.color_space).c_str(),
+              info.normal_map ? ", normal map" : "", info.nearest ? ", nearest filter" : "");
   for (std::size_t i = 0; i < info.levels.size(); ++i) {
     const auto& l = info.levels[i];
     std::printf("  level %zu: %ux%u, tiles %ux%u of %ux%u\n", i, l.width, l.height, l.tiles_x(), l.tiles_y(),

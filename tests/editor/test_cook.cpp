@@ -10,6 +10,7 @@
 #include "child_process.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/runtime/cooked_set.h"
+#include "kiln/textures/tx_file.h"
 #include <map>
 #include <regex>
 #include <sstream>
@@ -437,5 +438,70 @@ TEST_SUITE("editor") {
     CHECK(record->pass("Forward")->variant == "shaders/lit|Forward|");
     CHECK(record->pass("Forward")->blocks.size() == 1);
     CHECK(record->pass("Forward")->textures.size() == 1);
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE("the cook converts each texture with its settings - slot defaults - sidecar - material entry") {
+    test::TempDir dir("cook-texture-settings");
+    const fs::path project = copy_assets(dir);
+    auto info_of = [&](const std::string& texture) {
+      auto set = runtime::CookedSet::open(dir / "out");
+      REQUIRE_MESSAGE(set, set.error().message);
+      auto bytes = (*set)->texture(texture);
+      REQUIRE_MESSAGE(bytes, bytes.error().message);
+      auto tx = textures::TxFile::open_memory(texture, *bytes);
+      REQUIRE_MESSAGE(tx, tx.error().message);
+      return (*tx)->info();
+    };
+    Cooked c = cook(dir, project, dir / "out", dir / "cache");
+    REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+    // Slot defaults: a colour slot is sRGB, a normal slot a linear normal map; both repeat.
+    CHECK(info_of("textures/brick.png").color_space == "sRGB");
+    CHECK_FALSE(info_of("textures/brick.png").normal_map);
+    CHECK(info_of("textures/brick_normal.png").color_space == "linear");
+    CHECK(info_of("textures/brick_normal.png").normal_map);
+    CHECK(info_of("textures/brick.png").wrap_s == textures::WrapMode::Periodic);
+
+    // A sidecar changes its texture's settings, and so its conversion (another cache key).
+    std::ofstream(project / "textures/sky.png.json") << R"({"color_space": "linear", "wrap": ["clamp", "mirror"]})";
+    c = cook(dir, project, dir / "out", dir / "cache");
+    REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+    CHECK(c.report["textures"]["converted"] == 1);
+    CHECK(info_of("textures/sky.png").color_space == "linear");
+    CHECK(info_of("textures/sky.png").wrap_s == textures::WrapMode::Clamp);
+    CHECK(info_of("textures/sky.png").wrap_t == textures::WrapMode::Mirror);
+
+    // A material entry object wins over the sidecar.
+    std::ofstream(project / "materials/sky.json", std::ios::trunc)
+        << R"({"shader": "shaders/unlit", "keywords": [], "params": {}, "textures": {"main_texture": )"
+        << R"({"file": "textures/sky.png", "filter": "nearest", "wrap": "black"}}})";
+    c = cook(dir, project, dir / "out", dir / "cache");
+    REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+    CHECK(info_of("textures/sky.png").nearest);
+    CHECK(info_of("textures/sky.png").wrap_s == textures::WrapMode::Black);
+    CHECK(info_of("textures/sky.png").color_space == "linear");  // from the sidecar still
+
+    // Two materials asking one texture for different settings: an error naming both uses.
+    std::ofstream(project / "materials/white_nearest.json")
+        << R"({"shader": "shaders/unlit", "keywords": [], "params": {}, "textures": {"main_texture": )"
+        << R"({"file": "textures/white.png", "filter": "nearest"}}})";
+    c = cook(dir, project, dir / "out", dir / "cache");
+    CHECK(c.run.exit_code == 1);
+    CHECK_MESSAGE(c.run.output.find("textures/white.png: used as ") != std::string::npos, c.run.output);
+    CHECK(c.run.output.find("materials/white_nearest.json /textures/main_texture") != std::string::npos);
+    CHECK(c.run.output.find("white.png.json") != std::string::npos);
+
+    // A broken setting names the file, the place and the problem.
+    std::ofstream(project / "materials/white_nearest.json", std::ios::trunc)
+        << R"({"shader": "shaders/unlit", "keywords": [], "params": {}, "textures": {"main_texture": )"
+        << R"({"file": "textures/white.png", "filter": "cubic"}}})";
+    std::ofstream(project / "textures/sky.png.json", std::ios::trunc) << R"({"wrap": 3})";
+    c = cook(dir, project, dir / "out", dir / "cache");
+    CHECK(c.run.exit_code == 1);
+    CHECK_MESSAGE(c.run.output.find("white_nearest.json: /textures/main_texture/filter: expected \"linear\" or "
+                                    "\"nearest\", got \"cubic\"") != std::string::npos,
+                  c.run.output);
+    CHECK(c.run.output.find("sky.png.json: /wrap: expected black, clamp, periodic or mirror") != std::string::npos);
   }
 }

@@ -51,7 +51,7 @@ TEST_SUITE("textures") {
       const fs::path tx = dir / ("out" + std::to_string(c.w) + ".tx");
       auto source = read_image(png);
       REQUIRE_MESSAGE(source, source.error().message);
-      REQUIRE(write_tx(*source, tx, {.wrap_s = WrapMode::Periodic, .wrap_t = WrapMode::Clamp}));
+      REQUIRE(write_tx(*source, tx, {.settings = {.wrap_s = WrapMode::Periodic, .wrap_t = WrapMode::Clamp}}));
 
       auto info = test::run_process({"/usr/bin/oiiotool", "--info", "-v", tx.string()});
       REQUIRE_MESSAGE(info.exit_code == 0, info.output);

@@ -10,6 +10,7 @@
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/lang/script.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::cook {
 namespace fs = std::filesystem;
@@ -41,7 +42,26 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   };
 
   materials::VariantPlan plan;
-  std::set<std::string> textures;
+  // texture -> its settings and the first use that asked for them; sidecars read once each
+  std::map<std::string, std::pair<textures::TextureSettings, std::string>> texture_uses;
+  std::map<std::string, std::optional<textures::TextureOptions>> sidecars;
+  // A use's settings: the slot's default, the sidecar's, the entry's; nullopt after a broken sidecar.
+  auto settings_of = [&](const std::string& texture, const std::string& slot,
+                         const materials::Material& m) -> std::optional<textures::TextureSettings> {
+    auto known = sidecars.find(texture);
+    if (known == sidecars.end()) {
+      auto read = textures::read_texture_sidecar(root / texture);
+      if (!read) {
+        project.errors.push_back(read.error().message);
+        sidecars[texture] = std::nullopt;
+        return std::nullopt;
+      }
+      known = sidecars.emplace(texture, *read).first;
+    }
+    auto entry = m.texture_options.find(slot);
+    return textures::resolve_texture_settings(slot, known->second ? &*known->second : nullptr,
+                                              entry == m.texture_options.end() ? nullptr : &entry->second);
+  };
   std::map<std::string, std::string> failed_shaders;  // id -> why
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
@@ -91,8 +111,15 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
         project.errors.push_back(where + "no such file " + shown(texture));
       else if (auto why = outside(texture))
         project.errors.push_back(where + texture + " " + *why);
-      else
-        textures.insert(texture);
+      else if (auto settings = settings_of(texture, slot, *material)) {
+        const std::string use = shown(rel) + " /textures/" + json_pointer_token(slot);
+        auto [it, first] = texture_uses.try_emplace(texture, *settings, use);
+        if (!first && !(it->second.first == *settings))
+          project.errors.push_back(shown(texture) + ": used as " + textures::describe_settings(it->second.first) +
+                                   " by " + it->second.second + " and as " + textures::describe_settings(*settings) +
+                                   " by " + use + ": give it one setting (in " +
+                                   shown(textures::texture_sidecar_path(texture).string()) + ")");
+      }
     }
     material->file = rel;
     plan.add_material(rel, (*program)->id, declaration, material->keywords, material->ship);
@@ -140,7 +167,10 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
   project.used = plan.used();
   project.declared = plan.declared();
   project.stripped = plan.stripped();
-  project.textures.assign(textures.begin(), textures.end());
+  for (const auto& [file, use] : texture_uses) {
+    project.textures.push_back(file);
+    project.texture_settings.push_back(use.first);
+  }
 
   for (const std::string& rel : files_under(root, "scripts", ".lua")) {
     if (auto why = outside(rel)) {

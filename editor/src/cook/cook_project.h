@@ -12,6 +12,7 @@
 
 #include "kiln/jit/bytecode.h"
 #include "kiln/materials/material.h"
+#include "kiln/textures/texture_settings.h"
 #include "kiln/materials/variant_rules.h"
 #include "kiln/runtime/material_record.h"
 #include "kiln/shadercache/shader_library.h"
@@ -33,10 +34,11 @@ struct ScriptInput {
 struct Project {
   std::filesystem::path root;
   std::vector<MaterialInput> materials;
-  std::vector<materials::PlannedVariant> variants;   // sorted by name: deterministic order
-  std::vector<ScriptInput> scripts;                  // sorted by file
-  std::vector<std::string> textures;                 // every texture a material names, sorted, relative to the root
-  std::vector<std::string> errors;                   // every problem found, in a stable order
+  std::vector<materials::PlannedVariant> variants;  // sorted by name: deterministic order
+  std::vector<ScriptInput> scripts;                 // sorted by file
+  std::vector<std::string> textures;                // every texture a material names, sorted, relative to the root
+  std::vector<textures::TextureSettings> texture_settings;  // of each texture, in the same order
+  std::vector<std::string> errors;                          // every problem found, in a stable order
   std::size_t used = 0, declared = 0, stripped = 0;  // variants by why they are built, and declared ones left out
 };
 

@@ -5,8 +5,9 @@ namespace kiln::cook {
 CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,
                              core::WorkerPool& pool, CookErrors& errors) {
   std::vector<Result<TextureConversions::Tx>> results(project.textures.size(), make_error("not converted"));
-  pool.parallel_for(project.textures.size(),
-                    [&](std::size_t i) { results[i] = conversions.get(project.root / project.textures[i], verify); });
+  pool.parallel_for(project.textures.size(), [&](std::size_t i) {
+    results[i] = conversions.get(project.root / project.textures[i], project.texture_settings[i], verify);
+  });
   CookedTextures out;
   for (std::size_t i = 0; i < results.size(); ++i) {  // in the project's order: a deterministic pack and report
     if (!results[i]) {

@@ -40,7 +40,8 @@ TextureConversions::TextureConversions(cache::BlobStore* store) : store_(store) 
   if (auto ns = textures::open_tx_namespace(*store_, textures::TxKeying::kContent)) ns_ = std::move(*ns);
 }
 
-Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, bool verify) {
+Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source,
+                                                       const textures::TextureSettings& settings, bool verify) {
   if (const auto resolved = textures::resolve_texture_path(source); resolved.tiled) {
     auto bytes = read_bytes(resolved.file);
     if (!bytes) return bytes.error();
@@ -52,7 +53,10 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
   }
   const auto source_bytes = read_bytes(source);
   if (!source_bytes) return source_bytes.error();
-  const cache::BlobKey key{cache::xxh3_128(std::span(*source_bytes))};
+  cache::Xxh3Stream content;
+  content.update("settings:").update(textures::describe_settings(settings)).update("\nsource:");
+  content.update(std::string_view(reinterpret_cast<const char*>(source_bytes->data()), source_bytes->size()));
+  const cache::BlobKey key{content.digest128()};
   std::optional<std::vector<std::byte>> cached;
   if (ns_) {
     bool corrupt = false;
@@ -67,7 +71,7 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source, b
           : Result<fs::path>(fs::temp_directory_path() / (".kiln-tx." + std::to_string(::getpid()) + "." +
                                                           std::to_string(made.fetch_add(1)) + ".tx"));
   if (!temp) return make_error(source.string() + ": " + temp.error().message);
-  auto bytes = textures::convert_to_tx_bytes(source, *temp);
+  auto bytes = textures::convert_to_tx_bytes(source, *temp, settings);
   if (!bytes) return make_error(source.string() + ": cannot convert to .tx: " + bytes.error().message);
   if (auto ok = check_tx(source.string() + " (converted)", *bytes); !ok)
     return make_error(source.string() + ": the conversion does not read back: " + ok.error().message);

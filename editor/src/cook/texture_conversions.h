@@ -18,6 +18,7 @@
 
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/result.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::cook {
 
@@ -31,9 +32,10 @@ class TextureConversions {
     bool converted = false;           // false: a cached conversion or the artist's .tx served it
     std::filesystem::path artist_tx;  // the .tx beside the source that served it, if any
   };
-  // The .tx of `source`; errors name the source (or its .tx). `verify`: a cached conversion is also
-  // made again and must be byte-identical; a differing one is replaced by the fresh conversion.
-  Result<Tx> get(const std::filesystem::path& source, bool verify = false);
+  // The .tx of `source` converted with `settings` (part of the key); errors name the source (or its
+  // .tx). `verify`: a cached conversion is also made again and must be byte-identical; a differing
+  // one is replaced by the fresh conversion. An artist's .tx is taken as it is.
+  Result<Tx> get(const std::filesystem::path& source, const textures::TextureSettings& settings, bool verify = false);
   std::size_t discarded() const { return discarded_.load(); }  // cached conversions that failed their check
 
  private:

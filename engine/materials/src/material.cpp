@@ -10,6 +10,7 @@
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/materials/variant_rules.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::materials {
 namespace {
@@ -75,12 +76,28 @@ void read_params(const json& v, Material& m, Problems& p) {
 void read_textures(const json& v, Material& m, Problems& p) {
   if (!v.is_object()) return p.add("/textures", std::string("expected an object, got ") + type_name(v));
   for (auto it = v.begin(); it != v.end(); ++it) {
-    const std::string ptr = "/textures/" + json_pointer_token(it.key());
-    if (!it->is_string() || it->get<std::string>().empty()) {
-      p.add(ptr, "expected a texture path, got " + it->dump());
+    std::string ptr = "/textures/" + json_pointer_token(it.key());
+    const json* file = &*it;
+    if (it->is_object()) {  // {"file": "...", settings}
+      auto options = textures::parse_texture_options(p.file, *it, ptr);
+      if (!options) {
+        std::istringstream lines(options.error().message);
+        for (std::string line; std::getline(lines, line);) p.lines.push_back(line);
+      } else {
+        m.texture_options[it.key()] = *options;
+      }
+      if (!it->contains("file")) {
+        p.add(ptr, "a texture entry object needs \"file\"");
+        continue;
+      }
+      file = &(*it)["file"];
+      ptr += "/file";
+    }
+    if (!file->is_string() || file->get<std::string>().empty()) {
+      p.add(ptr, "expected a texture path, got " + file->dump());
       continue;
     }
-    auto name = project_relative_name(it->get<std::string>());
+    auto name = project_relative_name(file->get<std::string>());
     if (!name)
       p.add(ptr, name.error().message);
     else

@@ -43,6 +43,14 @@ bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
   }
   png_init_io(png, file);
   png_read_info(png, info);
+  // The colour space the file declares: an sRGB chunk, or a gAMA of 1/2.2 (sRGB-like) or 1.0 (linear).
+  png_fixed_point gamma = 0;
+  if (png_get_valid(png, info, PNG_INFO_sRGB))
+    image->declared_color_space = ColorSpace::kSrgb;
+  else if (png_get_gAMA_fixed(png, info, &gamma) && gamma > 0)
+    image->declared_color_space = std::abs(gamma - 100000) < 2000  ? std::optional(ColorSpace::kLinear)
+                                  : std::abs(gamma - 45455) < 2000 ? std::optional(ColorSpace::kSrgb)
+                                                                   : std::nullopt;
   const int color = png_get_color_type(png, info);
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (color == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);

@@ -1,8 +1,124 @@
 #include "kiln/textures/texture_settings.h"
 
+#include <array>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/input_limits.h"
+#include "kiln/core/json_document.h"
+
 namespace kiln::textures {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool names_any(std::string_view slot, std::initializer_list<std::string_view> words) {
+  for (auto w : words)
+    if (slot.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+std::optional<TextureFilter> parse_filter(std::string_view name) {
+  if (name == "linear") return TextureFilter::kLinear;
+  if (name == "nearest") return TextureFilter::kNearest;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<TextureOptions> parse_texture_options(const std::string& where, const json& object, const std::string& pointer) {
+  std::string problems;
+  auto problem = [&](const std::string& field, const std::string& text) {
+    problems += (problems.empty() ? "" : "\n") + where + ": " + pointer + "/" + field + ": " + text;
+  };
+  TextureOptions out;
+  if (!object.is_object()) return make_error(where + ": " + (pointer.empty() ? "/" : pointer) + ": expected an object");
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& key = it.key();
+    const json& v = *it;
+    if (key == "file") continue;  // the material entry's source: read by the material
+    if (key == "color_space") {
+      auto space = v.is_string() ? parse_color_space(v.get<std::string>()) : std::nullopt;
+      if (!space) problem(key, "expected \"srgb\" or \"linear\", got " + v.dump());
+      out.color_space = space;
+    } else if (key == "normal_map") {
+      if (!v.is_boolean())
+        problem(key, "expected true or false, got " + v.dump());
+      else
+        out.normal_map = v.get<bool>();
+    } else if (key == "wrap") {
+      const bool pair = v.is_array() && v.size() == 2 && v[0].is_string() && v[1].is_string();
+      const auto s = pair            ? parse_wrap_mode(v[0].get<std::string>())
+                     : v.is_string() ? parse_wrap_mode(v.get<std::string>())
+                                     : std::nullopt;
+      const auto t = pair ? parse_wrap_mode(v[1].get<std::string>()) : s;
+      if (!s || !t) problem(key, "expected black, clamp, periodic or mirror, or [s, t] of them, got " + v.dump());
+      out.wrap_s = s, out.wrap_t = t;
+    } else if (key == "filter") {
+      auto filter = v.is_string() ? parse_filter(v.get<std::string>()) : std::nullopt;
+      if (!filter) problem(key, "expected \"linear\" or \"nearest\", got " + v.dump());
+      out.filter = filter;
+    } else {
+      problem(json_pointer_token(key), "unknown setting (expected color_space, normal_map, wrap, filter)");
+    }
+  }
+  if (!problems.empty()) return make_error(problems);
+  return out;
+}
+
+fs::path texture_sidecar_path(const fs::path& source) { return fs::path(source.string() + ".json"); }
+
+Result<std::optional<TextureOptions>> read_texture_sidecar(const fs::path& source) {
+  const fs::path sidecar = texture_sidecar_path(source);
+  std::error_code ec;
+  if (!fs::exists(sidecar, ec)) return std::optional<TextureOptions>{};
+  auto text = read_input_file(sidecar, limits::kJsonFileBytes, "texture settings");
+  if (!text) return text.error();
+  auto doc = parse_json_document(sidecar.string(), *text);
+  if (!doc) return doc.error();
+  auto options = parse_texture_options(sidecar.string(), *doc);
+  if (!options) return options.error();
+  return std::optional<TextureOptions>(*options);
+}
+
+TextureSettings resolve_texture_settings(std::string_view slot, const TextureOptions* sidecar,
+                                         const TextureOptions* entry) {
+  TextureSettings s;
+  if (names_any(slot, {"normal"})) {
+    s.normal_map = true;
+    s.color_space = ColorSpace::kLinear;
+  } else if (names_any(slot, {"roughness", "metallic", "mask", "height", "ao", "occlusion", "displacement", "data"})) {
+    s.color_space = ColorSpace::kLinear;
+  } else {
+    s.source_color_space = true;
+  }
+  for (const TextureOptions* o : {sidecar, entry}) {
+    if (!o) continue;
+    if (o->normal_map) {
+      s.normal_map = *o->normal_map;
+      if (s.normal_map) s.color_space = ColorSpace::kLinear, s.source_color_space = false;
+    }
+    if (o->color_space) s.color_space = *o->color_space, s.source_color_space = false;
+    if (o->wrap_s) s.wrap_s = *o->wrap_s;
+    if (o->wrap_t) s.wrap_t = *o->wrap_t;
+    if (o->filter) s.filter = *o->filter;
+  }
+  return s;
+}
+
+Result<TextureSettings> settings_for_file(const fs::path& source) {
+  auto sidecar = read_texture_sidecar(source);
+  if (!sidecar) return sidecar.error();
+  return resolve_texture_settings("", *sidecar ? &**sidecar : nullptr, nullptr);
+}
+
+std::string describe_settings(const TextureSettings& s) {
+  return std::string(s.source_color_space ? "declared-else-" : "") + color_space_name(s.color_space) +
+         (s.normal_map ? " normal-map" : "") + " wrap " + wrap_mode_name(s.wrap_s) + "," + wrap_mode_name(s.wrap_t) +
+         " filter " + filter_name(s.filter);
+}
 
 std::optional<ColorSpace> parse_color_space(std::string_view name) {
   if (name == "srgb" || name == "sRGB") return ColorSpace::kSrgb;
@@ -11,6 +127,7 @@ std::optional<ColorSpace> parse_color_space(std::string_view name) {
 }
 
 const char* color_space_name(ColorSpace space) { return space == ColorSpace::kSrgb ? "sRGB" : "linear"; }
+const char* filter_name(TextureFilter filter) { return filter == TextureFilter::kLinear ? "linear" : "nearest"; }
 
 float srgb_to_linear(float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); }
 

@@ -238,11 +238,13 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_texture(const std::fil
   if (!id) return id.error();
   if (!options_.conversions)
     return make_error(source.string() + ": a plain image needs the texture cache for its tiles (cache.root)");
-  // Keyed by the source's path and identity: an edited source gets a new .tx, and a later run
-  // reuses the conversion of an unchanged one.
+  auto settings = settings_for_file(source);
+  if (!settings) return settings.error();
+  // Keyed by the source's path and identity and the settings: an edited source or sidecar gets a
+  // new .tx, and a later run reuses the conversion of an unchanged one.
   const std::string identity = std::filesystem::absolute(source).lexically_normal().string() + "\n" +
                                std::to_string(id->size) + "\n" + std::to_string(id->mtime_ns) + "\n" +
-                               std::to_string(id->inode);
+                               std::to_string(id->inode) + "\n" + describe_settings(*settings);
   const cache::BlobKey key{cache::xxh3_128(identity)};
   std::filesystem::path entry;
   {
@@ -262,7 +264,7 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_texture(const std::fil
     if (!open_already && !options_.conversions->get(*conversion_ns_, key)) {
       auto temp = options_.conversions->temp_path(*conversion_ns_, "tx");
       if (!temp) return make_error(source.string() + ": " + temp.error().message);
-      auto bytes = convert_to_tx_bytes(source, *temp);
+      auto bytes = convert_to_tx_bytes(source, *temp, *settings);
       if (!bytes) return bytes.error();
       options_.conversions->put(*conversion_ns_, key, std::move(*bytes));
       options_.conversions->flush();  // streamed from the file: it must be there

@@ -283,6 +283,10 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
         info.average_color = parse_color(text, "oiio:AverageColor");
         info.constant_color = parse_color(text, "oiio:ConstantColor");
         if (auto at = text.find("oiio:SHA-1="); at != std::string::npos) info.sha1 = text.substr(at + 11, 40);
+        if (auto at = text.find("oiio:ColorSpace="); at != std::string::npos)
+          info.color_space = text.substr(at + 16, text.find(' ', at) - at - 16);
+        info.normal_map = text.find("kiln:NormalMap=1") != std::string::npos;
+        info.nearest = text.find("kiln:Filter=nearest") != std::string::npos;
       }
       char* wrapmodes = nullptr;
       if (TIFFGetField(tif, TIFFTAG_PIXAR_WRAPMODES, &wrapmodes) && wrapmodes) {

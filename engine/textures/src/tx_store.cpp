@@ -26,8 +26,9 @@ Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying
 }
 
 Result<std::vector<std::byte>> convert_to_tx_bytes(const std::filesystem::path& source,
-                                                   const std::filesystem::path& temp_file) {
-  const Status converted = convert_to_tx(source, temp_file);
+                                                   const std::filesystem::path& temp_file,
+                                                   const TextureSettings& settings) {
+  const Status converted = convert_to_tx(source, temp_file, {.settings = settings});
   Result<std::string> text = converted ? read_input_file(temp_file, limits::kDecodedImageBytes, "conversion")
                                        : Result<std::string>(converted.error());
   std::error_code ec;

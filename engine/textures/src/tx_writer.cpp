@@ -61,7 +61,8 @@ std::string describe(const Image& image, const TextureSettings& settings) {
   text += " oiio:AverageColor=" + color_text(average);
   text += std::string(" oiio:ColorSpace=") +
           color_space_name(settings.normal_map ? ColorSpace::kLinear : settings.color_space);
-  return text + (settings.normal_map ? " kiln:NormalMap=1" : "");
+  if (settings.normal_map) text += " kiln:NormalMap=1";
+  return text + (settings.filter == TextureFilter::kNearest ? " kiln:Filter=nearest" : "");
 }
 
 Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options, const std::string& description,
@@ -88,7 +89,8 @@ Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options,
   TIFFSetField(tif, TIFFTAG_SOFTWARE, "Kiln");
   TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
   TIFFSetField(tif, TIFFTAG_PIXAR_TEXTUREFORMAT, "Plain Texture");
-  const std::string wrap = std::string(wrap_mode_name(options.wrap_s)) + "," + wrap_mode_name(options.wrap_t);
+  const std::string wrap =
+      std::string(wrap_mode_name(options.settings.wrap_s)) + "," + wrap_mode_name(options.settings.wrap_t);
   TIFFSetField(tif, TIFFTAG_PIXAR_WRAPMODES, wrap.c_str());
   TIFFSetField(tif, TIFFTAG_PIXAR_FOVCOT, float(level.width) / float(level.height));
 
@@ -143,7 +145,10 @@ Status convert_to_tx(const std::filesystem::path& source, const std::filesystem:
                      const TxWriteOptions& options) {
   auto image = read_image(source);
   if (!image) return image.error();
-  return write_tx(*image, tx, options);
+  TxWriteOptions used = options;
+  if (used.settings.source_color_space && image->declared_color_space)
+    used.settings.color_space = *image->declared_color_space;
+  return write_tx(*image, tx, used);
 }
 
 }  // namespace kiln::textures

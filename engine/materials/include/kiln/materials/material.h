@@ -6,8 +6,11 @@
 //     "shader": "shaders/lit",
 //     "keywords": ["FOG", "NORMALMAP"],
 //     "params": {"roughness": 0.5, "base_color": [1.0, 0.5, 0.2, 1.0]},
-//     "textures": {"albedo": "textures/brick.png"}
+//     "textures": {"albedo": "textures/brick.png",
+//                  "normal": {"file": "textures/brick_n.png", "wrap": "clamp"}}
 //   }
+//
+// A texture entry is a path or an object with "file" and the settings of texture_settings.h.
 //
 // Loading checks everything it can alone and reports every problem, one per line, as
 // `file: /json/pointer: problem`; check_material_keywords() then checks the keywords against the
@@ -22,6 +25,7 @@
 
 #include "kiln/core/result.h"
 #include "kiln/materials/shader_declaration.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::materials {
 
@@ -30,7 +34,9 @@ struct Material {
   std::string shader;
   std::vector<std::string> keywords;                  // as written; VariantKey makes them canonical
   std::map<std::string, std::vector<double>> params;  // a scalar is a vector of one
-  std::map<std::string, std::string> textures;
+  std::map<std::string, std::string> textures;        // slot -> file
+  // slot -> the settings an object entry names ({"file": ..., "color_space": "linear", ...})
+  std::map<std::string, textures::TextureOptions> texture_options;
   std::vector<std::vector<std::string>> ship;  // "ship": more keyword sets of its shader to cook
 };
 

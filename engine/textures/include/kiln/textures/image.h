@@ -7,16 +7,19 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::textures {
 
 struct Image {
   std::uint32_t width = 0, height = 0;
   int channels = 0;
-  std::vector<std::uint8_t> pixels;  // width * height * channels
+  std::vector<std::uint8_t> pixels;                // width * height * channels
+  std::optional<ColorSpace> declared_color_space;  // what the source file says its colour is, if it does
 
   const std::uint8_t* at(std::uint32_t x, std::uint32_t y) const {
     return &pixels[(std::size_t(y) * width + x) * channels];

@@ -57,6 +57,9 @@ struct TxInfo {
   std::optional<std::array<float, 4>> constant_color;           // oiio:ConstantColor: the texture is one colour
   std::string sha1;                                             // oiio:SHA-1 of the source pixels
   WrapMode wrap_s = WrapMode::Black, wrap_t = WrapMode::Black;  // from `wrapmodes`; maketx's default
+  std::string color_space;                                      // oiio:ColorSpace ("sRGB", "linear", ...) when recorded
+  bool normal_map = false;                                      // kiln:NormalMap=1
+  bool nearest = false;                                         // kiln:Filter=nearest
 };
 
 class TxFile {

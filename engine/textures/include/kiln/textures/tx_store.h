@@ -12,6 +12,7 @@
 
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/result.h"
+#include "kiln/textures/texture_settings.h"
 
 namespace kiln::textures {
 
@@ -23,6 +24,7 @@ Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying
 // Converts `source` (PNG, TIFF, ...) to .tx bytes through `temp_file` (BlobStore::temp_path, or a
 // private temp file without a store), which is removed.
 Result<std::vector<std::byte>> convert_to_tx_bytes(const std::filesystem::path& source,
-                                                   const std::filesystem::path& temp_file);
+                                                   const std::filesystem::path& temp_file,
+                                                   const TextureSettings& settings);
 
 }  // namespace kiln::textures
