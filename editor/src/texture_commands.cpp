@@ -122,7 +122,7 @@ int image_command(const Args& args, const std::string& verb) {
   Result<textures::Image> out = make_error("");
   if (verb == "export") {
     auto file = textures::TileCache::open_file(**image);  // at the file's precision, not the cache's RGBA8
-    out = file ? textures::export_level(**file, *number) : Result<textures::Image>(file.error());
+    out = file ? textures::export_level(**file, *number, cache.budget_bytes()) : Result<textures::Image>(file.error());
   } else {
     out = textures::make_thumbnail(cache, *image, std::max(1u, *number));
     if (out && (*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*out);

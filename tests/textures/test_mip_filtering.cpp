@@ -30,7 +30,7 @@ std::vector<Image> levels_of(const fs::path& tx) {
   REQUIRE_MESSAGE(file, file.error().message);
   std::vector<Image> out;
   for (std::size_t l = 0; l < (*file)->info().levels.size(); ++l) {
-    auto level = export_level(**file, l);
+    auto level = export_level(**file, l, std::uint64_t(1) << 30);
     REQUIRE_MESSAGE(level, level.error().message);
     out.push_back(std::move(*level));
   }

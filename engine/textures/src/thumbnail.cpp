@@ -49,16 +49,18 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
   return out;
 }
 
-Result<Image> export_level(TxFile& file, std::size_t level) {
+Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget_bytes) {
   const TxInfo& info = file.info();
   if (level >= info.levels.size())
     return make_error(file.path().string() + ": no level " + std::to_string(level) + " (the file has " +
                       std::to_string(info.levels.size()) + ")");
   const TxLevel& l = info.levels[level];
-  if (const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4; bytes > limits::kDecodedImageBytes)
+  const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4;
+  const std::uint64_t allowed = std::min<std::uint64_t>(limits::kDecodedImageBytes, budget_bytes);
+  if (bytes > allowed)
     return make_error(file.path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) +
                       "x" + std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
-                      describe_bytes(limits::kDecodedImageBytes) + " a whole level may take; read a smaller level");
+                      describe_bytes(allowed) + " a whole level may take (textures.memory_max); read a smaller level");
   const bool straighten = info.alpha != TxAlpha::kNone;
   // Integer samples are un-premultiplied at their precision. Float samples are rounded to 8 bits
   // first, as OpenImageIO converts them for a PNG, so that an export is what oiiotool writes.

@@ -20,8 +20,9 @@ std::size_t thumbnail_level(const TxInfo& info, std::uint32_t size);
 Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::size_t level);
 
 // Level `level` as straight (un-premultiplied) RGBA8, what an image file holds: read at the file's
-// precision and un-premultiplied before rounding, as OpenImageIO writes a PNG.
-Result<Image> export_level(TxFile& file, std::size_t level);
+// precision and un-premultiplied before rounding, as OpenImageIO writes a PNG. A level larger than
+// `budget_bytes` as RGBA8 (the user's texture memory) is refused.
+Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget_bytes);
 
 // An RGBA thumbnail whose longer side is `size` (or the image's, if smaller), aspect kept, box
 // filtered from thumbnail_level().
