@@ -119,14 +119,17 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());
     return kExitFailed;
   }
-  Result<textures::Image> out = make_error("");
-  if (verb == "export") {
-    auto file = textures::TileCache::open_file(**image);  // at the file's precision, not the cache's RGBA8
-    out = file ? textures::export_level(**file, *number, cache.budget_bytes()) : Result<textures::Image>(file.error());
-  } else {
-    out = textures::make_thumbnail(cache, *image, std::max(1u, *number));
-    if (out && (*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*out);
-  }
+  const auto render = [&]() -> Result<textures::Image> {
+    if (verb == "export") {
+      auto file = textures::TileCache::open_file(**image);  // at the file's precision, not the cache's RGBA8
+      if (!file) return file.error();
+      return textures::export_level(**file, *number, cache.budget_bytes());
+    }
+    auto thumb = textures::make_thumbnail(cache, *image, std::max(1u, *number));
+    if (thumb && (*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*thumb);
+    return thumb;
+  };
+  Result<textures::Image> out = render();
   if (!out) {
     std::fprintf(stderr, "%s\n", out.error().message.c_str());
     return kExitFailed;

@@ -62,6 +62,15 @@ std::vector<pid_t> workers_of(pid_t tool) {
   return workers;
 }
 
+// `kiln shader compile` of a shader whose preprocessing takes long, as a child process: its worker
+// is busy for the whole test.
+test::ChildProcess start_bomb_compile(const test::TempDir& dir) {
+  std::ofstream(dir / "bomb.frag") << macro_bomb(26);
+  return test::ChildProcess({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o",
+                             (dir / "b.spv").string(), "--cache-root", (dir / "cache").string(),
+                             "--shaders-compile-memory-max", "8GiB"});
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -110,10 +119,7 @@ TEST_SUITE("editor") {
 
   TEST_CASE("a crashed compile worker fails its variant with the signal named - the tool lives") {
     test::TempDir dir("isolation");
-    std::ofstream(dir / "bomb.frag") << macro_bomb(26);
-    test::ChildProcess kiln({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o",
-                             (dir / "b.spv").string(), "--cache-root", (dir / "cache").string(),
-                             "--shaders-compile-memory-max", "8GiB"});
+    test::ChildProcess kiln = start_bomb_compile(dir);
     // The worker is the tool's child; a segfault there stands for any compiler crash.
     const std::vector<pid_t> workers = workers_of(kiln.pid());
     REQUIRE(workers.size() == 1);
@@ -153,10 +159,7 @@ TEST_SUITE("editor") {
 TEST_SUITE("editor") {
   TEST_CASE("a compile worker leaves with its tool - even in the middle of a compile") {
     test::TempDir dir("isolation");
-    std::ofstream(dir / "bomb.frag") << macro_bomb(26);
-    test::ChildProcess kiln({KILN_CLI, "shader", "compile", (dir / "bomb.frag").string(), "-o",
-                             (dir / "b.spv").string(), "--cache-root", (dir / "cache").string(),
-                             "--shaders-compile-memory-max", "8GiB"});
+    test::ChildProcess kiln = start_bomb_compile(dir);
     const std::vector<pid_t> workers = workers_of(kiln.pid());
     REQUIRE(workers.size() == 1);
     kiln.kill(SIGKILL);

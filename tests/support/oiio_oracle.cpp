@@ -8,12 +8,22 @@
 
 namespace kiln::test {
 
-textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
+namespace {
+
+// An ImageInput at mip level `level`, alpha as stored (OIIO would otherwise premultiply straight alpha).
+std::unique_ptr<OIIO::ImageInput> open_level(const std::filesystem::path& path, int level) {
   OIIO::ImageSpec config;
   config.attribute("oiio:UnassociatedAlpha", 1);
   auto in = OIIO::ImageInput::open(path.string(), &config);
   REQUIRE_MESSAGE(in, OIIO::geterror());
   REQUIRE_MESSAGE(in->seek_subimage(0, level), in->geterror());
+  return in;
+}
+
+}  // namespace
+
+textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
+  auto in = open_level(path, level);
   const OIIO::ImageSpec spec = in->spec();
   textures::Image raw{std::uint32_t(spec.width), std::uint32_t(spec.height), spec.nchannels, {}};
   raw.pixels.resize(std::size_t(spec.width) * spec.height * spec.nchannels);
@@ -30,11 +40,7 @@ textures::Image premultiplied(textures::Image rgba) {
 }
 
 FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level) {
-  OIIO::ImageSpec config;
-  config.attribute("oiio:UnassociatedAlpha", 1);
-  auto in = OIIO::ImageInput::open(path.string(), &config);
-  REQUIRE_MESSAGE(in, OIIO::geterror());
-  REQUIRE_MESSAGE(in->seek_subimage(0, level), in->geterror());
+  auto in = open_level(path, level);
   const OIIO::ImageSpec spec = in->spec();
   const int c = spec.nchannels;
   std::vector<float> raw(std::size_t(spec.width) * spec.height * c);

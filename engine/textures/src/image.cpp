@@ -4,20 +4,18 @@
 #include <cmath>
 #include <fstream>
 
+#include "box_footprints.h"
 #include "image_formats.h"
 
 namespace kiln::textures {
 namespace {
 
-// One axis of an area-weighted box resample: for each output index, the source indices it covers
-// and their weights (summing to 1).
-struct Span {
-  std::uint32_t first = 0;
-  std::vector<float> weights;
-};
+std::uint8_t round_u8(float v) { return std::uint8_t(std::clamp(v + 0.5f, 0.0f, 255.0f)); }
 
-std::vector<Span> box_spans(std::uint32_t from, std::uint32_t to) {
-  std::vector<Span> spans(to);
+}  // namespace
+
+std::vector<BoxFootprint> box_footprints(std::uint32_t from, std::uint32_t to) {
+  std::vector<BoxFootprint> spans(to);
   const double scale = double(from) / to;
   for (std::uint32_t i = 0; i < to; ++i) {
     if (to >= from) {  // not shrinking: nearest
@@ -36,10 +34,6 @@ std::vector<Span> box_spans(std::uint32_t from, std::uint32_t to) {
   }
   return spans;
 }
-
-std::uint8_t round_u8(float v) { return std::uint8_t(std::clamp(v + 0.5f, 0.0f, 255.0f)); }
-
-}  // namespace
 
 Result<Image> read_image(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,7 +75,7 @@ void unpremultiply(Image& rgba) {
 
 Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height) {
   const int c = image.channels;
-  const auto xs = box_spans(image.width, width), ys = box_spans(image.height, height);
+  const auto xs = box_footprints(image.width, width), ys = box_footprints(image.height, height);
   // Horizontal pass into floats, then vertical: separable, so each output pixel is the exact area average.
   std::vector<float> rows(std::size_t(width) * image.height * c);
   for (std::uint32_t y = 0; y < image.height; ++y) {
@@ -106,10 +100,6 @@ Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height) 
     }
   }
   return out;
-}
-
-Image half_size(const Image& image) {
-  return resize_box(image, std::max(1u, image.width / 2), std::max(1u, image.height / 2));
 }
 
 }  // namespace kiln::textures

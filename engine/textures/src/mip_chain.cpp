@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "box_footprints.h"
+
 namespace kiln::textures {
 namespace {
 
@@ -16,30 +18,10 @@ struct Linear {
 
 int alpha_index(int channels) { return channels == 2 || channels == 4 ? channels - 1 : -1; }
 
-// One axis of an area-weighted box reduction: each output index covers [i * scale, (i + 1) * scale)
-// of the input, every input sample weighted by the part of it covered.
-struct Footprint {
-  std::uint32_t first = 0;
-  std::vector<float> weights;
-};
-
-std::vector<Footprint> footprints(std::uint32_t from, std::uint32_t to) {
-  std::vector<Footprint> out(to);
-  const double scale = double(from) / to;
-  for (std::uint32_t i = 0; i < to; ++i) {
-    const double lo = i * scale, hi = (i + 1) * scale;
-    out[i].first = std::uint32_t(std::floor(lo));
-    const auto last = std::min<std::uint32_t>(from - 1, std::uint32_t(std::ceil(hi)) - 1);
-    for (std::uint32_t s = out[i].first; s <= last; ++s)
-      out[i].weights.push_back(float((std::min<double>(hi, s + 1) - std::max<double>(lo, s)) / scale));
-  }
-  return out;
-}
-
 Linear half_size(const Linear& in) {
   const std::uint32_t w = std::max(1u, in.width / 2), h = std::max(1u, in.height / 2);
   const int c = in.channels;
-  const auto xs = footprints(in.width, w), ys = footprints(in.height, h);
+  const auto xs = box_footprints(in.width, w), ys = box_footprints(in.height, h);
   std::vector<float> rows(std::size_t(w) * in.height * c, 0.0f);
   for (std::uint32_t y = 0; y < in.height; ++y)
     for (std::uint32_t x = 0; x < w; ++x)

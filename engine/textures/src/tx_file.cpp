@@ -381,8 +381,8 @@ Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std
   const std::size_t pixels = raw->size() / channels;
   // RGBA8 stored as delivered (what maketx makes of most textures) is the result itself.
   if (channels == 4 && info_.alpha != TxAlpha::kUnassociated) return raw;
-  std::vector<std::uint8_t> rgba(channels == 4 ? 0 : pixels * 4);
-  if (channels == 4) rgba = std::move(*raw);
+  // Four channels are converted in place; fewer are spread to RGBA.
+  std::vector<std::uint8_t> rgba = channels == 4 ? std::move(*raw) : std::vector<std::uint8_t>(pixels * 4);
   for (std::size_t p = 0; p < pixels; ++p) {
     std::uint8_t* out = &rgba[p * 4];
     if (channels != 4) {

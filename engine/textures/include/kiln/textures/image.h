@@ -41,13 +41,9 @@ Image to_rgba(const Image& image);
 // transparent pixel keeps colour 0.
 void unpremultiply(Image& rgba);
 
-// The next mip level as maketx makes it: each side halved and floored (never below 1), every output
-// pixel the area-weighted average of the source pixels it covers (a box filter; for even sizes the
-// plain 2x2 average). Odd sizes spread one source pixel over two output pixels instead of dropping it.
-Image half_size(const Image& image);
-
-// `image` resized to width x height with the same area-weighted box filter (shrinking only; a
-// larger target repeats pixels, nearest).
+// `image` resized to width x height with an area-weighted box filter: every output pixel the
+// average of the source pixels it covers, weighted by the area covered (a larger target repeats
+// pixels, nearest). Thumbnails; the .tx writer's mips filter in linear light (mip_chain.h).
 Image resize_box(const Image& image, std::uint32_t width, std::uint32_t height);
 
 }  // namespace kiln::textures
