@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "kiln/texture_import/texture_import.h"
 #include "cache_commands.h"
 #include "script_commands.h"
 #include "shader_commands.h"
@@ -19,6 +20,7 @@ int run_editor_command(const Args& args);
 
 int main(int argc, char** argv) {
   using namespace kiln;
+  texture_import::register_source_reader();  // JPEG, TGA, EXR, HDR, PSD, ... sources
   auto parsed = cli::parse_command_line(argc, argv);
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;

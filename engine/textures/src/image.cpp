@@ -35,6 +35,12 @@ std::vector<BoxFootprint> box_footprints(std::uint32_t from, std::uint32_t to) {
   return spans;
 }
 
+namespace {
+SourceReader g_source_reader = nullptr;
+}
+
+void set_source_reader(SourceReader reader) { g_source_reader = reader; }
+
 Result<Image> read_image(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path.string() + ": cannot open");
@@ -44,6 +50,7 @@ Result<Image> read_image(const std::filesystem::path& path) {
     return read_png(path);
   if (in.gcount() == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
     return read_tiff(path);
+  if (g_source_reader) return g_source_reader(path);
   return make_error(path.string() + ": not a PNG or TIFF image (unknown signature)");
 }
 

@@ -27,8 +27,15 @@ struct Image {
 };
 
 // Reads a PNG (any bit depth, palette, transparency; 16-bit rounded to 8) or a TIFF (any layout
-// libtiff decodes) into 8 bits per channel. Errors name the file and the problem.
+// libtiff decodes) into 8 bits per channel, colour straight (not premultiplied); any other format
+// through the reader a tool registered (set_source_reader). Errors name the file and the problem.
 Result<Image> read_image(const std::filesystem::path& path);
+
+// The reader of source formats other than PNG and TIFF. The tools register one backed by
+// OpenImageIO (engine/texture_import) at start-up, before any conversion; the player registers none
+// and reads only .tx. Not synchronised: set it before other threads read images.
+using SourceReader = Result<Image> (*)(const std::filesystem::path& path);
+void set_source_reader(SourceReader reader);
 
 // Writes `image` as an 8-bit PNG through a temporary file renamed over `path`: a crash never
 // leaves a torn file.

@@ -1,0 +1,100 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "child_process.h"
+#include "oiio_oracle.h"
+#include "kiln/runtime/cooked_set.h"
+#include "kiln/textures/tx_file.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+float max_difference_255(const test::FloatPixels& a, const test::FloatPixels& b) {
+  REQUIRE(a.width == b.width);
+  REQUIRE(a.height == b.height);
+  float worst = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i) worst = std::max(worst, std::fabs(a.rgba[i] - b.rgba[i]) * 255.0f);
+  return worst;
+}
+
+}  // namespace
+
+TEST_SUITE("textures") {
+  TEST_CASE("kiln texture export reads the source formats artists use - as oiiotool reads them") {
+    test::TempDir dir("sources");
+    struct Source {
+      const char* name;
+      int channels;
+      const char* type;
+    };
+    // Alpha kept high: a source's alpha is stored premultiplied in 8 bits, and un-premultiplying it
+    // for the export costs up to half a step / alpha.
+    const Source sources[] = {{"photo.jpg", 3, "uint8"}, {"decal.tga", 4, "uint8"},  {"paint.bmp", 3, "uint8"},
+                              {"sky.exr", 4, "half"},    {"probe.hdr", 3, "float"}, {"gray.tga", 1, "uint8"}};
+    for (const Source& s : sources) {
+      const std::string name = s.name;
+      CAPTURE(name);
+      const fs::path source = dir / s.name;
+      const std::string pattern = s.channels == 1   ? "fill:top=0.2:bottom=0.9"
+                                  : s.channels == 3 ? "fill:topleft=0.1,0.9,0.2:topright=0.9,0.1,0.5:bottomleft=0.3,"
+                                                      "0.3,0.9:bottomright=1,1,0"
+                                                    : "fill:topleft=0.1,0.9,0.2,1:topright=0.9,0.1,0.5,0.8:bottomleft=0.3,"
+                                                      "0.3,0.9,0.9:bottomright=1,1,0,0.85";
+      auto r = test::run_process({"/usr/bin/oiiotool", "--pattern", pattern, "37x23", std::to_string(s.channels), "-d",
+                                  s.type, "-o", source.string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      r = test::run_process({KILN_CLI, "texture", "export", source.string(), "--level", "0",
+                             (dir / "kiln.png").string(), "--cache-root", (dir / "cache").string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      r = test::run_process({"/usr/bin/oiiotool", source.string(), "-d", "uint8", "-o", (dir / "oiio.png").string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      CHECK(max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), test::oiio_read_rgba(dir / "oiio.png")) <=
+            2.001f);
+    }
+    // A file that is no image: named, with the reader's reason.
+    std::ofstream(dir / "broken.jpg") << "\xff\xd8\xff not really a jpeg";
+    auto r = test::run_process({KILN_CLI, "texture", "export", (dir / "broken.jpg").string(), "--level", "0",
+                                (dir / "x.png").string(), "--cache-root", (dir / "cache").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find((dir / "broken.jpg").string() + ": ") != std::string::npos, r.output);
+    CHECK_FALSE(fs::exists(dir / "x.png"));
+  }
+
+  TEST_CASE("a material's JPEG texture is cooked into the pack like a PNG") {
+    test::TempDir dir("sources-cook");
+    const fs::path project = test::copy_assets(dir);
+    auto r = test::run_process({"/usr/bin/oiiotool", (project / "textures/brick.png").string(), "-o",
+                                (project / "textures/brick.jpg").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::string material = test::slurp(project / "materials/brick.json");
+    std::ofstream(project / "materials/brick.json", std::ios::trunc)
+        << std::string(material).replace(material.find("textures/brick.png"), 18, "textures/brick.jpg");
+    r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
+                           (dir / "cache").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    auto set = runtime::CookedSet::open(dir / "out");
+    REQUIRE_MESSAGE(set, set.error().message);
+    auto bytes = (*set)->texture("textures/brick.jpg");
+    REQUIRE_MESSAGE(bytes, bytes.error().message);
+    auto tx = textures::TxFile::open_memory("brick.jpg", *bytes);
+    REQUIRE_MESSAGE(tx, tx.error().message);
+    CHECK((*tx)->info().color_space == "sRGB");  // a JPEG declares sRGB
+    CHECK((*tx)->info().levels.size() > 1);
+  }
+
+  TEST_CASE("the tools read sources through OpenImageIO - the player never links it") {
+    const auto tool = test::run_process({"/usr/bin/ldd", KILN_CLI});
+    CHECK(tool.output.find("libOpenImageIO") != std::string::npos);
+    const auto player = test::run_process({"/usr/bin/ldd", KILN_PLAYER});
+    REQUIRE(player.exit_code == 0);
+    CHECK_MESSAGE(player.output.find("libOpenImageIO") == std::string::npos, player.output);
+  }
+}
