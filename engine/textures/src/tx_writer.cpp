@@ -114,21 +114,6 @@ Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options,
   return {};
 }
 
-// OpenImageIO takes a TIFF's colour space from its EXIF ColorSpace tag (1: sRGB; there is no value
-// for linear, which the description records): an EXIF directory linked from level 0, added once
-// every level is written (level 0's directory is rewritten at the end of the file with the link).
-Status mark_srgb(const std::filesystem::path& file) {
-  TIFF* tif = TIFFOpen(file.c_str(), "r+");
-  if (!tif) return make_error("cannot reopen to record the colour space");
-  std::uint64_t exif = 0;
-  const bool ok = TIFFCreateEXIFDirectory(tif) == 0 && TIFFSetField(tif, EXIFTAG_COLORSPACE, 1) &&
-                  TIFFWriteCustomDirectory(tif, &exif) && TIFFSetDirectory(tif, 0) &&
-                  TIFFSetField(tif, TIFFTAG_EXIFIFD, exif) && TIFFRewriteDirectory(tif);
-  TIFFClose(tif);
-  if (!ok) return make_error("cannot record the colour space");
-  return {};
-}
-
 }  // namespace
 
 Status write_tx(const Image& image, const std::filesystem::path& path, const TxWriteOptions& options) {
@@ -150,8 +135,6 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
     status = write_level(tif, chain[l], options, description, l > 0);
   if (status && !TIFFFlush(tif)) status = make_error("cannot flush");
   TIFFClose(tif);
-  if (status && options.settings.color_space == ColorSpace::kSrgb && !options.settings.normal_map)
-    status = mark_srgb(out.temp_path());
   if (!status)
     return make_error(path.string() + ": " + status.error().message +
                       (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));

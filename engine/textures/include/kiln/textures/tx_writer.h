@@ -5,8 +5,7 @@
 // per channel with the source's channels, colour premultiplied (ExtraSamples "associated alpha"), the
 // `wrapmodes` and `textureformat` tags, and in ImageDescription oiio:AverageColor, oiio:SHA-1 (of
 // level 0 as stored), oiio:ColorSpace, kiln:NormalMap=1 and kiln:Filter=nearest when so and, for a
-// single-colour image, oiio:ConstantColor; sRGB colour also as EXIF ColorSpace 1, where OpenImageIO
-// reads it. Nothing time- or path-dependent goes into the file: the same pixels and
+// single-colour image, oiio:ConstantColor. Nothing time- or path-dependent goes into the file: the same pixels and
 // settings make the same bytes. Written through a temp file and a rename.
 //
 // Thread-safety: free functions, no shared state; concurrent writers of one path each leave a whole file.
