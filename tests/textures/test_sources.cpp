@@ -37,17 +37,18 @@ TEST_SUITE("textures") {
     };
     // Alpha kept high: a source's alpha is stored premultiplied in 8 bits, and un-premultiplying it
     // for the export costs up to half a step / alpha.
-    const Source sources[] = {{"photo.jpg", 3, "uint8"}, {"decal.tga", 4, "uint8"},  {"paint.bmp", 3, "uint8"},
+    const Source sources[] = {{"photo.jpg", 3, "uint8"}, {"decal.tga", 4, "uint8"}, {"paint.bmp", 3, "uint8"},
                               {"sky.exr", 4, "half"},    {"probe.hdr", 3, "float"}, {"gray.tga", 1, "uint8"}};
     for (const Source& s : sources) {
       const std::string name = s.name;
       CAPTURE(name);
       const fs::path source = dir / s.name;
-      const std::string pattern = s.channels == 1   ? "fill:top=0.2:bottom=0.9"
-                                  : s.channels == 3 ? "fill:topleft=0.1,0.9,0.2:topright=0.9,0.1,0.5:bottomleft=0.3,"
-                                                      "0.3,0.9:bottomright=1,1,0"
-                                                    : "fill:topleft=0.1,0.9,0.2,1:topright=0.9,0.1,0.5,0.8:bottomleft=0.3,"
-                                                      "0.3,0.9,0.9:bottomright=1,1,0,0.85";
+      const std::string pattern = s.channels == 1 ? "fill:top=0.2:bottom=0.9"
+                                  : s.channels == 3
+                                      ? "fill:topleft=0.1,0.9,0.2:topright=0.9,0.1,0.5:bottomleft=0.3,"
+                                        "0.3,0.9:bottomright=1,1,0"
+                                      : "fill:topleft=0.1,0.9,0.2,1:topright=0.9,0.1,0.5,0.8:bottomleft=0.3,"
+                                        "0.3,0.9,0.9:bottomright=1,1,0,0.85";
       auto r = test::run_process({"/usr/bin/oiiotool", "--pattern", pattern, "37x23", std::to_string(s.channels), "-d",
                                   s.type, "-o", source.string()});
       REQUIRE_MESSAGE(r.exit_code == 0, r.output);
