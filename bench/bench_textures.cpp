@@ -1,5 +1,5 @@
 // Texture tiles, side by side with OpenImageIO. Run:
-//   build/release/bench/bench_textures [work-dir]
+//   build/release/bench/bench_textures [work-dir] [--misses]   (--misses: only the last table)
 // One 4096x4096 RGBA .tx made by maketx (64x64 tiles, zip; 64 MiB of tiles at level 0), one
 // memory limit for both (16 MiB), the same pseudo-random access sequences for both, in one process:
 //   tile fetch   Kiln TileReader::tile            vs  OIIO ImageCache::get_tile + tile_pixels
@@ -7,25 +7,32 @@
 //   bilinear     Kiln TextureSampler::bilinear    vs  OIIO TextureSystem::texture (no MIP, bilinear)
 // each for 1 and 2 threads, with a working set that fits the limit (8 MiB of tiles) and one 4x
 // over it (all 64 MiB of level 0). Every row runs its sequence once to warm up, then again timed.
+// Then tile fetches that all miss, on one smooth 4096x4096 image written by Kiln with zip, zstd and
+// raw tiles (the same files for both libraries).
 
 #include <OpenImageIO/imagecache.h>
 #include <OpenImageIO/texture.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
 #include "kiln/textures/sampler.h"
 #include "kiln/textures/tile_cache.h"
+#include "kiln/textures/tx_writer.h"
 
 extern char** environ;
 
@@ -92,10 +99,63 @@ void row(const char* what, const WorkingSet& ws, int threads, double kiln, doubl
   std::fflush(stdout);
 }
 
+// Tile fetches of `tx` by Kiln (TileReader::tile) and OIIO (get_tile + tile_pixels): ops/s of each.
+std::pair<double, double> tile_fetch_rates(const fs::path& tx, const WorkingSet& ws, int threads, std::size_t n) {
+  const std::uint64_t budget = std::uint64_t(kBudgetMb) << 20;
+  TileCache cache({.memory_budget_bytes = budget});
+  auto image = *cache.open(tx);
+  const double kiln = rate(threads, n, [&](int t, std::size_t count) {
+    TileReader reader(cache, image);
+    Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+    std::uint64_t sink = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      auto tile = reader.tile(0, rng.next() % ws.tiles_x, rng.next() % ws.tiles_y);
+      sink += (*tile)->rgba[i & 4095];
+    }
+    g_sink += sink;
+  });
+  const OIIO::ustring name(tx.string());
+  OIIO::ImageCache* ic = OIIO::ImageCache::create(false);
+  ic->attribute("max_memory_MB", kBudgetMb);
+  const double oiio = rate(threads, n, [&](int t, std::size_t count) {
+    auto* pt = ic->get_perthread_info();
+    auto* handle = ic->get_image_handle(name, pt);
+    Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
+    std::uint64_t sink = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const int x = int(rng.next() % ws.tiles_x) * kTile, y = int(rng.next() % ws.tiles_y) * kTile;
+      OIIO::ImageCache::Tile* tile = ic->get_tile(handle, pt, 0, 0, x, y, 0);
+      OIIO::TypeDesc format;
+      sink += static_cast<const std::uint8_t*>(ic->tile_pixels(tile, format))[i & 4095];
+      ic->release_tile(tile);
+    }
+    g_sink += sink;
+  });
+  OIIO::ImageCache::destroy(ic);
+  return {kiln, oiio};
+}
+
+// A 4096x4096 RGBA8 image that compresses about as a painted texture does: smooth waves, a little
+// grain.
+Image smooth_image() {
+  Image image{kSize, kSize, 4, std::vector<std::uint8_t>(std::size_t(kSize) * kSize * 4)};
+  Rng rng{12345};
+  for (int y = 0; y < kSize; ++y)
+    for (int x = 0; x < kSize; ++x)
+      for (int c = 0; c < 4; ++c) {
+        const double wave = std::sin(x / (23.0 + 7 * c)) * std::cos(y / (31.0 + 5 * c)) + std::sin((x + y) / 97.0);
+        const int v = int(128 + 55 * wave) + int(rng.next() & 7);
+        image.pixels[(std::size_t(y) * kSize + x) * 4 + c] = std::uint8_t(std::clamp(v, 0, 255));
+      }
+  return image;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "kiln-bench-textures";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool misses_only = std::erase(args, "--misses") > 0;
+  const fs::path dir = !args.empty() ? fs::path(args[0]) : fs::temp_directory_path() / "kiln-bench-textures";
   fs::create_directories(dir);
   const fs::path src = dir / "big.tif", tx = dir / "big.tx";
   if (!fs::exists(tx)) {
@@ -115,40 +175,12 @@ int main(int argc, char** argv) {
   const WorkingSet sets[] = {{"fits (8 MiB)", 32, 16}, {"4x over (64 MiB)", kSize / kTile, kSize / kTile}};
   const OIIO::ustring name(tx.string());
   for (const WorkingSet& ws : sets) {
+    if (misses_only) break;
     const bool fits = ws.tiles_x * ws.tiles_y * kTile * kTile * 4 <= int(budget);
     for (int threads : {1, 2}) {
       // Tile fetches.
       {
-        const std::size_t n = fits ? 2'000'000 : 20'000;
-        TileCache cache({.memory_budget_bytes = budget});
-        auto image = *cache.open(tx);
-        const double kiln = rate(threads, n, [&](int t, std::size_t count) {
-          TileReader reader(cache, image);
-          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
-          std::uint64_t sink = 0;
-          for (std::size_t i = 0; i < count; ++i) {
-            auto tile = reader.tile(0, rng.next() % ws.tiles_x, rng.next() % ws.tiles_y);
-            sink += (*tile)->rgba[i & 4095];
-          }
-          g_sink += sink;
-        });
-        OIIO::ImageCache* ic = OIIO::ImageCache::create(false);
-        ic->attribute("max_memory_MB", kBudgetMb);
-        const double oiio = rate(threads, n, [&](int t, std::size_t count) {
-          auto* pt = ic->get_perthread_info();
-          auto* handle = ic->get_image_handle(name, pt);
-          Rng rng{0x9E3779B97F4A7C15ull * (t + 1)};
-          std::uint64_t sink = 0;
-          for (std::size_t i = 0; i < count; ++i) {
-            const int x = int(rng.next() % ws.tiles_x) * kTile, y = int(rng.next() % ws.tiles_y) * kTile;
-            OIIO::ImageCache::Tile* tile = ic->get_tile(handle, pt, 0, 0, x, y, 0);
-            OIIO::TypeDesc format;
-            sink += static_cast<const std::uint8_t*>(ic->tile_pixels(tile, format))[i & 4095];
-            ic->release_tile(tile);
-          }
-          g_sink += sink;
-        });
-        OIIO::ImageCache::destroy(ic);
+        const auto [kiln, oiio] = tile_fetch_rates(tx, ws, threads, fits ? 2'000'000 : 20'000);
         row("tile fetch", ws, threads, kiln, oiio);
       }
       // Tile copies: the pixels of one tile into the caller's buffer.
@@ -216,6 +248,31 @@ int main(int argc, char** argv) {
         OIIO::TextureSystem::destroy(ts);
         row("bilinear", ws, threads, kiln, oiio);
       }
+    }
+  }
+
+  // Misses by how the tiles are stored: one image written by Kiln three ways, read by both.
+  std::printf("\nTile fetch, every lookup a miss (64 MiB of tiles, 16 MiB limit), by how Kiln stored the tiles:\n\n");
+  std::printf("| tiles | file | threads | Kiln | OIIO | Kiln/OIIO |\n|---|---|---|---|---|---|\n");
+  const WorkingSet all = {"4x over (64 MiB)", kSize / kTile, kSize / kTile};
+  std::optional<Image> smooth;
+  for (TileCompression compression : {TileCompression::kZip, TileCompression::kZstd, TileCompression::kNone}) {
+    const fs::path written = dir / (std::string("smooth-") + compression_name(compression) + ".tx");
+    if (!fs::exists(written)) {
+      if (!smooth) smooth = smooth_image();
+      TxWriteOptions options;
+      options.settings.color_space = ColorSpace::kLinear;
+      options.settings.compression = compression;
+      if (auto status = write_tx(*smooth, written, options); !status) {
+        std::fprintf(stderr, "bench_textures: %s\n", status.error().message.c_str());
+        return 1;
+      }
+    }
+    for (int threads : {1, 2}) {
+      const auto [kiln, oiio] = tile_fetch_rates(written, all, threads, 40'000);
+      std::printf("| %-5s | %5.1f MiB | %d | %8.1f k/s | %8.1f k/s | %5.2fx |\n", compression_name(compression),
+                  double(fs::file_size(written)) / (1 << 20), threads, kiln / 1e3, oiio / 1e3, kiln / oiio);
+      std::fflush(stdout);
     }
   }
   return g_sink == 42 ? 1 : 0;  // keeps the work observable

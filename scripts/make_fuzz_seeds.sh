@@ -40,6 +40,7 @@ oiiotool --pattern fill:topleft=0,0,0,1:topright=1,0,0,1:bottomleft=0,1,0,1:bott
   -o "$corpus/image/gradient.tif"
 maketx --tile 16 16 -o "$corpus/tx/checker.tx" "$corpus/image/checker.png" >/dev/null
 maketx --tile 16 16 -d uint16 -o "$corpus/tx/gradient16.tx" "$corpus/image/gradient.tif" >/dev/null
+maketx --tile 16 16 --compression none -o "$corpus/tx/gradient-raw.tx" "$corpus/image/gradient.tif" >/dev/null
 
 cat > "$corpus/config/full.json" <<'JSON'
 {"cache": {"root": "/tmp/kiln-cache", "disk_max": "2GiB", "keep_builds": 3, "memory_max": "256MiB"},

@@ -54,6 +54,7 @@ int info_command(const Args& args) {
     nlohmann::json out = {{"file", args.words[2]},
                           {"channels", info.channels},
                           {"format", format},
+                          {"compression", info.compression},
                           {"levels", levels},
                           {"wrap", wrap},
                           {"sha1", info.sha1},
@@ -66,10 +67,11 @@ int info_command(const Args& args) {
     std::printf("%s\n", out.dump().c_str());
     return kExitOk;
   }
-  std::printf("%s: %ux%u, %d channels, %s, %zu levels, wrap %s, alpha %s%s%s%s\n", args.words[2].c_str(),
-              info.levels[0].width, info.levels[0].height, info.channels, format.c_str(), info.levels.size(),
-              wrap.c_str(), alpha_name(info.alpha), info.color_space.empty() ? "" : (", " + info.color_space).c_str(),
-              info.normal_map ? ", normal map" : "", info.nearest ? ", nearest filter" : "");
+  std::printf("%s: %ux%u, %d channels, %s, %s, %zu levels, wrap %s, alpha %s%s%s%s\n", args.words[2].c_str(),
+              info.levels[0].width, info.levels[0].height, info.channels, format.c_str(), info.compression.c_str(),
+              info.levels.size(), wrap.c_str(), alpha_name(info.alpha),
+              info.color_space.empty() ? "" : (", " + info.color_space).c_str(), info.normal_map ? ", normal map" : "",
+              info.nearest ? ", nearest filter" : "");
   for (std::size_t i = 0; i < info.levels.size(); ++i) {
     const auto& l = info.levels[i];
     std::printf("  level %zu: %ux%u, tiles %ux%u of %ux%u\n", i, l.width, l.height, l.tiles_x(), l.tiles_y(),

@@ -475,10 +475,12 @@ TEST_SUITE("editor") {
     // A material entry object wins over the sidecar.
     std::ofstream(project / "materials/sky.json", std::ios::trunc)
         << R"({"shader": "shaders/unlit", "keywords": [], "params": {}, "textures": {"main_texture": )"
-        << R"({"file": "textures/sky.png", "filter": "nearest", "wrap": "black"}}})";
+        << R"({"file": "textures/sky.png", "filter": "nearest", "wrap": "black", "compression": "none"}}})";
     c = cook(dir, project, dir / "out", dir / "cache");
     REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
     CHECK(info_of("textures/sky.png").nearest);
+    CHECK(info_of("textures/sky.png").compression == "none");
+    CHECK(info_of("textures/brick.png").compression == "zip");
     CHECK(info_of("textures/sky.png").wrap_s == textures::WrapMode::Black);
     CHECK(info_of("textures/sky.png").color_space == "linear");  // from the sidecar still
 

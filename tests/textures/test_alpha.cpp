@@ -125,7 +125,7 @@ TEST_SUITE("textures") {
       REQUIRE_MESSAGE(file, file.error().message);
       CHECK((*file)->info().alpha == textures::TxAlpha::kAssociated);
       CHECK(*(*file)->read_tile_rgba8(0, 0, 0) == [&] {
-        std::vector<std::uint8_t> tile(16 * 16 * 4, 0);
+        textures::TileBytes tile(16 * 16 * 4, 0);
         for (int y = 0; y < 8; ++y)
           for (int x = 0; x < 32; ++x) tile[y * 64 + x] = premultiplied[y * 32 + x];
         return tile;

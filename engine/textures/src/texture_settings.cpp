@@ -60,8 +60,12 @@ Result<TextureOptions> parse_texture_options(const std::string& where, const jso
       auto filter = v.is_string() ? parse_filter(v.get<std::string>()) : std::nullopt;
       if (!filter) problem(key, "expected \"linear\" or \"nearest\", got " + v.dump());
       out.filter = filter;
+    } else if (key == "compression") {
+      auto compression = v.is_string() ? parse_compression(v.get<std::string>()) : std::nullopt;
+      if (!compression) problem(key, "expected \"zip\", \"zstd\" or \"none\", got " + v.dump());
+      out.compression = compression;
     } else {
-      problem(json_pointer_token(key), "unknown setting (expected color_space, normal_map, wrap, filter)");
+      problem(json_pointer_token(key), "unknown setting (expected color_space, normal_map, wrap, filter, compression)");
     }
   }
   if (!problems.empty()) return make_error(problems);
@@ -104,6 +108,7 @@ TextureSettings resolve_texture_settings(std::string_view slot, const TextureOpt
     if (o->wrap_s) s.wrap_s = *o->wrap_s;
     if (o->wrap_t) s.wrap_t = *o->wrap_t;
     if (o->filter) s.filter = *o->filter;
+    if (o->compression) s.compression = *o->compression;
   }
   return s;
 }
@@ -117,7 +122,7 @@ Result<TextureSettings> settings_for_file(const fs::path& source) {
 std::string describe_settings(const TextureSettings& s) {
   return std::string(s.source_color_space ? "declared-else-" : "") + color_space_name(s.color_space) +
          (s.normal_map ? " normal-map" : "") + " wrap " + wrap_mode_name(s.wrap_s) + "," + wrap_mode_name(s.wrap_t) +
-         " filter " + filter_name(s.filter);
+         " filter " + filter_name(s.filter) + " compression " + compression_name(s.compression);
 }
 
 std::optional<ColorSpace> parse_color_space(std::string_view name) {
@@ -128,6 +133,22 @@ std::optional<ColorSpace> parse_color_space(std::string_view name) {
 
 const char* color_space_name(ColorSpace space) { return space == ColorSpace::kSrgb ? "sRGB" : "linear"; }
 const char* filter_name(TextureFilter filter) { return filter == TextureFilter::kLinear ? "linear" : "nearest"; }
+
+std::optional<TileCompression> parse_compression(std::string_view name) {
+  if (name == "zip") return TileCompression::kZip;
+  if (name == "zstd") return TileCompression::kZstd;
+  if (name == "none") return TileCompression::kNone;
+  return std::nullopt;
+}
+
+const char* compression_name(TileCompression compression) {
+  switch (compression) {
+    case TileCompression::kZip: return "zip";
+    case TileCompression::kZstd: return "zstd";
+    case TileCompression::kNone: return "none";
+  }
+  return "zip";
+}
 
 float srgb_to_linear(float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); }
 

@@ -2,10 +2,12 @@
 #include "kiln/textures/tx_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tiffio.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -80,6 +82,41 @@ float half_to_float(std::uint16_t h) {
   return out;
 }
 
+std::string compression_of(TIFF* tif) {
+  std::uint16_t code = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &code);
+  switch (code) {
+    case COMPRESSION_NONE: return "none";
+    case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE: return "zip";
+    case COMPRESSION_ZSTD: return "zstd";
+    case COMPRESSION_LZW: return "lzw";
+    case COMPRESSION_PACKBITS: return "packbits";
+    case COMPRESSION_LZMA: return "lzma";
+    case COMPRESSION_WEBP: return "webp";
+    case COMPRESSION_JPEG: return "jpeg";
+    default: return "code " + std::to_string(code);
+  }
+}
+
+// The offsets of the current directory's tiles when every tile is raw and holds exactly one tile of
+// samples in the machine's order; empty when any tile needs libtiff.
+std::vector<std::uint64_t> raw_tile_offsets(TIFF* tif, const TxLevel& level, std::uint64_t tile_bytes,
+                                            int bits_per_sample) {
+  std::uint16_t compression = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  if (compression != COMPRESSION_NONE || (bits_per_sample > 8 && TIFFIsByteSwapped(tif))) return {};
+  std::uint64_t *offsets = nullptr, *counts = nullptr;
+  if (!TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offsets) || !TIFFGetField(tif, TIFFTAG_TILEBYTECOUNTS, &counts) ||
+      !offsets || !counts)
+    return {};
+  const std::uint32_t tiles = TIFFNumberOfTiles(tif);
+  if (std::uint64_t(tiles) < std::uint64_t(level.tiles_x()) * level.tiles_y()) return {};  // a crafted depth
+  for (std::uint32_t t = 0; t < tiles; ++t)
+    if (counts[t] != tile_bytes) return {};
+  return std::vector<std::uint64_t>(offsets, offsets + tiles);
+}
+
 std::uint8_t to_u8(float v) {
   if (!(v > 0)) return 0;  // also NaN
   if (v >= 1) return 255;
@@ -112,7 +149,16 @@ struct TxFile::Handle {
   std::uint64_t at = 0;               // open_memory() and open_at(): the read position
   int fd = -1;                        // open_at(): the file, read from `offset` on
   std::uint64_t offset = 0, size = 0;
+  int read_fd = -1;  // the file raw tiles are read from (fd, or libtiff's own for open()); -1 in memory
+  // The whole file mapped, when it has raw tiles: they are copied out of the mapping (a miss then
+  // costs a copy, not a system call), as libtiff maps the files it opens by name.
+  const std::byte* mapped = nullptr;
+  std::uint64_t mapped_size = 0;
+  // Per level: the offset of every tile when its tiles are raw and read as stored (see tx_file.h),
+  // else empty. Written by open, read-only afterwards: read without the lock.
+  std::vector<std::vector<std::uint64_t>> raw_tile_offsets;
   ~Handle() {
+    if (mapped) ::munmap(const_cast<std::byte*>(mapped), mapped_size);
     if (tiff) TIFFClose(tiff);
     if (fd >= 0) ::close(fd);
   }
@@ -204,6 +250,7 @@ Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) 
   handle->tiff = TIFFOpen(name.c_str(), "r");
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
+  handle->read_fd = TIFFFileno(handle->tiff);
   return read_levels(path, std::move(handle));
 }
 
@@ -218,6 +265,7 @@ Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& pat
   if (!S_ISREG(st.st_mode) || std::uint64_t(st.st_size) < offset) return make_error(name + ": not a .tx entry");
   handle->offset = offset;
   handle->size = std::uint64_t(st.st_size) - offset;
+  handle->read_fd = handle->fd;
   handle->tiff = TIFFClientOpen(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
                                 file_size, no_map, memory_unmap);
   if (!handle->tiff)
@@ -272,7 +320,10 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     if (!((format == SAMPLEFORMAT_UINT || is_float) && (bps == 16 || bps == (is_float ? 32 : 8))))
       return make_error(where + std::to_string(bps) + "-bit " + (is_float ? "float" : "integer") +
                         " samples (8/16-bit integers, 16-bit half and 32-bit floats are supported)");
+    handle->raw_tile_offsets.push_back(
+        raw_tile_offsets(tif, level, std::uint64_t(level.tile_width) * level.tile_height * spp * (bps / 8), bps));
     if (directory == 0) {
+      info.compression = compression_of(tif);
       info.channels = spp;
       info.bits_per_sample = bps;
       info.is_float = is_float;
@@ -307,6 +358,16 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     ++directory;
   } while (TIFFReadDirectory(tif));
   if (!tiff_error().empty()) return make_error(name + ": " + tiff_error());
+  const bool has_raw_tiles = std::any_of(handle->raw_tile_offsets.begin(), handle->raw_tile_offsets.end(),
+                                         [](const auto& offsets) { return !offsets.empty(); });
+  struct stat st;
+  if (has_raw_tiles && handle->read_fd >= 0 && ::fstat(handle->read_fd, &st) == 0 && st.st_size > 0) {
+    void* mem = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_SHARED, handle->read_fd, 0);
+    if (mem != MAP_FAILED) {  // else positional reads serve
+      handle->mapped = static_cast<const std::byte*>(mem);
+      handle->mapped_size = std::uint64_t(st.st_size);
+    }
+  }
   // maketx's chain always ends at 1x1: one that stops earlier lost its last levels.
   if (const TxLevel& last = info.levels.back(); last.width != 1 || last.height != 1)
     return make_error(name + ": missing levels: the mip chain ends at " + std::to_string(last.width) + "x" +
@@ -314,14 +375,19 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
   return std::unique_ptr<TxFile>(new TxFile(path, std::move(handle), std::move(info)));
 }
 
-Result<std::vector<std::uint8_t>> TxFile::read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<TileBytes> TxFile::read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   if (level >= info_.levels.size()) return make_error(path_.string() + ": no level " + std::to_string(level));
   const TxLevel& l = info_.levels[level];
   if (tx >= l.tiles_x() || ty >= l.tiles_y())
     return make_error(path_.string() + ": level " + std::to_string(level) + " has no tile " + std::to_string(tx) + "," +
                       std::to_string(ty));
-  std::vector<std::uint8_t> raw(std::size_t(l.tile_width) * l.tile_height * info_.channels *
-                                (info_.bits_per_sample / 8));
+  TileBytes raw(std::size_t(l.tile_width) * l.tile_height * info_.channels * (info_.bits_per_sample / 8));
+  if (const auto& offsets = handle_->raw_tile_offsets[level]; !offsets.empty()) {
+    if (auto read = read_raw(offsets[std::size_t(ty) * l.tiles_x() + tx], raw); !read)
+      return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
+                        std::to_string(ty) + ": " + read.error().message);
+    return raw;
+  }
   std::lock_guard lock(mu_);
   begin_tiff_call();
   TIFF* tif = handle_->tiff;
@@ -331,6 +397,30 @@ Result<std::vector<std::uint8_t>> TxFile::read_stored(std::size_t level, std::ui
     return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
                       std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   return raw;
+}
+
+Status TxFile::read_raw(std::uint64_t at, std::span<std::uint8_t> out) const {
+  const Handle& h = *handle_;
+  if (!h.memory.empty()) {
+    if (at > h.memory.size() || out.size() > h.memory.size() - at) return make_error("the data ends inside the tile");
+    std::memcpy(out.data(), h.memory.data() + at, out.size());
+    return {};
+  }
+  if (h.mapped) {
+    const std::uint64_t start = h.offset + at;
+    if (start < at || start > h.mapped_size || out.size() > h.mapped_size - start)
+      return make_error("the file ends inside the tile (truncated?)");
+    std::memcpy(out.data(), h.mapped + start, out.size());
+    return {};
+  }
+  for (std::size_t done = 0; done < out.size();) {
+    const ssize_t n = ::pread(h.read_fd, out.data() + done, out.size() - done, off_t(h.offset + at + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) return make_error("the file ends inside the tile (truncated?)");
+    done += std::size_t(n);
+  }
+  return {};
 }
 
 Result<std::vector<float>> TxFile::read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
@@ -367,11 +457,11 @@ Result<std::vector<float>> TxFile::read_tile_rgba(std::size_t level, std::uint32
   return rgba;
 }
 
-Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+Result<TileBytes> TxFile::read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   if (info_.bits_per_sample != 8) {  // deeper samples: through floats, rounded once
     auto rgba = read_tile_rgba(level, tx, ty);
     if (!rgba) return rgba.error();
-    std::vector<std::uint8_t> out(rgba->size());
+    TileBytes out(rgba->size());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_u8((*rgba)[i]);
     return out;
   }
@@ -382,7 +472,7 @@ Result<std::vector<std::uint8_t>> TxFile::read_tile_rgba8(std::size_t level, std
   // RGBA8 stored as delivered (what maketx makes of most textures) is the result itself.
   if (channels == 4 && info_.alpha != TxAlpha::kUnassociated) return raw;
   // Four channels are converted in place; fewer are spread to RGBA.
-  std::vector<std::uint8_t> rgba = channels == 4 ? std::move(*raw) : std::vector<std::uint8_t>(pixels * 4);
+  TileBytes rgba = channels == 4 ? std::move(*raw) : TileBytes(pixels * 4);
   for (std::size_t p = 0; p < pixels; ++p) {
     std::uint8_t* out = &rgba[p * 4];
     if (channels != 4) {

@@ -84,8 +84,14 @@ Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options,
   }
   TIFFSetField(tif, TIFFTAG_TILEWIDTH, options.tile_size);
   TIFFSetField(tif, TIFFTAG_TILELENGTH, options.tile_size);
-  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-  TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  switch (options.settings.compression) {
+    case TileCompression::kZip: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE); break;
+    case TileCompression::kZstd: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ZSTD); break;
+    case TileCompression::kNone: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE); break;
+  }
+  // Differences of neighbours compress better than the values; raw tiles stay as they are.
+  if (options.settings.compression != TileCompression::kNone)
+    TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   TIFFSetField(tif, TIFFTAG_SOFTWARE, "Kiln");
   TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
   TIFFSetField(tif, TIFFTAG_PIXAR_TEXTUREFORMAT, "Plain Texture");

@@ -9,7 +9,10 @@
 //   3. a sidecar next to the source, `<source>.json` ("textures/brick.png.json");
 //   4. the material's entry, when it is an object: {"file": "...", "color_space": ...}.
 // The settings object (sidecar or entry): "color_space": "srgb" | "linear", "normal_map": bool,
-// "wrap": "black" | "clamp" | "periodic" | "mirror" or ["s", "t"], "filter": "linear" | "nearest".
+// "wrap": "black" | "clamp" | "periodic" | "mirror" or ["s", "t"], "filter": "linear" | "nearest",
+// "compression": "zip" | "zstd" | "none" (how the .tx stores its tiles: zip is the smallest and what
+// maketx writes; zstd decodes several times faster at about the same size; none is the fastest to
+// read, a tile miss costing one positional read, at the size of the raw pixels).
 //
 // Thread-safety: plain values and free functions.
 
@@ -30,6 +33,8 @@ namespace kiln::textures {
 enum class ColorSpace { kSrgb, kLinear };
 // How a renderer samples the texture between texels (mips are always box filtered).
 enum class TextureFilter { kLinear, kNearest };
+// How the .tx stores its tiles.
+enum class TileCompression { kZip, kZstd, kNone };
 
 struct TextureSettings {
   ColorSpace color_space = ColorSpace::kSrgb;
@@ -38,6 +43,7 @@ struct TextureSettings {
   bool normal_map = false;  // tangent-space vectors in RGB: linear, renormalised on every mip level
   WrapMode wrap_s = WrapMode::Periodic, wrap_t = WrapMode::Periodic;
   TextureFilter filter = TextureFilter::kLinear;
+  TileCompression compression = TileCompression::kZip;
   bool operator==(const TextureSettings&) const = default;
 };
 
@@ -47,6 +53,7 @@ struct TextureOptions {
   std::optional<bool> normal_map;
   std::optional<WrapMode> wrap_s, wrap_t;
   std::optional<TextureFilter> filter;
+  std::optional<TileCompression> compression;
 };
 
 // The settings object's fields other than "file"; problems name `where` and the JSON pointer
@@ -73,6 +80,9 @@ std::optional<ColorSpace> parse_color_space(std::string_view name);
 // The name OpenImageIO uses in oiio:ColorSpace: "sRGB" or "linear".
 const char* color_space_name(ColorSpace space);
 const char* filter_name(TextureFilter filter);
+// "zip", "zstd", "none".
+std::optional<TileCompression> parse_compression(std::string_view name);
+const char* compression_name(TileCompression compression);
 
 // sRGB's transfer functions (IEC 61966-2-1), on values in [0, 1].
 float srgb_to_linear(float encoded);

@@ -40,7 +40,7 @@ inline constexpr std::size_t kMaxLevels = 32;
 
 struct Tile {
   std::uint32_t width = 0, height = 0;  // the tile size of its level (edge tiles are padded)
-  std::vector<std::uint8_t> rgba;       // width * height * 4
+  TileBytes rgba;                       // width * height * 4
   const std::uint8_t* texel(std::uint32_t x, std::uint32_t y) const { return &rgba[(std::size_t(y) * width + x) * 4]; }
 };
 

@@ -12,9 +12,16 @@
 // the file calls "unspecified" is not alpha (as OpenImageIO reads it): delivered in A as stored, and
 // the texture counts as having no alpha.
 //
+// Raw (uncompressed) tiles of 8-bit samples, or of the machine's byte order, are read without
+// libtiff: copied out of the file, which is then mapped (as libtiff maps the files it opens by name,
+// and packs are mapped), or out of the caller's memory, at the offset open() took from the file's
+// tile tables. Every other tile goes through libtiff. A .tx must not be truncated in place while
+// open (Kiln replaces files by rename, which leaves open ones whole).
+//
 // Thread-safety: info() from any thread; read_tile_rgba8() from any thread (a libtiff handle is not
-// thread-safe, so reads of one TxFile are serialised by its mutex; parallel loads of different
-// tiles come from one TxFile per reading thread, which the tile cache arranges).
+// thread-safe, so libtiff reads of one TxFile are serialised by its mutex; parallel loads of
+// different tiles come from one TxFile per reading thread, which the tile cache arranges). Raw tiles
+// are read without the lock.
 
 #include <array>
 #include <cstdint>
@@ -25,6 +32,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kiln/core/result.h"
@@ -39,6 +47,28 @@ const char* wrap_mode_name(WrapMode mode);
 
 // What the file's alpha channel is; kNone: no alpha (1 or 3 channels, or an unspecified extra one).
 enum class TxAlpha { kNone, kAssociated, kUnassociated };
+
+// A byte buffer whose elements are left unset when it is sized: tile buffers are written whole right
+// after, and zeroing 16 KiB first would cost a fifth of a raw tile's read.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using TileBytes = std::vector<std::uint8_t, UninitializedAllocator<std::uint8_t>>;
 
 struct TxLevel {
   std::uint32_t width = 0, height = 0;
@@ -60,6 +90,7 @@ struct TxInfo {
   std::string color_space;                                      // oiio:ColorSpace ("sRGB", "linear", ...) when recorded
   bool normal_map = false;                                      // kiln:NormalMap=1
   bool nearest = false;                                         // kiln:Filter=nearest
+  std::string compression;  // level 0's: "none", "zip", "zstd", "lzw", "packbits", ... or "code N"
 };
 
 class TxFile {
@@ -91,7 +122,7 @@ class TxFile {
 
   // The tile (tx, ty) of `level` as tile_width * tile_height RGBA8 pixels, premultiplied, rows top
   // to bottom; the part of an edge tile outside the image is whatever the file padded it with.
-  Result<std::vector<std::uint8_t>> read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  Result<TileBytes> read_tile_rgba8(std::size_t level, std::uint32_t tx, std::uint32_t ty);
   // The same as RGBA floats at the file's precision (8-bit values / 255, 16-bit / 65535, floats as
   // stored): for consumers that must not lose what an 8-bit tile rounds away.
   Result<std::vector<float>> read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty);
@@ -102,7 +133,9 @@ class TxFile {
   TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInfo info);
   static Result<std::unique_ptr<TxFile>> read_levels(std::filesystem::path path, std::unique_ptr<Handle> handle);
   // The tile's samples as stored, checked and read under the handle's lock.
-  Result<std::vector<std::uint8_t>> read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  Result<TileBytes> read_stored(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  // A raw tile's bytes at `at` in the .tx, without libtiff or the lock.
+  Status read_raw(std::uint64_t at, std::span<std::uint8_t> out) const;
 
   std::filesystem::path path_;
   std::mutex mu_;  // guards handle_

@@ -1,7 +1,8 @@
 #pragma once
 // Writes .tx files the way maketx does, so that OIIO, RenderMan-style renderers and Kiln's own
 // reader all take them: a tiled TIFF, one directory per mip level (maketx's floor-halving chain down
-// to 1x1, box filtered in linear light with premultiplied alpha: mip_chain.h), zip compressed, 8 bits
+// to 1x1, box filtered in linear light with premultiplied alpha: mip_chain.h), zip compressed (or
+// zstd, or raw: the settings' compression), 8 bits
 // per channel with the source's channels, colour premultiplied (ExtraSamples "associated alpha"), the
 // `wrapmodes` and `textureformat` tags, and in ImageDescription oiio:AverageColor, oiio:SHA-1 (of
 // level 0 as stored), oiio:ColorSpace, kiln:NormalMap=1 and kiln:Filter=nearest when so and, for a
@@ -22,7 +23,7 @@ namespace kiln::textures {
 
 struct TxWriteOptions {
   std::uint32_t tile_size = 64;  // a multiple of 16 (TIFF's rule)
-  TextureSettings settings;      // colour space, normal map, wrap modes, filter: filtered by, and recorded
+  TextureSettings settings;      // colour space, normal map, wrap, filter, compression: followed and recorded
 };
 
 Status write_tx(const Image& image, const std::filesystem::path& path, const TxWriteOptions& options = {});
