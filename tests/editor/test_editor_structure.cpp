@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "child_process.h"
 #include "editor_process.h"
 #include "temp_dir.h"
 
@@ -176,5 +177,45 @@ TEST_SUITE("editor") {
     editor.process.write_line("status");
     e = editor.next();
     CHECK(e["tiles"]["open_images"].get<int>() >= 6);
+  }
+
+  TEST_CASE("a texture's sidecar edit reconverts it with the new settings - a JPEG source is watched as well") {
+    Project p;
+    auto editor = p.start();
+    REQUIRE(editor.next()["event"] == "ready");
+    // The sidecar next to a texture the materials use: its image is converted again.
+    test::write_in_place(p.root / "textures/brick.png.json", R"({"wrap": "clamp", "compression": "none"})");
+    auto e = editor.next();
+    CHECK(e["event"] == "texture");
+    CHECK(e["file"] == "textures/brick.png.json");
+    CHECK(e["image"] == "textures/brick.png");
+    CHECK(e["wrap"] == "clamp,clamp");
+    CHECK(e["compression"] == "none");
+    // A broken sidecar is an error naming it; the previous image stays.
+    test::write_in_place(p.root / "textures/brick.png.json", R"({"wrap": "sideways"})");
+    e = editor.next();
+    CHECK(e["event"] == "texture_error");
+    CHECK(e["error"].get<std::string>().find("brick.png.json: /wrap: expected") != std::string::npos);
+    CHECK(e["kept_previous"] == true);
+
+    // A source format OpenImageIO reads: a material starts using a JPEG, then the JPEG changes.
+    auto made = test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=0.2,0.4,0.6", "32x32", "3", "-d",
+                                   "uint8", "-o", (p.dir / "photo.jpg").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    fs::copy_file(p.dir / "photo.jpg", p.root / "textures/photo.jpg");
+    test::write_in_place(p.root / "materials/photo.json",
+                         R"({"shader": "shaders/unlit", "keywords": [], "params": {}, )"
+                         R"("textures": {"main_texture": "textures/photo.jpg"}})");
+    const auto events = editor.until_quiet(std::chrono::milliseconds(3000));
+    CHECK(files_of(events, "material").count("materials/photo.json"));
+    made = test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=0.9,0.1,0.1", "32x32", "3", "-d",
+                              "uint8", "-o", (p.dir / "photo2.jpg").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    fs::copy_file(p.dir / "photo2.jpg", p.root / "textures/.photo.tmp");
+    fs::rename(p.root / "textures/.photo.tmp", p.root / "textures/photo.jpg");
+    e = editor.next();
+    CHECK(e["event"] == "texture");
+    CHECK(e["image"] == "textures/photo.jpg");
+    CHECK(e["tiles_dropped"].get<int>() >= 1);
   }
 }

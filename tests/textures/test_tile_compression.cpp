@@ -149,8 +149,7 @@ TEST_SUITE("textures") {
     CHECK(file->read_tile_rgba8(0, 0, 0));
     auto tile = file->read_tile_rgba8(0, 1, 1);
     REQUIRE_FALSE(tile);
-    CHECK(tile.error().message.find("broken.tx: level 0 tile 1,1: the file ends inside the tile") !=
-          std::string::npos);
+    CHECK(tile.error().message.find("broken.tx: level 0 tile 1,1: the file ends inside the tile") != std::string::npos);
     auto in_memory = TxFile::open_memory("broken.tx", std::as_bytes(std::span(bytes)));
     REQUIRE_MESSAGE(in_memory, in_memory.error().message);
     auto from_memory = (*in_memory)->read_tile_rgba8(0, 1, 1);

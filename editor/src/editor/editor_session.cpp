@@ -167,7 +167,7 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
       event = shader_changed(change);
     else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"}))
       event = script_changed(change);
-    else if (has_extension(change.path, {".png", ".tif", ".tiff", ".tx"}))
+    else  // an image a material names, in any source format, its .tx or its sidecar; else nothing
       event = texture_changed(change);
     if (event.is_null()) continue;
     event["detect_ms"] = detect_ms;
@@ -315,10 +315,13 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
 }
 
 nlohmann::json EditorSession::texture_changed(const FileChange& change) {
-  // A .tx stands for its source (foo.tx or foo.png.tx for foo.png): the image is the one a
-  // material names.
+  // A .tx stands for its source (foo.tx or foo.png.tx for foo.png), and so does the source's
+  // settings sidecar (foo.png.json): the image is the one a material names.
   std::string source = change.path;
-  if (has_extension(change.path, {".tx"})) {
+  if (const std::string suffix = ".json"; change.path.size() > suffix.size() && change.path.ends_with(suffix) &&
+                                          textures_.count(change.path.substr(0, change.path.size() - suffix.size()))) {
+    source = change.path.substr(0, change.path.size() - suffix.size());
+  } else if (has_extension(change.path, {".tx"})) {
     for (const std::string& texture : textures_)
       if (fs::path(texture).replace_extension(".tx").generic_string() == change.path || texture + ".tx" == change.path)
         source = texture;
@@ -334,11 +337,17 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
     return {{"event", "texture_error"}, {"file", change.path},
             {"image", source},          {"error", loaded.error().message},
             {"tiles_dropped", dropped}, {"kept_previous", images_.count(source) > 0}};
-  return {{"event", "texture"},
-          {"file", change.path},
-          {"image", source},
-          {"tiles_dropped", dropped},
-          {"compile_ms", ms_between(t0, Clock::now())}};
+  const textures::TxInfo& info = images_.at(source)->info();
+  nlohmann::json event = {
+      {"event", "texture"},
+      {"file", change.path},
+      {"image", source},
+      {"wrap", std::string(textures::wrap_mode_name(info.wrap_s)) + "," + textures::wrap_mode_name(info.wrap_t)},
+      {"compression", info.compression},
+      {"tiles_dropped", dropped},
+      {"compile_ms", ms_between(t0, Clock::now())}};
+  if (!info.color_space.empty()) event["color_space"] = info.color_space;
+  return event;
 }
 
 nlohmann::json EditorSession::status() const {
