@@ -25,6 +25,30 @@ float max_difference_255(const test::FloatPixels& a, const test::FloatPixels& b)
   return worst;
 }
 
+void put_be(std::string& out, std::uint32_t value, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out += char((value >> (8 * i)) & 0xFF);
+}
+
+// A flat Photoshop file, as Photoshop saves one with "maximize compatibility" and no layers: the
+// header, empty colour-mode, resource and layer sections, then the merged image as raw planes.
+// (Nothing on this machine writes PSD; OpenImageIO reads it, and is the oracle.)
+std::string psd_rgb(int width, int height) {
+  std::string out = "8BPS";
+  put_be(out, 1, 2);  // version
+  out += std::string(6, '\0');
+  put_be(out, 3, 2);  // channels
+  put_be(out, std::uint32_t(height), 4);
+  put_be(out, std::uint32_t(width), 4);
+  put_be(out, 8, 2);  // bits per channel
+  put_be(out, 3, 2);  // RGB
+  for (int section = 0; section < 3; ++section) put_be(out, 0, 4);
+  put_be(out, 0, 2);  // raw image data
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) out += char((x * 7 + y * 3 + c * 80) & 0xFF);
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("textures") {
@@ -60,6 +84,19 @@ TEST_SUITE("textures") {
       CHECK(max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), test::oiio_read_rgba(dir / "oiio.png")) <=
             2.001f);
     }
+    // Photoshop: a flat PSD written by hand.
+    test::spit(dir / "layout.psd", psd_rgb(37, 23));
+    auto psd = test::run_process({KILN_CLI, "texture", "export", (dir / "layout.psd").string(), "--level", "0",
+                                  (dir / "kiln.png").string(), "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(psd.exit_code == 0, psd.output);
+    psd = test::run_process(
+        {"/usr/bin/oiiotool", (dir / "layout.psd").string(), "-d", "uint8", "-o", (dir / "oiio.png").string()});
+    REQUIRE_MESSAGE(psd.exit_code == 0, psd.output);
+    const test::FloatPixels oracle = test::oiio_read_rgba(dir / "oiio.png");
+    CHECK(oracle.rgba[4 * (5 * 37 + 9) + 1] * 255.0f ==
+          doctest::Approx((9 * 7 + 5 * 3 + 80) & 0xFF));  // read as written
+    CHECK(max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), oracle) <= 0.001f);
+
     // A file that is no image: named, with the reader's reason.
     std::ofstream(dir / "broken.jpg") << "\xff\xd8\xff not really a jpeg";
     auto r = test::run_process({KILN_CLI, "texture", "export", (dir / "broken.jpg").string(), "--level", "0",
