@@ -388,6 +388,8 @@ Result<TileBytes> TxFile::read_stored(std::size_t level, std::uint32_t tx, std::
                         std::to_string(ty) + ": " + read.error().message);
     return raw;
   }
+  // A decoder that stops short on damaged data must not hand out what the heap held before.
+  std::fill(raw.begin(), raw.end(), std::uint8_t(0));
   std::lock_guard lock(mu_);
   begin_tiff_call();
   TIFF* tif = handle_->tiff;
