@@ -1,9 +1,11 @@
-// `kiln-player <cooked dir> [--json | --quiet]`: the packaged runtime. Links engine/runtime,
-// the interpreter and the page-code loader (engine/jit), materials and textures — neither glslang
-// nor LLVM. Opens the cooked set through its manifest, checks that every variant and texture a
-// material names is in it, runs the cooked scripts (compiled pages from the scripts pack, the
-// interpreter for the rest; what they print is printed) and checks the textures through the tile
-// cache, then prints a short report. It compiles nothing.
+// `kiln-player <cooked dir> [--json | --quiet] [--stats] [--validate] [--require-gpu]`: the packaged
+// runtime. Links engine/runtime, the interpreter and the page-code loader (engine/jit), materials,
+// textures and engine/render (the Vulkan loader) — neither glslang nor LLVM. Opens the cooked set
+// through its manifest, checks that every variant and texture a material names is in it, runs the
+// cooked scripts (compiled pages from the scripts pack, the interpreter for the rest; what they
+// print is printed), checks the textures through the tile cache, creates every material's
+// pipelines on the Vulkan device through the persisted pipeline cache (without a device: one line
+// saying so), then prints a short report. It compiles no shader and no script.
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +26,7 @@
 #include "kiln/jit/vm.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/sampler.h"
+#include "gpu.h"
 #include "pack_pages.h"
 
 using namespace kiln;
@@ -73,6 +76,8 @@ struct Options {
   std::string cooked;
   bool json = false;
   bool quiet = false;  // scripts' output as digests only
+  bool stats = false;
+  player::GpuOptions gpu;
   ConfigInputs config;
 };
 
@@ -88,9 +93,22 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
          "--cache-root", [&o](const std::string& v) { o.config.flags.emplace_back("--cache-root", v); },
          "the cache root (the player reads its packs only and writes nothing there)")
       ->type_name("DIR");
+  for (const SettingInfo& s : config_settings()) {
+    if (s.name.rfind("render.", 0) != 0) continue;
+    const std::string flag = s.flag;
+    app.add_option_function<std::string>(
+           flag, [&o, flag](const std::string& v) { o.config.flags.emplace_back(flag, v); },
+           s.help + " [env " + s.env + "]")
+        ->type_name(s.type);
+  }
+  app.add_flag("--stats", o.stats, "pipeline and pipeline-cache statistics");
+  app.add_flag("--validate", o.gpu.validate, "enable the Vulkan validation layer; any message it prints fails the run");
+  app.add_flag("--require-gpu", o.gpu.require_gpu, "no usable Vulkan device is a failure (exit 1), not a note");
   auto* json = app.add_flag("--json", o.json, "one JSON object on standard output, for tools");
   app.add_flag("--quiet", o.quiet, "a digest of each script's output instead of the output")->excludes(json);
-  app.footer("example: kiln-player build/cooked\nExit codes: 0 success, 1 a check or a script failed, 2 usage error.");
+  app.footer(
+      "example: kiln-player build/cooked --stats\nExit codes: 0 success, 1 a check, a script or the GPU failed "
+      "(or no device with --require-gpu), 2 usage error.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -173,9 +191,9 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   return checked;
 }
 
-void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun& scripts,
+void print_report(bool json, bool stats, const MaterialsChecked& materials, const ScriptsRun& scripts,
                   const jit::JitStats& jit_stats, std::size_t pages_damaged, std::size_t textures_checked,
-                  double startup_ms) {
+                  const player::GpuReport& gpu, double startup_ms) {
   if (json) {
     nlohmann::json out = {{"materials", materials.materials},
                           {"variants_resolved", materials.variants},
@@ -185,6 +203,7 @@ void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun
                           {"pages_damaged", pages_damaged},
                           {"compiles", jit_stats.compiled},
                           {"textures_checked", textures_checked},
+                          {"gpu", gpu.to_json()},
                           {"startup_ms", startup_ms}};
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
@@ -198,7 +217,9 @@ void print_report(bool json, const MaterialsChecked& materials, const ScriptsRun
   std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
               static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
               static_cast<unsigned long long>(pages_damaged), static_cast<unsigned long long>(jit_stats.compiled));
-  std::printf("player: %zu textures checked; ready in %.1f ms\n", textures_checked, startup_ms);
+  std::printf("player: %zu textures checked\n", textures_checked);
+  for (const std::string& line : gpu.lines(stats)) std::printf("player: %s\n", line.c_str());
+  std::printf("player: ready in %.1f ms\n", startup_ms);
 }
 
 }  // namespace
@@ -224,7 +245,15 @@ int main(int argc, char** argv) {
   const auto textures_checked = check_textures(set, config->config);
   if (!textures_checked) return fail(textures_checked.error().message);
 
-  print_report(options->json, *materials, *scripts, jit ? jit->stats() : jit::JitStats{}, pages.damaged(),
-               *textures_checked, ms_since(started));
+  const auto gpu = player::build_pipelines(set, config->config, options->gpu);
+  if (!gpu) return fail(gpu.error().message);
+  for (const std::string& message : gpu->validation_messages)
+    std::fprintf(stderr, "kiln-player: %s\n", message.c_str());
+
+  print_report(options->json, options->stats, *materials, *scripts, jit ? jit->stats() : jit::JitStats{},
+               pages.damaged(), *textures_checked, *gpu, ms_since(started));
+  if (!gpu->available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");
+  if (!gpu->validation_messages.empty())
+    return fail(std::to_string(gpu->validation_messages.size()) + " validation messages (--validate)");
   return scripts->all_ok ? 0 : 1;
 }

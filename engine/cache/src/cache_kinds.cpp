@@ -10,6 +10,7 @@ constexpr std::array kKinds = {
     CacheKind{"shaders", "compiled shader variants"},
     CacheKind{"jit", "compiled script pages"},
     CacheKind{"textures", "textures converted to .tx"},
+    CacheKind{"pipelines", "Vulkan pipeline caches, one per GPU driver"},
 };
 
 }  // namespace

@@ -105,6 +105,15 @@ Setting bool_setting(std::string name, bool Config::*field, std::string def, std
           [field](const Config& c) { return json(c.*field); }};
 }
 
+Setting text_setting(std::string name, std::string Config::*field, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "text", std::move(def), std::move(help)},
+          [field](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+            c.*field = std::string(text);
+            return std::nullopt;
+          },
+          [field](const Config& c) { return json(c.*field); }};
+}
+
 Setting int_setting(std::string name, int Config::*field, int lo, int hi, std::string def, std::string help) {
   return {{name, upper_snake(name), flag_of(name), "int", std::move(def), std::move(help)},
           [field, lo, hi](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
@@ -146,6 +155,11 @@ const std::vector<Setting>& settings() {
       int_setting("jit.compile_threads", &Config::jit_compile_threads, 1, 64, "1",
                   "background threads compiling hot script pages"),
       int_setting("jobs", &Config::jobs, 0, 1024, "0", "worker threads for compiles and cooks; 0 = one per core"),
+      text_setting("render.device", &Config::render_device, "(none: the best device)",
+                   "the Vulkan device to render with: part of its name, case-insensitive (\"llvmpipe\" for "
+                   "Mesa's software renderer); empty takes a discrete GPU, else an integrated one, else any"),
+      bool_setting("render.pipeline_cache", &Config::render_pipeline_cache, "true",
+                   "kill switch of the persistent Vulkan pipeline cache"),
   };
   return table;
 }
@@ -172,6 +186,8 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.jit_cache_verify = false;
   c.jit_compile_threads = 1;
   c.jobs = 0;
+  c.render_device.clear();
+  c.render_pipeline_cache = true;
   return c;
 }
 

@@ -34,6 +34,8 @@ struct Config {
   bool jit_cache_verify = false;                      // jit.cache_verify: recompile hits and compare
   int jit_compile_threads = 1;                        // jit.compile_threads
   int jobs = 0;                                       // jobs: worker threads, 0 = one per core
+  std::string render_device;                          // render.device: a Vulkan device name part; empty = best
+  bool render_pipeline_cache = true;                  // render.pipeline_cache: kill switch
 };
 
 // The cache root the script page cache uses: cache.root, or empty when jit.cache is off.
@@ -45,7 +47,7 @@ struct SettingInfo {
   std::string name;
   std::string env;   // KILN_CACHE_DISK_MAX
   std::string flag;  // --cache-disk-max
-  std::string type;  // path, size, size-or-auto, bool, int
+  std::string type;  // path, size, size-or-auto, bool, int, text
   std::string default_text;
   std::string help;
 };

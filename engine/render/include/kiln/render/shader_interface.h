@@ -1,0 +1,60 @@
+#pragma once
+// What a pipeline needs to know of its shaders, read from the reflection the cook stored with each
+// variant (never from hand-written tables): the descriptor bindings of every set with the stages
+// that use them, the push-constant range, the vertex inputs, the fragment outputs and a compute
+// shader's work-group size. No Vulkan types: the Vulkan objects are made from this in
+// pipeline_layout.h.
+//
+// Thread-safety: plain values and pure functions.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/runtime/variant_record.h"
+
+namespace kiln::render {
+
+enum class ShaderStage : std::uint32_t { kVertex = 1, kFragment = 2, kCompute = 4 };
+using StageMask = std::uint32_t;  // ShaderStage bits
+
+enum class DescriptorKind { kUniformBuffer, kStorageBuffer, kCombinedImageSampler, kSampledImage, kSampler, kStorageImage };
+
+struct DescriptorBinding {
+  std::uint32_t set = 0, binding = 0;
+  DescriptorKind kind = DescriptorKind::kUniformBuffer;
+  std::uint32_t count = 1;
+  StageMask stages = 0;
+  std::string name;
+  std::uint32_t block_size = 0;  // uniform and storage buffers: the block's declared size
+};
+
+struct VertexInput {
+  std::uint32_t location = 0;
+  std::string name;
+  std::string type;  // "vec3", "uvec4", ...
+};
+
+struct ShaderInterface {
+  bool compute = false;
+  std::vector<DescriptorBinding> bindings;  // sorted by (set, binding); one entry per binding
+  std::uint32_t set_count = 0;              // highest set used + 1
+  std::uint32_t push_constant_size = 0;     // one range from 0 over every stage that uses push constants
+  StageMask push_constant_stages = 0;
+  std::vector<VertexInput> vertex_inputs;  // by location
+  std::uint32_t fragment_outputs = 0;      // colour attachments the fragment stage writes
+  std::array<std::uint32_t, 3> local_size{1, 1, 1};
+
+  const DescriptorBinding* binding(std::uint32_t set, std::uint32_t binding) const;
+};
+
+// The interface of a variant's stages together. Errors start with `where` (the pack and the
+// variant): a stage it does not know, a binding two stages declare differently, a runtime-sized
+// descriptor array, reflection that is not what the cook writes.
+Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where);
+
+const char* descriptor_kind_name(DescriptorKind kind);
+
+}  // namespace kiln::render

@@ -1,0 +1,72 @@
+#include "kiln/render/pass_targets.h"
+
+#include <vector>
+
+#include "kiln/render/vulkan_context.h"
+
+namespace kiln::render {
+
+PassTargets pass_targets(std::string_view pass, const ShaderInterface& interface) {
+  if (pass == "Shadow") return {PassKind::kShadow, VK_FORMAT_UNDEFINED, VK_FORMAT_D16_UNORM, true};
+  if (pass == "Depth" || (pass != "Forward" && interface.fragment_outputs == 0))
+    return {PassKind::kDepth, VK_FORMAT_UNDEFINED, VK_FORMAT_D32_SFLOAT, false};
+  return {PassKind::kForward, VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_D32_SFLOAT, false};
+}
+
+const char* pass_kind_name(PassKind kind) {
+  switch (kind) {
+    case PassKind::kForward: return "forward";
+    case PassKind::kDepth: return "depth";
+    case PassKind::kShadow: return "shadow";
+  }
+  return "forward";
+}
+
+Result<VkRenderPass> RenderPasses::get(const PassTargets& targets) {
+  const auto key = std::make_tuple(targets.color, targets.depth);
+  if (auto it = passes_.find(key); it != passes_.end()) return it->second;
+  std::vector<VkAttachmentDescription> attachments;
+  VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth_ref{0, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  if (targets.color != VK_FORMAT_UNDEFINED) {
+    // Left in GENERAL: the post-process pass reads it as a storage image, read-back copies it.
+    attachments.push_back({0, targets.color, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                           VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                           VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL});
+    subpass.colorAttachmentCount = 1;
+    subpass.pColorAttachments = &color_ref;
+  }
+  depth_ref.attachment = std::uint32_t(attachments.size());
+  attachments.push_back({0, targets.depth, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                         VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                         VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL});
+  subpass.pDepthStencilAttachment = &depth_ref;
+  // What the pass writes is visible to what comes after it (compute, transfer, sampling).
+  VkSubpassDependency after{0, VK_SUBPASS_EXTERNAL};
+  after.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  after.dstStageMask = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                       VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+  after.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  info.attachmentCount = std::uint32_t(attachments.size());
+  info.pAttachments = attachments.data();
+  info.subpassCount = 1;
+  info.pSubpasses = &subpass;
+  info.dependencyCount = 1;
+  info.pDependencies = &after;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  if (VkResult r = vkCreateRenderPass(device_, &info, nullptr, &pass); r != VK_SUCCESS)
+    return make_error(std::string("cannot create a render pass: ") + vk_result_name(r));
+  passes_.emplace(key, pass);
+  return pass;
+}
+
+RenderPasses::~RenderPasses() {
+  for (auto& [key, pass] : passes_) vkDestroyRenderPass(device_, pass, nullptr);
+}
+
+}  // namespace kiln::render

@@ -1,0 +1,244 @@
+#include "kiln/render/pipeline_set.h"
+
+#include <chrono>
+#include <optional>
+
+namespace kiln::render {
+namespace {
+
+struct VertexFormat {
+  VkFormat format;
+  std::uint32_t bytes;
+};
+
+std::optional<VertexFormat> vertex_format(const std::string& type) {
+  if (type == "float") return VertexFormat{VK_FORMAT_R32_SFLOAT, 4};
+  if (type == "vec2") return VertexFormat{VK_FORMAT_R32G32_SFLOAT, 8};
+  if (type == "vec3") return VertexFormat{VK_FORMAT_R32G32B32_SFLOAT, 12};
+  if (type == "vec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SFLOAT, 16};
+  if (type == "int") return VertexFormat{VK_FORMAT_R32_SINT, 4};
+  if (type == "ivec2") return VertexFormat{VK_FORMAT_R32G32_SINT, 8};
+  if (type == "ivec3") return VertexFormat{VK_FORMAT_R32G32B32_SINT, 12};
+  if (type == "ivec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SINT, 16};
+  if (type == "uint") return VertexFormat{VK_FORMAT_R32_UINT, 4};
+  if (type == "uvec2") return VertexFormat{VK_FORMAT_R32G32_UINT, 8};
+  if (type == "uvec3") return VertexFormat{VK_FORMAT_R32G32B32_UINT, 12};
+  if (type == "uvec4") return VertexFormat{VK_FORMAT_R32G32B32A32_UINT, 16};
+  return std::nullopt;
+}
+
+std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
+  if (stage == "vert") return VK_SHADER_STAGE_VERTEX_BIT;
+  if (stage == "frag") return VK_SHADER_STAGE_FRAGMENT_BIT;
+  if (stage == "comp") return VK_SHADER_STAGE_COMPUTE_BIT;
+  return std::nullopt;
+}
+
+}  // namespace
+
+PipelineSet::PipelineSet(const VulkanContext& context)
+    : context_(context), render_passes_(std::make_unique<RenderPasses>(context.device())) {}
+
+PipelineSet::~PipelineSet() {
+  const VkDevice device = context_.device();
+  for (auto& [key, pipeline] : shared_) vkDestroyPipeline(device, pipeline, nullptr);
+  for (auto& [name, v] : variants_)
+    for (auto& [stage, module] : v->modules) vkDestroyShaderModule(device, module, nullptr);
+}
+
+const MaterialPipeline* PipelineSet::find(std::string_view material, std::string_view pass) const {
+  for (const auto& p : pipelines_)
+    if (p.material == material && p.pass == pass) return &p;
+  return nullptr;
+}
+
+Result<const DeviceVariant*> PipelineSet::device_variant(const runtime::CookedSet& set, const std::string& name) {
+  if (auto it = variants_.find(name); it != variants_.end()) return it->second.get();
+  const std::string where = set.pack(runtime::PackKind::kShaders).path().string() + ": " + name;
+  auto record = set.variant(name);
+  if (!record) return record.error();
+  auto v = std::make_unique<DeviceVariant>();
+  v->name = name;
+  auto interface = shader_interface(*record, where);
+  if (!interface) return interface.error();
+  v->interface = std::move(*interface);
+  auto layout = PipelineLayout::create(context_.device(), v->interface);
+  if (!layout) return make_error(where + ": " + layout.error().message);
+  v->layout = std::move(*layout);
+  auto* raw = v.get();
+  variants_.emplace(name, std::move(v));  // owned from here: its modules are destroyed with the set
+  for (const runtime::StageRecord& s : record->stages) {
+    const auto stage = vk_stage(s.stage);
+    if (!stage) return make_error(where + ": stage " + s.stage + " is not supported");
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = s.spirv.size() * sizeof(std::uint32_t);
+    info.pCode = s.spirv.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    if (VkResult r = vkCreateShaderModule(context_.device(), &info, nullptr, &module); r != VK_SUCCESS)
+      return make_error(where + ": " + s.stage + ": cannot create a shader module: " + vk_result_name(r));
+    raw->modules.emplace_back(*stage, module);
+  }
+  return raw;
+}
+
+void PipelineSet::count_feedback(const VkPipelineCreationFeedback& feedback) {
+  if (!(feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT)) return;
+  stats_.feedback = true;
+  if (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) ++stats_.driver_cache_hits;
+}
+
+Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass,
+                                                VkPipelineCache cache) {
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  for (const auto& [stage, module] : v.modules) {
+    VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    s.stage = stage;
+    s.module = module;
+    s.pName = "main";
+    stages.push_back(s);
+  }
+  std::vector<VkVertexInputBindingDescription> bindings;
+  std::vector<VkVertexInputAttributeDescription> attributes;
+  for (const VertexInput& in : v.interface.vertex_inputs) {
+    const auto format = vertex_format(in.type);
+    if (!format) return make_error("vertex input " + in.name + " of type " + in.type + " is not supported");
+    const auto binding = std::uint32_t(bindings.size());
+    bindings.push_back({binding, format->bytes, VK_VERTEX_INPUT_RATE_VERTEX});
+    attributes.push_back({in.location, binding, format->format, 0});
+  }
+  VkPipelineVertexInputStateCreateInfo vertex{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  vertex.vertexBindingDescriptionCount = std::uint32_t(bindings.size());
+  vertex.pVertexBindingDescriptions = bindings.data();
+  vertex.vertexAttributeDescriptionCount = std::uint32_t(attributes.size());
+  vertex.pVertexAttributeDescriptions = attributes.data();
+  VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+  VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+  viewport.viewportCount = 1;
+  viewport.scissorCount = 1;
+  VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = VK_CULL_MODE_BACK_BIT;
+  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+  raster.depthBiasEnable = targets.depth_bias ? VK_TRUE : VK_FALSE;
+  raster.depthBiasConstantFactor = 1.25f;
+  raster.depthBiasSlopeFactor = 1.75f;
+  VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+  VkPipelineDepthStencilStateCreateInfo depth{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  depth.depthTestEnable = VK_TRUE;
+  depth.depthWriteEnable = VK_TRUE;
+  depth.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  VkPipelineColorBlendAttachmentState blend{};
+  blend.blendEnable = VK_TRUE;
+  blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+  blend.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+  blend.colorBlendOp = VK_BLEND_OP_ADD;
+  blend.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+  blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+  blend.alphaBlendOp = VK_BLEND_OP_ADD;
+  blend.colorWriteMask =
+      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo color{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+  color.attachmentCount = targets.color != VK_FORMAT_UNDEFINED ? 1 : 0;
+  color.pAttachments = &blend;
+  const VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+  dynamic.dynamicStateCount = 2;
+  dynamic.pDynamicStates = dynamic_states;
+
+  VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+  info.stageCount = std::uint32_t(stages.size());
+  info.pStages = stages.data();
+  info.pVertexInputState = &vertex;
+  info.pInputAssemblyState = &assembly;
+  info.pViewportState = &viewport;
+  info.pRasterizationState = &raster;
+  info.pMultisampleState = &multisample;
+  info.pDepthStencilState = &depth;
+  info.pColorBlendState = &color;
+  info.pDynamicState = &dynamic;
+  info.layout = v.layout->handle();
+  info.renderPass = pass;
+  VkPipelineCreationFeedback whole{};
+  std::vector<VkPipelineCreationFeedback> per_stage(stages.size());
+  VkPipelineCreationFeedbackCreateInfo feedback{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
+  feedback.pPipelineCreationFeedback = &whole;
+  feedback.pipelineStageCreationFeedbackCount = std::uint32_t(per_stage.size());
+  feedback.pPipelineStageCreationFeedbacks = per_stage.data();
+  if (context_.creation_feedback()) info.pNext = &feedback;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (VkResult r = vkCreateGraphicsPipelines(context_.device(), cache, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
+    return make_error(std::string("cannot create the graphics pipeline: ") + vk_result_name(r));
+  if (context_.creation_feedback()) count_feedback(whole);
+  ++stats_.graphics;
+  return pipeline;
+}
+
+Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v, VkPipelineCache cache) {
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = v.modules.at(0).second;
+  info.stage.pName = "main";
+  info.layout = v.layout->handle();
+  VkPipelineCreationFeedback whole{}, stage{};
+  VkPipelineCreationFeedbackCreateInfo feedback{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
+  feedback.pPipelineCreationFeedback = &whole;
+  feedback.pipelineStageCreationFeedbackCount = 1;
+  feedback.pPipelineStageCreationFeedbacks = &stage;
+  if (context_.creation_feedback()) info.pNext = &feedback;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (VkResult r = vkCreateComputePipelines(context_.device(), cache, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
+    return make_error(std::string("cannot create the compute pipeline: ") + vk_result_name(r));
+  if (context_.creation_feedback()) count_feedback(whole);
+  ++stats_.compute;
+  return pipeline;
+}
+
+Result<std::unique_ptr<PipelineSet>> PipelineSet::build(const VulkanContext& context, const runtime::CookedSet& set,
+                                                        VkPipelineCache cache) {
+  std::unique_ptr<PipelineSet> self(new PipelineSet(context));
+  const std::string pack = set.pack(runtime::PackKind::kShaders).path().string();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const std::string& file : set.ids(runtime::EntryKind::kMaterial)) {
+    auto material = set.material(file);
+    if (!material) return material.error();
+    for (const runtime::MaterialPass& pass : material->passes) {
+      const std::string where = pack + ": " + file + " pass " + pass.pass + " (" + pass.variant + ")";
+      auto v = self->device_variant(set, pass.variant);
+      if (!v) return v.error();
+      MaterialPipeline p{file, pass.pass, pass.variant};
+      p.shaders = *v;
+      const auto key = std::make_pair(pass.variant, pass.pass);
+      if ((*v)->interface.compute) {
+        p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
+        if (auto it = self->shared_.find(key); it != self->shared_.end()) {
+          p.pipeline = it->second;
+        } else {
+          auto made = self->create_compute(**v, cache);
+          if (!made) return make_error(where + ": " + made.error().message);
+          p.pipeline = self->shared_.emplace(key, *made).first->second;
+        }
+      } else {
+        p.targets = pass_targets(pass.pass, (*v)->interface);
+        auto render_pass = self->render_passes_->get(p.targets);
+        if (!render_pass) return make_error(where + ": " + render_pass.error().message);
+        p.render_pass = *render_pass;
+        if (auto it = self->shared_.find(key); it != self->shared_.end()) {
+          p.pipeline = it->second;
+        } else {
+          auto made = self->create_graphics(**v, p.targets, p.render_pass, cache);
+          if (!made) return make_error(where + ": " + made.error().message);
+          p.pipeline = self->shared_.emplace(key, *made).first->second;
+        }
+      }
+      self->pipelines_.push_back(std::move(p));
+    }
+  }
+  self->stats_.create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return self;
+}
+
+}  // namespace kiln::render
