@@ -40,7 +40,8 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
     std::snprintf(line, sizeof line, "driver feedback: %u of %u pipelines from the driver's cache", driver_cache_hits,
                   graphics + compute);
   else
-    std::snprintf(line, sizeof line, "driver feedback: not reported by %s", driver.empty() ? "the driver" : driver.c_str());
+    std::snprintf(line, sizeof line, "driver feedback: not reported by %s",
+                  driver.empty() ? "the driver" : driver.c_str());
   out.push_back(line);
   return out;
 }
@@ -48,8 +49,8 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
 Result<GpuReport> build_pipelines(const runtime::CookedSet& set, const Config& config, const GpuOptions& options) {
   GpuReport report;
   bool unavailable = false;
-  auto context = render::VulkanContext::create({.device = config.render_device, .validate = options.validate},
-                                               &unavailable);
+  auto context =
+      render::VulkanContext::create({.device = config.render_device, .validate = options.validate}, &unavailable);
   if (!context) {
     if (!unavailable) return context.error();
     report.unavailable_reason = context.error().message;

@@ -58,8 +58,8 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
       DescriptorBinding& known = out.bindings[it->second];
       if (known.kind != d.kind || known.count != d.count)
         return "set " + std::to_string(d.set) + " binding " + std::to_string(d.binding) + " is " +
-               descriptor_kind_name(known.kind) + " " + known.name + " in one stage and " + descriptor_kind_name(d.kind) +
-               " " + d.name + " in another";
+               descriptor_kind_name(known.kind) + " " + known.name + " in one stage and " +
+               descriptor_kind_name(d.kind) + " " + d.name + " in another";
       known.stages |= d.stages;
       known.block_size = std::max(known.block_size, d.block_size);
       continue;
@@ -112,8 +112,7 @@ Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, 
     }
     if (problem) return make_error(where + ": " + s.stage + ": " + *problem);
   }
-  if (out.compute && variant.stages.size() != 1)
-    return make_error(where + ": a compute shader with other stages");
+  if (out.compute && variant.stages.size() != 1) return make_error(where + ": a compute shader with other stages");
   if (!out.compute && !variant.stage("vert")) return make_error(where + ": a graphics variant needs a vert stage");
   std::sort(out.bindings.begin(), out.bindings.end(),
             [](const auto& a, const auto& b) { return std::tie(a.set, a.binding) < std::tie(b.set, b.binding); });

@@ -63,8 +63,7 @@ const char* vk_result_name(VkResult result) {
 
 VKAPI_ATTR VkBool32 VKAPI_CALL VulkanContext::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                          VkDebugUtilsMessageTypeFlagsEXT,
-                                                         const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                         void* self) {
+                                                         const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
   auto* context = static_cast<VulkanContext*>(self);
   const char* level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning";
   std::string line = std::string("validation ") + level + ": " + (data && data->pMessage ? data->pMessage : "");
@@ -98,8 +97,7 @@ Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const VulkanOptions
   VkDebugUtilsMessengerCreateInfoEXT messenger{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   messenger.messageSeverity =
       VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-  messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                          VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+  messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                           VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   messenger.pfnUserCallback = &VulkanContext::on_message;
   messenger.pUserData = self.get();

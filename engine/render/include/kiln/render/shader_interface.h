@@ -20,7 +20,14 @@ namespace kiln::render {
 enum class ShaderStage : std::uint32_t { kVertex = 1, kFragment = 2, kCompute = 4 };
 using StageMask = std::uint32_t;  // ShaderStage bits
 
-enum class DescriptorKind { kUniformBuffer, kStorageBuffer, kCombinedImageSampler, kSampledImage, kSampler, kStorageImage };
+enum class DescriptorKind {
+  kUniformBuffer,
+  kStorageBuffer,
+  kCombinedImageSampler,
+  kSampledImage,
+  kSampler,
+  kStorageImage
+};
 
 struct DescriptorBinding {
   std::uint32_t set = 0, binding = 0;
