@@ -1,10 +1,12 @@
 #include "gpu.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "kiln/cache/blob_store.h"
 #include "kiln/render/pipeline_cache.h"
 #include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
 #include "kiln/render/vulkan_context.h"
 
 namespace kiln::player {
@@ -21,6 +23,8 @@ nlohmann::json GpuReport::to_json() const {
             {"loaded_bytes", pipeline_cache_loaded},
             {"saved_bytes", pipeline_cache_saved}}},
           {"driver_feedback", {{"reported", driver_feedback}, {"cache_hits", driver_cache_hits}}},
+          {"frames", {{"count", frames}, {"first_ms", frame_ms_first}, {"mean_ms", frame_ms_mean}}},
+          {"pictures", pictures},
           {"validation_messages", validation_messages}};
 }
 
@@ -30,6 +34,12 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
   std::snprintf(line, sizeof line, "%u pipelines (%u graphics, %u compute) on %s in %.1f ms, pipeline cache %s",
                 graphics + compute, graphics, compute, device.c_str(), create_ms, pipeline_cache.c_str());
   std::vector<std::string> out = {line};
+  if (frames > 0) {
+    std::snprintf(line, sizeof line, "%d frames, %.1f ms per frame (first %.1f ms)%s", frames, frame_ms_mean,
+                  frame_ms_first,
+                  pictures.empty() ? "" : (", " + std::to_string(pictures.size()) + " pictures").c_str());
+    out.push_back(line);
+  }
   if (!stats) return out;
   if (!pipeline_cache_why.empty()) out.push_back("pipeline cache: " + pipeline_cache_why);
   std::snprintf(line, sizeof line, "pipeline cache: %llu bytes handed to the driver, %llu bytes saved",
@@ -46,7 +56,39 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
   return out;
 }
 
-Result<GpuReport> build_pipelines(const runtime::CookedSet& set, const Config& config, const GpuOptions& options) {
+namespace {
+
+// The sample scene: `options.frames` frames, the last one's pictures written.
+Status render_frames(const render::VulkanContext& context, const runtime::CookedSet& set,
+                     const render::PipelineSet& pipelines, const GpuOptions& options, GpuReport& report) {
+  auto scene = render::SceneRenderer::create(context, set, pipelines, {.view_size = options.view_size});
+  if (!scene) return scene.error();
+  double total = 0;
+  for (int f = 0; f < options.frames; ++f) {
+    KILN_TRY((*scene)->render_frame(f / 60.0));
+    total += (*scene)->last_frame_ms();
+    if (f == 0) report.frame_ms_first = (*scene)->last_frame_ms();
+  }
+  report.frames = options.frames;
+  report.frame_ms_mean = total / options.frames;
+  if (options.render_dir.empty()) return {};
+  namespace fs = std::filesystem;
+  const fs::path dir = options.render_dir;
+  for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i) {
+    const fs::path picture = fs::path((*scene)->drawn()[i]).replace_extension(".png");
+    std::error_code ec;
+    fs::create_directories((dir / picture).parent_path(), ec);
+    KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(i)), dir / picture));
+    report.pictures.push_back(picture.generic_string());
+  }
+  KILN_TRY(textures::write_png(render::to_srgb8((*scene)->frame()), dir / "frame.png"));
+  report.pictures.push_back("frame.png");
+  return {};
+}
+
+}  // namespace
+
+Result<GpuReport> run_gpu(const runtime::CookedSet& set, const Config& config, const GpuOptions& options) {
   GpuReport report;
   bool unavailable = false;
   auto context =
@@ -87,6 +129,7 @@ Result<GpuReport> build_pipelines(const runtime::CookedSet& set, const Config& c
   auto saved = (*cache)->save();
   if (!saved) return saved.error();
   report.pipeline_cache_saved = *saved;
+  if (options.frames > 0) KILN_TRY(render_frames(**context, set, **pipelines, options, report));
   report.validation_messages = (*context)->validation_messages();
   return report;
 }

@@ -102,6 +102,11 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
         ->type_name(s.type);
   }
   app.add_flag("--stats", o.stats, "pipeline and pipeline-cache statistics");
+  app.add_option("--frames", o.gpu.frames, "frames of the sample scene to render (each material on a lit sphere)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--render", o.gpu.render_dir,
+                 "write the last frame's pictures here: one PNG per material and frame.png (needs --frames)")
+      ->type_name("DIR");
   app.add_flag("--validate", o.gpu.validate, "enable the Vulkan validation layer; any message it prints fails the run");
   app.add_flag("--require-gpu", o.gpu.require_gpu, "no usable Vulkan device is a failure (exit 1), not a note");
   auto* json = app.add_flag("--json", o.json, "one JSON object on standard output, for tools");
@@ -229,6 +234,10 @@ int main(int argc, char** argv) {
   auto parsed = parse_args(argc, argv);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   const Options* options = &std::get<Options>(parsed);
+  if (!options->gpu.render_dir.empty() && options->gpu.frames == 0) {
+    std::fprintf(stderr, "kiln-player: --render needs --frames N (N >= 1)\n");
+    return 2;
+  }
   auto config = load_config(options->config);
   if (!config) return fail(config.error().message);
   auto opened = runtime::CookedSet::open(options->cooked);
@@ -245,7 +254,7 @@ int main(int argc, char** argv) {
   const auto textures_checked = check_textures(set, config->config);
   if (!textures_checked) return fail(textures_checked.error().message);
 
-  const auto gpu = player::build_pipelines(set, config->config, options->gpu);
+  const auto gpu = player::run_gpu(set, config->config, options->gpu);
   if (!gpu) return fail(gpu.error().message);
   for (const std::string& message : gpu->validation_messages)
     std::fprintf(stderr, "kiln-player: %s\n", message.c_str());

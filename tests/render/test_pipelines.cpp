@@ -32,8 +32,8 @@ struct Cooked {
   // kiln-player on the cooked set with the validation layer, on lavapipe: its JSON report.
   nlohmann::json play(const std::map<std::string, std::string>& env = test::lavapipe_env(),
                       std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {KILN_PLAYER, out.string(), "--json", "--validate", "--cache-root",
-                                     (dir / "player-cache").string()};
+    std::vector<std::string> argv = {KILN_PLAYER,  out.string(),   "--json",
+                                     "--validate", "--cache-root", (dir / "player-cache").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto played = test::run_process(argv, env);
     REQUIRE_MESSAGE(played.exit_code == 0, played.output);
@@ -171,8 +171,8 @@ TEST_SUITE("render") {
     const auto* camera = interface->binding(0, 0);
     REQUIRE(camera);
     CHECK(camera->kind == render::DescriptorKind::kUniformBuffer);
-    CHECK(camera->stages == (render::StageMask(render::ShaderStage::kVertex) |
-                             render::StageMask(render::ShaderStage::kFragment)));
+    CHECK(camera->stages ==
+          (render::StageMask(render::ShaderStage::kVertex) | render::StageMask(render::ShaderStage::kFragment)));
     REQUIRE(interface->binding(1, 2));
     CHECK(interface->binding(1, 2)->kind == render::DescriptorKind::kCombinedImageSampler);
     CHECK(interface->binding(1, 2)->name == "albedo_map");
@@ -198,8 +198,8 @@ TEST_SUITE("render") {
     frag.reflection_json.replace(at, 16, "\"storage_buffer\"");
     auto refused = render::shader_interface(broken, "shaders.pack: lit|Forward|NORMALMAP");
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().message.find("shaders.pack: lit|Forward|NORMALMAP: frag: set 0 binding 0 is uniform_buffer") !=
-          std::string::npos);
+    CHECK(refused.error().message.find(
+              "shaders.pack: lit|Forward|NORMALMAP: frag: set 0 binding 0 is uniform_buffer") != std::string::npos);
     // Reflection that is not what the cook writes: named, not thrown.
     frag.reflection_json = R"({"bindings": [{"set": "zero"}]})";
     refused = render::shader_interface(broken, "x");
@@ -211,9 +211,8 @@ TEST_SUITE("render") {
     Cooked c;
     const std::map<std::string, std::string> none = {{"VK_ICD_FILENAMES", (c.dir / "no-driver.json").string()},
                                                      {"VK_DRIVER_FILES", (c.dir / "no-driver.json").string()}};
-    auto played = test::run_process({KILN_PLAYER, c.out.string(), "--quiet", "--cache-root",
-                                     (c.dir / "player-cache").string()},
-                                    none);
+    auto played = test::run_process(
+        {KILN_PLAYER, c.out.string(), "--quiet", "--cache-root", (c.dir / "player-cache").string()}, none);
     CHECK_MESSAGE(played.exit_code == 0, played.output);
     CHECK(played.output.find("player: no GPU rendering (") != std::string::npos);
     CHECK(played.output.find("player: 6 textures checked") != std::string::npos);
@@ -225,9 +224,8 @@ TEST_SUITE("render") {
     // A device name that matches none: the same, naming what there is.
     auto env = test::lavapipe_env();
     env["KILN_RENDER_DEVICE"] = "radeon 9999";
-    played = test::run_process({KILN_PLAYER, c.out.string(), "--quiet", "--cache-root",
-                                (c.dir / "player-cache").string()},
-                               env);
+    played = test::run_process(
+        {KILN_PLAYER, c.out.string(), "--quiet", "--cache-root", (c.dir / "player-cache").string()}, env);
     CHECK(played.exit_code == 0);
     CHECK(played.output.find("named like \"radeon 9999\" (there is llvmpipe") != std::string::npos);
   }

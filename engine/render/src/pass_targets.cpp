@@ -31,10 +31,11 @@ Result<VkRenderPass> RenderPasses::get(const PassTargets& targets) {
   VkSubpassDescription subpass{};
   subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
   if (targets.color != VK_FORMAT_UNDEFINED) {
-    // Left in GENERAL: the post-process pass reads it as a storage image, read-back copies it.
+    // Left ready to be copied: into the frame, and back to the host.
     attachments.push_back({0, targets.color, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
                            VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-                           VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL});
+                           VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL});
     subpass.colorAttachmentCount = 1;
     subpass.pColorAttachments = &color_ref;
   }

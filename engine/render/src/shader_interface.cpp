@@ -35,6 +35,14 @@ constexpr std::uint32_t kMaxBinding = 1024;
 constexpr std::uint32_t kMaxArray = 4096;
 constexpr std::uint32_t kMaxPushConstants = 4096;
 
+std::vector<BlockMember> members_of(const json& block) {
+  std::vector<BlockMember> out;
+  for (const json& m : block.value("members", json::array()))
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(),
+                   m.at("offset").get<std::uint32_t>(), m.at("size").get<std::uint32_t>()});
+  return out;
+}
+
 // One stage's reflection into `out`; what is wrong, or nothing.
 std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInterface& out,
                                      std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>& index) {
@@ -49,6 +57,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
     if (!k) return "binding " + d.name + ": descriptors of kind " + kind + " are not supported";
     d.kind = *k;
     d.block_size = b.value("block_size", 0u);
+    d.members = members_of(b);
     d.stages = StageMask(stage);
     if (d.set >= kMaxSets || d.binding >= kMaxBinding || d.count == 0 || d.count > kMaxArray)
       return "binding " + d.name + ": set " + std::to_string(d.set) + " binding " + std::to_string(d.binding) +
@@ -73,6 +82,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
     if (size > kMaxPushConstants || size % 4 != 0)
       return "push constants of " + std::to_string(size) + " bytes (a multiple of 4, at most " +
              std::to_string(kMaxPushConstants) + ")";
+    if (size > out.push_constant_size) out.push_constant_members = members_of(p);
     out.push_constant_size = std::max(out.push_constant_size, size);
     out.push_constant_stages |= StageMask(stage);
   }
@@ -94,6 +104,12 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
 const DescriptorBinding* ShaderInterface::binding(std::uint32_t set, std::uint32_t b) const {
   for (const auto& d : bindings)
     if (d.set == set && d.binding == b) return &d;
+  return nullptr;
+}
+
+const DescriptorBinding* ShaderInterface::binding_named(std::string_view name) const {
+  for (const auto& d : bindings)
+    if (d.name == name) return &d;
   return nullptr;
 }
 

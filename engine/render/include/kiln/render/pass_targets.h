@@ -31,8 +31,8 @@ struct PassTargets {
 PassTargets pass_targets(std::string_view pass, const ShaderInterface& interface);
 const char* pass_kind_name(PassKind kind);
 
-// One VkRenderPass per distinct target setup: clears on load, keeps what it stores (colour and
-// depth are read back or sampled after the pass).
+// One VkRenderPass per distinct target setup: clears on load, keeps what it stores; colour ends
+// ready to be copied (transfer source), depth ready to be sampled or tested again.
 class RenderPasses {
  public:
   explicit RenderPasses(VkDevice device) : device_(device) {}

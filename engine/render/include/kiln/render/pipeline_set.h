@@ -7,7 +7,8 @@
 // cache and asks the driver for its creation feedback when it offers it.
 //
 // Vertex input: one binding per attribute (a separate stream per input location, tightly packed),
-// viewport and scissor dynamic, back faces culled, triangle lists, depth test less-or-equal;
+// viewport and scissor dynamic, no face culling (alpha-tested foliage shows both sides), triangle
+// lists, depth test less-or-equal;
 // Forward blends premultiplied colour (one, one-minus-source-alpha).
 //
 // Thread-safety: built and destroyed by one thread; the handles may be used from any thread.

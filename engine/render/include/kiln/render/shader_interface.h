@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/core/result.h"
@@ -29,13 +30,20 @@ enum class DescriptorKind {
   kStorageImage
 };
 
+// A member of a uniform, storage or push-constant block, where the variant's layout put it.
+struct BlockMember {
+  std::string name, type;  // "view_projection", "mat4"
+  std::uint32_t offset = 0, size = 0;
+};
+
 struct DescriptorBinding {
   std::uint32_t set = 0, binding = 0;
   DescriptorKind kind = DescriptorKind::kUniformBuffer;
   std::uint32_t count = 1;
   StageMask stages = 0;
   std::string name;
-  std::uint32_t block_size = 0;  // uniform and storage buffers: the block's declared size
+  std::uint32_t block_size = 0;      // uniform and storage buffers: the block's declared size
+  std::vector<BlockMember> members;  // uniform and storage buffers
 };
 
 struct VertexInput {
@@ -50,11 +58,13 @@ struct ShaderInterface {
   std::uint32_t set_count = 0;              // highest set used + 1
   std::uint32_t push_constant_size = 0;     // one range from 0 over every stage that uses push constants
   StageMask push_constant_stages = 0;
+  std::vector<BlockMember> push_constant_members;
   std::vector<VertexInput> vertex_inputs;  // by location
   std::uint32_t fragment_outputs = 0;      // colour attachments the fragment stage writes
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
 
   const DescriptorBinding* binding(std::uint32_t set, std::uint32_t binding) const;
+  const DescriptorBinding* binding_named(std::string_view name) const;  // by block or variable name
 };
 
 // The interface of a variant's stages together. Errors start with `where` (the pack and the

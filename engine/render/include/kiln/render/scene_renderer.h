@@ -1,0 +1,90 @@
+#pragma once
+// The sample scene of a cooked set: every material with a Forward pipeline drawn on a lit sphere in
+// its own view (its preview), the views side by side in one frame, and every compute material
+// (a post-process pass) run over the frame, its output added to it. Parameter blocks start as the
+// cook laid them out and can be changed between frames by name (resolved once: set_parameter with
+// a ParameterSlot costs a copy); textures come from the textures pack, every mip level.
+//
+// Descriptors are bound from each variant's reflection: a parameter block of the material where the
+// record has one, the block named Camera to the view's camera, a storage buffer to identity joint
+// matrices, a sampler to the material's texture or a stand-in (white; a flat normal for a slot
+// named like a normal map), a compute pass's first storage image to the frame and the rest to its
+// output.
+//
+// Colour is linear and premultiplied; to_srgb8() makes a picture of it over black.
+//
+// Thread-safety: owned and used by one thread (it submits to the context's queue).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/render/gpu_resources.h"
+#include "kiln/render/gpu_texture.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/vulkan_context.h"
+#include "kiln/runtime/cooked_set.h"
+#include "kiln/textures/image.h"
+
+namespace kiln::render {
+
+struct SceneOptions {
+  std::uint32_t view_size = 256;  // pixels per side of each material's view
+};
+
+struct LinearImage {
+  std::uint32_t width = 0, height = 0;
+  std::vector<float> rgba;  // linear, premultiplied
+  const float* at(std::uint32_t x, std::uint32_t y) const { return &rgba[(std::size_t(y) * width + x) * 4]; }
+};
+
+// RGBA8, sRGB-encoded, composited over black (alpha 255).
+textures::Image to_srgb8(const LinearImage& image);
+
+class SceneRenderer {
+ public:
+  static Result<std::unique_ptr<SceneRenderer>> create(const VulkanContext& context, const runtime::CookedSet& set,
+                                                       const PipelineSet& pipelines, SceneOptions options = {});
+  ~SceneRenderer();
+  SceneRenderer(const SceneRenderer&) = delete;
+  SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+  // Where a material's parameter lives: every block of every pass that declares it.
+  struct ParameterSlot {
+    struct Place {
+      std::byte* bytes;  // in a mapped buffer or a push-constant copy
+      std::uint32_t size;
+      bool integer;
+    };
+    std::vector<Place> places;
+    std::uint32_t components = 0;
+  };
+  // Errors name the material and the parameter ("materials/x.json has no parameter y").
+  Result<ParameterSlot> find_parameter(std::string_view material, std::string_view name);
+  static void set_parameter(const ParameterSlot& slot, std::span<const double> values);
+
+  // Draws every view, composes the frame, runs the post-process passes, and reads all of it back.
+  Status render_frame(double time_seconds);
+
+  const std::vector<std::string>& drawn() const { return drawn_names_; }  // materials with a view
+  const LinearImage& view(std::size_t i) const { return views_.at(i); }
+  const LinearImage& frame() const { return frame_; }
+  double last_frame_ms() const { return last_frame_ms_; }
+
+  struct Impl;
+
+ private:
+  SceneRenderer() = default;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> drawn_names_;
+  std::vector<LinearImage> views_;
+  LinearImage frame_;
+  double last_frame_ms_ = 0;
+};
+
+}  // namespace kiln::render

@@ -1,0 +1,136 @@
+#include "kiln/render/gpu_texture.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kiln/textures/tx_file.h"
+
+namespace kiln::render {
+namespace {
+
+VkSamplerAddressMode address_mode(textures::WrapMode mode) {
+  switch (mode) {
+    case textures::WrapMode::Black: return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
+    case textures::WrapMode::Clamp: return VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    case textures::WrapMode::Periodic: return VK_SAMPLER_ADDRESS_MODE_REPEAT;
+    case textures::WrapMode::Mirror: return VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT;
+  }
+  return VK_SAMPLER_ADDRESS_MODE_REPEAT;
+}
+
+struct Level {
+  std::uint32_t width, height;
+  std::vector<std::uint8_t> rgba;
+};
+
+Result<VkSampler> make_sampler(VkDevice device, const textures::TxInfo& info, std::uint32_t levels) {
+  VkSamplerCreateInfo s{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  s.magFilter = s.minFilter = info.nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
+  s.mipmapMode = info.nearest ? VK_SAMPLER_MIPMAP_MODE_NEAREST : VK_SAMPLER_MIPMAP_MODE_LINEAR;
+  s.addressModeU = address_mode(info.wrap_s);
+  s.addressModeV = address_mode(info.wrap_t);
+  s.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  s.borderColor = VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK;
+  s.maxLod = float(levels);
+  VkSampler sampler = VK_NULL_HANDLE;
+  if (VkResult r = vkCreateSampler(device, &s, nullptr, &sampler); r != VK_SUCCESS)
+    return make_error(std::string("cannot create a sampler: ") + vk_result_name(r));
+  return sampler;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GpuTexture>> GpuTexture::upload(const VulkanContext& context, const std::string& name,
+                                                       std::span<const std::byte> tx) {
+  auto file = textures::TxFile::open_memory(name, tx);
+  if (!file) return file.error();
+  const textures::TxInfo& info = (*file)->info();
+  std::vector<Level> levels;
+  for (std::size_t l = 0; l < info.levels.size(); ++l) {
+    const textures::TxLevel& tl = info.levels[l];
+    Level level{tl.width, tl.height, std::vector<std::uint8_t>(std::size_t(tl.width) * tl.height * 4)};
+    for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
+      for (std::uint32_t tx_ = 0; tx_ < tl.tiles_x(); ++tx_) {
+        auto tile = (*file)->read_tile_rgba8(l, tx_, ty);
+        if (!tile) return tile.error();
+        const std::uint32_t x0 = tx_ * tl.tile_width, y0 = ty * tl.tile_height;
+        const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
+        for (std::uint32_t y = 0; y < h; ++y)
+          std::memcpy(&level.rgba[(std::size_t(y0 + y) * tl.width + x0) * 4],
+                      &(*tile)[std::size_t(y) * tl.tile_width * 4], std::size_t(w) * 4);
+      }
+    levels.push_back(std::move(level));
+  }
+  const VkFormat format = info.color_space == "sRGB" ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
+  std::unique_ptr<GpuTexture> self(new GpuTexture());
+  self->device_ = context.device();
+  auto image = Image::create(context, {levels[0].width, levels[0].height, std::uint32_t(levels.size()), format,
+                                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
+  if (!image) return make_error(name + ": " + image.error().message);
+  self->image_ = std::move(*image);
+  VkDeviceSize total = 0;
+  for (const Level& l : levels) total += l.rgba.size();
+  auto staging = Buffer::create(context, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  if (!staging) return staging.error();
+  std::vector<VkBufferImageCopy> copies;
+  VkDeviceSize at = 0;
+  for (std::uint32_t l = 0; l < levels.size(); ++l) {
+    (*staging)->write(std::as_bytes(std::span(levels[l].rgba)), at);
+    VkBufferImageCopy copy{};
+    copy.bufferOffset = at;
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
+    copy.imageExtent = {levels[l].width, levels[l].height, 1};
+    copies.push_back(copy);
+    at += levels[l].rgba.size();
+  }
+  const VkImage handle = self->image_->handle();
+  const auto mips = std::uint32_t(levels.size());
+  KILN_TRY(submit_and_wait(context, [&](VkCommandBuffer cmd) {
+    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, mips, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdCopyBufferToImage(cmd, (*staging)->handle(), handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           std::uint32_t(copies.size()), copies.data());
+    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, mips, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  }));
+  auto sampler = make_sampler(self->device_, info, mips);
+  if (!sampler) return sampler.error();
+  self->sampler_ = *sampler;
+  return self;
+}
+
+Result<std::unique_ptr<GpuTexture>> GpuTexture::solid(const VulkanContext& context, const std::uint8_t rgba[4]) {
+  std::unique_ptr<GpuTexture> self(new GpuTexture());
+  self->device_ = context.device();
+  auto image = Image::create(
+      context, {1, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
+  if (!image) return image.error();
+  self->image_ = std::move(*image);
+  auto staging = Buffer::create(context, 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  if (!staging) return staging.error();
+  (*staging)->write(std::as_bytes(std::span(rgba, 4)));
+  const VkImage handle = self->image_->handle();
+  KILN_TRY(submit_and_wait(context, [&](VkCommandBuffer cmd) {
+    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkBufferImageCopy copy{};
+    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    copy.imageExtent = {1, 1, 1};
+    vkCmdCopyBufferToImage(cmd, (*staging)->handle(), handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  }));
+  textures::TxInfo plain;
+  plain.wrap_s = plain.wrap_t = textures::WrapMode::Periodic;
+  auto sampler = make_sampler(self->device_, plain, 1);
+  if (!sampler) return sampler.error();
+  self->sampler_ = *sampler;
+  return self;
+}
+
+GpuTexture::~GpuTexture() {
+  if (sampler_) vkDestroySampler(device_, sampler_, nullptr);
+}
+
+}  // namespace kiln::render

@@ -1,0 +1,122 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "kiln/textures/image.h"
+#include "kiln/textures/texture_settings.h"
+#include "lavapipe.h"
+#include "oiio_oracle.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A project: the sample assets and a probe material, unlit, a constant texture tinted by known values.
+struct ProbeProject {
+  test::TempDir dir{"render-scene"};
+  fs::path project = test::copy_assets(dir);
+  ProbeProject() {
+    textures::Image probe{16, 16, 3, {}};
+    for (int i = 0; i < 16 * 16; ++i) probe.pixels.insert(probe.pixels.end(), {200, 100, 50});
+    REQUIRE(textures::write_png(probe, project / "textures/probe.png"));
+    std::ofstream(project / "materials/probe.json")
+        << R"({"shader": "shaders/unlit", "keywords": [], "params": {"color": [0.5, 1.0, 1.0, 1.0]},)"
+        << R"( "textures": {"main_texture": "textures/probe.png"}})";
+    auto cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
+                                     "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+  }
+  nlohmann::json play(int frames) {
+    auto played = test::run_process({KILN_PLAYER, (dir / "out").string(), "--json", "--validate", "--frames",
+                                     std::to_string(frames), "--render", (dir / "pictures").string(), "--cache-root",
+                                     (dir / "player-cache").string()},
+                                    test::lavapipe_env());
+    REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+    return nlohmann::json::parse(played.output.substr(played.output.find('{')));
+  }
+};
+
+// 8-bit values of pixel (x, y).
+std::array<int, 4> pixel(const test::FloatPixels& image, int x, int y) {
+  const float* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
+  return {int(std::lround(p[0] * 255)), int(std::lround(p[1] * 255)), int(std::lround(p[2] * 255)),
+          int(std::lround(p[3] * 255))};
+}
+
+double mean_difference(const test::FloatPixels& a, const test::FloatPixels& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i) sum += std::fabs(a.rgba[i] - b.rgba[i]) * 255;
+  return sum / double(a.rgba.size());
+}
+
+}  // namespace
+
+TEST_SUITE("render") {
+  TEST_CASE("a constant texture with known parameters renders the expected colour at known pixels") {
+    ProbeProject p;
+    const auto report = p.play(1);
+    REQUIRE(report["gpu"]["available"] == true);
+    CHECK(report["gpu"]["frames"]["count"] == 1);
+    CHECK(report["gpu"]["validation_messages"].empty());
+    const auto probe = test::oiio_read_rgba(p.dir / "pictures/materials/probe.png");
+    REQUIRE(probe.width == 256);
+    // The sRGB texel is decoded to linear, tinted, and the picture encoded back to sRGB.
+    const auto expected = [](int srgb, double tint) {
+      return int(std::lround(
+          255 * textures::linear_to_srgb(float(textures::srgb_to_linear(float(srgb / 255.0)) * tint))));
+    };
+    for (const auto& [x, y] : {std::pair{128, 128}, {100, 150}, {160, 90}}) {
+      CAPTURE(x);
+      CAPTURE(y);
+      const auto got = pixel(probe, x, y);
+      CHECK(std::abs(got[0] - expected(200, 0.5)) <= 1);
+      CHECK(std::abs(got[1] - 100) <= 1);
+      CHECK(std::abs(got[2] - 50) <= 1);
+    }
+    // Outside the sphere: the cleared background.
+    CHECK(pixel(probe, 3, 3) == std::array<int, 4>{0, 0, 0, 255});
+    CHECK(pixel(probe, 252, 128) == std::array<int, 4>{0, 0, 0, 255});
+  }
+
+  TEST_CASE("every sample material's preview is non-empty and differs from the others - the frame holds them all") {
+    ProbeProject p;
+    const auto report = p.play(2);
+    std::vector<std::string> pictures = report["gpu"]["pictures"];
+    REQUIRE(pictures.back() == "frame.png");
+    pictures.pop_back();
+    CHECK(pictures.size() == 8);  // the sample's seven drawn materials and the probe; bloom is a compute pass
+    std::vector<test::FloatPixels> images;
+    for (const std::string& name : pictures) {
+      CAPTURE(name);
+      images.push_back(test::oiio_read_rgba(p.dir / "pictures" / name));
+      std::size_t lit = 0;
+      for (std::size_t i = 0; i < images.back().rgba.size(); i += 4)
+        lit += images.back().rgba[i] + images.back().rgba[i + 1] + images.back().rgba[i + 2] > 0.02f;
+      CHECK(lit > 256 * 256 / 200);  // at least half a percent of the view shows the material
+    }
+    for (std::size_t i = 0; i < images.size(); ++i)
+      for (std::size_t j = i + 1; j < images.size(); ++j) {
+        CAPTURE(pictures[i]);
+        CAPTURE(pictures[j]);
+        CHECK(mean_difference(images[i], images[j]) > 0.5);
+      }
+    // The frame: the views in a grid, row by row, in the order of the pictures (3 columns for 8).
+    const auto frame = test::oiio_read_rgba(p.dir / "pictures/frame.png");
+    CHECK(frame.width == 3 * 256);
+    CHECK(frame.height == 3 * 256);
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      const int x0 = int(i % 3) * 256, y0 = int(i / 3) * 256;
+      CAPTURE(pictures[i]);
+      CHECK(pixel(frame, x0 + 128, y0 + 128) == pixel(images[i], 128, 128));
+    }
+    CHECK(report["gpu"]["frames"]["mean_ms"].get<double>() > 0);
+  }
+}
