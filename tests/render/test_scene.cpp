@@ -35,10 +35,10 @@ struct ProbeProject {
     REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
   }
   nlohmann::json play(int frames) {
-    auto played = test::run_process({KILN_PLAYER, (dir / "out").string(), "--json", "--validate", "--frames",
-                                     std::to_string(frames), "--render", (dir / "pictures").string(), "--cache-root",
-                                     (dir / "player-cache").string()},
-                                    test::lavapipe_env());
+    auto played = test::run_process(
+        {KILN_PLAYER, (dir / "out").string(), "--json", "--validate", "--frames", std::to_string(frames), "--render",
+         (dir / "pictures").string(), "--cache-root", (dir / "player-cache").string()},
+        test::lavapipe_env());
     REQUIRE_MESSAGE(played.exit_code == 0, played.output);
     return nlohmann::json::parse(played.output.substr(played.output.find('{')));
   }
@@ -70,8 +70,8 @@ TEST_SUITE("render") {
     REQUIRE(probe.width == 256);
     // The sRGB texel is decoded to linear, tinted, and the picture encoded back to sRGB.
     const auto expected = [](int srgb, double tint) {
-      return int(std::lround(
-          255 * textures::linear_to_srgb(float(textures::srgb_to_linear(float(srgb / 255.0)) * tint))));
+      return int(
+          std::lround(255 * textures::linear_to_srgb(float(textures::srgb_to_linear(float(srgb / 255.0)) * tint))));
     };
     for (const auto& [x, y] : {std::pair{128, 128}, {100, 150}, {160, 90}}) {
       CAPTURE(x);

@@ -45,12 +45,18 @@ std::vector<std::byte> vertex_stream(const PreviewMesh& mesh, const VertexInput&
   const int components = (t == "float" || t == "int" || t == "uint") ? 1 : t.back() - '0';
   const std::vector<float>* floats = nullptr;
   int source = 0;
-  if (names({"position"})) floats = &mesh.position, source = 3;
-  else if (names({"normal"})) floats = &mesh.normal, source = 3;
-  else if (names({"uv", "texcoord"})) floats = &mesh.uv, source = 2;
-  else if (names({"tangent"})) floats = &mesh.tangent, source = 4;
-  else if (names({"weight"})) floats = &mesh.weights, source = 4;
-  else if (names({"color", "colour"})) floats = &mesh.color, source = 4;
+  if (names({"position"}))
+    floats = &mesh.position, source = 3;
+  else if (names({"normal"}))
+    floats = &mesh.normal, source = 3;
+  else if (names({"uv", "texcoord"}))
+    floats = &mesh.uv, source = 2;
+  else if (names({"tangent"}))
+    floats = &mesh.tangent, source = 4;
+  else if (names({"weight"}))
+    floats = &mesh.weights, source = 4;
+  else if (names({"color", "colour"}))
+    floats = &mesh.color, source = 4;
   const bool joints = names({"joint"});
   std::vector<std::byte> out(std::size_t(mesh.vertices) * components * 4);
   for (std::uint32_t v = 0; v < mesh.vertices; ++v)

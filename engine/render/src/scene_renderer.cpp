@@ -116,8 +116,8 @@ struct SceneRenderer::Impl {
     if (auto it = textures.find(file); it != textures.end()) return it->second.get();
     auto bytes = set.texture(file);
     if (!bytes) return bytes.error();
-    auto uploaded = GpuTexture::upload(*context, set.pack(runtime::PackKind::kTextures).path().string() + ": " + file,
-                                       *bytes);
+    auto uploaded =
+        GpuTexture::upload(*context, set.pack(runtime::PackKind::kTextures).path().string() + ": " + file, *bytes);
     if (!uploaded) return uploaded.error();
     return textures.emplace(file, std::move(*uploaded)).first->second.get();
   }
@@ -140,8 +140,8 @@ struct SceneRenderer::Impl {
         pass.push = block.bytes;
         continue;
       }
-      auto buffer = Buffer::create(*context, std::max<std::size_t>(block.bytes.size(), 16),
-                                   VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+      auto buffer =
+          Buffer::create(*context, std::max<std::size_t>(block.bytes.size(), 16), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
       if (!buffer) return buffer.error();
       (*buffer)->write(block.bytes);
       pass.block_at[{block.set, block.binding}] = buffer->get();
@@ -193,8 +193,8 @@ struct SceneRenderer::Impl {
   }
 
   Status make_view_targets(Pass& pass) {
-    auto color = Image::create(*context, {size, size, 1, kHdr,
-                                          VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
+    auto color = Image::create(
+        *context, {size, size, 1, kHdr, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT});
     if (!color) return color.error();
     auto depth = Image::create(*context, {size, size, 1, pass.pipeline->targets.depth,
                                           VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT});
@@ -218,7 +218,8 @@ struct SceneRenderer::Impl {
 };
 
 textures::Image to_srgb8(const LinearImage& image) {
-  textures::Image out{image.width, image.height, 4, std::vector<std::uint8_t>(std::size_t(image.width) * image.height * 4)};
+  textures::Image out{image.width, image.height, 4,
+                      std::vector<std::uint8_t>(std::size_t(image.width) * image.height * 4)};
   for (std::size_t p = 0; p < std::size_t(image.width) * image.height; ++p) {
     for (int c = 0; c < 3; ++c) {
       const float v = std::clamp(image.rgba[p * 4 + c], 0.0f, 1.0f);
@@ -230,8 +231,8 @@ textures::Image to_srgb8(const LinearImage& image) {
 }
 
 Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context,
-                                                              const runtime::CookedSet& set,
-                                                              const PipelineSet& pipelines, SceneOptions options) {
+                                                             const runtime::CookedSet& set,
+                                                             const PipelineSet& pipelines, SceneOptions options) {
   std::unique_ptr<SceneRenderer> self(new SceneRenderer());
   self->impl_ = std::make_unique<Impl>();
   Impl& s = *self->impl_;
@@ -252,7 +253,8 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext
       if (!post && p->targets.kind != PassKind::kForward) continue;
       (post ? chosen_posts : chosen_views).emplace_back(pass, p);
       sets += std::uint32_t(p->shaders->layout->set_layouts().size());
-      for (const DescriptorBinding& d : p->shaders->interface.bindings) descriptors[vk_descriptor_type(d.kind)] += d.count;
+      for (const DescriptorBinding& d : p->shaders->interface.bindings)
+        descriptors[vk_descriptor_type(d.kind)] += d.count;
     }
   }
   std::vector<VkDescriptorPoolSize> sizes;

@@ -4,6 +4,11 @@
 #include <cctype>
 #include <cstring>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace kiln::render {
 namespace {
 
@@ -40,6 +45,21 @@ bool has_device_extension(VkPhysicalDevice device, const char* name) {
 }
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+// Under AddressSanitizer, the libraries the Vulkan loader opened (driver, layers, the driver's
+// compiler) stay mapped after the instance is gone, so that LeakSanitizer's report at exit can name
+// them: what a driver keeps for its process's life is then suppressed by library name
+// (tests/lsan-drivers.supp) instead of failing every process that rendered.
+void keep_loaded_libraries_mapped() {
+#if defined(__SANITIZE_ADDRESS__)
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void*) {
+        if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+        return 0;
+      },
+      nullptr);
+#endif
+}
 
 }  // namespace
 
@@ -193,6 +213,7 @@ Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const VulkanOptions
 }
 
 VulkanContext::~VulkanContext() {
+  keep_loaded_libraries_mapped();
   if (device_) {
     vkDeviceWaitIdle(device_);
     vkDestroyDevice(device_, nullptr);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Pipelines and frames of the sample scene on Mesa's software Vulkan driver (lavapipe), through
+# kiln-player. Run after `scripts/build.sh release kiln kiln-player`:
+#   bench/bench_render.sh [runs]
+# Cold: a fresh pipeline cache per run; warm: the cache the previous run saved. Per run: the time to
+# create every pipeline, Kiln's pipeline-cache outcome, what the driver reports through
+# VK_EXT_pipeline_creation_feedback, and the mean frame time over 30 frames (after the first).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+runs=${1:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+icd=$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json | head -1)
+export VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd KILN_RENDER_DEVICE=llvmpipe
+build/release/editor/kiln cook assets --out "$work/cooked" --cache-root "$work/cook-cache" >/dev/null
+
+field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'; }
+play() {  # $1: cache root
+  build/release/player/kiln-player "$work/cooked" --json --quiet --frames 31 --cache-root "$1" 2>/dev/null |
+    sed -n '/^{/p'
+}
+
+printf '| run | pipeline cache | create ms | driver cache hits | frame ms |\n|---|---|---|---|---|\n'
+cold_total=0 warm_total=0
+for i in $(seq "$runs"); do
+  out=$(play "$work/cold-$i")
+  ms=$(field create_ms <<<"$out")
+  cold_total=$(echo "$cold_total + $ms" | bc -l)
+  printf '| cold %d | %s | %.1f | %s | %.1f |\n' "$i" "$(field outcome <<<"$out")" "$ms" \
+    "$(field cache_hits <<<"$out")" "$(field mean_ms <<<"$out")"
+done
+play "$work/warm" >/dev/null  # fills the cache
+for i in $(seq "$runs"); do
+  out=$(play "$work/warm")
+  ms=$(field create_ms <<<"$out")
+  warm_total=$(echo "$warm_total + $ms" | bc -l)
+  printf '| warm %d | %s | %.1f | %s | %.1f |\n' "$i" "$(field outcome <<<"$out")" "$ms" \
+    "$(field cache_hits <<<"$out")" "$(field mean_ms <<<"$out")"
+done
+printf '\nmean pipeline creation: cold %.1f ms, warm %.1f ms, warm/cold %.2f\n' \
+  "$(echo "$cold_total / $runs" | bc -l)" "$(echo "$warm_total / $runs" | bc -l)" \
+  "$(echo "$warm_total / $cold_total" | bc -l)"
