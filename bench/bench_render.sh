@@ -12,11 +12,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 icd=$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json | head -1)
 export VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd KILN_RENDER_DEVICE=llvmpipe
-build/release/editor/kiln cook assets --out "$work/cooked" --cache-root "$work/cook-cache" >/dev/null
+build/release/editor/kiln cook assets --out "$work/cooked" --cache-root "$work/cook-cache" >/dev/null 2>&1
 
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'; }
 play() {  # $1: cache root
-  build/release/player/kiln-player "$work/cooked" --json --quiet --frames 31 --cache-root "$1" 2>/dev/null |
+  build/release/player/kiln-player "$work/cooked" --json --frames 31 --cache-root "$1" 2>/dev/null |
     sed -n '/^{/p'
 }
 
