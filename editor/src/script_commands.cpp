@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "persistent_caches.h"
+#include "script_host.h"
 
 namespace kiln::cli {
 namespace {
@@ -36,6 +38,7 @@ nlohmann::json stats_json(const jit::JitStats& s) {
 }  // namespace
 
 int run_script_command(const Args& args) {
+  namespace fs = std::filesystem;
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
   if ((verb != "run" && verb != "disasm") || args.words.size() != 3) {
     std::fprintf(stderr, "%s", kUsage);
@@ -50,7 +53,11 @@ int run_script_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  auto program = lang::compile_script_file(args.words[2]);
+  // A script of a project may call the engine's functions for its materials' parameters.
+  const fs::path project = project_of_script(args.words[2]);
+  const auto signatures =
+      project.empty() ? std::vector<jit::HostSignature>{} : host_signatures(project_parameter_functions(project));
+  auto program = lang::compile_script_file(args.words[2], signatures);
   if (!program) {
     std::fprintf(stderr, "%s\n", program.error().message.c_str());
     return kExitFailed;
@@ -86,6 +93,7 @@ int run_script_command(const Args& args) {
   options.jit = runtime.get();
   options.jit_mode = mode == "checked" ? jit::abi::JitMode::kChecked : jit::abi::JitMode::kUnchecked;
   jit::Vm vm(*program, options);
+  bind_without_renderer(vm, *program);
   std::string output;
   if (args.json) vm.set_output([&](std::string_view line) { output += line; });
   const Status ran = vm.run();

@@ -56,51 +56,25 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
   return out;
 }
 
-namespace {
+GpuSession::~GpuSession() = default;
 
-// The sample scene: `options.frames` frames, the last one's pictures written.
-Status render_frames(const render::VulkanContext& context, const runtime::CookedSet& set,
-                     const render::PipelineSet& pipelines, const GpuOptions& options, GpuReport& report) {
-  auto scene = render::SceneRenderer::create(context, set, pipelines, {.view_size = options.view_size});
-  if (!scene) return scene.error();
-  double total = 0;
-  for (int f = 0; f < options.frames; ++f) {
-    KILN_TRY((*scene)->render_frame(f / 60.0));
-    total += (*scene)->last_frame_ms();
-    if (f == 0) report.frame_ms_first = (*scene)->last_frame_ms();
-  }
-  report.frames = options.frames;
-  report.frame_ms_mean = total / options.frames;
-  if (options.render_dir.empty()) return {};
-  namespace fs = std::filesystem;
-  const fs::path dir = options.render_dir;
-  for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i) {
-    const fs::path picture = fs::path((*scene)->drawn()[i]).replace_extension(".png");
-    std::error_code ec;
-    fs::create_directories((dir / picture).parent_path(), ec);
-    KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(i)), dir / picture));
-    report.pictures.push_back(picture.generic_string());
-  }
-  KILN_TRY(textures::write_png(render::to_srgb8((*scene)->frame()), dir / "frame.png"));
-  report.pictures.push_back("frame.png");
-  return {};
-}
-
-}  // namespace
-
-Result<GpuReport> run_gpu(const runtime::CookedSet& set, const Config& config, const GpuOptions& options) {
-  GpuReport report;
+Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& set, const Config& config,
+                                                     const GpuOptions& options) {
+  std::unique_ptr<GpuSession> self(new GpuSession());
+  self->options_ = options;
+  GpuReport& report = self->report_;
   bool unavailable = false;
   auto context =
       render::VulkanContext::create({.device = config.render_device, .validate = options.validate}, &unavailable);
   if (!context) {
     if (!unavailable) return context.error();
     report.unavailable_reason = context.error().message;
-    return report;
+    return self;
   }
+  self->context_ = std::move(*context);
   report.available = true;
-  report.device = (*context)->identity().name;
-  report.driver = (*context)->identity().driver;
+  report.device = self->context_->identity().name;
+  report.driver = self->context_->identity().driver;
 
   std::unique_ptr<cache::BlobStore> store;
   if (config.render_pipeline_cache) {
@@ -112,26 +86,64 @@ Result<GpuReport> run_gpu(const runtime::CookedSet& set, const Config& config, c
     else
       std::fprintf(stderr, "kiln-player: pipeline cache off: %s\n", opened.error().message.c_str());
   }
-  auto cache = render::PersistentPipelineCache::open(**context, store.get());
+  auto cache = render::PersistentPipelineCache::open(*self->context_, store.get());
   if (!cache) return cache.error();
-  report.pipeline_cache = render::outcome_name((*cache)->load().outcome);
-  report.pipeline_cache_why = (*cache)->load().why;
-  report.pipeline_cache_loaded = (*cache)->load().bytes;
+  self->cache_ = std::move(*cache);
+  report.pipeline_cache = render::outcome_name(self->cache_->load().outcome);
+  report.pipeline_cache_why = self->cache_->load().why;
+  report.pipeline_cache_loaded = self->cache_->load().bytes;
 
-  auto pipelines = render::PipelineSet::build(**context, set, (*cache)->handle());
+  auto pipelines = render::PipelineSet::build(*self->context_, set, self->cache_->handle());
   if (!pipelines) return pipelines.error();
-  const render::PipelineStats& stats = (*pipelines)->stats();
+  self->pipelines_ = std::move(*pipelines);
+  const render::PipelineStats& stats = self->pipelines_->stats();
   report.graphics = stats.graphics;
   report.compute = stats.compute;
   report.create_ms = stats.create_ms;
   report.driver_feedback = stats.feedback;
   report.driver_cache_hits = stats.driver_cache_hits;
-  auto saved = (*cache)->save();
+  auto saved = self->cache_->save();
   if (!saved) return saved.error();
   report.pipeline_cache_saved = *saved;
-  if (options.frames > 0) KILN_TRY(render_frames(**context, set, **pipelines, options, report));
-  report.validation_messages = (*context)->validation_messages();
-  return report;
+  self->cache_.reset();
+  store.reset();  // flushed by save()
+
+  if (options.frames > 0) {
+    auto scene =
+        render::SceneRenderer::create(*self->context_, set, *self->pipelines_, {.view_size = options.view_size});
+    if (!scene) return scene.error();
+    self->scene_ = std::move(*scene);
+  }
+  return self;
+}
+
+Status GpuSession::render_frame(double t) {
+  if (!scene_) return {};
+  KILN_TRY(scene_->render_frame(t));
+  if (report_.frames == 0) report_.frame_ms_first = scene_->last_frame_ms();
+  ++report_.frames;
+  frame_ms_total_ += scene_->last_frame_ms();
+  report_.frame_ms_mean = frame_ms_total_ / report_.frames;
+  return {};
+}
+
+Status GpuSession::finish() {
+  if (!context_) return {};
+  if (scene_ && report_.frames > 0 && !options_.render_dir.empty()) {
+    namespace fs = std::filesystem;
+    const fs::path dir = options_.render_dir;
+    for (std::size_t i = 0; i < scene_->drawn().size(); ++i) {
+      const fs::path picture = fs::path(scene_->drawn()[i]).replace_extension(".png");
+      std::error_code ec;
+      fs::create_directories((dir / picture).parent_path(), ec);
+      KILN_TRY(textures::write_png(render::to_srgb8(scene_->view(i)), dir / picture));
+      report_.pictures.push_back(picture.generic_string());
+    }
+    KILN_TRY(textures::write_png(render::to_srgb8(scene_->frame()), dir / "frame.png"));
+    report_.pictures.push_back("frame.png");
+  }
+  report_.validation_messages = context_->validation_messages();
+  return {};
 }
 
 }  // namespace kiln::player

@@ -3,6 +3,7 @@
 // cooked materials need. Without a usable device the player says so in one line and carries on
 // with its checks.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/result.h"
+#include "kiln/render/pipeline_cache.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
+#include "kiln/render/vulkan_context.h"
 #include "kiln/runtime/cooked_set.h"
 
 namespace kiln::player {
@@ -42,9 +47,31 @@ struct GpuReport {
   std::vector<std::string> lines(bool stats) const;  // for people: one line, more with --stats
 };
 
-// Creates the pipelines, then renders options.frames frames and writes the pictures. Errors are
-// failures of a device that exists (a pipeline the driver refuses, a damaged variant, an unwritable
-// picture); a machine without one gives a report with available = false.
-Result<GpuReport> run_gpu(const runtime::CookedSet& set, const Config& config, const GpuOptions& options);
+// The device, the pipelines and, with frames to render, the scene. Errors are failures of a device
+// that exists (a pipeline the driver refuses, a damaged variant, an unwritable picture); a machine
+// without one gives a session whose report says available = false and whose scene is null.
+class GpuSession {
+ public:
+  static Result<std::unique_ptr<GpuSession>> open(const runtime::CookedSet& set, const Config& config,
+                                                  const GpuOptions& options);
+  ~GpuSession();
+
+  render::SceneRenderer* scene() { return scene_.get(); }
+  Status render_frame(double t);  // nothing without a scene
+  // Writes the last frame's pictures (with options.render_dir) and gathers the validation messages.
+  Status finish();
+  const GpuReport& report() const { return report_; }
+
+ private:
+  GpuSession() = default;
+  GpuOptions options_;
+  GpuReport report_;
+  double frame_ms_total_ = 0;
+  // Destroyed in reverse: the scene and pipelines before the device.
+  std::unique_ptr<render::VulkanContext> context_;
+  std::unique_ptr<render::PersistentPipelineCache> cache_;
+  std::unique_ptr<render::PipelineSet> pipelines_;
+  std::unique_ptr<render::SceneRenderer> scene_;
+};
 
 }  // namespace kiln::player

@@ -28,6 +28,7 @@
 #include "kiln/textures/sampler.h"
 #include "gpu.h"
 #include "pack_pages.h"
+#include "player_scripts.h"
 
 using namespace kiln;
 namespace fs = std::filesystem;
@@ -136,43 +137,6 @@ Result<MaterialsChecked> check_materials(const runtime::CookedSet& set) {
   return out;
 }
 
-struct ScriptsRun {
-  nlohmann::json results = nlohmann::json::array();  // per script: ok, ms, lines, output and its digest, error
-  bool all_ok = true;
-};
-
-// Every cooked script runs once: compiled pages where `jit` has them, the interpreter for the rest.
-// `echo`: what a script prints goes to standard output as it prints it, under a line naming it.
-Result<ScriptsRun> run_scripts(const runtime::CookedSet& set, jit::JitRuntime* jit, bool echo) {
-  ScriptsRun out;
-  for (const std::string& file : set.ids(runtime::EntryKind::kProgram)) {
-    auto bytes = set.program(file);
-    if (!bytes) return bytes.error();
-    auto program =
-        jit::deserialize_program(*bytes, set.pack(runtime::PackKind::kScripts).path().string() + ": " + file);
-    if (!program) return program.error();
-    std::string output;
-    jit::Vm vm(*program, {.instruction_budget = 1'000'000'000, .jit = jit});
-    if (echo) std::printf("player: %s\n", file.c_str());
-    vm.set_output([&](std::string_view line) {
-      output += line;
-      if (echo) std::fwrite(line.data(), 1, line.size(), stdout);
-    });
-    const auto t0 = Clock::now();
-    const Status ran = vm.run();
-    const std::string digest = cache::hex64(cache::xxh3_64(output)).substr(0, 12);
-    out.results.push_back({{"script", file},
-                           {"ok", bool(ran)},
-                           {"ms", ms_since(t0)},
-                           {"lines", std::count(output.begin(), output.end(), '\n')},
-                           {"output", output},
-                           {"output_digest", digest},
-                           {"error", ran ? "" : ran.error().message}});
-    out.all_ok = out.all_ok && ran;
-  }
-  return out;
-}
-
 // Each texture read in place from the mapped pack through the tile cache (nothing is extracted: the
 // player needs no writable directory); the centre sample must match the pixels of its level 0.
 Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& config) {
@@ -196,13 +160,13 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   return checked;
 }
 
-void print_report(bool json, bool stats, const MaterialsChecked& materials, const ScriptsRun& scripts,
+void print_report(bool json, bool stats, const MaterialsChecked& materials, const nlohmann::json& scripts,
                   const jit::JitStats& jit_stats, std::size_t pages_damaged, std::size_t textures_checked,
                   const player::GpuReport& gpu, double startup_ms) {
   if (json) {
     nlohmann::json out = {{"materials", materials.materials},
                           {"variants_resolved", materials.variants},
-                          {"scripts", scripts.results},
+                          {"scripts", scripts},
                           {"pages_loaded", jit_stats.loaded},
                           {"pages_interpreted", jit_stats.interpreted},
                           {"pages_damaged", pages_damaged},
@@ -214,7 +178,7 @@ void print_report(bool json, bool stats, const MaterialsChecked& materials, cons
     return;
   }
   std::printf("player: %zu materials, %zu variants resolved\n", materials.materials, materials.variants);
-  for (const auto& s : scripts.results)
+  for (const auto& s : scripts)
     std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
                 s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(),
                 s["ms"].get<double>(), static_cast<long long>(s["lines"].get<std::ptrdiff_t>()),
@@ -249,20 +213,28 @@ int main(int argc, char** argv) {
   // Compiled pages come from the scripts pack (cooked by the same build of the code generator).
   player::PackPages pages(set.pack(runtime::PackKind::kScripts));
   const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
-  const auto scripts = run_scripts(set, jit.get(), !options->json && !options->quiet);
-  if (!scripts) return fail(scripts.error().message);
   const auto textures_checked = check_textures(set, config->config);
   if (!textures_checked) return fail(textures_checked.error().message);
-
-  const auto gpu = player::run_gpu(set, config->config, options->gpu);
+  auto gpu = player::GpuSession::open(set, config->config, options->gpu);
   if (!gpu) return fail(gpu.error().message);
-  for (const std::string& message : gpu->validation_messages)
+  // The scripts' engine functions write into the scene's parameter blocks when there is one.
+  auto scripts = player::PlayerScripts::load(set, jit.get(), (*gpu)->scene());
+  if (!scripts) return fail(scripts.error().message);
+  (*scripts)->run_all(!options->json && !options->quiet);
+  for (int f = 0; f < options->gpu.frames && (*gpu)->scene(); ++f) {
+    const double t = f / 60.0;
+    (*scripts)->frame(t);
+    if (auto drawn = (*gpu)->render_frame(t); !drawn) return fail(drawn.error().message);
+  }
+  if (auto finished = (*gpu)->finish(); !finished) return fail(finished.error().message);
+  const player::GpuReport& report = (*gpu)->report();
+  for (const std::string& message : report.validation_messages)
     std::fprintf(stderr, "kiln-player: %s\n", message.c_str());
 
-  print_report(options->json, options->stats, *materials, *scripts, jit ? jit->stats() : jit::JitStats{},
-               pages.damaged(), *textures_checked, *gpu, ms_since(started));
-  if (!gpu->available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");
-  if (!gpu->validation_messages.empty())
-    return fail(std::to_string(gpu->validation_messages.size()) + " validation messages (--validate)");
-  return scripts->all_ok ? 0 : 1;
+  print_report(options->json, options->stats, *materials, (*scripts)->results(), jit ? jit->stats() : jit::JitStats{},
+               pages.damaged(), *textures_checked, report, ms_since(started));
+  if (!report.available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");
+  if (!report.validation_messages.empty())
+    return fail(std::to_string(report.validation_messages.size()) + " validation messages (--validate)");
+  return (*scripts)->all_ok() ? 0 : 1;
 }

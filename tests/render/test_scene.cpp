@@ -30,6 +30,10 @@ struct ProbeProject {
     std::ofstream(project / "materials/probe.json")
         << R"({"shader": "shaders/unlit", "keywords": [], "params": {"color": [0.5, 1.0, 1.0, 1.0]},)"
         << R"( "textures": {"main_texture": "textures/probe.png"}})";
+    // From the second frame on, a script takes the red out of the probe's tint.
+    std::ofstream(project / "scripts/probe_pulse.lua") << "function frame(t)\n"
+                                                          "  if t > 0 then engine.probe_color(0, 1, 1, 1) end\n"
+                                                          "end\n";
     auto cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
                                      "--cache-root", (dir / "cache").string()});
     REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
@@ -60,6 +64,45 @@ double mean_difference(const test::FloatPixels& a, const test::FloatPixels& b) {
 }  // namespace
 
 TEST_SUITE("render") {
+  TEST_CASE("a script's parameter change shows in the next frame's pixels") {
+    ProbeProject p;
+    auto report = p.play(1);  // frame(0): the tint as cooked
+    auto probe = test::oiio_read_rgba(p.dir / "pictures/materials/probe.png");
+    const int cooked_red = pixel(probe, 128, 128)[0];
+    CHECK(cooked_red > 40);
+    report = p.play(2);  // frame(1/60) sets the tint's red to 0 before the second frame is drawn
+    probe = test::oiio_read_rgba(p.dir / "pictures/materials/probe.png");
+    CHECK(pixel(probe, 128, 128)[0] == 0);
+    CHECK(std::abs(pixel(probe, 128, 128)[1] - 100) <= 1);
+    CHECK(std::abs(pixel(probe, 128, 128)[2] - 50) <= 1);
+    bool found = false;
+    for (const auto& s : report["scripts"])
+      if (s["script"] == "scripts/probe_pulse.lua") {
+        found = true;
+        CHECK(s["frames"] == 2);
+        CHECK(s["ok"] == true);
+      }
+    CHECK(found);
+  }
+
+  TEST_CASE("a script calling an engine function no material has is a cook error naming it") {
+    test::TempDir dir("render-script-api");
+    const fs::path project = test::copy_assets(dir);
+    std::ofstream(project / "scripts/typo.lua") << "function frame(t)\n  engine.ui_panel_colr(1, 1, 1, 1)\nend\n";
+    auto cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
+                                     "--cache-root", (dir / "cache").string()});
+    CHECK(cooked.exit_code == 1);
+    CHECK_MESSAGE(cooked.output.find("scripts/typo.lua:2") != std::string::npos, cooked.output);
+    CHECK(cooked.output.find("engine.ui_panel_colr") != std::string::npos);
+    // Wrong arity is one too: the material gives color four components.
+    std::ofstream(project / "scripts/typo.lua", std::ios::trunc)
+        << "function frame(t)\n  engine.ui_panel_color(1, 1)\nend\n";
+    cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
+                                (dir / "cache").string()});
+    CHECK(cooked.exit_code == 1);
+    CHECK_MESSAGE(cooked.output.find("engine.ui_panel_color takes 4 arguments") != std::string::npos, cooked.output);
+  }
+
   TEST_CASE("a constant texture with known parameters renders the expected colour at known pixels") {
     ProbeProject p;
     const auto report = p.play(1);

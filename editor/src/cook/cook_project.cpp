@@ -10,6 +10,7 @@
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/lang/script.h"
+#include "script_host.h"
 #include "kiln/textures/texture_settings.h"
 
 namespace kiln::cook {
@@ -172,6 +173,10 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
     project.texture_settings.push_back(use.first);
   }
 
+  // Scripts may call the engine's functions for the materials' parameters.
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& m : project.materials) records.push_back(m.record);
+  const auto signatures = cli::host_signatures(runtime::parameter_functions(records));
   for (const std::string& rel : files_under(root, "scripts", ".lua")) {
     if (auto why = outside(rel)) {
       project.errors.push_back(shown(rel) + ": " + *why);
@@ -182,7 +187,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
       project.errors.push_back(text.error().message);
       continue;
     }
-    auto program = lang::compile_script(shown(rel), *text);
+    auto program = lang::compile_script(shown(rel), *text, signatures);
     if (!program) {
       project.errors.push_back(program.error().message);
       continue;

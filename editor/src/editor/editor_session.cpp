@@ -1,5 +1,6 @@
 #include "editor/editor_session.h"
 #include "persistent_caches.h"
+#include "script_host.h"
 
 #include <atomic>
 #include <mutex>
@@ -131,9 +132,10 @@ nlohmann::json EditorSession::start() {
   }
   const Built built = build(all);
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
+  script_host_ = cli::host_signatures(cli::project_parameter_functions(root_));
   std::size_t pages = 0;
   for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
-    auto program = lang::compile_script_file((root_ / rel).string());
+    auto program = lang::compile_script_file((root_ / rel).string(), script_host_);
     if (!program) {
       errors.push_back(program.error().message);
       continue;
@@ -284,7 +286,7 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
     scripts_.erase(change.path);
     return {{"event", "script_removed"}, {"file", change.path}};
   }
-  auto program = lang::compile_script_file((root_ / change.path).string());
+  auto program = lang::compile_script_file((root_ / change.path).string(), script_host_);
   if (!program)
     return {{"event", "script_error"},
             {"file", change.path},

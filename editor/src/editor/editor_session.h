@@ -82,6 +82,8 @@ class EditorSession {
   jitc::LlvmPageCompiler compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;
   std::map<std::string, jit::Program> scripts_;
+  // The engine functions scripts may call (the materials' parameters), as the project was at start.
+  std::vector<jit::HostSignature> script_host_;
   std::unique_ptr<cache::BlobStore> texture_store_;  // before tiles_: the cache reads from it
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
