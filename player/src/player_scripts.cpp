@@ -42,8 +42,8 @@ Result<std::unique_ptr<PlayerScripts>> PlayerScripts::load(const runtime::Cooked
     auto script = std::make_unique<Script>();
     script->file = file;
     script->program = std::move(*program);
-    script->vm = std::make_unique<jit::Vm>(script->program, jit::VmOptions{.instruction_budget = 1'000'000'000,
-                                                                           .jit = jit});
+    script->vm =
+        std::make_unique<jit::Vm>(script->program, jit::VmOptions{.instruction_budget = 1'000'000'000, .jit = jit});
     Script* s = script.get();
     script->vm->set_output([s](std::string_view line) {
       s->output += line;
@@ -53,7 +53,8 @@ Result<std::unique_ptr<PlayerScripts>> PlayerScripts::load(const runtime::Cooked
       script->has_frame = script->has_frame || fn.name == runtime::kFrameFunction;
     // Engine functions resolved now, once: a call writes straight into the parameter's place.
     for (const jit::HostSignature& host : script->program.host) {
-      const auto f = std::find_if(functions.begin(), functions.end(), [&](const auto& p) { return p.name == host.name; });
+      const auto f =
+          std::find_if(functions.begin(), functions.end(), [&](const auto& p) { return p.name == host.name; });
       if (f == functions.end())
         return make_error(file + ": calls engine." + host.name + ", which no material of this set has");
       std::optional<render::SceneRenderer::ParameterSlot> slot;

@@ -6,11 +6,33 @@
 
 #include "kiln/jit/program_io.h"
 #include "kiln/lang/script.h"
+#include "kiln/materials/material.h"
+#include "kiln/runtime/script_api.h"
 
 using namespace kiln;
 using namespace kiln::jit;
 using namespace kiln::lang;
 namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<HostSignature> sample_host_functions() {
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / "assets/materials")) {
+    auto material = materials::load_material(e.path().string());
+    REQUIRE_MESSAGE(material, material.error().message);
+    runtime::MaterialRecord record;
+    record.file = "materials/" + e.path().filename().string();
+    record.params = material->params;
+    records.push_back(std::move(record));
+  }
+  std::vector<HostSignature> out;
+  for (const auto& f : runtime::parameter_functions(records))
+    out.push_back({f.name, std::vector<Type>(f.components, Type::kNumber), Type::kVoid});
+  return out;
+}
+
+}  // namespace
 
 TEST_SUITE("jit") {
   TEST_CASE("cooked bytecode round-trips for every corpus and sample script") {
@@ -18,8 +40,10 @@ TEST_SUITE("jit") {
     for (const char* dir : {"tests/jit/scripts", "assets/scripts", "bench/scripts"})
       for (const auto& e : fs::directory_iterator(fs::path(KILN_SOURCE_DIR) / dir)) {
         if (e.path().extension() != ".lua") continue;
-        auto program = compile_script_file(e.path().string());
-        REQUIRE(program);
+        // The sample project's scripts call its materials' engine functions.
+        const auto host = std::string(dir) == "assets/scripts" ? sample_host_functions() : std::vector<HostSignature>{};
+        auto program = compile_script_file(e.path().string(), host);
+        REQUIRE_MESSAGE(program, program.error().message);
         const auto bytes = serialize_program(*program);
         auto back = deserialize_program(bytes, e.path().filename().string());
         REQUIRE_MESSAGE(back, back.error().message);
