@@ -85,6 +85,34 @@ TEST_SUITE("render") {
     CHECK(found);
   }
 
+  TEST_CASE("kiln cook --previews renders every material into the output - without a device it says so and cooks") {
+    ProbeProject p;
+    auto env = test::lavapipe_env();
+    auto cooked =
+        test::run_process({KILN_CLI, "cook", p.project.string(), "--out", (p.dir / "out").string(), "--cache-root",
+                           (p.dir / "cache").string(), "--previews", "--report", (p.dir / "report.json").string()},
+                          env);
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+    const auto report = nlohmann::json::parse(test::slurp(p.dir / "report.json"));
+    REQUIRE(report["previews"].contains("files"));
+    CHECK(report["previews"]["files"].size() == 8);
+    for (const auto& file : report["previews"]["files"]) CHECK(fs::exists(p.dir / "out" / file.get<std::string>()));
+    // The same picture the player renders of the first frame.
+    p.play(1);
+    const auto preview = test::oiio_read_rgba(p.dir / "out/previews/materials/probe.png");
+    const auto played = test::oiio_read_rgba(p.dir / "pictures/materials/probe.png");
+    CHECK(pixel(preview, 128, 128) == pixel(played, 128, 128));
+    CHECK(mean_difference(preview, played) < 0.01);
+
+    const std::map<std::string, std::string> none = {{"VK_ICD_FILENAMES", (p.dir / "no-driver.json").string()},
+                                                     {"VK_DRIVER_FILES", (p.dir / "no-driver.json").string()}};
+    cooked = test::run_process({KILN_CLI, "cook", p.project.string(), "--out", (p.dir / "out").string(), "--cache-root",
+                                (p.dir / "cache").string(), "--previews"},
+                               none);
+    CHECK_MESSAGE(cooked.exit_code == 0, cooked.output);
+    CHECK(cooked.output.find("cook: previews skipped: no Vulkan driver") != std::string::npos);
+  }
+
   TEST_CASE("a script calling an engine function no material has is a cook error naming it") {
     test::TempDir dir("render-script-api");
     const fs::path project = test::copy_assets(dir);

@@ -15,6 +15,7 @@
 #include "persistent_caches.h"
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
+#include "cook/cook_previews.h"
 #include "cook/cook_report.h"
 #include "cook/cook_scripts.h"
 #include "cook/cook_settings.h"
@@ -36,7 +37,7 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 constexpr const char* kUsage =
-    "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify]\n";
+    "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify] [--previews]\n";
 
 }  // namespace
 
@@ -46,7 +47,7 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out", "--report"}); !s) {
+  if (auto s = args.check_options({"--out", "--report", "--previews"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }
@@ -163,6 +164,12 @@ int run_cook_command(const Args& args) {
     return fail("nothing written");
   }
 
+  if (args.has("--previews"))
+    if (auto previews = cook::write_previews(out, config, store.get(), report); !previews) {
+      // The set is written and stays; only its pictures are missing.
+      std::fprintf(stderr, "cook: previews failed: %s\n", previews.error().message.c_str());
+      report["previews"] = {{"failed", previews.error().message}};
+    }
   const double wall = ms_since(started);
   report["errors"] = nlohmann::json::array();
   report["totals"]["errors"] = 0;

@@ -1,0 +1,56 @@
+#include "cook/cook_previews.h"
+
+#include <cstdio>
+#include <set>
+
+#include "kiln/render/pipeline_cache.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
+#include "kiln/render/vulkan_context.h"
+#include "kiln/runtime/cooked_set.h"
+#include "kiln/textures/image.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+
+Status write_previews(const fs::path& out, const Config& config, cache::BlobStore* store, nlohmann::json& report) {
+  bool unavailable = false;
+  auto context = render::VulkanContext::create({.device = config.render_device}, &unavailable);
+  if (!context) {
+    if (!unavailable) return context.error();
+    std::fprintf(stderr, "cook: previews skipped: %s\n", context.error().message.c_str());
+    report["previews"] = {{"skipped", context.error().message}};
+    return {};
+  }
+  auto set = runtime::CookedSet::open(out);
+  if (!set) return set.error();
+  auto cache = render::PersistentPipelineCache::open(**context, config.render_pipeline_cache ? store : nullptr);
+  if (!cache) return cache.error();
+  auto pipelines = render::PipelineSet::build(**context, **set, (*cache)->handle());
+  if (!pipelines) return pipelines.error();
+  if (auto saved = (*cache)->save(); !saved) return saved.error();
+  auto scene = render::SceneRenderer::create(**context, **set, **pipelines);
+  if (!scene) return scene.error();
+  KILN_TRY((*scene)->render_frame(0));
+
+  const fs::path dir = out / "previews";
+  std::set<fs::path> written;
+  nlohmann::json files = nlohmann::json::array();
+  for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i) {
+    const fs::path picture = fs::path((*scene)->drawn()[i]).replace_extension(".png");
+    std::error_code ec;
+    fs::create_directories((dir / picture).parent_path(), ec);
+    KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(i)), dir / picture));
+    written.insert((dir / picture).lexically_normal());
+    files.push_back(("previews" / picture).generic_string());
+  }
+  // Pictures of materials the set no longer has would show what is not there.
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec) && it->path().extension() == ".png" && !written.count(it->path().lexically_normal()))
+      fs::remove(it->path(), ec);
+  report["previews"] = {{"files", files}, {"device", (*context)->identity().name}};
+  return {};
+}
+
+}  // namespace kiln::cook
