@@ -1,5 +1,5 @@
 // kiln-fuzz-seeds <cooked dir> <corpus dir>: writes seed inputs for the fuzz targets from a cooked
-// set — the programs (bytecode), compiled pages, variant and material records, the manifest and the packs — so
+// set — the programs (bytecode), compiled pages, variant and material records, reflection, the manifest and the packs — so
 // what the loaders read in a real cook is what fuzzing starts from. scripts/make_fuzz_seeds.sh runs it.
 #include <cstdio>
 #include <fstream>
@@ -7,6 +7,7 @@
 
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/runtime/pack.h"
+#include "kiln/runtime/variant_record.h"
 
 namespace fs = std::filesystem;
 using namespace kiln::runtime;
@@ -42,6 +43,19 @@ int main(int argc, char** argv) {
     const Pack& pack = (*set)->pack(PackKind::kShaders);
     if (auto bytes = pack.find(entry_name(EntryKind::kVariant, id)); bytes && *bytes)
       write(corpus / "pack_records" / ("variant-" + std::to_string(n++)), **bytes, 0);
+  }
+  // Reflection as the renderer reads it: one graphics and one compute variant's first stage.
+  bool graphics = false, compute = false;
+  for (const auto& id : (*set)->ids(EntryKind::kVariant)) {
+    auto bytes = (*set)->pack(PackKind::kShaders).find(entry_name(EntryKind::kVariant, id));
+    if (!bytes || !*bytes) continue;
+    auto v = decode_variant_record(**bytes, id);
+    if (!v || v->stages.empty()) continue;
+    const bool is_compute = v->stage("comp") != nullptr;
+    if (is_compute ? compute : graphics) continue;
+    (is_compute ? compute : graphics) = true;
+    write(corpus / "reflection" / (is_compute ? "compute" : "graphics"),
+          std::as_bytes(std::span(v->stages.front().reflection_json)), is_compute ? 1 : 0);
   }
   n = 0;
   for (const auto& id : (*set)->ids(EntryKind::kPage)) {

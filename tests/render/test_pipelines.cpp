@@ -9,7 +9,7 @@
 #include "child_process.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/render/pipeline_cache.h"
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 #include "kiln/render/vulkan_context.h"
 #include "kiln/runtime/cooked_set.h"
 #include "lavapipe.h"
@@ -164,31 +164,31 @@ TEST_SUITE("render") {
     REQUIRE(brick);
     auto variant = (*set)->variant(brick->pass("Forward")->variant);
     REQUIRE(variant);
-    auto interface = render::shader_interface(*variant, "brick");
+    auto interface = runtime::shader_interface(*variant, "brick");
     REQUIRE_MESSAGE(interface, interface.error().message);
     CHECK_FALSE(interface->compute);
     CHECK(interface->set_count == 2);
     const auto* camera = interface->binding(0, 0);
     REQUIRE(camera);
-    CHECK(camera->kind == render::DescriptorKind::kUniformBuffer);
+    CHECK(camera->kind == runtime::DescriptorKind::kUniformBuffer);
     CHECK(camera->stages ==
-          (render::StageMask(render::ShaderStage::kVertex) | render::StageMask(render::ShaderStage::kFragment)));
+          (runtime::StageMask(runtime::ShaderStage::kVertex) | runtime::StageMask(runtime::ShaderStage::kFragment)));
     REQUIRE(interface->binding(1, 2));
-    CHECK(interface->binding(1, 2)->kind == render::DescriptorKind::kCombinedImageSampler);
+    CHECK(interface->binding(1, 2)->kind == runtime::DescriptorKind::kCombinedImageSampler);
     CHECK(interface->binding(1, 2)->name == "albedo_map");
     CHECK(interface->push_constant_size == 64);  // mat4 model
-    CHECK(interface->push_constant_stages == render::StageMask(render::ShaderStage::kVertex));
+    CHECK(interface->push_constant_stages == runtime::StageMask(runtime::ShaderStage::kVertex));
     REQUIRE(interface->vertex_inputs.size() == 4);  // NORMALMAP adds the tangent
     CHECK(interface->vertex_inputs[3].type == "vec4");
     CHECK(interface->fragment_outputs == 1);
 
     auto bloom = (*set)->material("materials/bloom.json");
     REQUIRE(bloom);
-    auto post = render::shader_interface(*(*set)->variant(bloom->passes.at(0).variant), "bloom");
+    auto post = runtime::shader_interface(*(*set)->variant(bloom->passes.at(0).variant), "bloom");
     REQUIRE(post);
     CHECK(post->compute);
     CHECK(post->local_size == std::array<std::uint32_t, 3>{64, 1, 1});
-    CHECK(post->binding(0, 1)->kind == render::DescriptorKind::kStorageImage);
+    CHECK(post->binding(0, 1)->kind == runtime::DescriptorKind::kStorageImage);
 
     // Two stages that disagree about a binding: an error naming the variant and the binding.
     runtime::VariantRecord broken = *variant;
@@ -196,13 +196,13 @@ TEST_SUITE("render") {
     const auto at = frag.reflection_json.find("\"uniform_buffer\"");
     REQUIRE(at != std::string::npos);
     frag.reflection_json.replace(at, 16, "\"storage_buffer\"");
-    auto refused = render::shader_interface(broken, "shaders.pack: lit|Forward|NORMALMAP");
+    auto refused = runtime::shader_interface(broken, "shaders.pack: lit|Forward|NORMALMAP");
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.find(
               "shaders.pack: lit|Forward|NORMALMAP: frag: set 0 binding 0 is uniform_buffer") != std::string::npos);
     // Reflection that is not what the cook writes: named, not thrown.
     frag.reflection_json = R"({"bindings": [{"set": "zero"}]})";
-    refused = render::shader_interface(broken, "x");
+    refused = runtime::shader_interface(broken, "x");
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.find("x: frag: reflection is not what the cook writes") != std::string::npos);
   }

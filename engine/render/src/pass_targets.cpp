@@ -6,7 +6,7 @@
 
 namespace kiln::render {
 
-PassTargets pass_targets(std::string_view pass, const ShaderInterface& interface) {
+PassTargets pass_targets(std::string_view pass, const runtime::ShaderInterface& interface) {
   if (pass == "Shadow") return {PassKind::kShadow, VK_FORMAT_UNDEFINED, VK_FORMAT_D16_UNORM, true};
   if (pass == "Depth" || (pass != "Forward" && interface.fragment_outputs == 0))
     return {PassKind::kDepth, VK_FORMAT_UNDEFINED, VK_FORMAT_D32_SFLOAT, false};

@@ -4,32 +4,33 @@
 
 namespace kiln::render {
 
-VkShaderStageFlags vk_stages(StageMask stages) {
+VkShaderStageFlags vk_stages(runtime::StageMask stages) {
   VkShaderStageFlags out = 0;
-  if (stages & StageMask(ShaderStage::kVertex)) out |= VK_SHADER_STAGE_VERTEX_BIT;
-  if (stages & StageMask(ShaderStage::kFragment)) out |= VK_SHADER_STAGE_FRAGMENT_BIT;
-  if (stages & StageMask(ShaderStage::kCompute)) out |= VK_SHADER_STAGE_COMPUTE_BIT;
+  if (stages & runtime::StageMask(runtime::ShaderStage::kVertex)) out |= VK_SHADER_STAGE_VERTEX_BIT;
+  if (stages & runtime::StageMask(runtime::ShaderStage::kFragment)) out |= VK_SHADER_STAGE_FRAGMENT_BIT;
+  if (stages & runtime::StageMask(runtime::ShaderStage::kCompute)) out |= VK_SHADER_STAGE_COMPUTE_BIT;
   return out;
 }
 
-VkDescriptorType vk_descriptor_type(DescriptorKind kind) {
+VkDescriptorType vk_descriptor_type(runtime::DescriptorKind kind) {
   switch (kind) {
-    case DescriptorKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case DescriptorKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case DescriptorKind::kCombinedImageSampler: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    case DescriptorKind::kSampledImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case DescriptorKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-    case DescriptorKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case runtime::DescriptorKind::kUniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case runtime::DescriptorKind::kStorageBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case runtime::DescriptorKind::kCombinedImageSampler: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case runtime::DescriptorKind::kSampledImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case runtime::DescriptorKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+    case runtime::DescriptorKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
   }
   return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 }
 
-Result<std::unique_ptr<PipelineLayout>> PipelineLayout::create(VkDevice device, const ShaderInterface& interface) {
+Result<std::unique_ptr<PipelineLayout>> PipelineLayout::create(VkDevice device,
+                                                               const runtime::ShaderInterface& interface) {
   std::unique_ptr<PipelineLayout> self(new PipelineLayout());
   self->device_ = device;
   for (std::uint32_t set = 0; set < interface.set_count; ++set) {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
-    for (const DescriptorBinding& d : interface.bindings)
+    for (const runtime::DescriptorBinding& d : interface.bindings)
       if (d.set == set)
         bindings.push_back({d.binding, vk_descriptor_type(d.kind), d.count, vk_stages(d.stages), nullptr});
     VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};

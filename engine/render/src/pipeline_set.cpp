@@ -59,7 +59,7 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const runtime::CookedSe
   if (!record) return record.error();
   auto v = std::make_unique<DeviceVariant>();
   v->name = name;
-  auto interface = shader_interface(*record, where);
+  auto interface = runtime::shader_interface(*record, where);
   if (!interface) return interface.error();
   v->interface = std::move(*interface);
   auto layout = PipelineLayout::create(context_.device(), v->interface);
@@ -99,7 +99,7 @@ Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const Pa
   }
   std::vector<VkVertexInputBindingDescription> bindings;
   std::vector<VkVertexInputAttributeDescription> attributes;
-  for (const VertexInput& in : v.interface.vertex_inputs) {
+  for (const runtime::VertexInput& in : v.interface.vertex_inputs) {
     const auto format = vertex_format(in.type);
     if (!format) return make_error("vertex input " + in.name + " of type " + in.type + " is not supported");
     const auto binding = std::uint32_t(bindings.size());

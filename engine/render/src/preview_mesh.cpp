@@ -33,7 +33,7 @@ PreviewMesh uv_sphere(std::uint32_t rings, std::uint32_t segments) {
   return m;
 }
 
-std::vector<std::byte> vertex_stream(const PreviewMesh& mesh, const VertexInput& input) {
+std::vector<std::byte> vertex_stream(const PreviewMesh& mesh, const runtime::VertexInput& input) {
   const std::string& n = input.name;
   auto names = [&](std::initializer_list<const char*> words) {
     for (const char* w : words)

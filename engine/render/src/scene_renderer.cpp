@@ -124,7 +124,7 @@ struct SceneRenderer::Impl {
 
   // The descriptor sets of `pass`, every binding written from what the reflection names.
   Status bind(const runtime::CookedSet& set, const runtime::MaterialPass& record, Pass& pass) {
-    const ShaderInterface& interface = pass.pipeline->shaders->interface;
+    const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
     const auto& layouts = pass.pipeline->shaders->layout->set_layouts();
     if (!layouts.empty()) {
       VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -148,7 +148,7 @@ struct SceneRenderer::Impl {
       pass.blocks.push_back(std::move(*buffer));
     }
     bool first_storage_image = true;
-    for (const DescriptorBinding& d : interface.bindings) {
+    for (const runtime::DescriptorBinding& d : interface.bindings) {
       VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       write.dstSet = pass.sets.at(d.set);
       write.dstBinding = d.binding;
@@ -156,13 +156,13 @@ struct SceneRenderer::Impl {
       std::vector<VkDescriptorBufferInfo> buffers(d.count);
       std::vector<VkDescriptorImageInfo> images(d.count);
       write.descriptorCount = d.count;
-      if (d.kind == DescriptorKind::kUniformBuffer || d.kind == DescriptorKind::kStorageBuffer) {
+      if (d.kind == runtime::DescriptorKind::kUniformBuffer || d.kind == runtime::DescriptorKind::kStorageBuffer) {
         Buffer* buffer = nullptr;
         if (auto it = pass.block_at.find({d.set, d.binding}); it != pass.block_at.end())
           buffer = it->second;
         else if (d.name == "Camera")
           buffer = camera.get();
-        else if (d.kind == DescriptorKind::kStorageBuffer)
+        else if (d.kind == runtime::DescriptorKind::kStorageBuffer)
           buffer = skin.get();
         else if (auto z = zero_block(d.block_size); z)
           buffer = *z;
@@ -170,7 +170,7 @@ struct SceneRenderer::Impl {
           return z.error();
         for (auto& b : buffers) b = {buffer->handle(), 0, VK_WHOLE_SIZE};
         write.pBufferInfo = buffers.data();
-      } else if (d.kind == DescriptorKind::kStorageImage) {
+      } else if (d.kind == runtime::DescriptorKind::kStorageImage) {
         const Image* image = first_storage_image ? frame.get() : post_output.get();
         first_storage_image = false;
         for (auto& i : images) i = {VK_NULL_HANDLE, image->view(), VK_IMAGE_LAYOUT_GENERAL};
@@ -253,7 +253,7 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext
       if (!post && p->targets.kind != PassKind::kForward) continue;
       (post ? chosen_posts : chosen_views).emplace_back(pass, p);
       sets += std::uint32_t(p->shaders->layout->set_layouts().size());
-      for (const DescriptorBinding& d : p->shaders->interface.bindings)
+      for (const runtime::DescriptorBinding& d : p->shaders->interface.bindings)
         descriptors[vk_descriptor_type(d.kind)] += d.count;
     }
   }
@@ -312,7 +312,7 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext
     pass.pipeline = pipeline;
     pass.material = pipeline->material;
     KILN_TRY(s.bind(set, record, pass));
-    for (const VertexInput& in : pipeline->shaders->interface.vertex_inputs) {
+    for (const runtime::VertexInput& in : pipeline->shaders->interface.vertex_inputs) {
       const auto bytes = vertex_stream(sphere, in);
       auto stream = Buffer::create(context, std::max<std::size_t>(bytes.size(), 4), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
       if (!stream) return stream.error();
@@ -341,17 +341,17 @@ Result<SceneRenderer::ParameterSlot> SceneRenderer::find_parameter(std::string_v
   for (auto* passes : {&impl_->views, &impl_->posts})
     for (Pass& pass : *passes) {
       if (pass.material != material) continue;
-      const ShaderInterface& interface = pass.pipeline->shaders->interface;
-      auto add = [&](const BlockMember& m, std::byte* base, std::size_t limit) {
+      const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
+      auto add = [&](const runtime::BlockMember& m, std::byte* base, std::size_t limit) {
         if (m.name != name || m.offset + m.size > limit) return;
         const bool integer = m.type.find("int") != std::string::npos || m.type.find("bool") != std::string::npos;
         slot.places.push_back({base + m.offset, m.size, integer});
         slot.components = std::max(slot.components, m.size / 4);
       };
       for (const auto& [where, buffer] : pass.block_at)
-        if (const DescriptorBinding* d = interface.binding(where.first, where.second))
-          for (const BlockMember& m : d->members) add(m, buffer->data(), buffer->size());
-      for (const BlockMember& m : interface.push_constant_members) add(m, pass.push.data(), pass.push.size());
+        if (const runtime::DescriptorBinding* d = interface.binding(where.first, where.second))
+          for (const runtime::BlockMember& m : d->members) add(m, buffer->data(), buffer->size());
+      for (const runtime::BlockMember& m : interface.push_constant_members) add(m, pass.push.data(), pass.push.size());
     }
   if (slot.places.empty())
     return make_error(std::string(material) + " has no parameter " + std::string(name) + " in any pass drawn");
@@ -395,7 +395,7 @@ Status SceneRenderer::render_frame(double time_seconds) {
     full_barrier(cmd);
     for (std::size_t i = 0; i < s.views.size(); ++i) {
       Pass& pass = s.views[i];
-      const ShaderInterface& interface = pass.pipeline->shaders->interface;
+      const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
       VkClearValue clears[2] = {};
       clears[1].depthStencil = {1.0f, 0};
       VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
@@ -444,7 +444,7 @@ Status SceneRenderer::render_frame(double time_seconds) {
       transition(cmd, image->handle(), VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                  VK_IMAGE_LAYOUT_GENERAL);
     for (Pass& pass : s.posts) {
-      const ShaderInterface& interface = pass.pipeline->shaders->interface;
+      const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
       const VkPipelineLayout layout = pass.pipeline->shaders->layout->handle();
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pass.pipeline->pipeline);
       if (!pass.sets.empty())

@@ -15,7 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "kiln/core/result.h"
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 
 namespace kiln::render {
 
@@ -28,7 +28,7 @@ struct PassTargets {
   bool depth_bias = false;
 };
 
-PassTargets pass_targets(std::string_view pass, const ShaderInterface& interface);
+PassTargets pass_targets(std::string_view pass, const runtime::ShaderInterface& interface);
 const char* pass_kind_name(PassKind kind);
 
 // One VkRenderPass per distinct target setup: clears on load, keeps what it stores; colour ends

@@ -11,16 +11,16 @@
 #include <vulkan/vulkan.h>
 
 #include "kiln/core/result.h"
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 
 namespace kiln::render {
 
-VkShaderStageFlags vk_stages(StageMask stages);
-VkDescriptorType vk_descriptor_type(DescriptorKind kind);
+VkShaderStageFlags vk_stages(runtime::StageMask stages);
+VkDescriptorType vk_descriptor_type(runtime::DescriptorKind kind);
 
 class PipelineLayout {
  public:
-  static Result<std::unique_ptr<PipelineLayout>> create(VkDevice device, const ShaderInterface& interface);
+  static Result<std::unique_ptr<PipelineLayout>> create(VkDevice device, const runtime::ShaderInterface& interface);
   ~PipelineLayout();
   PipelineLayout(const PipelineLayout&) = delete;
   PipelineLayout& operator=(const PipelineLayout&) = delete;

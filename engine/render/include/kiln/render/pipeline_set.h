@@ -24,7 +24,7 @@
 #include "kiln/core/result.h"
 #include "kiln/render/pass_targets.h"
 #include "kiln/render/pipeline_layout.h"
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 #include "kiln/render/vulkan_context.h"
 #include "kiln/runtime/cooked_set.h"
 
@@ -40,7 +40,7 @@ struct PipelineStats {
 // A variant compiled for the device: its interface, layout and shader modules.
 struct DeviceVariant {
   std::string name;
-  ShaderInterface interface;
+  runtime::ShaderInterface interface;
   std::unique_ptr<PipelineLayout> layout;
   std::vector<std::pair<VkShaderStageFlagBits, VkShaderModule>> modules;
 };

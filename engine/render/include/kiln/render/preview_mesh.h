@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 
 namespace kiln::render {
 
@@ -26,6 +26,6 @@ PreviewMesh uv_sphere(std::uint32_t rings = 32, std::uint32_t segments = 48);
 // The bytes of `input`'s stream (its type's size per vertex): the attribute its name names
 // ("position", "normal", "uv"/"texcoord", "tangent", "joint", "weight", "color"/"colour"), its
 // components converted to the input's type; zeros for a name it does not know.
-std::vector<std::byte> vertex_stream(const PreviewMesh& mesh, const VertexInput& input);
+std::vector<std::byte> vertex_stream(const PreviewMesh& mesh, const runtime::VertexInput& input);
 
 }  // namespace kiln::render

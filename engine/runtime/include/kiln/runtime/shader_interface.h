@@ -2,8 +2,8 @@
 // What a pipeline needs to know of its shaders, read from the reflection the cook stored with each
 // variant (never from hand-written tables): the descriptor bindings of every set with the stages
 // that use them, the push-constant range, the vertex inputs, the fragment outputs and a compute
-// shader's work-group size. No Vulkan types: the Vulkan objects are made from this in
-// pipeline_layout.h.
+// shader's work-group size. No graphics API types: a renderer makes its objects from this (Kiln's
+// Vulkan renderer in engine/render).
 //
 // Thread-safety: plain values and pure functions.
 
@@ -16,7 +16,7 @@
 #include "kiln/core/result.h"
 #include "kiln/runtime/variant_record.h"
 
-namespace kiln::render {
+namespace kiln::runtime {
 
 enum class ShaderStage : std::uint32_t { kVertex = 1, kFragment = 2, kCompute = 4 };
 using StageMask = std::uint32_t;  // ShaderStage bits
@@ -74,4 +74,4 @@ Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, 
 
 const char* descriptor_kind_name(DescriptorKind kind);
 
-}  // namespace kiln::render
+}  // namespace kiln::runtime

@@ -1,4 +1,4 @@
-#include "kiln/render/shader_interface.h"
+#include "kiln/runtime/shader_interface.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kiln::render {
+namespace kiln::runtime {
 namespace {
 
 using nlohmann::json;
@@ -113,10 +113,10 @@ const DescriptorBinding* ShaderInterface::binding_named(std::string_view name) c
   return nullptr;
 }
 
-Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where) {
+Result<ShaderInterface> shader_interface(const VariantRecord& variant, const std::string& where) {
   ShaderInterface out;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
-  for (const runtime::StageRecord& s : variant.stages) {
+  for (const StageRecord& s : variant.stages) {
     const auto stage = stage_of(s.stage);
     if (!stage) return make_error(where + ": stage " + s.stage + " is not supported (vert, frag, comp)");
     std::optional<std::string> problem;
@@ -149,4 +149,4 @@ const char* descriptor_kind_name(DescriptorKind kind) {
   return "unknown";
 }
 
-}  // namespace kiln::render
+}  // namespace kiln::runtime

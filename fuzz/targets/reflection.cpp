@@ -1,0 +1,25 @@
+// The reflection a variant record carries, as a renderer reads it into a shader interface: the
+// first byte picks the stages (vert + frag with the same reflection, or comp alone), the rest is
+// the reflection JSON.
+#include "fuzz_target.h"
+#include "kiln/runtime/shader_interface.h"
+
+KILN_FUZZ_TARGET(reflection) {
+  if (data.empty()) return;
+  kiln::runtime::VariantRecord variant;
+  const std::string json(kiln::fuzz::as_text(data.subspan(1)));
+  const std::vector<std::uint32_t> spirv = {0x07230203u};
+  if (data[0] % 2 == 0) {
+    variant.stages.push_back({"vert", "shaders/fuzz.vert", spirv, json, ""});
+    variant.stages.push_back({"frag", "shaders/fuzz.frag", spirv, json, ""});
+  } else {
+    variant.stages.push_back({"comp", "shaders/fuzz.comp", spirv, json, ""});
+  }
+  auto interface = kiln::runtime::shader_interface(variant, "fuzz.pack: variant");
+  if (!interface) {
+    KILN_FUZZ_CHECK_ERROR(interface.error(), "fuzz.pack: variant");
+    return;
+  }
+  for (const auto& b : interface->bindings) KILN_FUZZ_CHECK(b.set < interface->set_count && b.count > 0);
+  KILN_FUZZ_CHECK(interface->push_constant_size % 4 == 0);
+}
