@@ -20,23 +20,24 @@ play() {  # $1: cache root
     sed -n '/^{/p'
 }
 
+# One run on the cache at $2, one table row labelled $1; its creation time added to $total.
+row() {
+  local out ms
+  out=$(play "$2")
+  ms=$(field create_ms <<<"$out")
+  total=$(echo "$total + $ms" | bc -l)
+  printf '| %s | %s | %.1f | %s | %.1f |\n' "$1" "$(field outcome <<<"$out")" "$ms" "$(field cache_hits <<<"$out")" \
+    "$(field mean_ms <<<"$out")"
+}
+
 printf '| run | pipeline cache | create ms | driver cache hits | frame ms |\n|---|---|---|---|---|\n'
-cold_total=0 warm_total=0
-for i in $(seq "$runs"); do
-  out=$(play "$work/cold-$i")
-  ms=$(field create_ms <<<"$out")
-  cold_total=$(echo "$cold_total + $ms" | bc -l)
-  printf '| cold %d | %s | %.1f | %s | %.1f |\n' "$i" "$(field outcome <<<"$out")" "$ms" \
-    "$(field cache_hits <<<"$out")" "$(field mean_ms <<<"$out")"
-done
+total=0
+for i in $(seq "$runs"); do row "cold $i" "$work/cold-$i"; done
+cold_total=$total
 play "$work/warm" >/dev/null  # fills the cache
-for i in $(seq "$runs"); do
-  out=$(play "$work/warm")
-  ms=$(field create_ms <<<"$out")
-  warm_total=$(echo "$warm_total + $ms" | bc -l)
-  printf '| warm %d | %s | %.1f | %s | %.1f |\n' "$i" "$(field outcome <<<"$out")" "$ms" \
-    "$(field cache_hits <<<"$out")" "$(field mean_ms <<<"$out")"
-done
+total=0
+for i in $(seq "$runs"); do row "warm $i" "$work/warm"; done
+warm_total=$total
 printf '\nmean pipeline creation: cold %.1f ms, warm %.1f ms, warm/cold %.2f\n' \
   "$(echo "$cold_total / $runs" | bc -l)" "$(echo "$warm_total / $runs" | bc -l)" \
   "$(echo "$warm_total / $cold_total" | bc -l)"
