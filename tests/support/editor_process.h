@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,8 @@ inline void write_by_delete_and_create(const std::filesystem::path& p, const std
 
 struct EditorProcess {
   ChildProcess process;
-  explicit EditorProcess(const std::vector<std::string>& argv) : process(argv) {}
+  explicit EditorProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {})
+      : process(argv, env) {}
   // The next JSON event, or nothing when none comes within `timeout`.
   std::optional<nlohmann::json> poll(std::chrono::milliseconds timeout) {
     for (;;) {

@@ -47,7 +47,7 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out", "--report", "--previews"}); !s) {
+  if (auto s = args.check_options({"--out", "--report"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }

@@ -6,18 +6,14 @@
 #include <map>
 
 #include "kiln/materials/material_layout.h"
+#include "variant_records.h"
 
 namespace kiln::cook {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-runtime::VariantRecord variant_record(const shadercache::CompiledVariant& variant) {
-  runtime::VariantRecord record;
-  for (const auto& stage : variant.stages)
-    record.stages.push_back({stage.stage, stage.file, stage.spirv, stage.reflection_json, stage.backend_source});
-  return record;
-}
+using cli::variant_record;
 
 bool same_record(const runtime::VariantRecord& a, const runtime::VariantRecord& b) {
   return runtime::encode_variant_record(a) == runtime::encode_variant_record(b);

@@ -16,6 +16,7 @@
 
 #include "cli_args.h"
 #include "editor/editor_session.h"
+#include "kiln/cache/hash.h"
 #include "editor/file_watcher.h"
 
 namespace kiln::cli {
@@ -84,7 +85,7 @@ const char* signal_name(std::uint32_t signal) { return signal == SIGINT ? "SIGIN
 
 int run_editor_command(const Args& args) {
   if (args.words.size() != 2) {
-    std::fprintf(stderr, "usage: kiln editor <project> [--json] [--stdin]\n");
+    std::fprintf(stderr, "usage: kiln editor <project> [--json] [--stdin] [--previews]\n");
     return kExitUsage;
   }
   if (auto s = args.check_options({}); !s) {
@@ -110,6 +111,13 @@ int run_editor_command(const Args& args) {
     return kExitFailed;
   }
   editor::EditorSession session(root, loaded->config);
+  if (args.has("--previews")) {
+    // Per project under the cache root, so two projects' editors never share a picture.
+    std::error_code ec;
+    const auto project = std::filesystem::weakly_canonical(root, ec).string();
+    session.enable_previews(loaded->config.cache_root / "previews" /
+                            cache::hex64(cache::xxh3_64(project)).substr(0, 16));
+  }
   emit(session.start(), args.json);
   for (const std::string& warning : (*watcher)->take_warnings())
     emit({{"event", "watch_warning"}, {"message", warning}}, args.json);

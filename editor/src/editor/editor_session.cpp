@@ -1,6 +1,7 @@
 #include "editor/editor_session.h"
 #include "persistent_caches.h"
 #include "script_host.h"
+#include "variant_records.h"
 
 #include <atomic>
 #include <mutex>
@@ -274,11 +275,46 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
                           {"recompiled", built.compiled},
                           {"cache_hits", built.cache_hits},
                           {"compile_ms", ms_between(t0, Clock::now())}};
-  if (!built.errors.empty())
+  if (!built.errors.empty()) {
     event["errors"] = built.errors;
-  else
-    materials_[change.path] = std::move(state);
+    return event;
+  }
+  if (previews_) {
+    const auto preview_started = Clock::now();
+    auto picture = preview(change.path, state);
+    event["preview_ms"] = ms_between(preview_started, Clock::now());
+    if (!picture)
+      event["preview_error"] = picture.error().message;
+    else if (!picture->empty())
+      event["preview"] = picture->string();
+  }
+  materials_[change.path] = std::move(state);
   return event;
+}
+
+void EditorSession::enable_previews(const fs::path& dir) {
+  previews_ = std::make_unique<MaterialPreviews>(dir, config_.render_device);
+}
+
+Result<fs::path> EditorSession::preview(const std::string& rel, const MaterialState& state) {
+  std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>> variants;
+  for (const auto& key : state.variants) {
+    auto v = library_->variant(key.shader, key.pass, key.keyword_list());
+    if (!v) return v.error();
+    variants.emplace_back(key, cli::variant_record(**v));
+  }
+  std::map<std::string, std::vector<std::byte>> textures;
+  for (const auto& [slot, texture] : state.material.textures) {
+    auto image = images_.find(texture);
+    if (image == images_.end()) return make_error(texture + ": not loaded");
+    auto bytes = textures::TileCache::tx_bytes(*image->second);
+    if (!bytes) return bytes.error();
+    textures[texture] = std::move(*bytes);
+  }
+  auto picture = previews_->render(rel, state.material, variants, textures);
+  if (picture && picture->empty() && !previews_->unavailable().empty())
+    return make_error("no preview: " + previews_->unavailable());
+  return picture;
 }
 
 nlohmann::json EditorSession::script_changed(const FileChange& change) {

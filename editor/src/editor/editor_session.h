@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "editor/file_watcher.h"
+#include "editor/material_preview.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
@@ -44,6 +45,8 @@ namespace kiln::editor {
 class EditorSession {
  public:
   EditorSession(std::filesystem::path root, const Config& config);
+  // After each material edit that builds, its preview is rendered into `dir` and named in the event.
+  void enable_previews(const std::filesystem::path& dir);
   ~EditorSession();
 
   nlohmann::json start();  // loads everything; the "ready" event
@@ -65,6 +68,7 @@ class EditorSession {
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
+  Result<std::filesystem::path> preview(const std::string& rel, const MaterialState& state);
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);
@@ -84,6 +88,7 @@ class EditorSession {
   std::map<std::string, jit::Program> scripts_;
   // The engine functions scripts may call (the materials' parameters), as the project was at start.
   std::vector<jit::HostSignature> script_host_;
+  std::unique_ptr<MaterialPreviews> previews_;
   std::unique_ptr<cache::BlobStore> texture_store_;  // before tiles_: the cache reads from it
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image

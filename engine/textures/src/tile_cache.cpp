@@ -1,4 +1,6 @@
 #include "kiln/textures/tile_cache.h"
+
+#include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_store.h"
 
 #include <sys/stat.h>
@@ -342,6 +344,15 @@ Result<cache::Loaded<Tile>> TileCache::Impl::read_tile(TiledImage& image, std::s
   Tile t{l.tile_width, l.tile_height, std::move(*rgba)};
   const std::size_t bytes = t.rgba.size() + sizeof(Tile);
   return cache::Loaded<Tile>{std::move(t), bytes, {image.id()}};
+}
+
+Result<std::vector<std::byte>> TileCache::tx_bytes(const TiledImage& image) {
+  auto bytes = read_input_file(image.path(), limits::kDecodedImageBytes, "texture");
+  if (!bytes) return bytes.error();
+  const std::uint64_t offset = image.detail_->file_offset_;
+  if (offset > bytes->size()) return make_error(image.path().string() + ": shorter than its cache entry header");
+  const auto* data = reinterpret_cast<const std::byte*>(bytes->data());
+  return std::vector<std::byte>(data + offset, data + bytes->size());
 }
 
 Result<std::shared_ptr<const Image>> TileCache::pixels(const std::shared_ptr<TiledImage>& image) {

@@ -116,6 +116,9 @@ class TileCache {
   // The whole of level 0 as one image, kept with the image until it is invalidated: the
   // explicit, permanent conversion (it costs width x height x 4 bytes outside the tile budget).
   Result<std::shared_ptr<const Image>> pixels(const std::shared_ptr<TiledImage>& image);
+  // The .tx file's bytes as it is stored (for a converted image: the cache entry's payload): what a
+  // cook would put in a pack.
+  static Result<std::vector<std::byte>> tx_bytes(const TiledImage& image);
   // Drops every tile of the image at `path` (and the image: the next open reads the file again).
   // A plain source's path reaches the .tx converted from it.
   std::size_t invalidate(const std::filesystem::path& path);

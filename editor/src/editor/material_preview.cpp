@@ -1,0 +1,69 @@
+#include "editor/material_preview.h"
+
+#include "kiln/materials/material_layout.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
+#include "kiln/runtime/cooked_set.h"
+#include "kiln/runtime/cooked_set_writer.h"
+#include "kiln/textures/image.h"
+
+namespace kiln::editor {
+namespace fs = std::filesystem;
+
+MaterialPreviews::MaterialPreviews(fs::path dir, std::string render_device)
+    : dir_(std::move(dir)), device_(std::move(render_device)) {}
+MaterialPreviews::~MaterialPreviews() = default;
+
+Result<fs::path> MaterialPreviews::render(
+    const std::string& rel, const materials::Material& material,
+    const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
+    const std::map<std::string, std::vector<std::byte>>& textures) {
+  if (!context_ && unavailable_.empty()) {
+    bool none = false;
+    auto context = render::VulkanContext::create({.device = device_}, &none);
+    if (!context) {
+      if (!none) return context.error();
+      unavailable_ = context.error().message;
+    } else {
+      context_ = std::move(*context);
+    }
+  }
+  if (!context_) return fs::path();
+
+  // The material as the cook records it, laid out against the variants it uses now.
+  runtime::MaterialRecord record;
+  record.file = rel;
+  record.shader = material.shader;
+  record.params = material.params;
+  for (const auto& [slot, texture] : material.textures) record.textures[slot] = texture;
+  std::map<std::string, std::vector<std::string>> reflections;
+  for (const auto& [key, variant] : variants) {
+    if (record.keywords.empty()) record.keywords = key.keyword_list();
+    record.passes.push_back({key.pass, key.name(), {}, {}});
+    for (const auto& stage : variant.stages) reflections[key.name()].push_back(stage.reflection_json);
+  }
+  KILN_TRY(materials::lay_out_material(material, reflections, record));
+
+  // One material's set, written and read back the way the player reads one.
+  runtime::CookedSetWriter writer({{{"spirv", "editor-preview"}}}, {"editor-preview", ""});
+  for (const auto& [key, variant] : variants) writer.add_variant("spirv", key.name(), variant);
+  writer.add_material(record);
+  for (const auto& [file, bytes] : textures) writer.add_texture(file, bytes);
+  const fs::path set_dir = dir_ / "set";
+  KILN_TRY(writer.commit(set_dir));
+  auto set = runtime::CookedSet::open(set_dir);
+  if (!set) return set.error();
+  auto pipelines = render::PipelineSet::build(*context_, **set, VK_NULL_HANDLE);
+  if (!pipelines) return pipelines.error();
+  auto scene = render::SceneRenderer::create(*context_, **set, **pipelines);
+  if (!scene) return scene.error();
+  KILN_TRY((*scene)->render_frame(0));
+  if ((*scene)->drawn().empty()) return fs::path();  // nothing to draw (a post-process material)
+  const fs::path picture = dir_ / fs::path(rel).replace_extension(".png");
+  std::error_code ec;
+  fs::create_directories(picture.parent_path(), ec);
+  KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(0)), picture));
+  return picture;
+}
+
+}  // namespace kiln::editor

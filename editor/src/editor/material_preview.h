@@ -1,0 +1,43 @@
+#pragma once
+// The editor's material previews, made the way `kiln cook --previews` makes them: the material laid
+// out against its current variants, written with those variants and its textures as a cooked set
+// of one material, rendered by the player's renderer (the first frame) into
+// <dir>/materials/<name>.png. The Vulkan device is opened at the first preview and kept.
+//
+// Thread-safety: owned by the editor's session thread.
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/materials/material.h"
+#include "kiln/materials/variant_key.h"
+#include "kiln/render/vulkan_context.h"
+#include "kiln/runtime/variant_record.h"
+
+namespace kiln::editor {
+
+class MaterialPreviews {
+ public:
+  MaterialPreviews(std::filesystem::path dir, std::string render_device);
+  ~MaterialPreviews();
+
+  // The picture of `material` (`rel`: its path in the project); empty when there is no Vulkan
+  // device (unavailable() says why). `textures`: the .tx bytes of every texture it names.
+  Result<std::filesystem::path> render(const std::string& rel, const materials::Material& material,
+                                       const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
+                                       const std::map<std::string, std::vector<std::byte>>& textures);
+  const std::string& unavailable() const { return unavailable_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::string device_;
+  std::unique_ptr<render::VulkanContext> context_;
+  std::string unavailable_;
+};
+
+}  // namespace kiln::editor
