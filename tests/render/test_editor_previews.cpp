@@ -27,9 +27,9 @@ TEST_SUITE("render") {
   TEST_CASE("kiln editor --previews renders a material's preview again after each edit and names it in the event") {
     test::TempDir dir("editor-previews");
     const fs::path project = test::copy_assets(dir);
-    test::EditorProcess editor({KILN_CLI, "editor", project.string(), "--json", "--previews", "--cache-root",
-                                (dir / "cache").string()},
-                               test::lavapipe_env());
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--previews", "--cache-root", (dir / "cache").string()},
+        test::lavapipe_env());
     REQUIRE(editor.next()["event"] == "ready");
     const std::string panel = R"({"shader": "shaders/unlit", "keywords": ["VERTEX_COLOR"], "params": {"color": )";
     test::write_in_place(project / "materials/ui_panel.json",

@@ -28,9 +28,10 @@ class MaterialPreviews {
 
   // The picture of `material` (`rel`: its path in the project); empty when there is no Vulkan
   // device (unavailable() says why). `textures`: the .tx bytes of every texture it names.
-  Result<std::filesystem::path> render(const std::string& rel, const materials::Material& material,
-                                       const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
-                                       const std::map<std::string, std::vector<std::byte>>& textures);
+  Result<std::filesystem::path> render(
+      const std::string& rel, const materials::Material& material,
+      const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
+      const std::map<std::string, std::vector<std::byte>>& textures);
   const std::string& unavailable() const { return unavailable_; }
 
  private:
