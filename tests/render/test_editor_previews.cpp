@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "editor_process.h"
+#include "kiln/textures/image.h"
 #include "lavapipe.h"
 #include "oiio_oracle.h"
 #include "temp_dir.h"
@@ -51,5 +53,24 @@ TEST_SUITE("render") {
     auto green = centre(picture);
     CHECK(green[1] > 200);
     CHECK(green[0] < 120);
+
+    // An edit of the texture it uses renders it again: white becomes a dark grey.
+    textures::Image grey{8, 8, 3, std::vector<std::uint8_t>(8 * 8 * 3, 40)};
+    REQUIRE(textures::write_png(grey, dir / "grey.png"));
+    fs::rename(dir / "grey.png", project / "textures/white.png");
+    e = editor.next();
+    REQUIRE(e["event"] == "texture");
+    REQUIRE_MESSAGE(e.contains("previews"), e.dump());
+    bool listed = false;
+    for (const auto& p : e["previews"]) listed = listed || p == picture.string();
+    CHECK(listed);
+    CHECK(centre(picture)[1] < green[1] / 2);
+    // And so does an edit of its shader (a comment: the same picture, rendered again).
+    std::ofstream(project / "shaders/unlit.frag", std::ios::app) << "// edited\n";
+    e = editor.next();
+    REQUIRE(e["event"] == "shader");
+    listed = false;
+    for (const auto& p : e["previews"]) listed = listed || p == picture.string();
+    CHECK(listed);
   }
 }

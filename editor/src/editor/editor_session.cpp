@@ -242,8 +242,29 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
+    return event;
   }
+  std::vector<std::string> users;
+  for (const auto& [rel, state] : materials_)
+    if (std::find(shaders.begin(), shaders.end(), state.material.shader) != shaders.end()) users.push_back(rel);
+  add_previews(event, users);
   return event;
+}
+
+void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::string>& materials) {
+  if (!previews_ || materials.empty()) return;
+  const auto started = Clock::now();
+  nlohmann::json pictures = nlohmann::json::array(), errors = nlohmann::json::array();
+  for (const std::string& rel : materials) {
+    auto picture = preview(rel, materials_.at(rel));
+    if (!picture)
+      errors.push_back(picture.error().message);
+    else if (!picture->empty())
+      pictures.push_back(picture->string());
+  }
+  event["previews"] = pictures;
+  if (!errors.empty()) event["preview_errors"] = errors;
+  event["preview_ms"] = ms_between(started, Clock::now());
 }
 
 nlohmann::json EditorSession::material_changed(const FileChange& change) {
@@ -385,6 +406,14 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
       {"tiles_dropped", dropped},
       {"compile_ms", ms_between(t0, Clock::now())}};
   if (!info.color_space.empty()) event["color_space"] = info.color_space;
+  std::vector<std::string> users;
+  for (const auto& [rel, state] : materials_)
+    for (const auto& [slot, texture] : state.material.textures)
+      if (texture == source) {
+        users.push_back(rel);
+        break;
+      }
+  add_previews(event, users);
   return event;
 }
 

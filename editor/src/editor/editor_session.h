@@ -69,6 +69,8 @@ class EditorSession {
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
   Result<std::filesystem::path> preview(const std::string& rel, const MaterialState& state);
+  // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
+  void add_previews(nlohmann::json& event, const std::vector<std::string>& materials);
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);
