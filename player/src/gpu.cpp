@@ -133,11 +133,9 @@ Status GpuSession::finish() {
     namespace fs = std::filesystem;
     const fs::path dir = options_.render_dir;
     for (std::size_t i = 0; i < scene_->drawn().size(); ++i) {
-      const fs::path picture = fs::path(scene_->drawn()[i]).replace_extension(".png");
-      std::error_code ec;
-      fs::create_directories((dir / picture).parent_path(), ec);
-      KILN_TRY(textures::write_png(render::to_srgb8(scene_->view(i)), dir / picture));
-      report_.pictures.push_back(picture.generic_string());
+      auto picture = render::write_view_picture(*scene_, i, dir);
+      if (!picture) return picture.error();
+      report_.pictures.push_back(picture->generic_string());
     }
     KILN_TRY(textures::write_png(render::to_srgb8(scene_->frame()), dir / "frame.png"));
     report_.pictures.push_back("frame.png");

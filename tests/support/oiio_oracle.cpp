@@ -4,6 +4,7 @@
 #include <OpenImageIO/texture.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::test {
@@ -37,6 +38,14 @@ textures::Image premultiplied(textures::Image rgba) {
     for (int c = 0; c < 3; ++c)
       rgba.pixels[p + c] = std::uint8_t(std::lround(rgba.pixels[p + c] * rgba.pixels[p + 3] / 255.0));
   return rgba;
+}
+
+float max_difference_255(const FloatPixels& a, const FloatPixels& b) {
+  REQUIRE(a.width == b.width);
+  REQUIRE(a.height == b.height);
+  float worst = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i) worst = std::max(worst, std::fabs(a.rgba[i] - b.rgba[i]) * 255.0f);
+  return worst;
 }
 
 FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level) {

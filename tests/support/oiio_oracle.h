@@ -27,6 +27,9 @@ struct FloatPixels {
 };
 FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level = 0);
 
+// The largest difference between two RGBA float images of one size, in 1/255 steps.
+float max_difference_255(const FloatPixels& a, const FloatPixels& b);
+
 // OIIO's TextureSystem over one file, with its own cache of `budget_mb`.
 class OiioTextures {
  public:

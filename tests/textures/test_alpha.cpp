@@ -16,15 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The largest difference between two RGBA float images of one size, in 1/255 steps.
-float max_difference_255(const test::FloatPixels& a, const test::FloatPixels& b) {
-  REQUIRE(a.width == b.width);
-  REQUIRE(a.height == b.height);
-  float worst = 0;
-  for (std::size_t i = 0; i < a.rgba.size(); ++i) worst = std::max(worst, std::fabs(a.rgba[i] - b.rgba[i]) * 255.0f);
-  return worst;
-}
-
 // `kiln texture export` and `oiiotool --selectmip` of one level, read back by OIIO.
 float export_difference(const test::TempDir& dir, const fs::path& tx, int level) {
   const fs::path ours = dir / "kiln.png", theirs = dir / "oiio.png";
@@ -34,7 +25,7 @@ float export_difference(const test::TempDir& dir, const fs::path& tx, int level)
   r = test::run_process(
       {"/usr/bin/oiiotool", tx.string(), "--selectmip", std::to_string(level), "-o", theirs.string()});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  return max_difference_255(test::oiio_read_rgba(ours), test::oiio_read_rgba(theirs));
+  return test::max_difference_255(test::oiio_read_rgba(ours), test::oiio_read_rgba(theirs));
 }
 
 // A tiled TIFF with a full mip chain written through libtiff, 8-bit RGBA, with the ExtraSamples

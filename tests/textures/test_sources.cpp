@@ -17,14 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-float max_difference_255(const test::FloatPixels& a, const test::FloatPixels& b) {
-  REQUIRE(a.width == b.width);
-  REQUIRE(a.height == b.height);
-  float worst = 0;
-  for (std::size_t i = 0; i < a.rgba.size(); ++i) worst = std::max(worst, std::fabs(a.rgba[i] - b.rgba[i]) * 255.0f);
-  return worst;
-}
-
 void put_be(std::string& out, std::uint32_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out += char((value >> (8 * i)) & 0xFF);
 }
@@ -81,7 +73,7 @@ TEST_SUITE("textures") {
       REQUIRE_MESSAGE(r.exit_code == 0, r.output);
       r = test::run_process({"/usr/bin/oiiotool", source.string(), "-d", "uint8", "-o", (dir / "oiio.png").string()});
       REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-      CHECK(max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), test::oiio_read_rgba(dir / "oiio.png")) <=
+      CHECK(test::max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), test::oiio_read_rgba(dir / "oiio.png")) <=
             2.001f);
     }
     // Photoshop: a flat PSD written by hand.
@@ -95,7 +87,7 @@ TEST_SUITE("textures") {
     const test::FloatPixels oracle = test::oiio_read_rgba(dir / "oiio.png");
     CHECK(oracle.rgba[4 * (5 * 37 + 9) + 1] * 255.0f ==
           doctest::Approx((9 * 7 + 5 * 3 + 80) & 0xFF));  // read as written
-    CHECK(max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), oracle) <= 0.001f);
+    CHECK(test::max_difference_255(test::oiio_read_rgba(dir / "kiln.png"), oracle) <= 0.001f);
 
     // A file that is no image: named, with the reader's reason.
     std::ofstream(dir / "broken.jpg") << "\xff\xd8\xff not really a jpeg";

@@ -37,12 +37,10 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   std::set<fs::path> written;
   nlohmann::json files = nlohmann::json::array();
   for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i) {
-    const fs::path picture = fs::path((*scene)->drawn()[i]).replace_extension(".png");
-    std::error_code ec;
-    fs::create_directories((dir / picture).parent_path(), ec);
-    KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(i)), dir / picture));
-    written.insert((dir / picture).lexically_normal());
-    files.push_back(("previews" / picture).generic_string());
+    auto picture = render::write_view_picture(**scene, i, dir);
+    if (!picture) return picture.error();
+    written.insert((dir / *picture).lexically_normal());
+    files.push_back(("previews" / *picture).generic_string());
   }
   // Pictures of materials the set no longer has would show what is not there.
   std::error_code ec;

@@ -133,7 +133,14 @@ nlohmann::json EditorSession::start() {
   }
   const Built built = build(all);
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
-  script_host_ = cli::host_signatures(cli::project_parameter_functions(root_));
+  // The engine functions scripts may call: the parameters of the materials just loaded.
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& [rel, state] : materials_) {
+    records.emplace_back();
+    records.back().file = rel;
+    records.back().params = state.material.params;
+  }
+  script_host_ = cli::host_signatures(runtime::parameter_functions(records));
   std::size_t pages = 0;
   for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
     auto program = lang::compile_script_file((root_ / rel).string(), script_host_);

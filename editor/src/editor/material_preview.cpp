@@ -59,11 +59,9 @@ Result<fs::path> MaterialPreviews::render(
   if (!scene) return scene.error();
   KILN_TRY((*scene)->render_frame(0));
   if ((*scene)->drawn().empty()) return fs::path();  // nothing to draw (a post-process material)
-  const fs::path picture = dir_ / fs::path(rel).replace_extension(".png");
-  std::error_code ec;
-  fs::create_directories(picture.parent_path(), ec);
-  KILN_TRY(textures::write_png(render::to_srgb8((*scene)->view(0)), picture));
-  return picture;
+  auto picture = render::write_view_picture(**scene, 0, dir_);
+  if (!picture) return picture.error();
+  return dir_ / *picture;
 }
 
 }  // namespace kiln::editor

@@ -9,6 +9,7 @@
 
 #include "kiln/render/preview_mesh.h"
 #include "kiln/textures/texture_settings.h"
+#include "kiln/textures/tx_file.h"
 
 namespace kiln::render {
 namespace {
@@ -44,14 +45,6 @@ Mat4 rotation_y(float angle) {
   const float c = std::cos(angle), s = std::sin(angle);
   Mat4 m{c, 0, -s, 0, 0, 1, 0, 0, s, 0, c, 0, 0, 0, 0, 1};
   return m;
-}
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float v = exponent == 0    ? std::ldexp(float(mantissa), -24)
-            : exponent == 31 ? (mantissa ? std::numeric_limits<float>::quiet_NaN() : INFINITY)
-                             : std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
-  return (h & 0x8000) ? -v : v;
 }
 
 void full_barrier(VkCommandBuffer cmd) {
@@ -228,6 +221,15 @@ textures::Image to_srgb8(const LinearImage& image) {
     out.pixels[p * 4 + 3] = 255;
   }
   return out;
+}
+
+Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std::size_t view,
+                                                 const std::filesystem::path& dir) {
+  const auto picture = std::filesystem::path(scene.drawn().at(view)).replace_extension(".png");
+  std::error_code ec;
+  std::filesystem::create_directories((dir / picture).parent_path(), ec);
+  KILN_TRY(textures::write_png(to_srgb8(scene.view(view)), dir / picture));
+  return picture;
 }
 
 Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context,
@@ -473,8 +475,8 @@ Status SceneRenderer::render_frame(double time_seconds) {
   auto unpack = [](const Buffer& buffer, std::uint32_t w, std::uint32_t h, LinearImage& out) {
     out.width = w, out.height = h;
     out.rgba.resize(std::size_t(w) * h * 4);
-    const auto* halves = reinterpret_cast<const std::uint16_t*>(const_cast<Buffer&>(buffer).data());
-    for (std::size_t i = 0; i < out.rgba.size(); ++i) out.rgba[i] = half_to_float(halves[i]);
+    const auto* halves = reinterpret_cast<const std::uint16_t*>(buffer.data());
+    for (std::size_t i = 0; i < out.rgba.size(); ++i) out.rgba[i] = textures::half_to_float(halves[i]);
   };
   for (std::size_t i = 0; i < s.views.size(); ++i) unpack(*s.views[i].readback, s.size, s.size, views_[i]);
   unpack(*s.frame_readback, width, height, frame_);

@@ -63,25 +63,6 @@ TxAlpha alpha_of(TIFF* tif, int channels) {
   }
 }
 
-// IEEE 754 binary16 to float.
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
-  const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
-  float magnitude;
-  if (exponent == 0)
-    magnitude = std::ldexp(float(mantissa), -24);  // zero and subnormals
-  else if (exponent == 31)
-    magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    magnitude = std::ldexp(float(mantissa | 0x400u), int(exponent) - 25);
-  std::uint32_t bits;
-  std::memcpy(&bits, &magnitude, 4);
-  bits |= sign;
-  float out;
-  std::memcpy(&out, &bits, 4);
-  return out;
-}
-
 std::string compression_of(TIFF* tif) {
   std::uint16_t code = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &code);
@@ -124,6 +105,24 @@ std::uint8_t to_u8(float v) {
 }
 
 }  // namespace
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(float(mantissa), -24);  // zero and subnormals
+  else if (exponent == 31)
+    magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    magnitude = std::ldexp(float(mantissa | 0x400u), int(exponent) - 25);
+  std::uint32_t bits;
+  std::memcpy(&bits, &magnitude, 4);
+  bits |= sign;
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
 
 std::optional<WrapMode> parse_wrap_mode(std::string_view name) {
   if (name == "black") return WrapMode::Black;

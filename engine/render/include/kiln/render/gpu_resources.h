@@ -30,6 +30,7 @@ class Buffer {
   VkBuffer handle() const { return buffer_; }
   VkDeviceSize size() const { return size_; }
   std::byte* data() { return mapped_; }  // mapped for the buffer's life
+  const std::byte* data() const { return mapped_; }
   void write(std::span<const std::byte> bytes, VkDeviceSize offset = 0);
 
  private:

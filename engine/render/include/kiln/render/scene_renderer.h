@@ -16,6 +16,7 @@
 // Thread-safety: owned and used by one thread (it submits to the context's queue).
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <span>
@@ -86,5 +87,10 @@ class SceneRenderer {
   LinearImage frame_;
   double last_frame_ms_ = 0;
 };
+
+// Writes view `view` of `scene` as <dir>/<material path>.png ("materials/brick.json" becomes
+// dir/materials/brick.png), directories made as needed; the picture's path relative to `dir`.
+Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std::size_t view,
+                                                 const std::filesystem::path& dir);
 
 }  // namespace kiln::render

@@ -45,6 +45,9 @@ enum class WrapMode { Black, Clamp, Periodic, Mirror };
 std::optional<WrapMode> parse_wrap_mode(std::string_view name);
 const char* wrap_mode_name(WrapMode mode);
 
+// IEEE 754 binary16 (a half-float sample) to float, NaN and infinities included.
+float half_to_float(std::uint16_t bits);
+
 // What the file's alpha channel is; kNone: no alpha (1 or 3 channels, or an unspecified extra one).
 enum class TxAlpha { kNone, kAssociated, kUnassociated };
 
