@@ -25,7 +25,7 @@ nlohmann::json GpuReport::to_json() const {
           {"driver_feedback", {{"reported", driver_feedback}, {"cache_hits", driver_cache_hits}}},
           {"frames", {{"count", frames}, {"first_ms", frame_ms_first}, {"mean_ms", frame_ms_mean}}},
           {"pictures", pictures},
-          {"validation_messages", validation_messages}};
+          {"validation", {{"on", validated}, {"messages", validation_messages}}}};
 }
 
 std::vector<std::string> GpuReport::lines(bool stats) const {
@@ -64,8 +64,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   self->options_ = options;
   GpuReport& report = self->report_;
   bool unavailable = false;
-  auto context =
-      render::VulkanContext::create({.device = config.render_device, .validate = options.validate}, &unavailable);
+  auto context = render::VulkanContext::create(
+      {.device = config.render_device, .validate = options.validate || config.render_validate}, &unavailable);
   if (!context) {
     if (!unavailable) return context.error();
     report.unavailable_reason = context.error().message;
@@ -75,6 +75,7 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   report.available = true;
   report.device = self->context_->identity().name;
   report.driver = self->context_->identity().driver;
+  report.validated = self->context_->validating();
 
   std::unique_ptr<cache::BlobStore> store;
   if (config.render_pipeline_cache) {

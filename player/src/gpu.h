@@ -20,7 +20,7 @@
 namespace kiln::player {
 
 struct GpuOptions {
-  bool validate = false;     // VK_LAYER_KHRONOS_validation; any message fails the run
+  bool validate = false;     // VK_LAYER_KHRONOS_validation (or render.validate); any message fails the run
   bool require_gpu = false;  // no device is a failure, not a note
   int frames = 0;            // frames of the sample scene to render
   std::string render_dir;    // where the last frame's pictures go (one per material, frame.png); empty: none
@@ -38,6 +38,7 @@ struct GpuReport {
   std::uint64_t pipeline_cache_loaded = 0, pipeline_cache_saved = 0;  // bytes
   bool driver_feedback = false;
   std::uint32_t driver_cache_hits = 0;
+  bool validated = false;  // the validation layer was on
   std::vector<std::string> validation_messages;
   int frames = 0;
   double frame_ms_first = 0, frame_ms_mean = 0;  // the first frame (uploads done) and the mean of all

@@ -108,7 +108,8 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
   app.add_option("--render", o.gpu.render_dir,
                  "write the last frame's pictures here: one PNG per material and frame.png (needs --frames)")
       ->type_name("DIR");
-  app.add_flag("--validate", o.gpu.validate, "enable the Vulkan validation layer; any message it prints fails the run");
+  app.add_flag("--validate", o.gpu.validate,
+               "enable the Vulkan validation layer; any message it prints fails the run (as render.validate)");
   app.add_flag("--require-gpu", o.gpu.require_gpu, "no usable Vulkan device is a failure (exit 1), not a note");
   auto* json = app.add_flag("--json", o.json, "one JSON object on standard output, for tools");
   app.add_flag("--quiet", o.quiet, "a digest of each script's output instead of the output")->excludes(json);
@@ -235,6 +236,6 @@ int main(int argc, char** argv) {
                pages.damaged(), *textures_checked, report, ms_since(started));
   if (!report.available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");
   if (!report.validation_messages.empty())
-    return fail(std::to_string(report.validation_messages.size()) + " validation messages (--validate)");
+    return fail(std::to_string(report.validation_messages.size()) + " validation messages (render.validate)");
   return (*scripts)->all_ok() ? 0 : 1;
 }

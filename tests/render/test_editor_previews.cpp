@@ -39,6 +39,7 @@ TEST_SUITE("render") {
     auto e = editor.next();
     REQUIRE(e["event"] == "material");
     REQUIRE_MESSAGE(e.contains("preview"), e.dump());
+    CHECK(e["preview_validated"] == true);
     const fs::path picture = e["preview"].get<std::string>();
     CHECK(picture.filename() == "ui_panel.png");
     auto red = centre(picture);

@@ -78,7 +78,8 @@ TEST_SUITE("render") {
     CHECK(first["gpu"]["device"].get<std::string>().find("llvmpipe") != std::string::npos);
     CHECK(first["gpu"]["pipelines"]["graphics"] == graphics);
     CHECK(first["gpu"]["pipelines"]["compute"] == compute);
-    CHECK(first["gpu"]["validation_messages"].empty());
+    CHECK(first["gpu"]["validation"]["on"] == true);
+    CHECK(first["gpu"]["validation"]["messages"].empty());
     CHECK(first["gpu"]["pipeline_cache"]["outcome"] == "miss");
     CHECK(first["gpu"]["pipeline_cache"]["saved_bytes"].get<int>() >= 32);  // at least Vulkan's header
     const auto second = c.play();
@@ -116,7 +117,8 @@ TEST_SUITE("render") {
     auto report = c.play();
     CHECK(report["gpu"]["pipeline_cache"]["outcome"] == "rejected");
     CHECK(report["gpu"]["pipeline_cache"]["why"].get<std::string>().find("another device") != std::string::npos);
-    CHECK(report["gpu"]["validation_messages"].empty());
+    CHECK(report["gpu"]["validation"]["on"] == true);
+    CHECK(report["gpu"]["validation"]["messages"].empty());
     CHECK(c.play()["gpu"]["pipeline_cache"]["outcome"] == "hit");
 
     // Flipped bytes in the stored file: the store's checksum fails, the entry is deleted, the run

@@ -95,6 +95,7 @@ TEST_SUITE("render") {
     REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
     const auto report = nlohmann::json::parse(test::slurp(p.dir / "report.json"));
     REQUIRE(report["previews"].contains("files"));
+    CHECK(report["previews"]["validated"] == true);
     CHECK(report["previews"]["files"].size() == 8);
     for (const auto& file : report["previews"]["files"]) CHECK(fs::exists(p.dir / "out" / file.get<std::string>()));
     // The same picture the player renders of the first frame.
@@ -111,6 +112,19 @@ TEST_SUITE("render") {
                                none);
     CHECK_MESSAGE(cooked.exit_code == 0, cooked.output);
     CHECK(cooked.output.find("cook: previews skipped: no Vulkan driver") != std::string::npos);
+
+    // Validation asked for and the layer missing: the previews fail, so the cook does; the packs stay.
+    env["VK_LAYER_PATH"] = (p.dir / "no-layers").string();
+    fs::remove_all(p.dir / "out");
+    cooked = test::run_process({KILN_CLI, "cook", p.project.string(), "--out", (p.dir / "out").string(), "--cache-root",
+                                (p.dir / "cache").string(), "--previews", "--report", (p.dir / "report.json").string()},
+                               env);
+    CHECK_MESSAGE(cooked.exit_code == 1, cooked.output);
+    CHECK_MESSAGE(
+        cooked.output.find("cook: previews failed: VK_LAYER_KHRONOS_validation is not installed") != std::string::npos,
+        cooked.output);
+    CHECK(fs::exists(p.dir / "out/manifest.json"));
+    CHECK(nlohmann::json::parse(test::slurp(p.dir / "report.json"))["previews"].contains("failed"));
   }
 
   TEST_CASE("a script calling an engine function no material has is a cook error naming it") {
@@ -136,7 +150,8 @@ TEST_SUITE("render") {
     const auto report = p.play(1);
     REQUIRE(report["gpu"]["available"] == true);
     CHECK(report["gpu"]["frames"]["count"] == 1);
-    CHECK(report["gpu"]["validation_messages"].empty());
+    CHECK(report["gpu"]["validation"]["on"] == true);
+    CHECK(report["gpu"]["validation"]["messages"].empty());
     const auto probe = test::oiio_read_rgba(p.dir / "pictures/materials/probe.png");
     REQUIRE(probe.width == 256);
     // The sRGB texel is decoded to linear, tinted, and the picture encoded back to sRGB.

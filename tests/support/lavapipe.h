@@ -17,13 +17,18 @@ inline std::string lavapipe_icd() {
   return {};
 }
 
-// The environment of a child process that renders on lavapipe alone.
+// The environment of a child process that renders on lavapipe alone, with the validation layer
+// (any message it prints fails the render).
 inline std::map<std::string, std::string> lavapipe_env() {
   const std::string icd = lavapipe_icd();
-  return {{"VK_ICD_FILENAMES", icd}, {"VK_DRIVER_FILES", icd}, {"KILN_RENDER_DEVICE", "llvmpipe"}};
+  return {{"VK_ICD_FILENAMES", icd},
+          {"VK_DRIVER_FILES", icd},
+          {"KILN_RENDER_DEVICE", "llvmpipe"},
+          {"KILN_RENDER_VALIDATE", "on"}};
 }
 
-// The same for this process (before its first Vulkan call).
+// The same for this process (before its first Vulkan call; in-process contexts choose validation
+// in their own options).
 inline void use_lavapipe_here() {
   for (const auto& [name, value] : lavapipe_env()) ::setenv(name.c_str(), value.c_str(), 1);
 }

@@ -164,11 +164,13 @@ int run_cook_command(const Args& args) {
     return fail("nothing written");
   }
 
+  bool previews_failed = false;
   if (args.has("--previews"))
     if (auto previews = cook::write_previews(out, config, store.get(), report); !previews) {
-      // The set is written and stays; only its pictures are missing.
+      // The set is written and stays; the pictures asked for are missing, so the cook fails.
       std::fprintf(stderr, "cook: previews failed: %s\n", previews.error().message.c_str());
-      report["previews"] = {{"failed", previews.error().message}};
+      report["previews"]["failed"] = previews.error().message;
+      previews_failed = true;
     }
   const double wall = ms_since(started);
   report["errors"] = nlohmann::json::array();
@@ -183,7 +185,7 @@ int run_cook_command(const Args& args) {
   else
     std::printf("cook: %zu variants, %zu compiled, %zu cache hits, 0 errors, %.2f s\n", project.variants.size(),
                 counts.compiled, counts.cache_hits, wall / 1000);
-  return reported ? kExitOk : kExitFailed;
+  return reported && !previews_failed ? kExitOk : kExitFailed;
 }
 
 }  // namespace kiln::cli

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 Status write_previews(const fs::path& out, const Config& config, cache::BlobStore* store, nlohmann::json& report) {
   bool unavailable = false;
-  auto context = render::VulkanContext::create({.device = config.render_device}, &unavailable);
+  auto context =
+      render::VulkanContext::create({.device = config.render_device, .validate = config.render_validate}, &unavailable);
   if (!context) {
     if (!unavailable) return context.error();
     std::fprintf(stderr, "cook: previews skipped: %s\n", context.error().message.c_str());
@@ -32,6 +33,7 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   auto scene = render::SceneRenderer::create(**context, **set, **pipelines);
   if (!scene) return scene.error();
   KILN_TRY((*scene)->render_frame(0));
+  KILN_TRY(render::check_validation(**context));
 
   const fs::path dir = out / "previews";
   std::set<fs::path> written;
@@ -47,7 +49,8 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->is_regular_file(ec) && it->path().extension() == ".png" && !written.count(it->path().lexically_normal()))
       fs::remove(it->path(), ec);
-  report["previews"] = {{"files", files}, {"device", (*context)->identity().name}};
+  report["previews"] = {
+      {"files", files}, {"device", (*context)->identity().name}, {"validated", (*context)->validating()}};
   return {};
 }
 

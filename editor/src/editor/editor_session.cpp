@@ -270,6 +270,7 @@ void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::s
       pictures.push_back(picture->string());
   }
   event["previews"] = pictures;
+  if (previews_->validating()) event["preview_validated"] = true;
   if (!errors.empty()) event["preview_errors"] = errors;
   event["preview_ms"] = ms_between(started, Clock::now());
 }
@@ -315,13 +316,14 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
       event["preview_error"] = picture.error().message;
     else if (!picture->empty())
       event["preview"] = picture->string();
+    if (previews_->validating()) event["preview_validated"] = true;
   }
   materials_[change.path] = std::move(state);
   return event;
 }
 
 void EditorSession::enable_previews(const fs::path& dir) {
-  previews_ = std::make_unique<MaterialPreviews>(dir, config_.render_device);
+  previews_ = std::make_unique<MaterialPreviews>(dir, config_.render_device, config_.render_validate);
 }
 
 Result<fs::path> EditorSession::preview(const std::string& rel, const MaterialState& state) {

@@ -10,8 +10,8 @@
 namespace kiln::editor {
 namespace fs = std::filesystem;
 
-MaterialPreviews::MaterialPreviews(fs::path dir, std::string render_device)
-    : dir_(std::move(dir)), device_(std::move(render_device)) {}
+MaterialPreviews::MaterialPreviews(fs::path dir, std::string render_device, bool validate)
+    : dir_(std::move(dir)), device_(std::move(render_device)), validate_(validate) {}
 MaterialPreviews::~MaterialPreviews() = default;
 
 Result<fs::path> MaterialPreviews::render(
@@ -20,7 +20,7 @@ Result<fs::path> MaterialPreviews::render(
     const std::map<std::string, std::vector<std::byte>>& textures) {
   if (!context_ && unavailable_.empty()) {
     bool none = false;
-    auto context = render::VulkanContext::create({.device = device_}, &none);
+    auto context = render::VulkanContext::create({.device = device_, .validate = validate_}, &none);
     if (!context) {
       if (!none) return context.error();
       unavailable_ = context.error().message;
@@ -29,6 +29,7 @@ Result<fs::path> MaterialPreviews::render(
     }
   }
   if (!context_) return fs::path();
+  const std::size_t seen = context_->validation_messages().size();
 
   // The material as the cook records it, laid out against the variants it uses now.
   runtime::MaterialRecord record;
@@ -58,6 +59,7 @@ Result<fs::path> MaterialPreviews::render(
   auto scene = render::SceneRenderer::create(*context_, **set, **pipelines);
   if (!scene) return scene.error();
   KILN_TRY((*scene)->render_frame(0));
+  KILN_TRY(render::check_validation(*context_, seen));
   if ((*scene)->drawn().empty()) return fs::path();  // nothing to draw (a post-process material)
   auto picture = render::write_view_picture(**scene, 0, dir_);
   if (!picture) return picture.error();

@@ -2,7 +2,8 @@
 // The editor's material previews, made the way `kiln cook --previews` makes them: the material laid
 // out against its current variants, written with those variants and its textures as a cooked set
 // of one material, rendered by the player's renderer (the first frame) into
-// <dir>/materials/<name>.png. The Vulkan device is opened at the first preview and kept.
+// <dir>/materials/<name>.png. The Vulkan device is opened at the first preview and kept. With
+// render.validate, any message of the validation layer during a preview fails that preview.
 //
 // Thread-safety: owned by the editor's session thread.
 
@@ -23,7 +24,8 @@ namespace kiln::editor {
 
 class MaterialPreviews {
  public:
-  MaterialPreviews(std::filesystem::path dir, std::string render_device);
+  // `validate`: the Vulkan validation layer on; a preview during which it prints fails.
+  MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
   ~MaterialPreviews();
 
   // The picture of `material` (`rel`: its path in the project); empty when there is no Vulkan
@@ -33,10 +35,13 @@ class MaterialPreviews {
       const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
       const std::map<std::string, std::vector<std::byte>>& textures);
   const std::string& unavailable() const { return unavailable_; }
+  // The validation layer is on for the previews rendered so far.
+  bool validating() const { return context_ && context_->validating(); }
 
  private:
   std::filesystem::path dir_;
   std::string device_;
+  bool validate_ = false;
   std::unique_ptr<render::VulkanContext> context_;
   std::string unavailable_;
 };

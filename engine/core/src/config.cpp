@@ -160,6 +160,9 @@ const std::vector<Setting>& settings() {
                    "Mesa's software renderer); empty takes a discrete GPU, else an integrated one, else any"),
       bool_setting("render.pipeline_cache", &Config::render_pipeline_cache, "true",
                    "kill switch of the persistent Vulkan pipeline cache"),
+      bool_setting("render.validate", &Config::render_validate, "false",
+                   "render with the Vulkan validation layer (VK_LAYER_KHRONOS_validation); any message it "
+                   "prints fails the render (the player's run, the cook's or the editor's previews)"),
   };
   return table;
 }
@@ -188,6 +191,7 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.jobs = 0;
   c.render_device.clear();
   c.render_pipeline_cache = true;
+  c.render_validate = false;
   return c;
 }
 

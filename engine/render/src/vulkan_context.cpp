@@ -231,6 +231,14 @@ std::vector<std::string> VulkanContext::validation_messages() const {
   return messages_;
 }
 
+Status check_validation(const VulkanContext& context, std::size_t seen) {
+  const std::vector<std::string> messages = context.validation_messages();
+  if (messages.size() <= seen) return {};
+  const std::size_t fresh = messages.size() - seen;
+  return make_error(std::to_string(fresh) +
+                    (fresh == 1 ? " validation message: " : " validation messages; the first: ") + messages[seen]);
+}
+
 Result<std::uint32_t> VulkanContext::memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags properties) const {
   for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
     if ((type_bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & properties) == properties) return i;

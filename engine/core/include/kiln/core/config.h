@@ -36,6 +36,7 @@ struct Config {
   int jobs = 0;                                       // jobs: worker threads, 0 = one per core
   std::string render_device;                          // render.device: a Vulkan device name part; empty = best
   bool render_pipeline_cache = true;                  // render.pipeline_cache: kill switch
+  bool render_validate = false;                       // render.validate: Vulkan validation layer, messages fail
 };
 
 // The cache root the script page cache uses: cache.root, or empty when jit.cache is off.

@@ -86,4 +86,8 @@ class VulkanContext {
 // "VkResult name" for messages.
 const char* vk_result_name(VkResult result);
 
+// An error when the validation layer printed any message after the first `seen` ("2 validation
+// messages; the first: ..."); success otherwise, and always without the layer.
+Status check_validation(const VulkanContext& context, std::size_t seen = 0);
+
 }  // namespace kiln::render
