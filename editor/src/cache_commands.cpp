@@ -26,8 +26,24 @@ nlohmann::json counts_json(const cache::BlobScanCounts& c, bool with_use) {
                   {"misses", c.use.misses},
                   {"corrupt_deleted", c.use.corrupt},
                   {"writes", c.use.writes},
-                  {"evictions", c.use.evictions}};
+                  {"evictions", c.use.evictions},
+                  {"remote",
+                   {{"hits", c.use.remote_hits},
+                    {"misses", c.use.remote_misses},
+                    {"rejected", c.use.remote_rejected},
+                    {"errors", c.use.remote_errors},
+                    {"writes", c.use.remote_writes},
+                    {"bytes_read", c.use.remote_bytes_read},
+                    {"bytes_written", c.use.remote_bytes_written}}}};
   return out;
+}
+
+// scheme://user:password@host... without the user part, for printing.
+std::string without_password(const std::string& url) {
+  const auto start = url.find("://");
+  const auto at = url.find('@');
+  if (start == std::string::npos || at == std::string::npos || at < start) return url;
+  return url.substr(0, start + 3) + url.substr(at + 1);
 }
 
 // "83% of 120": hits among lookups.
@@ -50,6 +66,11 @@ void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show
     if (show_corrupt) line += ", " + std::to_string(c.corrupt) + " corrupt deleted";
     if (show_removed) line += ", " + std::to_string(c.removed) + " removed";
     if (show_use) line += ", " + hit_rate(c.use) + ", " + std::to_string(c.use.evictions) + " evicted";
+    if (show_use && c.use.remote_hits + c.use.remote_misses + c.use.remote_errors + c.use.remote_writes > 0)
+      line += "; remote " + std::to_string(c.use.remote_hits) + " hits, " + std::to_string(c.use.remote_misses) +
+              " misses, " + std::to_string(c.use.remote_rejected) + " rejected, " +
+              std::to_string(c.use.remote_errors) + " errors, " + describe_bytes(c.use.remote_bytes_read) + " read, " +
+              describe_bytes(c.use.remote_bytes_written) + " sent";
     std::printf("%s  (%s)\n", line.c_str(), std::string(kind.holds).c_str());
   }
 }
@@ -96,6 +117,7 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
     nlohmann::json out = counts_json(*scan, verb == "stats");
     out["root"] = (*store)->root().string();
     out["cap_bytes"] = options.max_bytes;
+    out["remote"] = without_password(loaded.config.cache_remote);
     // The totals under the names older scripts read.
     out["blobs"] = scan->blobs;
     for (const auto& [name, counts] : scan->kinds) out["kinds"][name] = counts_json(counts, verb == "stats");
@@ -108,6 +130,9 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
   if (verb == "verify") std::printf(", %llu corrupt deleted", static_cast<unsigned long long>(scan->corrupt));
   if (verb != "stats") std::printf(", %llu removed", static_cast<unsigned long long>(scan->removed));
   std::printf("\n");
+  if (!loaded.config.cache_remote.empty())
+    std::printf("remote %s%s\n", without_password(loaded.config.cache_remote).c_str(),
+                loaded.config.cache_remote_read_only ? " (read-only)" : "");
   print_kinds(*scan, kind, verb == "verify", verb == "prune" || verb == "clear", verb == "stats");
   return kExitOk;
 }

@@ -126,7 +126,12 @@ std::vector<Command> commands() {
       {{"cook"},
        "validate a project and build its variants, scripts and textures into packs",
        {{"project", "the project directory"}},
-       {{"--out", "the output directory (required)"}, {"--report", "also write the report (JSON) to this file"}},
+       {{"--out", "the output directory (required, except for a shard)"},
+        {"--report", "also write the report (JSON) to this file"},
+        {"--shard",
+         "i/N: build only this machine's part (from 1) of the variants and textures into the cache "
+         "(a farm sharing cache.remote); writes no packs"},
+        {"--shard-count", "N, when the shard index comes from JOB_COMPLETION_INDEX", false, ValueOption::kWhole}},
        {{"--verify", "recompile what the caches served; fail on a difference"},
         {"--previews", "also render a picture of every material into <out>/previews (needs a Vulkan device)"},
         kJson},

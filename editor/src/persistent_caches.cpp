@@ -5,9 +5,22 @@
 namespace kiln::cli {
 
 std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who) {
-  auto opened = cache::BlobStore::open({.root = config.cache_root,
-                                        .max_bytes = config.cache_disk_max_bytes,
-                                        .keep_namespaces = config.cache_keep_builds});
+  cache::BlobStoreOptions options{
+      .root = config.cache_root, .max_bytes = config.cache_disk_max_bytes, .keep_namespaces = config.cache_keep_builds};
+  if (!config.cache_remote.empty()) {
+    auto remote = cache::open_remote_storage(
+        {.url = config.cache_remote, .timeout = std::chrono::milliseconds(config.cache_remote_timeout_ms)});
+    if (remote) {
+      options.remote = std::move(*remote);
+      options.remote_read_only = config.cache_remote_read_only;
+      options.warn = [who](const std::string& message) {
+        std::fprintf(stderr, "%s: %s\n", who.c_str(), message.c_str());
+      };
+    } else {
+      std::fprintf(stderr, "%s: remote cache off: %s\n", who.c_str(), remote.error().message.c_str());
+    }
+  }
+  auto opened = cache::BlobStore::open(std::move(options));
   if (opened) return std::move(*opened);
   std::fprintf(stderr, "%s: persistent cache off: %s\n", who.c_str(), opened.error().message.c_str());
   return nullptr;

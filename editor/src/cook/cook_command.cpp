@@ -1,13 +1,16 @@
-// `kiln cook <project> --out <dir> [--jobs N] [--json <report.json>] [--verify]`: validates the whole
+// `kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--verify]`: validates the whole
 // project, then runs its stages on one worker pool — variants (through the persistent variant
 // cache), scripts (bytecode, and every page into the page cache ahead of time), textures (.tx) —
-// and only when all of them succeeded switches the output directory to the new cooked set. See
-// cook_project.h and README "Cooking".
+// and only when all of them succeeded switches the output directory to the new cooked set. With
+// --shard it builds one part of the variants and textures into the cache instead (cook_shard.h).
+// See cook_project.h and README "Cooking".
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +22,7 @@
 #include "cook/cook_report.h"
 #include "cook/cook_scripts.h"
 #include "cook/cook_settings.h"
+#include "cook/cook_shard.h"
 #include "cook/cook_textures.h"
 #include "cook/cook_variants.h"
 #include "cook/progress.h"
@@ -37,7 +41,69 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 constexpr const char* kUsage =
-    "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify] [--previews]\n";
+    "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify] [--previews]\n"
+    "       kiln cook <project> --shard i/N [--shard-count N] [--report <report.json>] [--json]\n";
+
+// The variables of the schedulers a shard index can come from.
+std::map<std::string, std::string> scheduler_env() {
+  std::map<std::string, std::string> env;
+  for (const char* name :
+       {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX"})
+    if (const char* value = std::getenv(name)) env[name] = value;
+  return env;
+}
+
+nlohmann::json remote_report(const cache::BlobStore* store) {
+  if (!store || store->remote_address().empty()) return nullptr;
+  const cache::KindUse use = store->remote_use();
+  return {{"address", store->remote_address()},  {"read_only", store->remote_read_only()},
+          {"trouble", store->remote_trouble()},  {"hits", use.remote_hits},
+          {"misses", use.remote_misses},         {"rejected", use.remote_rejected},
+          {"errors", use.remote_errors},         {"writes", use.remote_writes},
+          {"bytes_read", use.remote_bytes_read}, {"bytes_written", use.remote_bytes_written}};
+}
+
+// A shard: this machine's part of the variants and texture conversions, into the cache (and its
+// remote level); no scripts, no packs.
+int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook::TargetVariants>& targets,
+              cache::BlobStore* store, core::WorkerPool& pool, cook::Progress& progress, cook::CookErrors& errors,
+              nlohmann::json& report, const std::string& report_file, bool json, Clock::time_point started) {
+  const std::size_t all_variants = project.variants.size(), all_textures = project.textures.size();
+  cook::keep_shard(project, shard);
+  progress.line("cook: shard " + shard.text() + ": " + std::to_string(project.variants.size()) + " of " +
+                std::to_string(all_variants) + " variants, " + std::to_string(project.textures.size()) + " of " +
+                std::to_string(all_textures) + " textures");
+  if (!store || store->remote_address().empty())
+    progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
+  cook::build_variants(project, targets, pool, progress, errors);
+  cook::TextureConversions conversions(store);
+  const cook::CookedTextures textures = cook::cook_textures(project, conversions, false, pool, errors);
+  if (store) store->flush();  // on disk and on the remote before this shard says it is done
+
+  std::size_t compiled = 0, hits = 0;
+  for (const auto& target : targets)
+    for (const auto& r : target.results) (r.ok && r.cache_hit ? hits : compiled) += r.ok;
+  const double wall = ms_since(started);
+  report["shard"] = {{"index", shard.index + 1},       {"count", shard.count}, {"variants", project.variants.size()},
+                     {"compiled", compiled},           {"cache_hits", hits},   {"textures", textures.files.size()},
+                     {"converted", textures.converted}};
+  report["cache"]["remote"] = remote_report(store);
+  report["errors"] = errors.to_json();
+  report["totals"]["errors"] = errors.size();
+  report["totals"]["wall_ms"] = wall;
+  const bool reported = cook::write_report(report_file, report);
+  for (const auto& line : errors.lines()) std::fprintf(stderr, "%s\n", line.c_str());
+  if (json)
+    std::printf("%s\n", cook::report_text(report).c_str());
+  else
+    std::printf(
+        "cook: shard %s: %zu variants, %zu compiled, %zu cache hits, %zu textures (%zu converted), %zu errors, "
+        "%.2f s\n",
+        shard.text().c_str(), project.variants.size(), compiled, hits, textures.files.size(), textures.converted,
+        errors.size(), wall / 1000);
+  if (store) (void)store->prune();
+  return errors.empty() && reported ? kExitOk : kExitFailed;
+}
 
 }  // namespace
 
@@ -47,14 +113,27 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out", "--report"}); !s) {
+  if (auto s = args.check_options({"--out", "--report", "--shard", "--shard-count"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }
   const fs::path root = args.words[1], out = args.option("--out");
   const std::string report_file = args.option("--report");
-  if (out.empty()) {
+  auto shard = cook::shard_of_cook(args.option("--shard"), args.option("--shard-count"), scheduler_env());
+  if (!shard) {
+    std::fprintf(stderr, "kiln cook: %s\n%s", shard.error().message.c_str(), kUsage);
+    return kExitUsage;
+  }
+  if (out.empty() && !*shard) {
     std::fprintf(stderr, "kiln cook: --out <dir> is required\n%s", kUsage);
+    return kExitUsage;
+  }
+  if (*shard && (args.has("--verify") || args.has("--previews"))) {
+    std::fprintf(stderr, "kiln cook: --verify and --previews are for the cook that assembles the packs\n%s", kUsage);
+    return kExitUsage;
+  }
+  if (!out.empty() && *shard) {
+    std::fprintf(stderr, "kiln cook: a shard writes no packs (--out is for the cook that assembles them)\n%s", kUsage);
     return kExitUsage;
   }
   auto loaded = load_config(args.config);
@@ -86,7 +165,9 @@ int run_cook_command(const Args& args) {
     errors.add(settings.error().message);
     return fail("nothing cooked");
   }
-  const std::unique_ptr<cache::BlobStore> store = open_variant_store(config, "kiln cook");
+  // One store for every kind the cook fills, so that a remote level behind it warns once.
+  const std::unique_ptr<cache::BlobStore> cache_store = open_cache_store(config, "kiln cook");
+  cache::BlobStore* const variant_store = config.shader_disk_cache ? cache_store.get() : nullptr;
   // One library per target, each under its own cache namespace; the first also answers for the
   // shaders' declarations.
   const auto library_options = [&](const cook::CookTarget& target) {
@@ -96,7 +177,7 @@ int run_cook_command(const Args& args) {
         .defines = settings->defines,
         .target = target.target_env,
         .backend = target.backend,
-        .store = store.get(),
+        .store = variant_store,
         .isolation = compile_isolation(config)};
   };
   std::vector<cook::TargetVariants> targets;
@@ -107,6 +188,9 @@ int run_cook_command(const Args& args) {
   cook::Project project = cook::load_project(root, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
   if (!errors.empty()) return fail("nothing cooked");
+  if (*shard)
+    return run_shard(**shard, project, targets, cache_store.get(), pool, progress, errors, report, report_file,
+                     args.json, started);
   progress.line("cook: " + std::to_string(project.variants.size()) + " variants (" + std::to_string(project.used) +
                 " used by " + std::to_string(project.materials.size()) + " materials, " +
                 std::to_string(project.declared) + " declared to ship, " + std::to_string(project.stripped) +
@@ -136,8 +220,7 @@ int run_cook_command(const Args& args) {
                 " compiled, " + std::to_string(scripts.stats.loaded) + " from the page cache)");
 
   // Textures.
-  const auto texture_store = open_cache_store(config, "kiln cook");
-  cook::TextureConversions conversions(texture_store.get());
+  cook::TextureConversions conversions(cache_store.get());
   cook::CookedTextures textures = cook::cook_textures(project, conversions, verify, pool, errors);
 
   // The report of what was built.
@@ -166,20 +249,21 @@ int run_cook_command(const Args& args) {
 
   bool previews_failed = false;
   if (args.has("--previews"))
-    if (auto previews = cook::write_previews(out, config, store.get(), report); !previews) {
+    if (auto previews = cook::write_previews(out, config, cache_store.get(), report); !previews) {
       // The set is written and stays; the pictures asked for are missing, so the cook fails.
       std::fprintf(stderr, "cook: previews failed: %s\n", previews.error().message.c_str());
       report["previews"]["failed"] = previews.error().message;
       previews_failed = true;
     }
+  if (cache_store) cache_store->flush();  // the remote has what this cook made before it is counted
+  report["cache"]["remote"] = remote_report(cache_store.get());
   const double wall = ms_since(started);
   report["errors"] = nlohmann::json::array();
   report["totals"]["errors"] = 0;
   report["totals"]["wall_ms"] = wall;
   const bool reported = cook::write_report(report_file, report);
   // The caches grew by this cook: the cap and the build limit hold over every kind again.
-  if (store) store->flush();
-  if (texture_store) (void)texture_store->prune();
+  if (cache_store) (void)cache_store->prune();
   if (args.json)
     std::printf("%s\n", cook::report_text(report).c_str());
   else

@@ -238,11 +238,9 @@ Result<BlobScan> BlobStore::scan() {
     // What other tools counted, and what this store counted and has not yet added.
     KindUse use = read_kind_use(impl_->options.root / name);
     const KindUse own = impl_->use.snapshot(cache_kind_index(name));
-    use.hits += own.hits, use.misses += own.misses, use.corrupt += own.corrupt;
-    use.writes += own.writes, use.evictions += own.evictions;
+    use += own;
     scan.kinds[name].use = use;
-    scan.use.hits += use.hits, scan.use.misses += use.misses, scan.use.corrupt += use.corrupt;
-    scan.use.writes += use.writes, scan.use.evictions += use.evictions;
+    scan.use += use;
   }
   return scan;
 }

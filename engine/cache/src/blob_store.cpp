@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 
 #include "blob_format.h"
 #include "blob_store_impl.h"
@@ -55,6 +56,12 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   impl->owner = owner;
   if (impl->options.auto_prune_after_bytes == 0)
     impl->options.auto_prune_after_bytes = std::max<std::uint64_t>(1, impl->options.max_bytes / 16);
+  if (impl->options.remote) {
+    auto warn = impl->options.warn;
+    if (!warn) warn = [](const std::string& message) { std::fprintf(stderr, "kiln: %s\n", message.c_str()); };
+    impl->remote =
+        std::make_unique<RemoteLevel>(impl->options.remote, impl->options.remote_read_only, impl->use, std::move(warn));
+  }
   std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
   Impl* self = store->impl_.get();
   BlobStore* outer = store.get();
@@ -103,6 +110,7 @@ BlobStore::~BlobStore() {
   }
   impl_->prune_cv.notify_all();
   impl_->pruner.join();
+  impl_->remote.reset();  // sends what waits, and counts it before the counts are kept
   for (const auto& [dir, fd] : impl_->namespace_locks) ::close(fd);
   const auto kinds = cache_kinds();
   for (std::size_t k = 0; k < kinds.size(); ++k) {
@@ -126,7 +134,7 @@ std::string canonical_identity(Identity identity, std::string& readable) {
 
 }  // namespace
 
-Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity build, Identity settings) {
+Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity build, Identity settings, bool local) {
   if (!is_cache_kind(kind)) return make_error("blob store: unknown cache kind '" + std::string(kind) + "'");
   // The blob format is part of every build: a build with another format never shares a namespace.
   build.emplace_back("kiln.blob_format", std::to_string(blob_format::kFormatVersion));
@@ -138,6 +146,7 @@ Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity 
   ns.kind = std::string(kind);
   ns.id = build_id + "-" + settings_id;
   ns.dir = impl_->options.root / ns.kind / ns.id;
+  ns.shared = !local && cache_kinds()[std::size_t(cache_kind_index(kind))].shared;
   KILN_TRY(use_private_dir(impl_->options.root / ns.kind));
   KILN_TRY(use_private_dir(ns.dir));
   const fs::path about = ns.dir / "NAMESPACE.txt";
@@ -200,7 +209,9 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key,
   impl_->misses.fetch_add(1, std::memory_order_relaxed);
   if (std::holds_alternative<BlobForeign>(read)) {
     impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed);
-  } else if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
+    return std::nullopt;  // another user's file sits there: nothing is written over it
+  }
+  if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
     if (corrupt) *corrupt = true;
     impl_->use.add(kind, KindUseCounters::kCorrupt);
     impl_->corrupt_deleted.fetch_add(1, std::memory_order_relaxed);
@@ -209,11 +220,20 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key,
     impl_->unreadable.fetch_add(1, std::memory_order_relaxed);
     impl_->record_error(path.string() + ": " + unreadable->problem);
   }
+  // The remote level answers for what this machine does not have (a damaged local entry included).
+  if (impl_->remote && ns.shared)
+    if (auto image = impl_->remote->get(ns, key)) {
+      auto shared = std::make_shared<const Bytes>(std::move(*image));
+      Bytes payload(shared->begin() + blob_format::kHeaderSize, shared->end());
+      impl_->writer->enqueue(path, std::move(shared));  // kept locally from now on
+      return payload;
+    }
   return std::nullopt;
 }
 
 void BlobStore::put(const BlobNamespace& ns, const BlobKey& key, Bytes payload) {
   auto image = std::make_shared<const Bytes>(blob_format::encode(key, payload));
+  if (impl_->remote && ns.shared) impl_->remote->put(ns, key, image);
   impl_->writer->enqueue(blob_path(ns, key), std::move(image));
 }
 
@@ -234,6 +254,7 @@ void BlobStore::remove(const BlobNamespace& ns, const BlobKey& key) {
 
 void BlobStore::flush() {
   impl_->writer->flush();
+  if (impl_->remote) impl_->remote->flush();
   std::unique_lock lock(impl_->prune_mu);
   impl_->prune_cv.wait(lock, [&] { return !impl_->prune_requested && !impl_->prune_running; });
 }
@@ -258,5 +279,19 @@ BlobStoreStats BlobStore::stats() const {
 }
 
 const fs::path& BlobStore::root() const { return impl_->options.root; }
+
+std::string BlobStore::remote_address() const { return impl_->remote ? impl_->remote->address() : std::string(); }
+bool BlobStore::remote_read_only() const { return impl_->remote && impl_->remote->read_only(); }
+std::string BlobStore::remote_trouble() const { return impl_->remote ? impl_->remote->trouble() : std::string(); }
+
+KindUse BlobStore::remote_use() const {
+  KindUse all;
+  for (std::size_t k = 0; k < cache_kinds().size(); ++k) {
+    KindUse use = impl_->use.snapshot(int(k));
+    use.hits = use.misses = use.corrupt = use.writes = use.evictions = 0;
+    all += use;
+  }
+  return all;
+}
 
 }  // namespace kiln::cache

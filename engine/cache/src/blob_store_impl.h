@@ -12,6 +12,7 @@
 
 #include "blob_writer.h"
 #include "kind_use.h"
+#include "remote_level.h"
 #include "kiln/cache/blob_store.h"
 
 namespace kiln::cache {
@@ -42,7 +43,8 @@ struct BlobStore::Impl {
   bool prune_requested = false, prune_running = false, prune_stop = false;
   std::thread pruner;
 
-  std::unique_ptr<BlobWriter> writer;  // last: its thread calls back into the members above
+  std::unique_ptr<RemoteLevel> remote;  // none without options.remote
+  std::unique_ptr<BlobWriter> writer;   // last: its thread calls back into the members above
 
   void record_error(std::string message);
   void request_prune();

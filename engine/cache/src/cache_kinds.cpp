@@ -7,10 +7,10 @@ namespace kiln::cache {
 namespace {
 
 constexpr std::array kKinds = {
-    CacheKind{"shaders", "compiled shader variants"},
-    CacheKind{"jit", "compiled script pages"},
-    CacheKind{"textures", "textures converted to .tx"},
-    CacheKind{"pipelines", "Vulkan pipeline caches, one per GPU driver"},
+    CacheKind{"shaders", "compiled shader variants", true},
+    CacheKind{"jit", "compiled script pages", false},
+    CacheKind{"textures", "textures converted to .tx", true},
+    CacheKind{"pipelines", "Vulkan pipeline caches, one per GPU driver", false},
 };
 
 }  // namespace

@@ -32,6 +32,29 @@ class DirLock {
   int fd_;
 };
 
+// The fields of STATS in their order; a file written before the remote fields existed has the
+// first five.
+struct FieldName {
+  const char* name;
+  std::uint64_t KindUse::*member;
+  KindUseCounters::Field counter;
+};
+constexpr FieldName kFieldNames[] = {
+    {"hits", &KindUse::hits, KindUseCounters::kHits},
+    {"misses", &KindUse::misses, KindUseCounters::kMisses},
+    {"corrupt", &KindUse::corrupt, KindUseCounters::kCorrupt},
+    {"writes", &KindUse::writes, KindUseCounters::kWrites},
+    {"evictions", &KindUse::evictions, KindUseCounters::kEvictions},
+    {"remote_hits", &KindUse::remote_hits, KindUseCounters::kRemoteHits},
+    {"remote_misses", &KindUse::remote_misses, KindUseCounters::kRemoteMisses},
+    {"remote_rejected", &KindUse::remote_rejected, KindUseCounters::kRemoteRejected},
+    {"remote_errors", &KindUse::remote_errors, KindUseCounters::kRemoteErrors},
+    {"remote_writes", &KindUse::remote_writes, KindUseCounters::kRemoteWrites},
+    {"remote_bytes_read", &KindUse::remote_bytes_read, KindUseCounters::kRemoteBytesRead},
+    {"remote_bytes_written", &KindUse::remote_bytes_written, KindUseCounters::kRemoteBytesWritten},
+};
+constexpr int kBaseFields = 5;
+
 KindUse parse(const std::string& text) {
   KindUse use;
   std::istringstream in(text);
@@ -39,28 +62,21 @@ KindUse parse(const std::string& text) {
   std::uint64_t value = 0;
   int fields = 0;
   while (in >> name >> value) {
-    if (name == "hits")
-      use.hits = value;
-    else if (name == "misses")
-      use.misses = value;
-    else if (name == "corrupt")
-      use.corrupt = value;
-    else if (name == "writes")
-      use.writes = value;
-    else if (name == "evictions")
-      use.evictions = value;
-    else
-      return {};
+    const FieldName* field = nullptr;
+    for (const FieldName& f : kFieldNames)
+      if (name == f.name) field = &f;
+    if (!field) return {};
+    use.*(field->member) = value;
     ++fields;
   }
-  if (!in.eof() || fields != 5) return {};
+  if (!in.eof() || fields < kBaseFields) return {};
   return use;
 }
 
 KindUse read_unlocked(const fs::path& kind_dir) {
   const int fd = ::open((kind_dir / kFile).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {};
-  char buffer[512];
+  char buffer[1024];
   const ssize_t n = ::read(fd, buffer, sizeof buffer);
   ::close(fd);
   if (n <= 0 || std::size_t(n) == sizeof buffer) return {};
@@ -72,28 +88,22 @@ KindUse read_unlocked(const fs::path& kind_dir) {
 KindUse KindUseCounters::snapshot(int kind) const {
   KindUse use;
   if (kind < 0 || std::size_t(kind) >= kMaxKinds) return use;
-  const auto& c = counts_[kind];
-  use.hits = c[kHits].load(std::memory_order_relaxed);
-  use.misses = c[kMisses].load(std::memory_order_relaxed);
-  use.corrupt = c[kCorrupt].load(std::memory_order_relaxed);
-  use.writes = c[kWrites].load(std::memory_order_relaxed);
-  use.evictions = c[kEvictions].load(std::memory_order_relaxed);
+  for (const FieldName& f : kFieldNames) use.*(f.member) = counts_[kind][f.counter].load(std::memory_order_relaxed);
   return use;
 }
 
 void merge_kind_use(const fs::path& kind_dir, const KindUse& use) {
-  if (use.hits + use.misses + use.corrupt + use.writes + use.evictions == 0) return;
+  std::uint64_t any = 0;
+  for (const FieldName& f : kFieldNames) any |= use.*(f.member);
+  if (!any) return;
   DirLock lock(kind_dir);
   if (!lock.held()) return;
   KindUse total = read_unlocked(kind_dir);
-  total.hits += use.hits;
-  total.misses += use.misses;
-  total.corrupt += use.corrupt;
-  total.writes += use.writes;
-  total.evictions += use.evictions;
-  const std::string text = "hits " + std::to_string(total.hits) + "\nmisses " + std::to_string(total.misses) +
-                           "\ncorrupt " + std::to_string(total.corrupt) + "\nwrites " + std::to_string(total.writes) +
-                           "\nevictions " + std::to_string(total.evictions) + "\n";
+  std::string text;
+  for (const FieldName& f : kFieldNames) {
+    total.*(f.member) += use.*(f.member);
+    text += std::string(f.name) + " " + std::to_string(total.*(f.member)) + "\n";
+  }
   (void)write_file_atomic(kind_dir / kFile, std::as_bytes(std::span(text.data(), text.size())));
 }
 

@@ -18,7 +18,21 @@ inline constexpr std::size_t kMaxKinds = 8;
 
 class KindUseCounters {
  public:
-  enum Field { kHits, kMisses, kCorrupt, kWrites, kEvictions, kFields };
+  enum Field {
+    kHits,
+    kMisses,
+    kCorrupt,
+    kWrites,
+    kEvictions,
+    kRemoteHits,
+    kRemoteMisses,
+    kRemoteRejected,
+    kRemoteErrors,
+    kRemoteWrites,
+    kRemoteBytesRead,
+    kRemoteBytesWritten,
+    kFields
+  };
   void add(int kind, Field field, std::uint64_t n = 1) {
     if (kind >= 0 && std::size_t(kind) < kMaxKinds && n) counts_[kind][field].fetch_add(n, std::memory_order_relaxed);
   }

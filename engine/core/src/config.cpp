@@ -105,9 +105,13 @@ Setting bool_setting(std::string name, bool Config::*field, std::string def, std
           [field](const Config& c) { return json(c.*field); }};
 }
 
-Setting text_setting(std::string name, std::string Config::*field, std::string def, std::string help) {
+// `check` (optional) answers what is wrong with a value, or nothing.
+Setting text_setting(std::string name, std::string Config::*field, std::string def, std::string help,
+                     std::optional<std::string> (*check)(std::string_view) = nullptr) {
   return {{name, upper_snake(name), flag_of(name), "text", std::move(def), std::move(help)},
-          [field](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+          [field, check](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
+            if (check)
+              if (auto problem = check(text)) return problem;
             c.*field = std::string(text);
             return std::nullopt;
           },
@@ -126,6 +130,12 @@ Setting int_setting(std::string name, int Config::*field, int lo, int hi, std::s
           [field](const Config& c) { return json(c.*field); }};
 }
 
+// The remote cache's URL: its scheme here, the rest where it is opened (engine/cache).
+std::optional<std::string> check_remote_url(std::string_view text) {
+  if (text.empty() || text.rfind("redis://", 0) == 0 || text.rfind("http://", 0) == 0) return std::nullopt;
+  return "expected redis://host[:port][/db] or http://host[:port][/path] (or empty: no remote)";
+}
+
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
       path_setting("cache.root", &Config::cache_root, "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln",
@@ -134,6 +144,16 @@ const std::vector<Setting>& settings() {
                    "size cap of the persistent caches; least recently used blobs are pruned beyond it", false),
       int_setting("cache.keep_builds", &Config::cache_keep_builds, 1, 100, "3",
                   "namespaces (compiler/build identities) kept per cache kind; older ones are pruned"),
+      text_setting("cache.remote", &Config::cache_remote, "(none)",
+                   "a cache shared by several machines, behind the local one: redis://host[:port][/db] or "
+                   "http://host[:port][/path]; shader variants and texture conversions are looked up there after a "
+                   "local miss and sent there when made (compiled script code never is)",
+                   &check_remote_url),
+      bool_setting("cache.remote_read_only", &Config::cache_remote_read_only, "false",
+                   "use the remote cache without filling it (a machine that may read the farm's results)"),
+      int_setting("cache.remote_timeout", &Config::cache_remote_timeout_ms, 1, 600000, "2000",
+                  "milliseconds to connect to the remote cache, and for each lookup or upload; a remote that "
+                  "does not answer in time is left for the rest of the run (one warning)"),
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
                    "in-memory budget for compiled shader variants and script pages", false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
@@ -179,6 +199,9 @@ Config defaults(const std::map<std::string, std::string>& env) {
     c.cache_root = fs::path("/tmp") / ("kiln-cache-" + std::to_string(::getuid()));
   c.cache_disk_max_bytes = 4 * kGiB;
   c.cache_keep_builds = 3;
+  c.cache_remote.clear();
+  c.cache_remote_read_only = false;
+  c.cache_remote_timeout_ms = 2000;
   c.cache_memory_max_bytes = 512 * kMiB;
   c.texture_memory_max_bytes = 0;
   c.shader_disk_cache = true;

@@ -22,7 +22,8 @@ std::string libtiff_version() {
 
 Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying keying) {
   return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", libtiff_version()}},
-                              {{"key", keying == TxKeying::kContent ? "source-content" : "source-file-identity"}});
+                              {{"key", keying == TxKeying::kContent ? "source-content" : "source-file-identity"}},
+                              /*local=*/keying == TxKeying::kFileIdentity);  // an inode means nothing elsewhere
 }
 
 Result<std::vector<std::byte>> convert_to_tx_bytes(const std::filesystem::path& source,

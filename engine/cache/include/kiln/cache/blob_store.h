@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "kiln/cache/hash.h"
+#include "kiln/cache/remote_storage.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cache {
@@ -62,6 +64,13 @@ struct BlobStoreOptions {
   std::uint64_t max_queued_bytes = std::uint64_t{64} << 20;
   // Prune automatically after this many bytes were written by this store (0: max_bytes / 16).
   std::uint64_t auto_prune_after_bytes = 0;
+  // A remote level shared with other machines (remote_storage.h); none when null. Entries of
+  // shared namespaces are looked up there after a local miss (a hit is then written locally) and
+  // sent there after put(), unless `remote_read_only`. The remote's first failure is reported once
+  // through `warn` (stderr when unset) and the store goes on without it.
+  std::shared_ptr<RemoteStorage> remote;
+  bool remote_read_only = false;
+  std::function<void(const std::string&)> warn;
 };
 
 // A content key: a 128-bit hash of everything the payload was made from.
@@ -78,6 +87,7 @@ struct BlobNamespace {
   std::string kind;
   std::string id;  // "<build>-<settings>", 16 hex characters each
   std::filesystem::path dir;
+  bool shared = false;  // its entries go to the remote level (see open_namespace)
 };
 
 struct BlobStoreStats {
@@ -101,6 +111,20 @@ struct KindUse {
   std::uint64_t corrupt = 0;  // entries that failed a check on a read and were deleted
   std::uint64_t writes = 0;
   std::uint64_t evictions = 0;  // entries and namespaces pruned for the cap or the build limit
+  // The remote level (remote_storage.h), looked up after local misses.
+  std::uint64_t remote_hits = 0, remote_misses = 0;
+  std::uint64_t remote_rejected = 0;  // entries that failed their check: never used
+  std::uint64_t remote_errors = 0;    // operations the server did not answer or refused
+  std::uint64_t remote_writes = 0;
+  std::uint64_t remote_bytes_read = 0, remote_bytes_written = 0;
+
+  KindUse& operator+=(const KindUse& o) {
+    hits += o.hits, misses += o.misses, corrupt += o.corrupt, writes += o.writes, evictions += o.evictions;
+    remote_hits += o.remote_hits, remote_misses += o.remote_misses, remote_rejected += o.remote_rejected;
+    remote_errors += o.remote_errors, remote_writes += o.remote_writes;
+    remote_bytes_read += o.remote_bytes_read, remote_bytes_written += o.remote_bytes_written;
+    return *this;
+  }
 };
 
 // What prune(), verify(), scan() or clear() found on disk, in all and per kind.
@@ -136,7 +160,10 @@ class BlobStore {
   // `kind` is one of cache_kinds(). `build` names the producer's build (what a new version of it
   // changes), `settings` what one build varies; nothing is served across either. Marks the namespace
   // as the newest. Fails when a directory on the way is not the user's own (see use_private_dir).
-  Result<BlobNamespace> open_namespace(std::string_view kind, Identity build, Identity settings = {});
+  // Entries of a kind that machines share (CacheKind::shared) use the remote level unless `local`
+  // (keys that only mean something on this machine, such as a file's inode).
+  Result<BlobNamespace> open_namespace(std::string_view kind, Identity build, Identity settings = {},
+                                       bool local = false);
 
   // The payload stored under `key`, or nothing on a miss (absent, corrupt, foreign). `corrupt`, when
   // given, says whether the miss was an entry that failed its checks (and is now deleted).
@@ -172,6 +199,13 @@ class BlobStore {
 
   BlobStoreStats stats() const;
   const std::filesystem::path& root() const;
+  // The remote level: its address ("redis://host:6379/0"), whether it is read-only, and why it
+  // is off or no longer written (empty while it works). Empty address without one.
+  std::string remote_address() const;
+  bool remote_read_only() const;
+  std::string remote_trouble() const;
+  // How this store used the remote level so far, over every kind (the remote_* fields).
+  KindUse remote_use() const;
 
   // The path a blob of `key` has in `ns` (for tests, tools and kinds that stream from the file).
   std::filesystem::path blob_path(const BlobNamespace& ns, const BlobKey& key) const;

@@ -11,6 +11,9 @@ namespace kiln::cache {
 struct CacheKind {
   std::string_view name;   // the directory under the root
   std::string_view holds;  // for people: "compiled shader variants"
+  // Its entries may travel through a remote level to other machines. Machine code (script pages)
+  // and a driver's pipeline data stay on the machine that made them.
+  bool shared = false;
 };
 
 std::span<const CacheKind> cache_kinds();

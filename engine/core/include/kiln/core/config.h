@@ -25,6 +25,9 @@ struct Config {
   std::uint64_t cache_disk_max_bytes = 0;             // cache.disk_max: size cap of the persistent caches
   int cache_keep_builds = 0;                          // cache.keep_builds: namespaces kept per cache kind
   std::uint64_t cache_memory_max_bytes = 0;           // cache.memory_max: in-memory budget (variants, pages)
+  std::string cache_remote;                           // cache.remote: redis://... or http://...; empty = none
+  bool cache_remote_read_only = false;                // cache.remote_read_only
+  int cache_remote_timeout_ms = 0;                    // cache.remote_timeout: milliseconds per operation
   std::uint64_t texture_memory_max_bytes = 0;         // textures.memory_max: 0 = automatic
   bool shader_disk_cache = true;                      // shaders.disk_cache: kill switch
   bool shader_compile_workers = true;                 // shaders.compile_workers: glslang in worker processes

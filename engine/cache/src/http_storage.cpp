@@ -1,0 +1,120 @@
+#include "http_storage.h"
+
+#include <curl/curl.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "blob_format.h"
+#include "connection_pool.h"
+
+namespace kiln::cache {
+namespace {
+
+// An easy handle keeps its connection open between requests to the same server.
+struct HttpConnection {
+  CURL* curl = curl_easy_init();
+  ~HttpConnection() {
+    if (curl) curl_easy_cleanup(curl);
+  }
+};
+
+struct Body {
+  std::vector<std::byte> bytes;
+  bool too_large = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* body = static_cast<Body*>(user);
+  const std::size_t n = size * count;
+  if (body->bytes.size() + n > blob_format::kMaxBlobBytes) {
+    body->too_large = true;
+    return 0;  // curl stops with CURLE_WRITE_ERROR
+  }
+  const auto* bytes = reinterpret_cast<const std::byte*>(data);
+  body->bytes.insert(body->bytes.end(), bytes, bytes + n);
+  return n;
+}
+
+class HttpStorage final : public RemoteStorage {
+ public:
+  HttpStorage(RemoteUrl url, std::chrono::milliseconds timeout)
+      : url_(std::move(url)), timeout_(timeout), address_(url_.address()), pool_(8) {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    base_ = "http://" + (url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host) + ":" +
+            std::to_string(url_.port) + "/" + (url_.path.empty() ? "" : url_.path + "/");
+  }
+
+  RemoteReply get(const std::string& key) override { return request("GET", key, {}); }
+  RemoteReply put(const std::string& key, std::span<const std::byte> value) override {
+    return request("PUT", key, value);
+  }
+  RemoteReply remove(const std::string& key) override { return request("DELETE", key, {}); }
+  const std::string& address() const override { return address_; }
+
+ private:
+  RemoteReply request(const char* method, const std::string& key, std::span<const std::byte> value) {
+    RemoteReply out;
+    std::unique_ptr<HttpConnection> c = pool_.take();
+    if (!c) c = std::make_unique<HttpConnection>();
+    if (!c->curl) {
+      out.outcome = RemoteReply::kUnreachable;
+      out.problem = "cannot start an HTTP client";
+      return out;
+    }
+    CURL* curl = c->curl;
+    curl_easy_reset(curl);
+    const std::string url = base_ + key;
+    Body body;
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads call this
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    if (!url_.password.empty()) {
+      curl_easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+      curl_easy_setopt(curl, CURLOPT_USERPWD, (":" + url_.password).c_str());
+    }
+    if (std::strcmp(method, "PUT") == 0) {
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, value.data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(value.size()));
+    } else if (std::strcmp(method, "DELETE") == 0) {
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+    }
+    const CURLcode code = curl_easy_perform(curl);
+    if (code != CURLE_OK) {
+      out.outcome = RemoteReply::kUnreachable;
+      out.problem = body.too_large ? "an entry larger than the cache allows" : curl_easy_strerror(code);
+      return out;  // the handle's connection may be broken: it is not given back
+    }
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    pool_.give(std::move(c));
+    if (status == 404 && std::strcmp(method, "PUT") != 0) {
+      out.outcome = RemoteReply::kAbsent;
+    } else if (status < 200 || status >= 300) {
+      out.outcome = status >= 500 && status != 507 ? RemoteReply::kUnreachable : RemoteReply::kRefused;
+      out.problem = std::string(method) + " answered HTTP " + std::to_string(status);
+    } else if (std::strcmp(method, "GET") == 0) {
+      out.value = std::move(body.bytes);
+    }
+    return out;
+  }
+
+  RemoteUrl url_;
+  std::chrono::milliseconds timeout_;
+  std::string address_, base_;
+  ConnectionPool<HttpConnection> pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<RemoteStorage> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout) {
+  return std::make_unique<HttpStorage>(std::move(url), timeout);
+}
+
+}  // namespace kiln::cache

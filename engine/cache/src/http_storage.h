@@ -1,0 +1,14 @@
+#pragma once
+// The HTTP backend of the remote level (libcurl): GET, PUT and DELETE of <prefix>/<key>, the
+// protocol of ccache's http storage. 200 is a hit, 404 a miss; a PUT answered 2xx is stored.
+
+#include <memory>
+
+#include "kiln/cache/remote_storage.h"
+#include "remote_url.h"
+
+namespace kiln::cache {
+
+std::unique_ptr<RemoteStorage> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout);
+
+}  // namespace kiln::cache

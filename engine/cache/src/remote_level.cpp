@@ -1,0 +1,118 @@
+#include "remote_level.h"
+
+#include "blob_format.h"
+#include "kiln/cache/cache_kinds.h"
+
+namespace kiln::cache {
+namespace {
+
+// Uploads waiting beyond this make put() wait: memory stays bounded when the server is slow.
+constexpr std::uint64_t kMaxQueuedBytes = std::uint64_t{64} << 20;
+
+}  // namespace
+
+RemoteLevel::RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
+                         std::function<void(const std::string&)> warn)
+    : storage_(std::move(storage)), read_only_(read_only), use_(use), warn_(std::move(warn)) {
+  sender_ = std::thread([this] { run(); });
+}
+
+RemoteLevel::~RemoteLevel() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  sender_.join();
+}
+
+std::string RemoteLevel::remote_key(const BlobNamespace& ns, const BlobKey& key) {
+  return "kiln/" + ns.kind + "/" + ns.id + "/" + key.hex();
+}
+
+std::string RemoteLevel::trouble() const {
+  std::lock_guard lock(mu_);
+  return trouble_;
+}
+
+void RemoteLevel::failed(const RemoteReply& reply, bool writing) {
+  const bool whole = reply.outcome == RemoteReply::kUnreachable || !writing;
+  std::atomic<bool>& flag = whole ? off_ : writes_off_;
+  if (flag.exchange(true)) return;
+  const std::string message = whole ? "remote cache " + storage_->address() + " unavailable (" + reply.problem +
+                                          "): going on with the local cache"
+                                    : "remote cache " + storage_->address() + " refused a write (" + reply.problem +
+                                          "): reading from it, writing no more";
+  {
+    std::lock_guard lock(mu_);
+    trouble_ = message;
+  }
+  if (warn_) warn_(message);
+}
+
+std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& key) {
+  if (off_.load(std::memory_order_relaxed)) return std::nullopt;
+  const int kind = cache_kind_index(ns.kind);
+  RemoteReply reply = storage_->get(remote_key(ns, key));
+  switch (reply.outcome) {
+    case RemoteReply::kOk: break;
+    case RemoteReply::kAbsent: use_.add(kind, KindUseCounters::kRemoteMisses); return std::nullopt;
+    default:
+      use_.add(kind, KindUseCounters::kRemoteErrors);
+      failed(reply, false);
+      return std::nullopt;
+  }
+  use_.add(kind, KindUseCounters::kRemoteBytesRead, reply.value.size());
+  if (blob_format::check(reply.value, key)) {
+    // Damaged on the way or on the server, or another build's entry under this name: never used;
+    // the local result that replaces it is put again over it.
+    use_.add(kind, KindUseCounters::kRemoteRejected);
+    return std::nullopt;
+  }
+  use_.add(kind, KindUseCounters::kRemoteHits);
+  return std::move(reply.value);
+}
+
+void RemoteLevel::put(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image) {
+  if (read_only_ || off_.load(std::memory_order_relaxed) || writes_off_.load(std::memory_order_relaxed)) return;
+  std::unique_lock lock(mu_);
+  space_cv_.wait(lock, [&] { return queued_bytes_ < kMaxQueuedBytes || stopping_; });
+  queued_bytes_ += image->size();
+  queue_.push_back({remote_key(ns, key), cache_kind_index(ns.kind), std::move(image)});
+  ++enqueued_;
+  work_cv_.notify_one();
+}
+
+void RemoteLevel::flush() {
+  std::unique_lock lock(mu_);
+  const std::uint64_t target = enqueued_;
+  idle_cv_.wait(lock, [&] { return sent_ >= target; });
+}
+
+void RemoteLevel::run() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, everything sent
+    Upload upload = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    if (!off_.load() && !writes_off_.load()) {
+      RemoteReply reply = storage_->put(upload.key, *upload.image);
+      if (reply.outcome == RemoteReply::kOk) {
+        use_.add(upload.kind, KindUseCounters::kRemoteWrites);
+        use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten, upload.image->size());
+      } else {
+        use_.add(upload.kind, KindUseCounters::kRemoteErrors);
+        failed(reply, true);
+      }
+    }
+    lock.lock();
+    queued_bytes_ -= upload.image->size();
+    ++sent_;
+    space_cv_.notify_all();
+    idle_cv_.notify_all();
+  }
+}
+
+}  // namespace kiln::cache

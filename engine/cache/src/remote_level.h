@@ -1,0 +1,79 @@
+#pragma once
+// The remote level of a BlobStore: after a local miss, entries of shared namespaces are looked up
+// on the remote server; what is put locally is also sent there (in the background, unless
+// read-only). An entry travels as the whole blob file (header with key, length and checksum, then
+// the payload) and is checked like a local file before anything uses it: a damaged or foreign one
+// is a miss, counted, and is overwritten by the next put of its key.
+//
+// A server that does not answer is never a failure of the tool: the first unreachable answer
+// turns the level off for the rest of the process and is reported once through `warn`; a refused
+// write (a full or read-only server) stops the writes and is reported once, lookups go on.
+//
+// Thread-safety: get/put/flush/stats from any thread; one sender thread owns the uploads.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "kind_use.h"
+#include "kiln/cache/blob_store.h"
+#include "kiln/cache/remote_storage.h"
+
+namespace kiln::cache {
+
+class RemoteLevel {
+ public:
+  RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
+              std::function<void(const std::string&)> warn);
+  ~RemoteLevel();  // sends what is queued (each send bounded by the timeout), then stops
+  RemoteLevel(const RemoteLevel&) = delete;
+  RemoteLevel& operator=(const RemoteLevel&) = delete;
+
+  // The checked blob file image of `key`; nothing on a miss, a bad entry, or with the level off.
+  std::optional<Bytes> get(const BlobNamespace& ns, const BlobKey& key);
+  // Queues the blob file image of `key` for the server (nothing when read-only or off).
+  void put(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image);
+  // Waits until everything put before it was sent (or dropped).
+  void flush();
+
+  const std::string& address() const { return storage_->address(); }
+  bool read_only() const { return read_only_; }
+  // Why the level is off or writes stopped; empty while it works.
+  std::string trouble() const;
+
+  // The name of `key` on the server: kiln/<kind>/<namespace>/<key hex>.
+  static std::string remote_key(const BlobNamespace& ns, const BlobKey& key);
+
+ private:
+  struct Upload {
+    std::string key;
+    int kind = -1;
+    std::shared_ptr<const Bytes> image;
+  };
+  void run();
+  // Counts a failed answer; turns the level (or its writes) off and warns, once.
+  void failed(const RemoteReply& reply, bool writing);
+
+  std::shared_ptr<RemoteStorage> storage_;
+  const bool read_only_;
+  KindUseCounters& use_;
+  std::function<void(const std::string&)> warn_;
+  std::atomic<bool> off_{false}, writes_off_{false};
+
+  mutable std::mutex mu_;  // guards everything below
+  std::string trouble_;
+  std::condition_variable work_cv_, idle_cv_, space_cv_;
+  std::deque<Upload> queue_;
+  std::uint64_t queued_bytes_ = 0;
+  std::uint64_t enqueued_ = 0, sent_ = 0;  // uploads queued and done, in order
+  bool stopping_ = false;
+  std::thread sender_;  // last: started after everything above exists
+};
+
+}  // namespace kiln::cache
