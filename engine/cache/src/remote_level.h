@@ -9,7 +9,8 @@
 // turns the level off for the rest of the process and is reported once through `warn`; a refused
 // write (a full or read-only server) stops the writes and is reported once, lookups go on.
 //
-// Thread-safety: get/put/flush/stats from any thread; one sender thread owns the uploads.
+// Thread-safety: get/put/flush/stats from any thread; a few sender threads upload, each with a
+// connection of its own (a server's latency, not its bandwidth, bounds one upload at a time).
 
 #include <atomic>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kind_use.h"
 #include "kiln/cache/blob_store.h"
@@ -71,9 +73,9 @@ class RemoteLevel {
   std::condition_variable work_cv_, idle_cv_, space_cv_;
   std::deque<Upload> queue_;
   std::uint64_t queued_bytes_ = 0;
-  std::uint64_t enqueued_ = 0, sent_ = 0;  // uploads queued and done, in order
+  std::uint64_t enqueued_ = 0, sent_ = 0;  // uploads queued and done
   bool stopping_ = false;
-  std::thread sender_;  // last: started after everything above exists
+  std::vector<std::thread> senders_;  // last: started after everything above exists
 };
 
 }  // namespace kiln::cache
