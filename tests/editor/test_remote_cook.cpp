@@ -129,7 +129,12 @@ TEST_SUITE("editor") {
 
   TEST_CASE("two shards in parallel then an assembling cook with no compile - packs byte-identical to one machine") {
     test::TempDir dir("remote-shards");
-    const fs::path project = test::copy_assets(dir);
+    // The generated large project in small: 96 variants over two shaders, 12 textures.
+    const fs::path project = dir / "project";
+    const auto made =
+        test::run_process({"/usr/bin/python3", KILN_SOURCE_DIR "/bench/make_large_project.py", project.string(),
+                           "--shaders", "2", "--keywords", "4", "--textures", "12", "--size", "32"});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
     test::RedisServer redis(dir / "redis");
     const std::vector<std::string> remote = {"--cache-remote", redis.url()};
 
@@ -152,6 +157,8 @@ TEST_SUITE("editor") {
     CHECK(r2["shard"]["compiled"] == r2["shard"]["variants"]);
     CHECK(r1["shard"]["variants"].get<int>() > 0);
     CHECK(r2["shard"]["variants"].get<int>() > 0);
+    CHECK(r1["shard"]["textures"].get<int>() > 0);
+    CHECK(r2["shard"]["textures"].get<int>() > 0);
     CHECK(out_one.find("cook: shard 1/2:") != std::string::npos);
 
     // A Kubernetes indexed Job's shard 2 is the Slurm one's: all of it is in the cache now.
@@ -168,6 +175,7 @@ TEST_SUITE("editor") {
     CHECK(r1["shard"]["variants"].get<int>() + r2["shard"]["variants"].get<int>() == variants);
     CHECK(r1["shard"]["textures"].get<int>() + r2["shard"]["textures"].get<int>() ==
           assembled.report["textures"]["files"].get<int>());
+    CHECK(variants == 96);
     CHECK(assembled.report["totals"]["compiled"] == 0);
     CHECK(assembled.report["textures"]["converted"] == 0);
     const Cooked single = cook(project, dir / "single", dir / "cache-single", {});
