@@ -28,9 +28,9 @@ export DEBIAN_FRONTEND=noninteractive
 # container images), unless the machine already has a policy of its own.
 policy=/usr/sbin/policy-rc.d
 if [[ ! -e "$policy" ]]; then
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT  # first: an interruption must not leave it behind
   printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
   "${sudo_cmd[@]}" chmod 755 "$policy"
-  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
 fi
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -7,6 +7,7 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/cache_kinds.h"
 #include "kiln/core/input_limits.h"
+#include "kiln/core/text.h"
 
 namespace kiln::cli {
 namespace {
@@ -36,14 +37,6 @@ nlohmann::json counts_json(const cache::BlobScanCounts& c, bool with_use) {
                     {"bytes_read", c.use.remote_bytes_read},
                     {"bytes_written", c.use.remote_bytes_written}}}};
   return out;
-}
-
-// scheme://user:password@host... without the user part, for printing.
-std::string without_password(const std::string& url) {
-  const auto start = url.find("://");
-  const auto at = url.find('@');
-  if (start == std::string::npos || at == std::string::npos || at < start) return url;
-  return url.substr(0, start + 3) + url.substr(at + 1);
 }
 
 // "83% of 120": hits among lookups.
@@ -117,7 +110,7 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
     nlohmann::json out = counts_json(*scan, verb == "stats");
     out["root"] = (*store)->root().string();
     out["cap_bytes"] = options.max_bytes;
-    out["remote"] = without_password(loaded.config.cache_remote);
+    out["remote"] = without_credentials(loaded.config.cache_remote);
     // The totals under the names older scripts read.
     out["blobs"] = scan->blobs;
     for (const auto& [name, counts] : scan->kinds) out["kinds"][name] = counts_json(counts, verb == "stats");
@@ -131,7 +124,7 @@ int run_cache_command(const Args& args, const LoadedConfig& loaded) {
   if (verb != "stats") std::printf(", %llu removed", static_cast<unsigned long long>(scan->removed));
   std::printf("\n");
   if (!loaded.config.cache_remote.empty())
-    std::printf("remote %s%s\n", without_password(loaded.config.cache_remote).c_str(),
+    std::printf("remote %s%s\n", without_credentials(loaded.config.cache_remote).c_str(),
                 loaded.config.cache_remote_read_only ? " (read-only)" : "");
   print_kinds(*scan, kind, verb == "verify", verb == "prune" || verb == "clear", verb == "stats");
   return kExitOk;

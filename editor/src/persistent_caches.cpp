@@ -4,7 +4,7 @@
 
 namespace kiln::cli {
 
-std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who) {
+std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who, bool fill_remote) {
   cache::BlobStoreOptions options{
       .root = config.cache_root, .max_bytes = config.cache_disk_max_bytes, .keep_namespaces = config.cache_keep_builds};
   if (!config.cache_remote.empty()) {
@@ -13,6 +13,7 @@ std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const s
     if (remote) {
       options.remote = std::move(*remote);
       options.remote_read_only = config.cache_remote_read_only;
+      options.remote_fill_from_local = fill_remote;
       options.warn = [who](const std::string& message) {
         std::fprintf(stderr, "%s: %s\n", who.c_str(), message.c_str());
       };

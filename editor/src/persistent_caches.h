@@ -13,8 +13,10 @@
 
 namespace kiln::cli {
 
-// The cache store at cache.root with its caps; nullptr (said on stderr) when it cannot be opened.
-std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who);
+// The cache store at cache.root with its caps and cache.remote behind it; nullptr (said on stderr)
+// when it cannot be opened. `fill_remote`: local hits are sent to the remote when it lacks them.
+std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who,
+                                                   bool fill_remote = false);
 
 // The store for shader variants: nullptr when shaders.disk_cache is off or it cannot be opened.
 std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const std::string& who);

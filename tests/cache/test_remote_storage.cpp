@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "blob_pattern.h"
+#include "child_process.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/remote_storage.h"
 #include "servers.h"
@@ -137,6 +138,9 @@ TEST_SUITE("cache") {
     CHECK(problem("http:///path").find("no host") != std::string::npos);
     CHECK(problem("http://host/a?b").find("query") != std::string::npos);
     CHECK(problem("http://host:x/").find("'http://host:x/'") != std::string::npos);
+    const std::string secret = problem("redis://farm:s3cret@host:99999/0");
+    CHECK(secret.find("s3cret") == std::string::npos);
+    CHECK(secret.find("redis://***@host:99999/0") != std::string::npos);
     auto r = open_remote_storage({.url = "redis://:secret@cache.example:7000/2"});
     REQUIRE(r);
     CHECK((*r)->address() == "redis://cache.example:7000/2");  // no password in messages
@@ -191,6 +195,71 @@ TEST_SUITE("cache") {
       CHECK_FALSE(d.store->get(d.ns("shaders"), key));
       CHECK(d.store->remote_use().remote_rejected == 1);
     });
+  }
+
+  TEST_CASE("a key holding another type on redis is a rejected entry - the remote stays in use") {
+    test::TempDir dir("remote-wrongtype");
+    test::RedisServer server(dir / "redis");
+    auto storage = remote(server.url());
+    RemoteStore a(dir / "a", storage);
+    const BlobNamespace ns = a.ns("shaders");
+    a.store->put(ns, test::pattern_key(1), test::pattern_payload(1));
+    a.store->put(ns, test::pattern_key(2), test::pattern_payload(2));
+    a.store->flush();
+    const std::string cli = "/usr/bin/redis-cli";
+    const std::string port = std::to_string(server.port());
+    REQUIRE(test::run_process({cli, "-p", port, "DEL", remote_key(ns, test::pattern_key(1))}).exit_code == 0);
+    REQUIRE(test::run_process({cli, "-p", port, "LPUSH", remote_key(ns, test::pattern_key(1)), "x"}).exit_code == 0);
+    RemoteStore b(dir / "b", storage);
+    CHECK_FALSE(b.store->get(b.ns("shaders"), test::pattern_key(1)));
+    CHECK(b.store->get(b.ns("shaders"), test::pattern_key(2)) == test::pattern_payload(2));
+    CHECK(b.store->remote_use().remote_rejected == 1);
+    CHECK(b.store->remote_use().remote_hits == 1);
+    CHECK(b.warnings.empty());
+  }
+
+  TEST_CASE("redis users and passwords come from the URL - a wrong one is one warning and never printed") {
+    test::TempDir dir("remote-auth");
+    test::RedisServer server(dir / "redis", {"--user", "farm", "on", ">s3cret", "~*", "+@all"});
+    const std::string at = "127.0.0.1:" + std::to_string(server.port()) + "/0";
+    auto good = remote("redis://farm:s3cret@" + at);
+    REQUIRE(good->put("kiln/a", bytes_of("x")).outcome == RemoteReply::kOk);
+    CHECK(good->get("kiln/a").value == bytes_of("x"));
+    CHECK(good->address().find("s3cret") == std::string::npos);
+    RemoteStore s(dir / "local", remote("redis://farm:wrong@" + at));
+    CHECK_FALSE(s.store->get(s.ns("shaders"), test::pattern_key(1)));
+    CHECK_FALSE(s.store->get(s.ns("shaders"), test::pattern_key(2)));
+    REQUIRE(s.warnings.size() == 1);
+    CHECK(s.warnings[0].find("wrong") == std::string::npos);
+    CHECK(s.warnings[0].find("farm") == std::string::npos);
+  }
+
+  TEST_CASE("a store that fills the remote sends its local hits the remote lacks - once") {
+    test::TempDir dir("remote-fill");
+    test::HttpCacheServer server(dir / "http");
+    auto storage = remote(server.url());
+    {  // filled before any remote was set
+      auto local = BlobStore::open({.root = dir / "warm", .background_writes = false});
+      REQUIRE(local);
+      auto ns = (*local)->open_namespace("shaders", {{"compiler", "test 1"}});
+      REQUIRE(ns);
+      for (int i = 0; i < 5; ++i) (*local)->put(*ns, test::pattern_key(i), test::pattern_payload(i));
+    }
+    BlobStoreOptions o;
+    o.root = dir / "warm";
+    o.remote = storage;
+    o.remote_fill_from_local = true;
+    auto filler = BlobStore::open(o);
+    REQUIRE(filler);
+    auto ns = (*filler)->open_namespace("shaders", {{"compiler", "test 1"}});
+    REQUIRE(ns);
+    for (int round = 0; round < 2; ++round)
+      for (int i = 0; i < 5; ++i) CHECK((*filler)->get(*ns, test::pattern_key(i)) == test::pattern_payload(i));
+    (*filler)->flush();
+    CHECK((*filler)->remote_use().remote_writes == 5);  // the second round found them there
+    RemoteStore other(dir / "other", storage);
+    for (int i = 0; i < 5; ++i)
+      CHECK(other.store->get(other.ns("shaders"), test::pattern_key(i)) == test::pattern_payload(i));
   }
 
   TEST_CASE("script machine code and pipeline data never reach the remote - nor are read from it") {

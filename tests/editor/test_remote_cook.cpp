@@ -182,17 +182,59 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(single.run.exit_code == 0, single.run.output);
     CHECK(set_files(dir / "out") == set_files(dir / "single"));
 
+    // A shard whose machine already had its part (cooked before the remote was set) sends it, and
+    // a cook with --out inside the same job array is the assembly, not a shard.
+    test::RedisServer fresh(dir / "redis-fresh");
+    const std::vector<std::string> fresh_remote = {"--cache-remote", fresh.url()};
+    const Cooked warm = cook(project, {}, dir / "cache-single", {"--cache-remote", fresh.url(), "--shard", "1/1"});
+    REQUIRE_MESSAGE(warm.run.exit_code == 0, warm.run.output);
+    CHECK(warm.report["shard"]["compiled"] == 0);
+    CHECK(warm.report["cache"]["remote"]["writes"].get<int>() ==
+          variants + warm.report["shard"]["textures"].get<int>());
+    const std::map<std::string, std::string> slurm = {
+        {"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_COUNT", "2"}};
+    const Cooked in_job = cook(project, dir / "out-in-job", dir / "cache-in-job", fresh_remote, slurm);
+    REQUIRE_MESSAGE(in_job.run.exit_code == 0, in_job.run.output);
+    CHECK_FALSE(in_job.report.contains("shard"));
+    CHECK(in_job.report["totals"]["compiled"] == 0);
+    CHECK(set_files(dir / "out-in-job") == set_files(dir / "single"));
+
     // Shards that cannot be.
     for (const auto& [args, env, says] :
          std::vector<std::tuple<std::vector<std::string>, std::map<std::string, std::string>, std::string>>{
              {{"--shard", "3/2"}, {}, "shard 3 of 2 does not exist"},
              {{"--shard", "0/2"}, {}, "expected i/N"},
              {{}, {{"JOB_COMPLETION_INDEX", "0"}}, "--shard-count N is needed"},
-             {{"--shard-count", "2"}, {{"JOB_COMPLETION_INDEX", "2"}}, "shard 3 of 2 does not exist"}}) {
+             {{"--shard-count", "2"}, {{"JOB_COMPLETION_INDEX", "2"}}, "shard 3 of 2 does not exist"},
+             {{"--shard", "1/2", "--shard-count", "2"}, {}, "--shard i/N names its count"},
+             {{},
+              {{"SLURM_ARRAY_TASK_ID", "4"},
+               {"SLURM_ARRAY_TASK_MIN", "0"},
+               {"SLURM_ARRAY_TASK_STEP", "4"},
+               {"SLURM_ARRAY_TASK_COUNT", "1"}},
+              "shard 2 of 1 does not exist"}}) {
       const Cooked bad = cook(project, {}, dir / "cache-bad", args, env);
       CHECK(bad.run.exit_code == 2);
       CHECK_MESSAGE(bad.run.output.find(says) != std::string::npos, bad.run.output);
     }
+  }
+
+  TEST_CASE("the remote's password is never printed - kiln config and messages hide it") {
+    test::TempDir dir("remote-secret");
+    const std::string url = "redis://farm:s3cret@127.0.0.1:1/0";
+    auto shown = test::run_process({KILN_CLI, "config", "--cache-remote", url});
+    REQUIRE_MESSAGE(shown.exit_code == 0, shown.output);
+    CHECK(shown.output.find("s3cret") == std::string::npos);
+    CHECK(shown.output.find("redis://***@127.0.0.1:1/0") != std::string::npos);
+    auto bad = test::run_process({KILN_CLI, "config", "--cache-remote", "ftp://farm:s3cret@host/x"});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find("s3cret") == std::string::npos);
+    // Nothing listens on port 1: one warning, without the password, and the cook succeeds.
+    const fs::path project = test::copy_assets(dir);
+    const Cooked c = cook(project, dir / "out", dir / "cache", {"--cache-remote", url});
+    REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+    CHECK(count_lines_with(c.run.output, "remote cache") == 1);
+    CHECK(c.run.output.find("s3cret") == std::string::npos);
   }
 
   TEST_CASE("a remote that stops or stalls during a cook costs one warning - the cook finishes locally") {

@@ -127,6 +127,16 @@ void ChildProcess::kill(int signal) {
   if (!reaped_) ::kill(pid_, signal);
 }
 
+bool ChildProcess::exited() {
+  if (reaped_) return true;
+  struct rusage usage {};
+  const pid_t r = ::wait4(pid_, &status_, WNOHANG, &usage);
+  if (r != pid_) return false;
+  max_rss_kib_ = usage.ru_maxrss;
+  reaped_ = true;
+  return true;
+}
+
 int ChildProcess::wait() {
   if (!reaped_) {
     struct rusage usage {};

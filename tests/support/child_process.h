@@ -32,6 +32,8 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
   // Exit code, or 128 + signal number if a signal ended it.
   int wait();
+  // Whether the child has ended (reaping it if so), without waiting.
+  bool exited();
   // The child's peak resident memory, once wait() has reaped it.
   long max_rss_kib() const { return max_rss_kib_; }
 

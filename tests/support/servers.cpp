@@ -21,10 +21,10 @@ std::uint16_t free_loopback_port() {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
   socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-    throw std::runtime_error("no free loopback port");
-  ::close(fd);
+  const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw std::runtime_error("no free loopback port");
   return ntohs(addr.sin_port);
 }
 
@@ -48,10 +48,14 @@ TestServer::~TestServer() { stop(); }
 void TestServer::start(const std::vector<std::string>& argv, const std::string& name) {
   process_ = std::make_unique<ChildProcess>(argv);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!accepts_connections(port_)) {
-    if (std::chrono::steady_clock::now() > deadline) {
+  // Ours once it answers while running: a server that died (its port taken by another process
+  // since free_loopback_port) is reported, never mistaken for the other process.
+  while (!accepts_connections(port_) || process_->exited()) {
+    if (process_->exited() || std::chrono::steady_clock::now() > deadline) {
       process_->kill(SIGKILL);
-      throw std::runtime_error(name + " did not start on port " + std::to_string(port_) + ": " + process_->read_all());
+      const std::string output = process_->read_all();
+      process_.reset();
+      throw std::runtime_error(name + " did not start on port " + std::to_string(port_) + ": " + output);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -71,13 +75,27 @@ void TestServer::stop() {
   process_.reset();
 }
 
-RedisServer::RedisServer(const fs::path& dir) {
+RedisServer::RedisServer(const fs::path& dir, const std::vector<std::string>& extra) {
   dir_ = dir;
   fs::create_directories(dir_);
   port_ = free_loopback_port();
-  start({"/usr/bin/redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--dir", dir_.string(),
-         "--save", "", "--appendonly", "no", "--protected-mode", "no", "--logfile", (dir_ / "redis.log").string()},
-        "redis-server");
+  std::vector<std::string> argv = {"/usr/bin/redis-server",
+                                   "--port",
+                                   std::to_string(port_),
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--dir",
+                                   dir_.string(),
+                                   "--save",
+                                   "",
+                                   "--appendonly",
+                                   "no",
+                                   "--protected-mode",
+                                   "no",
+                                   "--logfile",
+                                   (dir_ / "redis.log").string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  start(argv, "redis-server");
 }
 
 std::string RedisServer::url() const { return "redis://127.0.0.1:" + std::to_string(port_) + "/0"; }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "child_process.h"
 
@@ -36,7 +37,8 @@ class TestServer {
 
 class RedisServer : public TestServer {
  public:
-  explicit RedisServer(const std::filesystem::path& dir);
+  // `extra`: more redis-server arguments ("--user", "name", "on", ">password", ...).
+  explicit RedisServer(const std::filesystem::path& dir, const std::vector<std::string>& extra = {});
   std::string url() const override;  // redis://127.0.0.1:<port>/0
 };
 

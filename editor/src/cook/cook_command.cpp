@@ -47,8 +47,8 @@ constexpr const char* kUsage =
 // The variables of the schedulers a shard index can come from.
 std::map<std::string, std::string> scheduler_env() {
   std::map<std::string, std::string> env;
-  for (const char* name :
-       {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX"})
+  for (const char* name : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
+                           "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX"})
     if (const char* value = std::getenv(name)) env[name] = value;
   return env;
 }
@@ -119,7 +119,10 @@ int run_cook_command(const Args& args) {
   }
   const fs::path root = args.words[1], out = args.option("--out");
   const std::string report_file = args.option("--report");
-  auto shard = cook::shard_of_cook(args.option("--shard"), args.option("--shard-count"), scheduler_env());
+  // A scheduler's variables make a shard only of a cook that writes no packs: the assembling cook
+  // may run in the same job array.
+  auto shard = cook::shard_of_cook(args.option("--shard"), args.option("--shard-count"),
+                                   out.empty() ? scheduler_env() : std::map<std::string, std::string>{});
   if (!shard) {
     std::fprintf(stderr, "kiln cook: %s\n%s", shard.error().message.c_str(), kUsage);
     return kExitUsage;
@@ -166,7 +169,8 @@ int run_cook_command(const Args& args) {
     return fail("nothing cooked");
   }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
-  const std::unique_ptr<cache::BlobStore> cache_store = open_cache_store(config, "kiln cook");
+  const std::unique_ptr<cache::BlobStore> cache_store =
+      open_cache_store(config, "kiln cook", /*fill_remote=*/shard->has_value());
   cache::BlobStore* const variant_store = config.shader_disk_cache ? cache_store.get() : nullptr;
   // One library per target, each under its own cache namespace; the first also answers for the
   // shaders' declarations.

@@ -41,6 +41,7 @@ Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::s
     if (!count_given) return make_error("--shard-count '" + count_flag + "': expected a whole number");
   }
   if (!flag.empty()) {
+    if (count_given) return make_error("--shard i/N names its count: --shard-count is for JOB_COMPLETION_INDEX");
     const auto slash = flag.find('/');
     const auto i = whole_number(std::string_view(flag).substr(0, slash));
     const auto n = slash == std::string::npos ? std::nullopt : whole_number(std::string_view(flag).substr(slash + 1));
@@ -49,14 +50,17 @@ Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::s
   }
   if (const std::string id = env_or_empty(env, "SLURM_ARRAY_TASK_ID"); !id.empty()) {
     const std::string min = env_or_empty(env, "SLURM_ARRAY_TASK_MIN");
+    const std::string step_text = env_or_empty(env, "SLURM_ARRAY_TASK_STEP");
     const std::string total = env_or_empty(env, "SLURM_ARRAY_TASK_COUNT");
     const auto task = whole_number(id);
     const auto first = min.empty() ? std::optional<std::uint32_t>(0) : whole_number(min);
+    const auto step = step_text.empty() ? std::optional<std::uint32_t>(1) : whole_number(step_text);
     const auto n = count_given ? count_given : whole_number(total);
-    if (!task || !first || !n || *task < *first)
+    if (!task || !first || !step || *step == 0 || !n || *task < *first || (*task - *first) % *step != 0)
       return make_error("SLURM_ARRAY_TASK_ID=" + id + " SLURM_ARRAY_TASK_MIN=" + min +
-                        " SLURM_ARRAY_TASK_COUNT=" + total + ": not a shard (expected a contiguous job array)");
-    return checked(*task - *first, *n, "SLURM_ARRAY_TASK_ID=" + id);
+                        " SLURM_ARRAY_TASK_STEP=" + step_text + " SLURM_ARRAY_TASK_COUNT=" + total +
+                        ": not a shard (expected an array like --array=1-8 or 0-15:4)");
+    return checked((*task - *first) / *step, *n, "SLURM_ARRAY_TASK_ID=" + id);
   }
   if (const std::string index = env_or_empty(env, "JOB_COMPLETION_INDEX"); !index.empty()) {
     const auto i = whole_number(index);

@@ -2,9 +2,10 @@
 // Sharded cooks: N machines sharing a remote cache each build a deterministic 1/N of a project's
 // work (its variants by key, its texture conversions by source), so that a final cook anywhere
 // assembles the packs from cache hits alone. The shard comes from `--shard i/N` (counted from 1),
-// or from the scheduler a farm already runs: a Slurm job array (SLURM_ARRAY_TASK_ID,
-// SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT) or a Kubernetes indexed Job
-// (JOB_COMPLETION_INDEX, counted from 0, with `--shard-count N`).
+// or, for a cook that writes no packs, from the scheduler a farm already runs: a Slurm job array
+// (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or a Kubernetes indexed Job (JOB_COMPLETION_INDEX,
+// counted from 0, with `--shard-count N`). A shard also sends the remote what its local cache
+// already had.
 
 #include <cstdint>
 #include <map>

@@ -194,15 +194,18 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key,
   const fs::path path = blob_path(ns, key);
   if (corrupt) *corrupt = false;
   const int kind = cache_kind_index(ns.kind);
+  const bool fill = impl_->remote && ns.shared && impl_->options.remote_fill_from_local;
   if (auto image = impl_->writer->pending(path)) {
     impl_->use.add(kind, KindUseCounters::kHits);
     impl_->hits.fetch_add(1, std::memory_order_relaxed);
+    if (fill) impl_->remote->fill(ns, key, image);
     return Bytes(image->begin() + blob_format::kHeaderSize, image->end());
   }
   BlobRead read = read_blob_file(path, key, impl_->owner, impl_->options.touch_interval);
   if (auto* payload = std::get_if<Bytes>(&read)) {
     impl_->use.add(kind, KindUseCounters::kHits);
     impl_->hits.fetch_add(1, std::memory_order_relaxed);
+    if (fill) impl_->remote->fill(ns, key, std::make_shared<const Bytes>(blob_format::encode(key, *payload)));
     return std::move(*payload);
   }
   impl_->use.add(kind, KindUseCounters::kMisses);

@@ -51,6 +51,7 @@ class HttpStorage final : public RemoteStorage {
     return request("PUT", key, value);
   }
   RemoteReply remove(const std::string& key) override { return request("DELETE", key, {}); }
+  RemoteReply has(const std::string& key) override { return request("HEAD", key, {}); }
   const std::string& address() const override { return address_; }
 
  private:
@@ -76,7 +77,8 @@ class HttpStorage final : public RemoteStorage {
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     if (!url_.password.empty()) {
       curl_easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
-      curl_easy_setopt(curl, CURLOPT_USERPWD, (":" + url_.password).c_str());
+      const std::string credentials = url_.user + ":" + url_.password;
+      curl_easy_setopt(curl, CURLOPT_USERPWD, credentials.c_str());
     }
     if (std::strcmp(method, "PUT") == 0) {
       curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
@@ -84,11 +86,18 @@ class HttpStorage final : public RemoteStorage {
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(value.size()));
     } else if (std::strcmp(method, "DELETE") == 0) {
       curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+    } else if (std::strcmp(method, "HEAD") == 0) {
+      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     }
     const CURLcode code = curl_easy_perform(curl);
     if (code != CURLE_OK) {
+      if (body.too_large) {  // the entry is bad, not the server
+        out.outcome = RemoteReply::kUnusable;
+        out.problem = "an entry larger than the cache allows";
+        return out;
+      }
       out.outcome = RemoteReply::kUnreachable;
-      out.problem = body.too_large ? "an entry larger than the cache allows" : curl_easy_strerror(code);
+      out.problem = curl_easy_strerror(code);
       return out;  // the handle's connection may be broken: it is not given back
     }
     long status = 0;

@@ -34,7 +34,12 @@ class RedisStorage final : public RemoteStorage {
     });
   }
   RemoteReply remove(const std::string& key) override {
-    return call([&](redisContext* c) { return redisCommand(c, "DEL %b", key.data(), key.size()); });
+    RemoteReply reply = call([&](redisContext* c) { return redisCommand(c, "DEL %b", key.data(), key.size()); });
+    if (reply.outcome == RemoteReply::kAbsent) reply.outcome = RemoteReply::kOk;  // gone either way
+    return reply;
+  }
+  RemoteReply has(const std::string& key) override {
+    return call([&](redisContext* c) { return redisCommand(c, "EXISTS %b", key.data(), key.size()); });
   }
   const std::string& address() const override { return address_; }
 
@@ -64,9 +69,12 @@ class RedisStorage final : public RemoteStorage {
       }
       return true;
     };
-    if (!url_.password.empty() &&
-        !setup(Reply(static_cast<redisReply*>(redisCommand(c->context, "AUTH %s", url_.password.c_str())))))
-      return nullptr;
+    if (!url_.password.empty()) {
+      // AUTH user password: a Redis 6 ACL user; AUTH password: the default user.
+      auto* auth = url_.user.empty() ? redisCommand(c->context, "AUTH %s", url_.password.c_str())
+                                     : redisCommand(c->context, "AUTH %s %s", url_.user.c_str(), url_.password.c_str());
+      if (!setup(Reply(static_cast<redisReply*>(auth)))) return nullptr;
+    }
     if (db_ != 0 && !setup(Reply(static_cast<redisReply*>(redisCommand(c->context, "SELECT %d", db_))))) return nullptr;
     return c;
   }
@@ -98,11 +106,15 @@ class RedisStorage final : public RemoteStorage {
         out.value.assign(bytes, bytes + reply->len);
         break;
       }
-      case REDIS_REPLY_ERROR:  // OOM with maxmemory, READONLY on a replica, NOPERM...
-        out.outcome = RemoteReply::kRefused;
+      case REDIS_REPLY_ERROR:  // OOM with maxmemory, READONLY on a replica, NOPERM, WRONGTYPE...
         out.problem = std::string(reply->str, reply->len);
+        // A key holding something other than a string is a bad entry, not a server saying no.
+        out.outcome = out.problem.rfind("WRONGTYPE", 0) == 0 ? RemoteReply::kUnusable : RemoteReply::kRefused;
         break;
-      default:  // SET's "OK", DEL's count
+      case REDIS_REPLY_INTEGER:  // EXISTS: 1 or 0; DEL: how many
+        if (reply->integer == 0) out.outcome = RemoteReply::kAbsent;
+        break;
+      default:  // SET's "OK"
         break;
     }
     pool_.give(std::move(c));

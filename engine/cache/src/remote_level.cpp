@@ -40,17 +40,17 @@ std::string RemoteLevel::trouble() const {
 
 void RemoteLevel::failed(const RemoteReply& reply, bool writing) {
   const bool whole = reply.outcome == RemoteReply::kUnreachable || !writing;
-  std::atomic<bool>& flag = whole ? off_ : writes_off_;
-  if (flag.exchange(true)) return;
+  (whole ? off_ : writes_off_).store(true);
   const std::string message = whole ? "remote cache " + storage_->address() + " unavailable (" + reply.problem +
                                           "): going on with the local cache"
                                     : "remote cache " + storage_->address() + " refused a write (" + reply.problem +
                                           "): reading from it, writing no more";
   {
     std::lock_guard lock(mu_);
+    if (!whole && !trouble_.empty()) return;  // already off: that message stands
     trouble_ = message;
   }
-  if (warn_) warn_(message);
+  if (!warned_.exchange(true) && warn_) warn_(message);  // one line per run, whatever follows
 }
 
 std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& key) {
@@ -60,6 +60,9 @@ std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& ke
   switch (reply.outcome) {
     case RemoteReply::kOk: break;
     case RemoteReply::kAbsent: use_.add(kind, KindUseCounters::kRemoteMisses); return std::nullopt;
+    case RemoteReply::kUnusable:  // a bad entry: like a damaged one, replaced by the next put
+      use_.add(kind, KindUseCounters::kRemoteRejected);
+      return std::nullopt;
     default:
       use_.add(kind, KindUseCounters::kRemoteErrors);
       failed(reply, false);
@@ -77,19 +80,30 @@ std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& ke
 }
 
 void RemoteLevel::put(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image) {
+  enqueue({remote_key(ns, key), cache_kind_index(ns.kind), std::move(image), false, 0});
+}
+
+void RemoteLevel::fill(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image) {
+  enqueue({remote_key(ns, key), cache_kind_index(ns.kind), std::move(image), true, 0});
+}
+
+void RemoteLevel::enqueue(Upload upload) {
   if (read_only_ || off_.load(std::memory_order_relaxed) || writes_off_.load(std::memory_order_relaxed)) return;
   std::unique_lock lock(mu_);
   space_cv_.wait(lock, [&] { return queued_bytes_ < kMaxQueuedBytes || stopping_; });
-  queued_bytes_ += image->size();
-  queue_.push_back({remote_key(ns, key), cache_kind_index(ns.kind), std::move(image)});
-  ++enqueued_;
+  queued_bytes_ += upload.image->size();
+  upload.seq = ++last_seq_;
+  queue_.push_back(std::move(upload));
   work_cv_.notify_one();
 }
 
 void RemoteLevel::flush() {
-  // Uploads finish out of order with several senders: wait until none is queued or under way.
+  // Senders finish out of order: wait until no upload up to the newest one now is queued or under way.
   std::unique_lock lock(mu_);
-  idle_cv_.wait(lock, [&] { return sent_ == enqueued_; });
+  const std::uint64_t target = last_seq_;
+  idle_cv_.wait(lock, [&] {
+    return (queue_.empty() || queue_.front().seq > target) && (running_.empty() || *running_.begin() > target);
+  });
 }
 
 void RemoteLevel::run() {
@@ -99,20 +113,26 @@ void RemoteLevel::run() {
     if (queue_.empty()) return;  // stopping, everything sent
     Upload upload = std::move(queue_.front());
     queue_.pop_front();
+    const auto running = running_.insert(upload.seq);
     lock.unlock();
     if (!off_.load() && !writes_off_.load()) {
-      RemoteReply reply = storage_->put(upload.key, *upload.image);
+      RemoteReply reply;
+      if (upload.only_if_absent) reply = storage_->has(upload.key);
+      if (!upload.only_if_absent || reply.outcome == RemoteReply::kAbsent)
+        reply = storage_->put(upload.key, *upload.image);
+      else if (reply.outcome == RemoteReply::kOk)
+        reply.outcome = RemoteReply::kAbsent;  // there already: nothing sent
       if (reply.outcome == RemoteReply::kOk) {
         use_.add(upload.kind, KindUseCounters::kRemoteWrites);
         use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten, upload.image->size());
-      } else {
+      } else if (reply.outcome != RemoteReply::kAbsent) {
         use_.add(upload.kind, KindUseCounters::kRemoteErrors);
         failed(reply, true);
       }
     }
     lock.lock();
+    running_.erase(running);
     queued_bytes_ -= upload.image->size();
-    ++sent_;
     space_cv_.notify_all();
     idle_cv_.notify_all();
   }

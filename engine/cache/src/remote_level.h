@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +42,10 @@ class RemoteLevel {
   std::optional<Bytes> get(const BlobNamespace& ns, const BlobKey& key);
   // Queues the blob file image of `key` for the server (nothing when read-only or off).
   void put(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image);
-  // Waits until everything put before it was sent (or dropped).
+  // The same for an entry this machine already had: sent only when the server lacks it (a shard
+  // whose local cache was warm before the remote was set, or during an outage).
+  void fill(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image);
+  // Waits until everything put before it was sent (or dropped); later puts may remain.
   void flush();
 
   const std::string& address() const { return storage_->address(); }
@@ -57,7 +61,10 @@ class RemoteLevel {
     std::string key;
     int kind = -1;
     std::shared_ptr<const Bytes> image;
+    bool only_if_absent = false;
+    std::uint64_t seq = 0;
   };
+  void enqueue(Upload upload);
   void run();
   // Counts a failed answer; turns the level (or its writes) off and warns, once.
   void failed(const RemoteReply& reply, bool writing);
@@ -66,14 +73,15 @@ class RemoteLevel {
   const bool read_only_;
   KindUseCounters& use_;
   std::function<void(const std::string&)> warn_;
-  std::atomic<bool> off_{false}, writes_off_{false};
+  std::atomic<bool> off_{false}, writes_off_{false}, warned_{false};
 
   mutable std::mutex mu_;  // guards everything below
   std::string trouble_;
   std::condition_variable work_cv_, idle_cv_, space_cv_;
-  std::deque<Upload> queue_;
+  std::deque<Upload> queue_;  // in sequence order
   std::uint64_t queued_bytes_ = 0;
-  std::uint64_t enqueued_ = 0, sent_ = 0;  // uploads queued and done
+  std::uint64_t last_seq_ = 0;            // of the newest upload queued
+  std::multiset<std::uint64_t> running_;  // sequence numbers being sent now
   bool stopping_ = false;
   std::vector<std::thread> senders_;  // last: started after everything above exists
 };

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "http_storage.h"
+#include "kiln/core/text.h"
 #include "redis_storage.h"
 #include "remote_url.h"
 
@@ -18,7 +19,8 @@ Result<std::unique_ptr<RemoteStorage>> open_remote_storage(const RemoteOptions& 
     if (!parsed->path.empty()) {
       const auto [end, ec] = std::from_chars(parsed->path.data(), parsed->path.data() + parsed->path.size(), db);
       if (ec != std::errc() || end != parsed->path.data() + parsed->path.size() || db < 0)
-        return make_error("cache.remote '" + options.url + "': the path must be a database number (redis://host/0)");
+        return make_error("cache.remote '" + without_credentials(options.url) +
+                          "': the path must be a database number (redis://host/0)");
     }
     return make_redis_storage(std::move(*parsed), db, options.timeout);
   }
@@ -27,7 +29,7 @@ Result<std::unique_ptr<RemoteStorage>> open_remote_storage(const RemoteOptions& 
     if (!parsed) return parsed.error();
     return make_http_storage(std::move(*parsed), options.timeout);
   }
-  return make_error("cache.remote '" + options.url +
+  return make_error("cache.remote '" + without_credentials(options.url) +
                     "': expected redis://host[:port][/db] or http://host[:port][/path]");
 }
 

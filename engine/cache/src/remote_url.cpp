@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "kiln/core/text.h"
+
 namespace kiln::cache {
 
 std::string RemoteUrl::address() const {
@@ -11,7 +13,9 @@ std::string RemoteUrl::address() const {
 }
 
 Result<RemoteUrl> parse_remote_url(std::string_view url, std::uint16_t default_port) {
-  auto bad = [&](const std::string& why) { return make_error("cache.remote '" + std::string(url) + "': " + why); };
+  auto bad = [&](const std::string& why) {
+    return make_error("cache.remote '" + without_credentials(url) + "': " + why);
+  };
   RemoteUrl out;
   const auto scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos || scheme_end == 0) return bad("expected scheme://host[:port][/path]");
@@ -25,7 +29,12 @@ Result<RemoteUrl> parse_remote_url(std::string_view url, std::uint16_t default_p
   if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
     const std::string_view user_info = authority.substr(0, at);
     const auto colon = user_info.find(':');
-    out.password = std::string(colon == std::string_view::npos ? user_info : user_info.substr(colon + 1));
+    if (colon == std::string_view::npos) {
+      out.password = std::string(user_info);  // redis://secret@host: the password alone
+    } else {
+      out.user = std::string(user_info.substr(0, colon));
+      out.password = std::string(user_info.substr(colon + 1));
+    }
     authority = authority.substr(at + 1);
   }
   std::string_view port_text;

@@ -11,7 +11,8 @@ namespace kiln::cache {
 
 struct RemoteUrl {
   std::string scheme;    // "redis", "http"
-  std::string password;  // from the user-info part; empty when none
+  std::string user;      // from the user-info part (user:password@); empty when none
+  std::string password;  // from the user-info part (a lone word is the password); empty when none
   std::string host;      // a name, an IPv4 address or a bracketed IPv6 address without brackets
   std::uint16_t port = 0;
   std::string path;  // without the leading '/', may be empty

@@ -1,4 +1,5 @@
 #include "kiln/core/config.h"
+#include "kiln/core/text.h"
 
 #include <unistd.h>
 
@@ -254,7 +255,8 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
       auto value_text = scalar_text(*it);
       std::optional<std::string> problem =
           value_text ? setting->set(config, *value_text, base) : std::optional<std::string>("expected a scalar value");
-      if (problem) return make_error(file.string() + ": " + ptr + ": " + *problem + ", got " + it->dump());
+      if (problem)
+        return make_error(file.string() + ": " + ptr + ": " + *problem + ", got " + without_credentials(it->dump()));
       origin[name] = "file";
     }
     return {};
@@ -310,7 +312,7 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
     auto it = inputs.env.find(s.info.env);
     if (it == inputs.env.end()) continue;
     if (auto problem = s.set(loaded.config, it->second, cwd))
-      return make_error("environment " + s.info.env + "=" + it->second + ": " + *problem);
+      return make_error("environment " + s.info.env + "=" + without_credentials(it->second) + ": " + *problem);
     loaded.origin[s.info.name] = "env " + s.info.env;
   }
 
@@ -320,10 +322,15 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
     auto s = std::find_if(table.begin(), table.end(), [&wanted](const Setting& x) { return x.info.flag == wanted; });
     if (s == table.end()) return make_error("unknown option " + flag);
     if (auto problem = s->set(loaded.config, value, cwd))
-      return make_error("option " + flag + " " + value + ": " + *problem);
+      return make_error("option " + flag + " " + without_credentials(value) + ": " + *problem);
     loaded.origin[s->info.name] = "flag " + flag;
   }
   return loaded;
+}
+
+// A setting's value as printed: a URL's credentials (cache.remote) are never shown.
+static json shown(const json& value) {
+  return value.is_string() ? json(without_credentials(value.get<std::string>())) : value;
 }
 
 std::string format_config(const LoadedConfig& loaded, bool as_json) {
@@ -331,14 +338,15 @@ std::string format_config(const LoadedConfig& loaded, bool as_json) {
     json out = json::object();
     out["file"] = loaded.file.empty() ? json(nullptr) : json(loaded.file.string());
     for (const auto& s : settings())
-      out["settings"][s.info.name] = {{"value", s.get(loaded.config)}, {"origin", loaded.origin.at(s.info.name)}};
+      out["settings"][s.info.name] = {{"value", shown(s.get(loaded.config))},
+                                      {"origin", loaded.origin.at(s.info.name)}};
     return out.dump(2) + "\n";
   }
   std::string text = "config file: " + (loaded.file.empty() ? std::string("(none)") : loaded.file.string()) + "\n";
   std::size_t width = 0;
   for (const auto& s : settings()) width = std::max(width, s.info.name.size());
   for (const auto& s : settings()) {
-    json v = s.get(loaded.config);
+    json v = shown(s.get(loaded.config));
     std::string value = v.is_string() ? v.get<std::string>() : v.dump();
     text += s.info.name + std::string(width - s.info.name.size(), ' ') + " = " + value + "  (" +
             loaded.origin.at(s.info.name) + ")\n";

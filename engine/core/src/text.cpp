@@ -1,5 +1,7 @@
 #include "kiln/core/text.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 std::vector<std::string> split_nonempty(std::string_view text, char separator) {
@@ -12,6 +14,16 @@ std::vector<std::string> split_nonempty(std::string_view text, char separator) {
     start = end + 1;
   }
   return out;
+}
+
+std::string without_credentials(std::string_view text) {
+  const auto scheme = text.find("://");
+  if (scheme == std::string_view::npos) return std::string(text);
+  const std::size_t host_start = scheme + 3;
+  const std::size_t path = std::min(text.find('/', host_start), text.size());
+  const auto at = text.substr(host_start, path - host_start).rfind('@');
+  if (at == std::string_view::npos) return std::string(text);
+  return std::string(text.substr(0, host_start)) + "***" + std::string(text.substr(host_start + at));
 }
 
 }  // namespace kiln

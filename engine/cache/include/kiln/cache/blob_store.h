@@ -70,6 +70,9 @@ struct BlobStoreOptions {
   // through `warn` (stderr when unset) and the store goes on without it.
   std::shared_ptr<RemoteStorage> remote;
   bool remote_read_only = false;
+  // Local hits of shared namespaces are sent to the remote too when it lacks them (a sharded
+  // cook: what this machine already had must still reach the machine that assembles).
+  bool remote_fill_from_local = false;
   std::function<void(const std::string&)> warn;
 };
 

@@ -32,6 +32,7 @@ struct RemoteReply {
     kAbsent,       // get: no entry under the key
     kUnreachable,  // no answer: connection refused or lost, timeout, protocol error
     kRefused,      // the server answered no (full, read-only, forbidden)
+    kUnusable,     // get: an entry is there but cannot be used (too large, not a string value)
   };
   Outcome outcome = kOk;
   std::vector<std::byte> value;
@@ -44,6 +45,8 @@ class RemoteStorage {
   virtual RemoteReply get(const std::string& key) = 0;
   virtual RemoteReply put(const std::string& key, std::span<const std::byte> value) = 0;
   virtual RemoteReply remove(const std::string& key) = 0;
+  // Whether an entry is there (kOk) or not (kAbsent), without reading it.
+  virtual RemoteReply has(const std::string& key) = 0;
   // The server's address for messages, without any password.
   virtual const std::string& address() const = 0;
 };

@@ -10,4 +10,9 @@ namespace kiln {
 // The non-empty pieces of `text` between `separator`s: "a;;b;" -> {"a", "b"}.
 std::vector<std::string> split_nonempty(std::string_view text, char separator);
 
+// `text` with the credentials of a URL in it hidden: "redis://user:pw@host/0" -> "redis://***@host/0"
+// (the user-info part ends at the last '@' before the path). Text that is not such a URL is
+// returned as it is. For messages and printed settings.
+std::string without_credentials(std::string_view text);
+
 }  // namespace kiln
