@@ -8,7 +8,6 @@
 
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
-#include "kiln/jitc/llvm_page_compiler.h"
 #include "persistent_caches.h"
 #include "script_host.h"
 
@@ -72,10 +71,11 @@ int run_script_command(const Args& args) {
     return kExitUsage;
   }
   const Config& c = config->config;
-  jitc::LlvmPageCompiler compiler;
+  std::unique_ptr<jit::PluginPageCompiler> compiler;
   std::unique_ptr<jit::JitRuntime> runtime;
-  if (jit_switch == "on") {
-    auto made = open_jit_runtime({.compiler = &compiler,
+  if (jit_switch == "on") compiler = open_page_compiler(c, "kiln script");
+  if (compiler) {
+    auto made = open_jit_runtime({.compiler = compiler.get(),
                                   .cache_root = jit_cache_root(c),
                                   .verify = c.jit_cache_verify,
                                   .compile_threads = c.jit_compile_threads,

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -374,6 +376,41 @@ TEST_SUITE("jit") {
     CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
     CHECK(report["jit"]["hmac_rejected"] == 0);
     CHECK(report["jit"]["corrupt"] == 0);
+  }
+}
+
+TEST_SUITE("jit") {
+  TEST_CASE("a warm kiln script run never maps libLLVM - the cold one loads the compiler when it compiles") {
+    test::TempDir dir("jit-lazy-llvm");
+    const std::string script = (fs::path(KILN_SOURCE_DIR) / "bench/scripts/nbody.lua").string();
+    const std::string root = "--cache-root=" + (dir / "cache").string();
+    auto expected = test::run_process({KILN_CLI, "script", "run", script, "--jit", "off"});
+    REQUIRE(expected.exit_code == 0);
+    // The dynamic loader's own account of every file it maps (LD_DEBUG=files), not Kiln's.
+    const std::map<std::string, std::string> loader = {{"LD_DEBUG", "files"}};
+    auto maps_llvm = [](const std::string& output) { return output.find("file=libLLVM") != std::string::npos; };
+    auto cold = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
+    REQUIRE_MESSAGE(cold.exit_code == 0, cold.output);
+    CHECK(maps_llvm(cold.output));
+    auto warm = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
+    REQUIRE_MESSAGE(warm.exit_code == 0, warm.output);
+    CHECK_FALSE(maps_llvm(warm.output));
+    CHECK(warm.output.find("kiln-jitc") == std::string::npos);
+    nlohmann::json report;  // the one JSON line among the loader's
+    std::istringstream lines(warm.output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("{\"", 0) == 0) report = nlohmann::json::parse(line);
+    CHECK(report["output"] == expected.output);
+    CHECK(report["jit"]["pages_compiled"] == 0);
+    CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
+    // The kept fingerprint is this host's: a damaged one is asked of the compiler again.
+    for (const auto& e : fs::directory_iterator(dir / "cache" / "jit-fingerprints"))
+      std::ofstream(e.path(), std::ios::trunc) << "llvm 14; O2; x86_64 +avx512f,+avx512bw\nsecond line";
+    auto again = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
+    REQUIRE_MESSAGE(again.exit_code == 0, again.output);
+    CHECK(maps_llvm(again.output));  // the file was not trusted
+    auto fixed = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
+    CHECK_FALSE(maps_llvm(fixed.output));
   }
 }
 

@@ -30,7 +30,6 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/program_io.h"
-#include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/runtime/cooked_set_writer.h"
 
 namespace kiln::cli {
@@ -216,9 +215,13 @@ int run_cook_command(const Args& args) {
   }
 
   // Scripts.
-  jitc::LlvmPageCompiler compiler;
+  const auto compiler = open_page_compiler(config, "kiln cook");
+  if (!compiler) {
+    errors.add("kiln cook: the script compiler is needed to cook scripts (kiln-jitc.so beside kiln)");
+    return fail("nothing written");
+  }
   cook::CookedScripts scripts;
-  if (!cook::cook_scripts(project, config, verify, compiler, pool, scripts, errors)) return fail("nothing written");
+  if (!cook::cook_scripts(project, config, verify, *compiler, pool, scripts, errors)) return fail("nothing written");
   progress.line("cook: " + std::to_string(project.scripts.size()) + " scripts, " +
                 std::to_string(scripts.stats.requested) + " pages (" + std::to_string(scripts.stats.compiled) +
                 " compiled, " + std::to_string(scripts.stats.loaded) + " from the page cache)");
@@ -238,7 +241,7 @@ int run_cook_command(const Args& args) {
     const auto& ns = target.library->disk_namespace();
     shaders_identity.targets.emplace_back(target.target.id(), ns ? ns->id : "no-cache");
   }
-  runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler.fingerprint()});
+  runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler->fingerprint()});
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i)
       set.add_variant(target.target.id(), project.variants[i].key.name(), target.results[i].record);

@@ -14,7 +14,7 @@ namespace {
 // The compiled pages of every script, read back from the page cache (or compiled here when the
 // cache is off).
 std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const Project& project, const Config& config,
-                                                                          jitc::LlvmPageCompiler& compiler) {
+                                                                          jit::PageCompiler& compiler) {
   std::vector<std::pair<std::string, std::vector<std::byte>>> out;
   std::unique_ptr<jit::PageStore> pages;
   if (!jit_cache_root(config).empty()) {
@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
 
 }  // namespace
 
-bool cook_scripts(const Project& project, const Config& config, bool verify, jitc::LlvmPageCompiler& compiler,
+bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
                   core::WorkerPool& pool, CookedScripts& out, CookErrors& errors) {
   {
     auto runtime = cli::open_jit_runtime({.compiler = &compiler,

@@ -15,7 +15,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/jit_runtime.h"
-#include "kiln/jitc/llvm_page_compiler.h"
+#include "kiln/jit/page_compiler.h"
 
 namespace kiln::cook {
 
@@ -26,7 +26,7 @@ struct CookedScripts {
 
 // False (with the reason in `errors`) when no script runtime could be made; --verify mismatches
 // are errors too.
-bool cook_scripts(const Project& project, const Config& config, bool verify, jitc::LlvmPageCompiler& compiler,
+bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
                   core::WorkerPool& pool, CookedScripts& out, CookErrors& errors);
 
 }  // namespace kiln::cook

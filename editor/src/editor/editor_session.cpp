@@ -36,7 +36,8 @@ EditorSession::EditorSession(fs::path root, const Config& config)
   store_ = cli::open_variant_store(config, "kiln editor");
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
-  auto jit = cli::open_jit_runtime({.compiler = &compiler_,
+  compiler_ = cli::open_page_compiler(config, "kiln editor");
+  auto jit = cli::open_jit_runtime({.compiler = compiler_.get(),
                                     .cache_root = jit_cache_root(config),
                                     .synchronous = true,
                                     .hot_threshold = 1,

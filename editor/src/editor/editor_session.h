@@ -35,7 +35,7 @@
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/jit_runtime.h"
-#include "kiln/jitc/llvm_page_compiler.h"
+#include "kiln/jit/compiler_plugin.h"
 #include "kiln/materials/material.h"
 #include "kiln/shadercache/shader_library.h"
 #include "kiln/textures/tile_cache.h"
@@ -85,7 +85,7 @@ class EditorSession {
   std::unique_ptr<shadercache::ShaderLibrary> library_;
   std::map<std::string, MaterialState> materials_;               // by path relative to the root
   std::map<std::string, std::vector<std::string>> stage_files_;  // shader id -> its stage files when last read
-  jitc::LlvmPageCompiler compiler_;
+  std::unique_ptr<jit::PluginPageCompiler> compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;
   std::map<std::string, jit::Program> scripts_;
   // The engine functions scripts may call (the materials' parameters), as the project was at start.

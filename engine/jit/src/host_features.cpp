@@ -2,9 +2,11 @@
 
 #include <sstream>
 
-#if defined(__x86_64__) && defined(__clang__)
+#if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+
+#include <cstdio>
 
 namespace kiln::jit {
 namespace {
@@ -75,6 +77,40 @@ std::vector<std::string> missing_cpu_features(std::string_view fingerprint) {
       if (name == f.llvm_name && !f.present) missing.push_back(name);
   }
   return missing;
+}
+
+std::string host_cpu_signature() {
+  std::string out;
+#if defined(__x86_64__)
+  char line[96];
+  auto leaf = [&](unsigned id, unsigned sub) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __cpuid_count(id, sub, a, b, c, d);
+    if (id == 1) b &= 0x00ffffffu;  // bits 24-31: the APIC ID of the core this thread runs on
+    std::snprintf(line, sizeof line, "%x.%x:%08x %08x %08x %08x\n", id, sub, a, b, c, d);
+    out += line;
+    return a;
+  };
+  const unsigned max_leaf = leaf(0, 0);
+  for (unsigned id : {1u, 7u, 0xdu, 0x14u, 0x19u})
+    if (id <= max_leaf) leaf(id, 0);
+  if (max_leaf >= 7) leaf(7, 1);
+  if (max_leaf >= 0xd) leaf(0xd, 1);
+  const unsigned max_extended = leaf(0x80000000u, 0);
+  for (unsigned id : {0x80000001u, 0x80000002u, 0x80000003u, 0x80000004u, 0x80000008u})
+    if (id <= max_extended) leaf(id, 0);
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(1, a, b, c, d);
+  if (c & (1u << 27)) {  // OSXSAVE: which register state the OS saves decides AVX and AVX-512
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    std::snprintf(line, sizeof line, "xcr0:%08x%08x\n", hi, lo);
+    out += line;
+  }
+#else
+  out = "unknown host";
+#endif
+  return out;
 }
 
 }  // namespace kiln::jit

@@ -15,4 +15,9 @@ namespace kiln::jit {
 // generation (SSE3 to AVX-512, FMA, BMI, POPCNT, LZCNT, MOVBE, F16C, AES, PCLMUL). Empty: safe to run.
 std::vector<std::string> missing_cpu_features(std::string_view fingerprint);
 
+// This CPU as LLVM's host detection sees it: the raw CPUID leaves it reads (vendor, family and
+// model, feature flags) and the OS-enabled register state (XGETBV), as text. Equal signatures mean
+// LLVM picks the same host CPU and features.
+std::string host_cpu_signature();
+
 }  // namespace kiln::jit

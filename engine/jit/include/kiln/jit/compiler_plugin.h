@@ -1,0 +1,62 @@
+#pragma once
+// The LLVM page compiler as the tools use it: a plugin (kiln-jitc.so, beside the program or in
+// <prefix>/lib/kiln) loaded the first time a page must actually be compiled, so that a process
+// whose pages all come from the page cache never maps LLVM (start-up stays free of its ~17 ms).
+//
+// The cache keys need the compiler's fingerprint (LLVM version, settings, host CPU) before any
+// compile. It is kept in <cache root>/jit-fingerprints/<digest>, the digest covering this host's
+// raw CPUID (what LLVM derives the host CPU from), the code generator's build and the settings; the
+// plugin is asked only when that file is missing or unreadable.
+//
+// Thread-safety: compile() from any thread (the plugin is loaded once); fingerprint() is fixed at
+// creation.
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "kiln/core/result.h"
+#include "kiln/jit/page_compiler.h"
+
+namespace kiln::jit {
+
+struct CompilerPluginOptions {
+  int opt_level = 2;
+  bool frem_libcall = false;         // fault injection for tests (see LlvmCompilerOptions)
+  std::filesystem::path plugin;      // empty: default_compiler_plugin()
+  std::filesystem::path cache_root;  // where fingerprints are kept; empty: always ask the plugin
+};
+
+class PluginPageCompiler final : public PageCompiler {
+ public:
+  // Fails when the fingerprint is neither kept nor obtainable (no plugin, or it does not load).
+  static Result<std::unique_ptr<PluginPageCompiler>> create(CompilerPluginOptions options);
+  ~PluginPageCompiler() override;
+  Result<CompiledPage> compile(const PageRequest& request) override;
+  std::string fingerprint() const override { return fingerprint_; }
+  // Whether the plugin (and so LLVM) is in this process.
+  bool loaded() const;
+
+ private:
+  explicit PluginPageCompiler(CompilerPluginOptions options) : options_(std::move(options)) {}
+  Result<PageCompiler*> load();
+
+  CompilerPluginOptions options_;
+  std::string fingerprint_;
+  mutable std::mutex mu_;  // guards the loading below
+  void* handle_ = nullptr;
+  std::unique_ptr<PageCompiler> compiler_;
+  std::string load_error_;
+};
+
+// kiln-jitc.so beside the running program, else <program dir>/../lib/kiln/kiln-jitc.so; empty
+// when neither exists.
+std::filesystem::path default_compiler_plugin();
+
+// The plugin's entry point (C linkage, so dlsym finds it by name): a new compiler with these
+// settings, or null. The caller owns it.
+using CreateCompilerFunction = PageCompiler* (*)(int opt_level, int frem_libcall);
+inline constexpr const char* kCreateCompilerSymbol = "kiln_jitc_create_compiler_v1";
+
+}  // namespace kiln::jit
