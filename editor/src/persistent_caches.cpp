@@ -33,7 +33,10 @@ std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const
 }
 
 std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(const Config& config, const std::string& who) {
-  auto made = jit::PluginPageCompiler::create({.cache_root = jit_cache_root(config)});
+  auto made =
+      jit::PluginPageCompiler::create({.cache_root = jit_cache_root(config), .warn = [who](const std::string& message) {
+                                         std::fprintf(stderr, "%s: %s\n", who.c_str(), message.c_str());
+                                       }});
   if (made) return std::move(*made);
   std::fprintf(stderr, "%s: script pages not compiled: %s\n", who.c_str(), made.error().message.c_str());
   return nullptr;

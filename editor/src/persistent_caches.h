@@ -23,7 +23,8 @@ std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const s
 std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const std::string& who);
 
 // The script page compiler (LLVM, loaded when a page must first be compiled); nullptr, said on
-// stderr, when it is not available (scripts then run interpreted and from cached pages only).
+// stderr, when it is not available (scripts then run interpreted). A plugin that fails to load
+// later says so once on stderr.
 std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(const Config& config, const std::string& who);
 
 // A script runtime with `options`; when its page cache (options.cache_root) cannot be opened, one

@@ -215,9 +215,12 @@ int run_cook_command(const Args& args) {
   }
 
   // Scripts.
+  // The cook ships every page compiled: the compiler must load, not only be known.
   const auto compiler = open_page_compiler(config, "kiln cook");
-  if (!compiler) {
-    errors.add("kiln cook: the script compiler is needed to cook scripts (kiln-jitc.so beside kiln)");
+  const Status compiler_ready =
+      compiler ? compiler->ensure_loaded() : Status(make_error("the script compiler (kiln-jitc.so) is not available"));
+  if (!compiler_ready) {
+    errors.add("kiln cook: " + compiler_ready.error().message);
     return fail("nothing written");
   }
   cook::CookedScripts scripts;

@@ -37,14 +37,16 @@ EditorSession::EditorSession(fs::path root, const Config& config)
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
   compiler_ = cli::open_page_compiler(config, "kiln editor");
-  auto jit = cli::open_jit_runtime({.compiler = compiler_.get(),
-                                    .cache_root = jit_cache_root(config),
-                                    .synchronous = true,
-                                    .hot_threshold = 1,
-                                    .cache_max_bytes = config.cache_disk_max_bytes,
-                                    .keep_builds = config.cache_keep_builds},
-                                   "kiln editor");
-  if (jit) jit_ = std::move(*jit);
+  if (compiler_) {  // without one, scripts run interpreted (said on stderr)
+    auto jit = cli::open_jit_runtime({.compiler = compiler_.get(),
+                                      .cache_root = jit_cache_root(config),
+                                      .synchronous = true,
+                                      .hot_threshold = 1,
+                                      .cache_max_bytes = config.cache_disk_max_bytes,
+                                      .keep_builds = config.cache_keep_builds},
+                                     "kiln editor");
+    if (jit) jit_ = std::move(*jit);
+  }
   texture_store_ = cli::open_cache_store(config, "kiln editor");
   tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
       .memory_budget_bytes = config.texture_memory_max_bytes, .conversions = texture_store_.get()});

@@ -36,10 +36,10 @@ fs::path default_compiler_plugin() {
 Result<std::unique_ptr<PluginPageCompiler>> PluginPageCompiler::create(CompilerPluginOptions options) {
   if (options.plugin.empty()) options.plugin = default_compiler_plugin();
   std::unique_ptr<PluginPageCompiler> self(new PluginPageCompiler(std::move(options)));
-  const fs::path kept = fingerprint_file(self->options_);
-  if (!kept.empty()) {
-    auto text = read_input_file(kept, 4096, "compiler fingerprint");
-    // A kept fingerprint naming features this CPU lacks is not this host's (a copied cache): asked again.
+  self->kept_ = fingerprint_file(self->options_);
+  if (!self->kept_.empty()) {
+    auto text = read_input_file(self->kept_, 4096, "compiler fingerprint");
+    // One line, naming no feature this CPU lacks (else not this host's: a copied cache): used.
     if (text && !text->empty() && text->find('\n') == std::string::npos && missing_cpu_features(*text).empty()) {
       self->fingerprint_ = *text;
       return self;
@@ -47,20 +47,13 @@ Result<std::unique_ptr<PluginPageCompiler>> PluginPageCompiler::create(CompilerP
   }
   auto compiler = self->load();
   if (!compiler) return compiler.error();
-  self->fingerprint_ = (*compiler)->fingerprint();
-  if (!kept.empty()) {
-    // Kept for the next process; a failure only means the next one asks the plugin again.
-    if (cache::make_private_dirs(kept.parent_path()))
-      (void)cache::write_file_atomic(kept,
-                                     std::as_bytes(std::span(self->fingerprint_.data(), self->fingerprint_.size())));
-  }
   return self;
 }
 
 PluginPageCompiler::~PluginPageCompiler() {
+  // The library stays mapped: the compile threads' thread-local LLVM objects are destroyed by code
+  // in it when those threads end.
   compiler_.reset();
-  // The library stays mapped: code it made may still be referenced (nothing from it is, but
-  // unloading LLVM at exit gains nothing).
 }
 
 bool PluginPageCompiler::loaded() const {
@@ -74,6 +67,7 @@ Result<PageCompiler*> PluginPageCompiler::load() {
   if (!load_error_.empty()) return make_error(load_error_);
   auto fail = [&](std::string why) -> Result<PageCompiler*> {
     load_error_ = std::move(why);
+    if (options_.warn) options_.warn(load_error_ + "; scripts run interpreted");
     return make_error(load_error_);
   };
   if (options_.plugin.empty()) return fail("the script compiler (kiln-jitc.so) is not installed beside this program");
@@ -81,10 +75,28 @@ Result<PageCompiler*> PluginPageCompiler::load() {
   if (!handle_) return fail(options_.plugin.string() + ": cannot load the script compiler: " + ::dlerror());
   auto create = reinterpret_cast<CreateCompilerFunction>(::dlsym(handle_, kCreateCompilerSymbol));
   if (!create)
-    return fail(options_.plugin.string() + ": not Kiln's script compiler (no " + kCreateCompilerSymbol + ")");
-  compiler_.reset(create(options_.opt_level, options_.frem_libcall ? 1 : 0));
-  if (!compiler_) return fail(options_.plugin.string() + ": the script compiler did not start");
+    return fail(options_.plugin.string() + ": not this Kiln's script compiler (no " + kCreateCompilerSymbol + ")");
+  std::unique_ptr<PageCompiler> made(create(jit_build_id(), options_.opt_level, options_.frem_libcall ? 1 : 0));
+  if (!made) return fail(options_.plugin.string() + ": a script compiler built from another Kiln than this program");
+  const std::string actual = made->fingerprint();
+  // Kept for the next process; a failure to write only means the next one asks the plugin again.
+  if (!kept_.empty() && actual != fingerprint_ && cache::make_private_dirs(kept_.parent_path()))
+    (void)cache::write_file_atomic(kept_, std::as_bytes(std::span(actual.data(), actual.size())));
+  if (fingerprint_.empty()) {
+    fingerprint_ = actual;  // from create(): nothing was kept
+  } else if (actual != fingerprint_) {
+    return fail(
+        "the script compiler's fingerprint changed since it was kept (an LLVM update?): pages are "
+        "compiled again from the next run");
+  }
+  compiler_ = std::move(made);
   return compiler_.get();
+}
+
+Status PluginPageCompiler::ensure_loaded() {
+  auto compiler = load();
+  if (!compiler) return compiler.error();
+  return {};
 }
 
 Result<CompiledPage> PluginPageCompiler::compile(const PageRequest& request) {

@@ -146,26 +146,30 @@ struct JitRuntime::Impl {
       union_entries.erase(std::unique(union_entries.begin(), union_entries.end()), union_entries.end());
       return false;
     }
-    if (options.verify && options.compiler && !same_as_fresh_compile(job, *found.hit)) {
-      // Compared before it runs: a differing entry never runs, it goes, and the page is compiled
-      // (and stored) afresh for the entries the entry served.
-      store->remove(job.page, job.mode);
-      union_entries = found.hit->entries;
-      return false;
+    if (options.verify && options.compiler) {
+      const Verified verified = same_as_fresh_compile(job, *found.hit);
+      if (verified != Verified::kSame) {
+        // Compared before it runs: a differing entry never runs, it goes, and the page is compiled
+        // (and stored) afresh for the entries the entry served. One that cannot be compared now
+        // (the compiler is not there) is neither run nor deleted.
+        if (verified == Verified::kDiffers) store->remove(job.page, job.mode);
+        union_entries = found.hit->entries;
+        return false;
+      }
     }
     return serve(job, *found.hit, started);
   }
 
   // Verify mode: the hit's code must be what compiling its page and entries gives now.
-  bool same_as_fresh_compile(const Job& job, const StoredPage& hit) {
+  enum class Verified { kSame, kDiffers, kNotCompiled };
+  Verified same_as_fresh_compile(const Job& job, const StoredPage& hit) {
     PageRequest request{job.page, hit.entries, job.mode};
     auto again = options.compiler->compile(request);
-    const bool same = again && again->code == hit.code && again->function_offset == hit.function_offset;
-    if (!same) {
-      std::lock_guard lock(mu);
-      ++stats.verify_mismatches;
-    }
-    return same;
+    if (!again) return Verified::kNotCompiled;
+    if (again->code == hit.code && again->function_offset == hit.function_offset) return Verified::kSame;
+    std::lock_guard lock(mu);
+    ++stats.verify_mismatches;
+    return Verified::kDiffers;
   }
 
   void compile(Job& job, const std::vector<std::uint16_t>& entries) {

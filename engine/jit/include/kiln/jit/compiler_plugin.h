@@ -12,6 +12,7 @@
 // creation.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,8 @@ struct CompilerPluginOptions {
   bool frem_libcall = false;         // fault injection for tests (see LlvmCompilerOptions)
   std::filesystem::path plugin;      // empty: default_compiler_plugin()
   std::filesystem::path cache_root;  // where fingerprints are kept; empty: always ask the plugin
+  // Said once when the plugin cannot be loaded (pages then stay interpreted); none: silent.
+  std::function<void(const std::string&)> warn;
 };
 
 class PluginPageCompiler final : public PageCompiler {
@@ -33,18 +36,24 @@ class PluginPageCompiler final : public PageCompiler {
   // Fails when the fingerprint is neither kept nor obtainable (no plugin, or it does not load).
   static Result<std::unique_ptr<PluginPageCompiler>> create(CompilerPluginOptions options);
   ~PluginPageCompiler() override;
+  // Loads the plugin on the first call. A plugin whose fingerprint differs from the kept one (an
+  // LLVM update) compiles nothing in this process, whose keys already name the kept one; the
+  // right fingerprint is kept for the next.
   Result<CompiledPage> compile(const PageRequest& request) override;
   std::string fingerprint() const override { return fingerprint_; }
   // Whether the plugin (and so LLVM) is in this process.
   bool loaded() const;
+  // Loads the plugin now (a cook, which must compile every page it ships): why it cannot be.
+  Status ensure_loaded();
 
  private:
   explicit PluginPageCompiler(CompilerPluginOptions options) : options_(std::move(options)) {}
   Result<PageCompiler*> load();
 
   CompilerPluginOptions options_;
-  std::string fingerprint_;
-  mutable std::mutex mu_;  // guards the loading below
+  std::filesystem::path kept_;  // the file the fingerprint is kept in; empty: none
+  std::string fingerprint_;     // set by create(), fixed after
+  mutable std::mutex mu_;       // guards the loading below
   void* handle_ = nullptr;
   std::unique_ptr<PageCompiler> compiler_;
   std::string load_error_;
@@ -55,8 +64,9 @@ class PluginPageCompiler final : public PageCompiler {
 std::filesystem::path default_compiler_plugin();
 
 // The plugin's entry point (C linkage, so dlsym finds it by name): a new compiler with these
-// settings, or null. The caller owns it.
-using CreateCompilerFunction = PageCompiler* (*)(int opt_level, int frem_libcall);
-inline constexpr const char* kCreateCompilerSymbol = "kiln_jitc_create_compiler_v1";
+// settings, or null when the plugin was built from another tree than `build_id` (jit_build_id():
+// the classes handed across must be the same). The caller owns it.
+using CreateCompilerFunction = PageCompiler* (*)(const char* build_id, int opt_level, int frem_libcall);
+inline constexpr const char* kCreateCompilerSymbol = "kiln_jitc_create_compiler_v2";
 
 }  // namespace kiln::jit
