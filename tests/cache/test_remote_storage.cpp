@@ -253,9 +253,10 @@ TEST_SUITE("cache") {
     REQUIRE(filler);
     auto ns = (*filler)->open_namespace("shaders", {{"compiler", "test 1"}});
     REQUIRE(ns);
-    for (int round = 0; round < 2; ++round)
+    for (int round = 0; round < 2; ++round) {
       for (int i = 0; i < 5; ++i) CHECK((*filler)->get(*ns, test::pattern_key(i)) == test::pattern_payload(i));
-    (*filler)->flush();
+      (*filler)->flush();  // sent before the next round asks whether the remote has them
+    }
     CHECK((*filler)->remote_use().remote_writes == 5);  // the second round found them there
     RemoteStore other(dir / "other", storage);
     for (int i = 0; i < 5; ++i)
