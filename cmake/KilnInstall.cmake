@@ -14,7 +14,8 @@ foreach(module IN LISTS kiln_installed_modules)
 endforeach()
 if(KILN_BUILD_TOOLS)
   install(TARGETS kiln kiln-player kiln-shader-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
-  install(TARGETS kiln-jitc LIBRARY DESTINATION lib/kiln COMPONENT tools)  # where kiln looks: <bin>/../lib/kiln
+  # The plugins, where kiln looks: <bin>/../lib/kiln
+  install(TARGETS kiln-jitc kiln-teximport LIBRARY DESTINATION lib/kiln COMPONENT tools)
 endif()
 
 set(kiln_cmake_dir "${CMAKE_INSTALL_LIBDIR}/cmake/Kiln")

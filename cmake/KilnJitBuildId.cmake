@@ -5,19 +5,12 @@
 # and a cook can fill the player's cache. Any change to those files reconfigures and gives a new
 # build id, so older compiled pages are never served and are pruned as an older build.
 #   kiln_jit_build_id(<out-var>)
+include("${CMAKE_CURRENT_LIST_DIR}/KilnSourceId.cmake")
 function(kiln_jit_build_id out)
   set(jit "${PROJECT_SOURCE_DIR}/engine/jit")
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/engine/jitc/src/*" "${PROJECT_SOURCE_DIR}/engine/jitc/include/*")
   list(APPEND sources "${jit}/include/kiln/jit/bytecode.h" "${jit}/include/kiln/jit/types.h" "${jit}/include/kiln/jit/jit_abi.h"
        "${jit}/include/kiln/jit/page_analysis.h" "${jit}/src/page_analysis.cpp" "${jit}/src/helpers.cpp")
-  list(SORT sources)
-  set(identity "llvm-14")
-  foreach(source IN LISTS sources)
-    file(SHA256 "${source}" source_hash)
-    string(APPEND identity ";${source_hash}")
-  endforeach()
-  string(SHA256 id "${identity}")
-  string(SUBSTRING "${id}" 0 16 id)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${sources})
+  kiln_source_id(id "llvm-14" ${sources})
   set(${out} "${id}" PARENT_SCOPE)
 endfunction()

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "child_process.h"
@@ -120,11 +121,59 @@ TEST_SUITE("textures") {
     CHECK((*tx)->info().levels.size() > 1);
   }
 
-  TEST_CASE("the tools read sources through OpenImageIO - the player never links it") {
-    const auto tool = test::run_process({"/usr/bin/ldd", KILN_CLI});
-    CHECK(tool.output.find("libOpenImageIO") != std::string::npos);
-    const auto player = test::run_process({"/usr/bin/ldd", KILN_PLAYER});
-    REQUIRE(player.exit_code == 0);
-    CHECK_MESSAGE(player.output.find("libOpenImageIO") == std::string::npos, player.output);
+  TEST_CASE("the tools open OpenImageIO when a source needs it - the player never links it") {
+    const fs::path plugin = fs::path(KILN_CLI).parent_path() / "kiln-teximport.so";
+    const auto importer = test::run_process({"/usr/bin/ldd", plugin.string()});
+    CHECK_MESSAGE(importer.output.find("libOpenImageIO") != std::string::npos, importer.output);
+    for (const std::string program : {KILN_CLI, KILN_PLAYER}) {
+      const auto linked = test::run_process({"/usr/bin/ldd", program});
+      REQUIRE(linked.exit_code == 0);
+      CHECK_MESSAGE(linked.output.find("libOpenImageIO") == std::string::npos, linked.output);
+    }
+
+    // The dynamic loader's own account of what it maps: the plugin for a JPEG, not for a PNG.
+    test::TempDir dir("sources-plugin");
+    auto r = test::run_process(
+        {"/usr/bin/oiiotool", "--pattern", "fill:color=0.2,0.5,0.8", "16x16", "3", "-o", (dir / "photo.jpg").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    r = test::run_process({"/usr/bin/oiiotool", (dir / "photo.jpg").string(), "-o", (dir / "photo.png").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const std::map<std::string, std::string> loader = {{"LD_DEBUG", "files"}};
+    // Each run with a cache of its own: a cached conversion would read no source.
+    int runs = 0;
+    auto export_level = [&](const std::string& program, const std::string& source,
+                            const std::map<std::string, std::string>& env) {
+      const fs::path cache = dir / ("cache" + std::to_string(++runs));
+      return test::run_process({program, "texture", "export", (dir / source).string(), "--level", "0",
+                                (dir / "out.png").string(), "--cache-root", cache.string()},
+                               env);
+    };
+    r = export_level(KILN_CLI, "photo.png", loader);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("kiln-teximport") == std::string::npos);
+    CHECK(r.output.find("file=libOpenImageIO") == std::string::npos);
+    r = export_level(KILN_CLI, "photo.jpg", loader);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("kiln-teximport") != std::string::npos);
+    CHECK(r.output.find("file=libOpenImageIO") != std::string::npos);
+
+    // A tool without its plugin reads PNG and TIFF, and says what is missing for the rest.
+    const fs::path alone = dir / "bin" / "kiln";
+    fs::create_directories(alone.parent_path());
+    fs::copy_file(KILN_CLI, alone);
+    fs::permissions(alone, fs::perms::owner_all);
+    r = export_level(alone.string(), "photo.png", {});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    r = export_level(alone.string(), "photo.jpg", {});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find((dir / "photo.jpg").string() +
+                                ": cannot read as an image: the image importer (kiln-teximport.so) is not installed "
+                                "beside this program") != std::string::npos,
+                  r.output);
+    // A library that is not the importer is refused by name.
+    fs::copy_file(fs::path(KILN_CLI).parent_path() / "kiln-jitc.so", alone.parent_path() / "kiln-teximport.so");
+    r = export_level(alone.string(), "photo.jpg", {});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find("kiln-teximport.so: not this Kiln's image importer") != std::string::npos, r.output);
   }
 }

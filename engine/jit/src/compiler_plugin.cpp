@@ -1,11 +1,11 @@
 #include "kiln/jit/compiler_plugin.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include "kiln/cache/hash.h"
 #include "kiln/cache/private_files.h"
 #include "kiln/core/input_limits.h"
+#include "kiln/core/program_files.h"
 #include "kiln/jit/host_features.h"
 #include "kiln/jit/jit_runtime.h"
 
@@ -23,15 +23,7 @@ fs::path fingerprint_file(const CompilerPluginOptions& o) {
 
 }  // namespace
 
-fs::path default_compiler_plugin() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  for (const fs::path& candidate :
-       {self.parent_path() / "kiln-jitc.so", self.parent_path().parent_path() / "lib" / "kiln" / "kiln-jitc.so"})
-    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
-  return {};
-}
+fs::path default_compiler_plugin() { return find_program_file("kiln-jitc.so"); }
 
 Result<std::unique_ptr<PluginPageCompiler>> PluginPageCompiler::create(CompilerPluginOptions options) {
   if (options.plugin.empty()) options.plugin = default_compiler_plugin();

@@ -6,9 +6,22 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <optional>
 
 namespace kiln::jit {
 namespace {
+
+// Calls between compiled pages nest on the machine stack (a page, the call entry, the dispatcher) up
+// to this depth; deeper calls go through the dispatcher's loop, which keeps them on the frame stack.
+constexpr int kMaxNativeDepth = 100;
+
+// How a run of compiled code ended.
+enum class Ran {
+  kInterpret,  // the interpreter goes on at the current frame's pc
+  kReturned,   // the frame the run was to finish returned: its result is in `returned`
+  kFailed,     // a call inside failed: the error (or exception) is kept in `failure`
+};
 
 struct Frame {
   std::size_t function;
@@ -81,6 +94,10 @@ struct Vm::Impl {
   std::vector<std::uint32_t> heat;
   abi::JitMode mode = abi::JitMode::kChecked;
   abi::Context context{};
+  int native_depth = 0;                  // calls from compiled code now on the machine stack
+  Value returned{0.0};                   // Ran::kReturned's result
+  std::optional<Error> failure;          // Ran::kFailed's error ...
+  std::exception_ptr failure_exception;  // ... or exception (out of memory), rethrown outside compiled code
 
   Impl(const Program& p, VmOptions o) : program(p), options(o), module(p.module_slots), defined(p.functions.size()) {
     host.resize(p.host.size());
@@ -90,6 +107,10 @@ struct Vm::Impl {
       heat.resize(p.page_count());
       mode = options.instruction_budget ? abi::JitMode::kChecked : options.jit_mode;
     }
+    context.helpers = abi::helper_table();
+    context.budget = options.instruction_budget;
+    context.call = &call_from_page;
+    context.vm = this;
   }
 
   // The code of program page `page`, asking the runtime for it once the page is hot.
@@ -107,18 +128,31 @@ struct Vm::Impl {
 
   // The dispatcher between compiled pages: runs compiled code from `pc` for as long as there is code
   // where control goes, and resolves the calls and returns compiled pages hand back (calls
-  // resolve through a table at run time) without going through the interpreter when nothing unusual happens. Anything else
-  // (an error to report, a budget running out, the outermost return) is left at `pc` for the
+  // resolve through a table at run time) without going through the interpreter when nothing unusual
+  // happens. Anything else (an error to report, a budget running out) is left at `pc` for the
   // interpreter, which stays the reference for every instruction. Updates the interpreter's state.
-  void run_compiled(Frame*& f, const std::uint32_t*& code, Value*& R, std::size_t& pc, std::size_t stop_depth) {
+  // The return of the frame at `stop_depth` ends the run (Ran::kReturned).
+  Ran run_compiled(Frame*& f, const std::uint32_t*& code, Value*& R, std::size_t& pc, std::size_t stop_depth) {
     for (;;) {
       const FunctionCode& fn = program.functions[f->function];
-      if (pc >= fn.words) return;
+      if (pc >= fn.words) return Ran::kInterpret;
       const std::size_t offset = pc % kPageWords;
       const PageCode* page = compiled_page(fn.first_page + pc / kPageWords);
-      if (!page || !page->entries.test(offset)) return;
+      if (!page || !page->entries.test(offset)) return Ran::kInterpret;
       context.regs = R;
       const std::uint64_t exit = page->function(&context, static_cast<std::uint32_t>(offset));
+      // Calls the page made may have grown the frames and the stack.
+      f = &frames.back();
+      R = stack.data() + f->base;
+      if (abi::exit_failed(exit)) return Ran::kFailed;
+      if (abi::exit_returned(exit)) {
+        if (return_from_page(stop_depth)) return Ran::kReturned;
+        f = &frames.back();
+        code = program.code(f->function);
+        R = stack.data() + f->base;
+        pc = f->pc;
+        continue;
+      }
       pc = static_cast<std::size_t>(static_cast<std::int64_t>(pc - offset) + abi::exit_target(exit));
       if (!abi::exit_interprets(exit)) continue;
       const std::uint32_t w = code[pc];
@@ -126,12 +160,8 @@ struct Vm::Impl {
         const std::size_t callee = ud_of(w);
         const FunctionCode& target = program.functions[callee];
         const std::size_t args_at = f->base + a_of(w);
-        const bool tick_ok =
-            mode == abi::JitMode::kUnchecked || ((!context.budget || *context.counted + 1 <= context.budget) &&
-                                                 !context.cancelled->load(std::memory_order_relaxed));
-        if (!defined[callee] || !tick_ok || static_cast<int>(frames.size()) >= options.max_call_depth ||
-            stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
-          return;  // the interpreter reports it, or grows the stack
+        if (!can_call(callee) || stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
+          return Ran::kInterpret;  // the interpreter reports it, or grows the stack
         if (mode == abi::JitMode::kChecked) ++*context.counted;
         f->pc = pc + 1;
         frames.push_back({callee, 0, args_at, args_at});
@@ -141,19 +171,99 @@ struct Vm::Impl {
         pc = 0;
         continue;
       }
-      if ((op_of(w) == Op::kRet || op_of(w) == Op::kRet0) && frames.size() - 1 > stop_depth) {
-        const Value v = op_of(w) == Op::kRet ? R[a_of(w)] : Value{0.0};
-        const std::size_t result_at = f->result;
-        frames.pop_back();
-        f = &frames.back();
-        stack[result_at] = v;
-        code = program.code(f->function);
-        R = stack.data() + f->base;
-        pc = f->pc;
-        continue;
-      }
-      return;
+      return Ran::kInterpret;
     }
+  }
+
+  // The top frame's page returned, its result in its first register (the caller's result register):
+  // pops it, and says whether it was the frame at `stop_depth` (its result then in `returned`).
+  bool return_from_page(std::size_t stop_depth) {
+    const Value v = stack[frames.back().base];
+    frames.pop_back();
+    if (frames.size() != stop_depth) return false;
+    returned = v;
+    return true;
+  }
+
+  // Whether a call to `callee` may be made without the interpreter: defined, within the call depth,
+  // and (checked mode) one more tick within the budget and not cancelled.
+  bool can_call(std::size_t callee) const {
+    const bool tick_ok =
+        mode == abi::JitMode::kUnchecked || ((!context.budget || *context.counted + 1 <= context.budget) &&
+                                             !context.cancelled->load(std::memory_order_relaxed));
+    return callee < defined.size() && defined[callee] && tick_ok &&
+           static_cast<int>(frames.size()) < options.max_call_depth;
+  }
+
+  // ctx->call: a call made by a compiled page, run to its return while the page waits.
+  static std::uint32_t call_from_page(abi::Context* ctx, std::uint32_t callee, std::uint32_t a) {
+    return static_cast<Impl*>(ctx->vm)->call_natively(callee, a);
+  }
+  std::uint32_t call_natively(std::size_t callee, std::size_t a) {
+    if (native_depth >= kMaxNativeDepth || !can_call(callee)) return abi::kCallInterpret;
+    const std::size_t stop_depth = frames.size();
+    const std::size_t args_at = frames.back().base + a;
+    Ran ran = Ran::kFailed;
+    ++native_depth;
+    try {
+      const FunctionCode& target = program.functions[callee];
+      if (stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
+        stack.resize(args_at + static_cast<std::size_t>(target.frame_slots) + 256);
+      if (mode == abi::JitMode::kChecked) ++*context.counted;
+      frames.push_back({callee, 0, args_at, args_at});
+      Frame* f = &frames.back();
+      const std::uint32_t* code = program.code(callee);
+      Value* R = stack.data() + args_at;
+      std::size_t pc = 0;
+      // Most calls: the callee's first page has code and returns from it.
+      const PageCode* page = compiled_page(target.first_page);
+      std::uint64_t exit = 0;
+      if (page && page->entries.test(0)) {
+        context.regs = R;
+        exit = page->function(&context, 0);
+        if (abi::exit_returned(exit)) {
+          frames.pop_back();
+          --native_depth;
+          context.regs = stack.data() + frames.back().base;
+          return abi::kCallReturned;  // the result is where the page stored it
+        }
+        f = &frames.back();
+        R = stack.data() + f->base;
+        if (abi::exit_failed(exit)) {
+          --native_depth;
+          return abi::kCallFailed;
+        }
+        pc = static_cast<std::size_t>(abi::exit_target(exit));
+      }
+      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(f, code, R, pc, stop_depth);
+      if (ran == Ran::kInterpret) {
+        f->pc = pc;
+        Value v{0.0};
+        if (Status done = execute(stop_depth, &v); done) {
+          returned = v;
+          ran = Ran::kReturned;
+        } else {
+          failure = std::move(done.error());
+          ran = Ran::kFailed;
+        }
+      }
+    } catch (...) {  // no exception may unwind through compiled code
+      failure_exception = std::current_exception();
+      ran = Ran::kFailed;
+    }
+    --native_depth;
+    if (ran == Ran::kFailed) return abi::kCallFailed;
+    stack[args_at] = returned;
+    context.regs = stack.data() + frames.back().base;
+    return abi::kCallReturned;
+  }
+
+  // The failure a compiled page's call left: its exception again, or its error.
+  Error take_failure() {
+    if (failure_exception) std::rethrow_exception(std::exchange(failure_exception, nullptr));
+    Error e = std::move(*failure);
+    failure.reset();
+    return e;
   }
 
   Error error_at(const Frame& f, std::size_t pc, const std::string& message) const {
@@ -174,8 +284,13 @@ struct Vm::Impl {
     return heap.back().get();
   }
 
+  // Points the context at a run's budget counter and cancellation flag.
+  void begin_run(const std::atomic<bool>& cancelled, std::uint64_t& counted) {
+    context.counted = &counted;
+    context.cancelled = &cancelled;
+  }
   // Runs from the top frame until the frame at `stop_depth` returns; its result lands in `*result`.
-  Status execute(std::size_t stop_depth, Value* result, std::atomic<bool>& cancelled, std::uint64_t& counted);
+  Status execute(std::size_t stop_depth, Value* result);
   Status push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc);
 };
 
@@ -190,7 +305,7 @@ Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size
   return {};
 }
 
-Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool>& cancelled, std::uint64_t& counted) {
+Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
   static const void* const dispatch[] = {
       &&op_loadn,  &&op_loadb, &&op_move,  &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,    &&op_mul,
       &&op_div,    &&op_mod,   &&op_pow,   &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,     &&op_le,
@@ -201,19 +316,27 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result, std::atomic<bool
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
+  std::uint64_t& counted = *context.counted;
+  const std::atomic<bool>& cancelled = *context.cancelled;
   Frame* f = &frames.back();
   const std::uint32_t* code = program.code(f->function);
   Value* R = stack.data() + f->base;
   std::size_t pc = f->pc;
   std::uint32_t w;
   const bool jit = options.jit != nullptr;
-  context = {nullptr, module.data(), abi::helper_table(), &counted, budget, &cancelled};
+  context.module = module.data();
 
 // Where control arrives from elsewhere (a call, a return, a loop's backward branch), compiled code
 // takes over if the page has it for this entry.
-#define KILN_ENTER()                                   \
-  do {                                                 \
-    if (jit) run_compiled(f, code, R, pc, stop_depth); \
+#define KILN_ENTER()                                                                          \
+  do {                                                                                        \
+    if (jit) {                                                                                \
+      if (const Ran ran = run_compiled(f, code, R, pc, stop_depth); ran != Ran::kInterpret) { \
+        if (ran == Ran::kFailed) return take_failure();                                       \
+        if (result) *result = returned;                                                       \
+        return {};                                                                            \
+      }                                                                                       \
+    }                                                                                         \
   } while (0)
 
 // Counted on every backward jump and call: the points a runaway script must pass.
@@ -507,7 +630,8 @@ Status Vm::run() {
   impl_->frames.clear();
   impl_->stack.assign(impl_->program.functions[0].frame_slots + 256, Value{0.0});
   impl_->frames.push_back({0, 0, 0, 0});
-  return impl_->execute(0, nullptr, cancelled_, counted_);
+  impl_->begin_run(cancelled_, counted_);
+  return impl_->execute(0, nullptr);
 }
 
 Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const ScriptValue> args) {
@@ -552,7 +676,8 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
     }
     impl_->frames.push_back({fi, 0, 0, 0});
     Value result{0.0};
-    KILN_TRY(impl_->execute(0, &result, cancelled_, counted_));
+    impl_->begin_run(cancelled_, counted_);
+    KILN_TRY(impl_->execute(0, &result));
     switch (fn.result) {
       case Type::kBoolean: return ScriptValue{result.n != 0};
       case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");

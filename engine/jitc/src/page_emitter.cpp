@@ -74,7 +74,10 @@ class Emitter {
 
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
     entry_builder_.SetInsertPoint(entry);
+    // The frame's registers: where the page was entered, and where they are now (a call may move them).
     regs_ = field_ptr(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
+    regs_slot_ = entry_builder_.CreateAlloca(llvm::Type::getInt64PtrTy(C_), nullptr, "regs");
+    entry_builder_.CreateStore(regs_, regs_slot_);
     module_ = field_ptr(offsetof(abi::Context, module), llvm::Type::getInt64PtrTy(C_));
     helpers_ = field_ptr(offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo());
     counted_ = field_ptr(offsetof(abi::Context, counted), llvm::Type::getInt64PtrTy(C_));
@@ -83,16 +86,32 @@ class Emitter {
     entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
     budget_ = field_value(offsetof(abi::Context, budget), i64_);
     cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
+    call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
+    call_ = field_ptr(offsetof(abi::Context, call), call_type_->getPointerTo());
 
     for (std::size_t k = 0; k < kPageWords; ++k)
       if (shape_.starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
     for (std::size_t k = 0; k < kPageWords; ++k)
       if (shape_.starts[k]) emit_instruction(k);
 
+    finish_calls();
+    // A return stores the frame's registers, then its result over the first (where the caller reads it).
+    for (const ReturnSite& site : returns_) {
+      B_.SetInsertPoint(site.block);
+      auto* regs = current_regs(B_);
+      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
+      llvm::Value* result = llvm::ConstantInt::get(i64_, 0);
+      if (site.value >= 0) result = B_.CreateLoad(i64_, slots_.at(site.value));
+      tagged(B_.CreateStore(result, reg_ptr(B_, regs, 0)), tbaa_reg_);
+      if (req_.mode == abi::JitMode::kChecked)
+        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+      B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(site.k), false) | abi::kReturnedFlag));
+    }
     // Every exit stores the registers the page writes, then says where to continue.
     for (auto& [key, block] : exits_) {
       B_.SetInsertPoint(block);
-      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, r)), tbaa_reg_);
+      auto* regs = current_regs(B_);
+      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
         tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
@@ -120,13 +139,17 @@ class Emitter {
   llvm::Value* field_value(std::size_t offset, llvm::Type* type) {
     return entry_builder_.CreateLoad(type, field_addr(offset, type));
   }
-  llvm::Value* reg_ptr(llvm::IRBuilder<>& b, int r) { return b.CreateConstInBoundsGEP1_64(i64_, regs_, r); }
+  llvm::Value* reg_ptr(llvm::IRBuilder<>& b, llvm::Value* regs, int r) {
+    return b.CreateConstInBoundsGEP1_64(i64_, regs, r);
+  }
+  llvm::Value* current_regs(llvm::IRBuilder<>& b) { return b.CreateLoad(llvm::Type::getInt64PtrTy(C_), regs_slot_); }
 
   // The SSA home of register r, loaded from the frame when the page is entered.
   llvm::AllocaInst* slot(int r) {
     if (auto it = slots_.find(r); it != slots_.end()) return it->second;
     auto* a = entry_builder_.CreateAlloca(i64_, nullptr, "r" + std::to_string(r));
-    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, r)), tbaa_reg_), a);
+    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, regs_, r)), tbaa_reg_),
+                               a);
     slots_[r] = a;
     return a;
   }
@@ -216,6 +239,48 @@ class Emitter {
     B_.SetInsertPoint(in_range);
     auto* i = B_.CreateSub(B_.CreateFPToUI(index, i64_), llvm::ConstantInt::get(i64_, 1));
     return B_.CreateInBoundsGEP(i64_, data, i);
+  }
+
+  // A call at instruction k through ctx->call: the callee runs to its return while this page waits,
+  // then the page goes on at `next` with the result in register a. The registers from a up are
+  // stored before and read back after (finish_calls, once every register the page uses is known).
+  void emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
+    if (req_.mode == abi::JitMode::kChecked)
+      tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+    auto* status = B_.CreateCall(call_type_, call_, {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
+    status->addFnAttr(llvm::Attribute::NoUnwind);
+    auto* returned = llvm::BasicBlock::Create(C_, "returned" + std::to_string(k), F_);
+    auto* reload = llvm::BasicBlock::Create(C_, "reload" + std::to_string(k), F_);
+    auto* failed = llvm::BasicBlock::Create(C_, "failed" + std::to_string(k), F_);
+    auto* sw = B_.CreateSwitch(status, exit(int(k), true), 2);
+    sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallReturned), returned);
+    sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallFailed), failed);
+    B_.SetInsertPoint(failed);  // the run is over: nothing to store
+    B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(k), true) | abi::kFailedFlag));
+    B_.SetInsertPoint(returned);
+    auto* moved = field_addr_at(B_, offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
+    B_.CreateStore(B_.CreateLoad(llvm::Type::getInt64PtrTy(C_), moved), regs_slot_);
+    if (req_.mode == abi::JitMode::kChecked)
+      B_.CreateStore(tagged(B_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
+    B_.CreateBr(reload);
+    B_.SetInsertPoint(reload);
+    B_.CreateBr(go(next));
+    calls_.push_back({status, reload, a});
+  }
+  void finish_calls() {
+    for (const CallSite& call : calls_) {
+      llvm::IRBuilder<> before(call.status);
+      auto* regs = current_regs(before);
+      for (auto& [r, home] : slots_)
+        if (r >= call.a) tagged(before.CreateStore(before.CreateLoad(i64_, home), reg_ptr(before, regs, r)), tbaa_reg_);
+      llvm::IRBuilder<> after(call.reload->getTerminator());
+      regs = current_regs(after);
+      for (auto& [r, home] : slots_)
+        if (r >= call.a) after.CreateStore(tagged(after.CreateLoad(i64_, reg_ptr(after, regs, r)), tbaa_reg_), home);
+    }
+  }
+  llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee) {
+    return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx_, offset), pointee->getPointerTo());
   }
 
   void emit_instruction(std::size_t k) {
@@ -341,7 +406,24 @@ class Emitter {
         B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
         return;
       }
-      default:  // calls, returns, printing, host calls, allocation: the interpreter's
+      case Op::kCall: emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next); return;
+      case Op::kCallR: {
+        // The function value is a whole number; a saturating conversion keeps anything else defined.
+        auto* fn =
+            B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::fptoui_sat, {i32_, f64_}), {num(b)});
+        emit_call(k, a, fn, next);
+        return;
+      }
+      case Op::kRet:
+      case Op::kRet0: {
+        const int value = jit::op_of(w) == Op::kRet ? a : -1;
+        if (value >= 0) slot(value);
+        auto* block = llvm::BasicBlock::Create(C_, "return" + std::to_string(k), F_);
+        B_.CreateBr(block);
+        returns_.push_back({block, k, value});
+        return;
+      }
+      default:  // printing, host calls, allocation: the interpreter's
         B_.CreateBr(exit(int(k), true));
         return;
     }
@@ -357,11 +439,26 @@ class Emitter {
   llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
   llvm::Type* f64_ = nullptr;
   llvm::FunctionType* helper_type_ = nullptr;
+  llvm::FunctionType* call_type_ = nullptr;
   llvm::Function* F_ = nullptr;
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
                *tbaa_count_ = nullptr;
+  struct CallSite {
+    llvm::CallInst* status;    // the registers from a up are stored before it
+    llvm::BasicBlock* reload;  // and read back here
+    int a;
+  };
+  std::vector<CallSite> calls_;
+  struct ReturnSite {
+    llvm::BasicBlock* block;
+    std::size_t k;
+    int value;  // the register returned; -1: nothing (0)
+  };
+  std::vector<ReturnSite> returns_;
+  llvm::AllocaInst* regs_slot_ = nullptr;
+  llvm::Value* call_ = nullptr;
   llvm::Value *regs_ = nullptr, *module_ = nullptr, *helpers_ = nullptr, *counted_ = nullptr, *budget_ = nullptr,
               *cancelled_ = nullptr;
   std::map<int, llvm::AllocaInst*> slots_;

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "compile_wire.h"
+#include "kiln/core/program_files.h"
 
 namespace kiln::shadercache {
 namespace fs = std::filesystem;
@@ -271,13 +272,6 @@ int serve_compile_requests(int fd) {
   }
 }
 
-fs::path default_compile_worker() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const fs::path worker = self.parent_path() / "kiln-shader-worker";
-  if (::access(worker.c_str(), X_OK) != 0) return {};
-  return worker;
-}
+fs::path default_compile_worker() { return find_program_file("kiln-shader-worker", /*executable=*/true); }
 
 }  // namespace kiln::shadercache

@@ -1,59 +1,68 @@
 #include "kiln/texture_import/texture_import.h"
 
-#include <OpenImageIO/imageio.h>
+#include <dlfcn.h>
 
-#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
 
-#include "kiln/core/input_limits.h"
+#include "kiln/core/program_files.h"
 
 namespace kiln::texture_import {
+namespace {
+
+constexpr const char* kPluginName = "kiln-teximport.so";
+
+// Opened once per process and never closed: OpenImageIO's threads and thread-local state run
+// code in it until the process ends.
+struct Importer {
+  std::once_flag once;
+  std::atomic<textures::SourceReader> reader{nullptr};
+  std::string error;  // why it could not be opened; written once, under `once`
+};
+
+Importer& importer() {
+  static Importer instance;
+  return instance;
+}
+
+void open_importer(Importer& self) {
+  const std::filesystem::path plugin = find_program_file(kPluginName);
+  if (plugin.empty()) {
+    self.error = std::string("the image importer (") + kPluginName + ") is not installed beside this program";
+    return;
+  }
+  void* handle = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    self.error = plugin.string() + ": cannot load the image importer: " + ::dlerror();
+    return;
+  }
+  auto entry = reinterpret_cast<ReaderEntryFunction>(::dlsym(handle, kReaderEntrySymbol));
+  if (!entry) {
+    self.error = plugin.string() + ": not this Kiln's image importer (no " + kReaderEntrySymbol + ")";
+    return;
+  }
+  textures::SourceReader reader = entry(importer_build_id());
+  if (!reader) {
+    self.error = plugin.string() + ": an image importer built from another Kiln than this program";
+    return;
+  }
+  self.reader.store(reader, std::memory_order_release);
+}
+
+}  // namespace
+
+const char* importer_build_id() { return KILN_IMPORTER_BUILD_ID; }
 
 Result<textures::Image> import_image(const std::filesystem::path& path) {
-  OIIO::ImageSpec config;
-  config.attribute("oiio:UnassociatedAlpha", 1);  // straight colour, as every source image is kept
-  auto in = OIIO::ImageInput::open(path.string(), &config);
-  if (!in) {
-    std::string why = OIIO::geterror();
-    if (why.empty()) why = "not an image OpenImageIO reads";
-    return make_error(path.string() + ": cannot read as an image: " + why);
-  }
-  const OIIO::ImageSpec& spec = in->spec();
-  if (spec.width <= 0 || spec.height <= 0 || spec.nchannels <= 0 || spec.depth != 1)
-    return make_error(path.string() + ": not a 2D image with channels");
-  if (std::uint32_t(spec.width) > limits::kImageSide || std::uint32_t(spec.height) > limits::kImageSide)
-    return make_error(path.string() + ": " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
-                      " is larger than the limit of " + std::to_string(limits::kImageSide) + " pixels per side");
-  const int channels = std::min(spec.nchannels, 4);
-  const std::uint64_t bytes = std::uint64_t(spec.width) * std::uint64_t(spec.height) * std::uint64_t(channels);
-  if (bytes > limits::kDecodedImageBytes)
-    return make_error(path.string() + ": " + describe_bytes(bytes) + " decoded is more than the limit of " +
-                      describe_bytes(limits::kDecodedImageBytes));
-  std::vector<float> values(bytes);
-  if (!in->read_image(0, 0, 0, channels, OIIO::TypeDesc::FLOAT, values.data())) {
-    std::string why = in->geterror();
-    return make_error(path.string() + ": cannot decode: " + (why.empty() ? "unknown error" : why));
-  }
-  // Formats that store premultiplied colour (EXR) keep it so whatever was asked; only the others
-  // say their colour is straight.
-  const int alpha = spec.alpha_channel >= 0 && spec.alpha_channel < channels ? spec.alpha_channel : -1;
-  const bool premultiplied = alpha >= 0 && spec.get_int_attribute("oiio:UnassociatedAlpha", 0) == 0;
-  textures::Image image{std::uint32_t(spec.width), std::uint32_t(spec.height), channels,
-                        std::vector<std::uint8_t>(bytes)};
-  for (std::size_t p = 0; p < values.size(); p += std::size_t(channels)) {
-    const float a = alpha >= 0 ? values[p + alpha] : 1.0f;
-    for (int c = 0; c < channels; ++c) {
-      float v = values[p + c];
-      if (premultiplied && c != alpha) v = a > 0 ? v / a : 0.0f;
-      image.pixels[p + c] = !(v > 0) ? 0 : v >= 1 ? 255 : std::uint8_t(v * 255.0f + 0.5f);  // HDR clamped; NaN 0
-    }
-  }
-  const std::string space = spec.get_string_attribute("oiio:ColorSpace");
-  if (OIIO::Strutil::iequals(space, "sRGB"))
-    image.declared_color_space = textures::ColorSpace::kSrgb;
-  else if (OIIO::Strutil::iequals(space, "linear") || OIIO::Strutil::iequals(space, "scene_linear"))
-    image.declared_color_space = textures::ColorSpace::kLinear;
-  return image;
+  Importer& self = importer();
+  std::call_once(self.once, open_importer, std::ref(self));
+  const textures::SourceReader reader = self.reader.load(std::memory_order_acquire);
+  if (!reader) return make_error(path.string() + ": cannot read as an image: " + self.error);
+  return reader(path);
 }
+
+bool importer_loaded() { return importer().reader.load(std::memory_order_acquire) != nullptr; }
 
 void register_source_reader() { textures::set_source_reader(&import_image); }
 

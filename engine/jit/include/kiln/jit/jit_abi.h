@@ -5,16 +5,28 @@
 //     std::uint64_t page(Context* ctx, std::uint32_t entry)
 //
 // entered at `entry`, a word offset in its page that its entry set contains. It runs until control
-// leaves the page, or reaches an instruction it does not run natively (calls, returns, printing,
-// host calls, allocation, an array index out of range, a budget check that would fail). It returns
-// the word offset, relative to its page start (negative or >= kPageWords when control left the
-// page), where the interpreter continues, and kInterpretFlag when the instruction there must be
+// leaves the page, returns, or reaches an instruction it does not run natively (printing, host
+// calls, allocation, an array index out of range, a budget check that would fail). It returns the
+// word offset, relative to its page start (negative or >= kPageWords when control left the page),
+// where the interpreter continues, and kInterpretFlag when the instruction there must be
 // interpreted before compiled code may run again (else it may enter compiled code at once).
 //
+// A return stays in compiled code too: the page stores the result in its frame's first register
+// (where the caller expects it) and exits with kReturnedFlag.
+//
+// A call stays in compiled code: the page stores the argument registers and asks ctx->call, which
+// runs the callee to its return (compiled pages directly, the interpreter for the rest) and puts
+// the result in the first argument register; the page then reads back the registers from there up.
+// The call may move the frame (ctx->regs is read again) and count against the budget (*counted is
+// stored before and read after). When the call cannot be made there (a callee not defined yet, the
+// budget or cancellation, the call depth, calls nested too deep on the machine stack) the page
+// exits to the interpreter at the call instead; when the callee failed (an error to report) it
+// exits at once with kFailedFlag, the error kept by the interpreter.
+//
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
-// helper table (math functions: no libcalls, no host address in the code), the budget counter and
-// the cancellation flag. So the code bakes no address and a blob of it runs in any process of the
-// same build on the same host.
+// helper table (math functions: no libcalls, no host address in the code), the call entry, the
+// budget counter and the cancellation flag. So the code bakes no address and a blob of it runs in
+// any process of the same build on the same host.
 
 #include <atomic>
 #include <cstddef>
@@ -60,6 +72,17 @@ enum HelperIndex : std::uint32_t {
 // clang-format on
 const Helper* helper_table();  // process-wide, filled with the C library's functions
 
+struct Context;
+
+// What ctx->call answers.
+enum CallStatus : std::uint32_t {
+  kCallReturned = 0,   // the result is in the first argument register
+  kCallInterpret = 1,  // not made: the interpreter runs the call instruction
+  kCallFailed = 2,     // the callee failed: the page exits with kFailedFlag
+};
+// Calls function `callee` with its arguments in regs[a], regs[a + 1], ...
+using CallFunction = std::uint32_t (*)(Context* ctx, std::uint32_t callee, std::uint32_t a);
+
 struct Context {
   Value* regs;             // the current frame's registers
   Value* module;           // module variables
@@ -67,10 +90,14 @@ struct Context {
   std::uint64_t* counted;  // backward jumps and calls so far (checked mode)
   std::uint64_t budget;    // 0: unlimited
   const std::atomic<bool>* cancelled;
+  CallFunction call;  // the interpreter's call entry
+  void* vm;           // the interpreter, for `call`
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 
 inline constexpr std::uint64_t kInterpretFlag = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t kFailedFlag = std::uint64_t{1} << 33;
+inline constexpr std::uint64_t kReturnedFlag = std::uint64_t{1} << 34;
 using PageFunction = std::uint64_t (*)(Context* ctx, std::uint32_t entry);
 
 inline std::uint64_t exit_code(std::int32_t target, bool interpret) {
@@ -78,6 +105,8 @@ inline std::uint64_t exit_code(std::int32_t target, bool interpret) {
 }
 inline std::int32_t exit_target(std::uint64_t code) { return std::int32_t(std::uint32_t(code)); }
 inline bool exit_interprets(std::uint64_t code) { return (code & kInterpretFlag) != 0; }
+inline bool exit_failed(std::uint64_t code) { return (code & kFailedFlag) != 0; }
+inline bool exit_returned(std::uint64_t code) { return (code & kReturnedFlag) != 0; }
 
 // Codegen modes (like an emulator's FR mode): part of every key, recorded with published code.
 enum class JitMode : std::uint32_t {

@@ -71,7 +71,7 @@ Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input);
 // Returns the process exit code.
 int serve_compile_requests(int fd);
 
-// kiln-shader-worker beside the running executable, or empty when there is none.
+// kiln-shader-worker beside the running executable (or in <prefix>/lib/kiln), or empty when there is none.
 std::filesystem::path default_compile_worker();
 
 }  // namespace kiln::shadercache
