@@ -20,9 +20,14 @@ namespace {
 
 const fs::path kConsumer = fs::path(KILN_SOURCE_DIR) / "tests/consumer";
 
-// `cmake -S consumer -B build` with this build's compiler, build type and sanitizers, then a build of
-// the consumer alone.
-test::RunResult configure_and_build(const fs::path& build, const std::vector<std::string>& extra) {
+// How the consumer is compiled: as this build (its installed libraries carry its build type and
+// sanitizers), or plainly (no build type, no sanitizers: a game's first build of Kiln's sources,
+// and the quickest).
+enum class Flags { kThisBuild, kPlain };
+
+// `cmake -S consumer -B build` with this build's compiler, then a build of the consumer alone.
+test::RunResult configure_and_build(const fs::path& build, Flags flags, const std::vector<std::string>& extra) {
+  const bool plain = flags == Flags::kPlain;
   std::vector<std::string> argv = {KILN_CMAKE,
                                    "-S",
                                    kConsumer.string(),
@@ -31,9 +36,9 @@ test::RunResult configure_and_build(const fs::path& build, const std::vector<std
                                    "-G",
                                    "Ninja",
                                    "-DCMAKE_CXX_COMPILER=" KILN_CXX_COMPILER,
-                                   "-DCMAKE_BUILD_TYPE=" KILN_BUILD_TYPE,
-                                   "-DCMAKE_CXX_FLAGS=" KILN_CONSUMER_FLAGS,
-                                   "-DCMAKE_EXE_LINKER_FLAGS=" KILN_CONSUMER_FLAGS};
+                                   std::string("-DCMAKE_BUILD_TYPE=") + (plain ? "" : KILN_BUILD_TYPE),
+                                   std::string("-DCMAKE_CXX_FLAGS=") + (plain ? "" : KILN_CONSUMER_FLAGS),
+                                   std::string("-DCMAKE_EXE_LINKER_FLAGS=") + (plain ? "" : KILN_CONSUMER_FLAGS)};
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto configured = test::run_process(argv);
   if (configured.exit_code != 0) return configured;
@@ -81,7 +86,7 @@ TEST_SUITE("embedding") {
     CHECK(fs::is_regular_file(prefix / "include/kiln/runtime/cooked_set.h"));
     CHECK_FALSE(fs::exists(prefix / "include/kiln/shadercache"));  // the tools' modules stay out
 
-    auto built = configure_and_build(dir / "build", {"-DCMAKE_PREFIX_PATH=" + prefix.string()});
+    auto built = configure_and_build(dir / "build", Flags::kThisBuild, {"-DCMAKE_PREFIX_PATH=" + prefix.string()});
     REQUIRE_MESSAGE(built.exit_code == 0, built.output);
     auto ran = test::run_process({(dir / "build/consumer").string(), cooked.string(), "materials/brick.json"});
     REQUIRE_MESSAGE(ran.exit_code == 0, ran.output);
@@ -91,7 +96,7 @@ TEST_SUITE("embedding") {
   TEST_CASE("a game builds Kiln from source with add_subdirectory - without its tools and tests") {
     test::TempDir dir("consumer-source");
     const fs::path cooked = cook_sample(dir);
-    auto built = configure_and_build(dir / "build", {"-DKILN_SOURCE_DIR=" KILN_SOURCE_DIR});
+    auto built = configure_and_build(dir / "build", Flags::kPlain, {"-DKILN_SOURCE_DIR=" KILN_SOURCE_DIR});
     REQUIRE_MESSAGE(built.exit_code == 0, built.output);
     const std::string cache = test::slurp(dir / "build/CMakeCache.txt");
     CHECK(cache.find("KILN_BUILD_TESTS:BOOL=OFF") != std::string::npos);

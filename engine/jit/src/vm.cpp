@@ -164,7 +164,7 @@ struct Vm::Impl {
           return Ran::kInterpret;  // the interpreter reports it, or grows the stack
         if (mode == abi::JitMode::kChecked) ++*context.counted;
         f->pc = pc + 1;
-        frames.push_back({callee, 0, args_at, args_at});
+        push(callee, args_at, args_at);
         f = &frames.back();
         code = program.code(callee);
         R = stack.data() + args_at;
@@ -173,6 +173,16 @@ struct Vm::Impl {
       }
       return Ran::kInterpret;
     }
+  }
+
+  // A new top frame. Its fields are stored one by one: a Frame built aside and copied in is read back
+  // by wide loads that wait for the narrow stores (a store-forwarding stall on every call).
+  void push(std::size_t function, std::size_t base, std::size_t result) {
+    Frame& frame = frames.emplace_back();
+    frame.function = function;
+    frame.pc = 0;
+    frame.base = base;
+    frame.result = result;
   }
 
   // The top frame's page returned, its result in its first register (the caller's result register):
@@ -210,7 +220,7 @@ struct Vm::Impl {
       if (stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
         stack.resize(args_at + static_cast<std::size_t>(target.frame_slots) + 256);
       if (mode == abi::JitMode::kChecked) ++*context.counted;
-      frames.push_back({callee, 0, args_at, args_at});
+      push(callee, args_at, args_at);
       Frame* f = &frames.back();
       const std::uint32_t* code = program.code(callee);
       Value* R = stack.data() + args_at;
@@ -301,7 +311,7 @@ Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size
   const FunctionCode& fn = program.functions[function];
   const std::size_t base = args_at;
   if (stack.size() < base + static_cast<std::size_t>(fn.frame_slots) + 1) stack.resize(base + fn.frame_slots + 256);
-  frames.push_back({function, 0, base, result});
+  push(function, base, result);
   return {};
 }
 
