@@ -12,15 +12,20 @@ scripts/setup.sh
 presets=("$@")
 [[ ${#presets[@]} -gt 0 ]] || presets=(format asan tsan fuzz)
 failed=()
+timings=("setup $SECONDS s")
+phase_start=$SECONDS
+phase_done() { timings+=("$1 $((SECONDS - phase_start)) s"); phase_start=$SECONDS; }
 for preset in "${presets[@]}"; do
   if [[ "$preset" == format ]]; then
     echo "== format"
     scripts/check_format.sh || failed+=(format)
+    phase_done format
     continue
   fi
   if [[ "$preset" == fuzz ]]; then
     echo "== fuzz: build and a short run of every target"
     scripts/fuzz.sh "${KILN_FUZZ_SECONDS:-6}" || failed+=(fuzz)
+    phase_done fuzz
     continue
   fi
   echo "== $preset: build"
@@ -29,9 +34,12 @@ for preset in "${presets[@]}"; do
   else
     scripts/build.sh "$preset"
   fi
+  phase_done "$preset-build"
   echo "== $preset: test"
   ctest --preset "$preset" || failed+=("$preset")
+  phase_done "$preset-test"
 done
+echo "== time: ${timings[*]}; $SECONDS s in all"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "FAILED presets: ${failed[*]}"
   exit 1

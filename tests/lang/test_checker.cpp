@@ -53,6 +53,32 @@ print(best, flags[1], even(10), "done", math.floor(math.pi), engine.param(2))
     CHECK(flags[0].type == Type::kBooleanArray);
   }
 
+  TEST_CASE("the chunk's loop locals live in its registers - its other locals are module variables") {
+    auto script = parse_script("t.lua", R"(
+local size = 4
+local count = 0
+for y = 1, size do
+  local row = y * 2
+  while row > 0 do
+    local step = 1
+    row = row - step
+    count = count + 1
+  end
+end
+function total() return count + size end
+print(total())
+)");
+    REQUIRE(script);
+    auto checked = check_script(*script);
+    REQUIRE_MESSAGE(checked, checked.error().message);
+    CHECK(checked->module_slots == 2);  // size and count: functions may read them
+    int registers = 0;
+    for (const auto& [stmt, vars] : checked->declared)
+      for (const VarRef& var : vars) registers += var.kind == VarRef::kLocal ? 1 : 0;
+    CHECK(registers == 3);  // y, row, step
+    CHECK(checked->functions[0].frame_slots >= 3);
+  }
+
   TEST_CASE("untypable programs and constructs outside the subset are rejected at file:line:col") {
     CHECK(error_of("local x = 1\nx = true") == "t.lua:2:5: type mismatch: assigning a boolean to a number");
     CHECK(error_of("local x") == "t.lua:1:1: local 'x' needs a value (nil is outside Kiln's script subset)");

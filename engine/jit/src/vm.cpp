@@ -30,6 +30,15 @@ struct Frame {
   std::size_t result;  // caller's register (absolute) for the result
 };
 
+// Where the interpreter is, handed to the dispatcher and back. A copy, so that the interpreter's own
+// variables never have their address taken and stay in machine registers.
+struct Cursor {
+  Frame* f;
+  const std::uint32_t* code;
+  Value* R;
+  std::size_t pc;
+};
+
 double math_call(MathFn fn, const Value* args, unsigned n) {
   const double x = args[0].n;
   switch (fn) {
@@ -132,7 +141,11 @@ struct Vm::Impl {
   // happens. Anything else (an error to report, a budget running out) is left at `pc` for the
   // interpreter, which stays the reference for every instruction. Updates the interpreter's state.
   // The return of the frame at `stop_depth` ends the run (Ran::kReturned).
-  Ran run_compiled(Frame*& f, const std::uint32_t*& code, Value*& R, std::size_t& pc, std::size_t stop_depth) {
+  [[gnu::noinline]] Ran run_compiled(Cursor& at, std::size_t stop_depth) {
+    Frame*& f = at.f;
+    const std::uint32_t*& code = at.code;
+    Value*& R = at.R;
+    std::size_t& pc = at.pc;
     for (;;) {
       const FunctionCode& fn = program.functions[f->function];
       if (pc >= fn.words) return Ran::kInterpret;
@@ -221,10 +234,10 @@ struct Vm::Impl {
         stack.resize(args_at + static_cast<std::size_t>(target.frame_slots) + 256);
       if (mode == abi::JitMode::kChecked) ++*context.counted;
       push(callee, args_at, args_at);
-      Frame* f = &frames.back();
-      const std::uint32_t* code = program.code(callee);
-      Value* R = stack.data() + args_at;
-      std::size_t pc = 0;
+      Cursor at{&frames.back(), program.code(callee), stack.data() + args_at, 0};
+      Frame*& f = at.f;
+      Value*& R = at.R;
+      std::size_t& pc = at.pc;
       // Most calls: the callee's first page has code and returns from it.
       const PageCode* page = compiled_page(target.first_page);
       std::uint64_t exit = 0;
@@ -245,7 +258,7 @@ struct Vm::Impl {
         }
         pc = static_cast<std::size_t>(abi::exit_target(exit));
       }
-      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(f, code, R, pc, stop_depth);
+      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(at, stop_depth);
       if (ran == Ran::kInterpret) {
         f->pc = pc;
         Value v{0.0};
@@ -338,15 +351,21 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
 
 // Where control arrives from elsewhere (a call, a return, a loop's backward branch), compiled code
 // takes over if the page has it for this entry.
-#define KILN_ENTER()                                                                          \
-  do {                                                                                        \
-    if (jit) {                                                                                \
-      if (const Ran ran = run_compiled(f, code, R, pc, stop_depth); ran != Ran::kInterpret) { \
-        if (ran == Ran::kFailed) return take_failure();                                       \
-        if (result) *result = returned;                                                       \
-        return {};                                                                            \
-      }                                                                                       \
-    }                                                                                         \
+#define KILN_ENTER()                                    \
+  do {                                                  \
+    if (jit) {                                          \
+      Cursor at{f, code, R, pc};                        \
+      const Ran ran = run_compiled(at, stop_depth);     \
+      f = at.f;                                         \
+      code = at.code;                                   \
+      R = at.R;                                         \
+      pc = at.pc;                                       \
+      if (ran != Ran::kInterpret) {                     \
+        if (ran == Ran::kFailed) return take_failure(); \
+        if (result) *result = returned;                 \
+        return {};                                      \
+      }                                                 \
+    }                                                   \
   } while (0)
 
 // Counted on every backward jump and call: the points a runaway script must pass.

@@ -34,6 +34,9 @@ struct Symbol {
 };
 
 constexpr int kMaxLocals = 200;  // as Lua 5.1: registers are 8-bit fields, temporaries need room
+// A local of a loop of the chunk lives in the chunk's frame (no function may see it) while the frame
+// has room; past this many registers it becomes a module variable like the chunk's other locals.
+constexpr int kMaxChunkLoopRegisters = 150;
 
 struct FunctionState {
   int index;
@@ -78,7 +81,12 @@ class Checker {
     s.kind = Symbol::kVar;
     s.tv = tv;
     s.pos = pos;
-    if (in_chunk()) {
+    if (in_chunk() && loop_depth_.back() > 0 && out_.functions[0].frame_slots < kMaxChunkLoopRegisters) {
+      s.storage = VarRef::kLocal;  // a register: a loop of the chunk runs as fast as a function's
+      s.slot = out_.functions[0].frame_slots++;
+      s.function = 0;
+      s.in_chunk_loop = true;
+    } else if (in_chunk()) {
       s.storage = VarRef::kModule;
       s.slot = out_.module_slots++;
       s.in_chunk_loop = loop_depth_.back() > 0;
@@ -325,13 +333,13 @@ class Checker {
   }
 
   Status closure_check(const Symbol& s, const Expr& e) {
-    if (s.storage == VarRef::kLocal && s.function != cur_fn())
-      return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
-                             "': closures are outside Kiln's script subset");
-    if (s.storage == VarRef::kModule && s.in_chunk_loop && !in_chunk())
+    if (s.in_chunk_loop && !in_chunk())
       return fail(e.pos, "'" + e.text +
                              "' is a local of a loop of the chunk, a new variable in every iteration: "
                              "closures over it are outside Kiln's script subset");
+    if (s.storage == VarRef::kLocal && s.function != cur_fn())
+      return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
+                             "': closures are outside Kiln's script subset");
     return {};
   }
 
