@@ -3,6 +3,7 @@
 #include "kiln/jit/page_analysis.h"
 #include "values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,9 +13,12 @@
 namespace kiln::jit {
 namespace {
 
-// Calls between compiled pages nest on the machine stack (a page, the call entry, the dispatcher) up
-// to this depth; deeper calls go through the dispatcher's loop, which keeps them on the frame stack.
-constexpr int kMaxNativeDepth = 100;
+// Calls made by compiled code nest on the machine stack, within a budget of units of about 256
+// bytes: a page calling a page directly takes one, a call or resume through the interpreter (whose
+// frames are larger) takes kSlowCallUnits. Past it, calls go through the dispatcher's loop, which
+// keeps them on the frame stack alone. At most ~256 KiB of machine stack.
+constexpr std::uint64_t kNativeStackUnits = 1024;
+constexpr std::uint64_t kSlowCallUnits = 16;
 
 // How a run of compiled code ended.
 enum class Ran {
@@ -23,11 +27,31 @@ enum class Ran {
   kFailed,     // a call inside failed: the error (or exception) is kept in `failure`
 };
 
-struct Frame {
-  std::size_t function;
-  std::size_t pc;      // next instruction
-  std::size_t base;    // first register in the stack
-  std::size_t result;  // caller's register (absolute) for the result
+using Frame = abi::Frame;
+
+// The frame stack, kept where compiled code reads and pushes it (the context's frames, frame_count
+// and frame_limit): a growable array whose count compiled code may change during a call.
+class FrameStack {
+ public:
+  FrameStack(abi::Context& context, int max_depth) : context_(context), max_depth_(std::size_t(max_depth)) {}
+  std::size_t size() const { return context_.frame_count; }
+  Frame& back() { return context_.frames[context_.frame_count - 1]; }
+  Frame& emplace_back() {
+    if (context_.frame_count == storage_.size()) grow();
+    return context_.frames[context_.frame_count++];
+  }
+  void pop_back() { --context_.frame_count; }
+  void clear() { context_.frame_count = 0; }
+
+ private:
+  void grow() {
+    storage_.resize(std::max<std::size_t>(64, storage_.size() * 2));
+    context_.frames = storage_.data();
+    context_.frame_limit = std::min(storage_.size(), max_depth_);
+  }
+  abi::Context& context_;
+  std::size_t max_depth_;
+  std::vector<Frame> storage_;
 };
 
 // Where the interpreter is, handed to the dispatcher and back. A copy, so that the interpreter's own
@@ -86,8 +110,9 @@ struct Vm::Impl {
   const Program& program;
   VmOptions options;
   std::vector<Value> module;
+  abi::Context context{};  // before the frame stack, which lives in it
   std::vector<Value> stack;
-  std::vector<Frame> frames;
+  FrameStack frames;
   std::vector<std::unique_ptr<Array>> heap;
   std::vector<std::uint8_t> defined;  // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;
@@ -102,13 +127,18 @@ struct Vm::Impl {
   std::vector<std::shared_ptr<PageSlot>> slots;
   std::vector<std::uint32_t> heat;
   abi::JitMode mode = abi::JitMode::kChecked;
-  abi::Context context{};
-  int native_depth = 0;                  // calls from compiled code now on the machine stack
-  Value returned{0.0};                   // Ran::kReturned's result
-  std::optional<Error> failure;          // Ran::kFailed's error ...
-  std::exception_ptr failure_exception;  // ... or exception (out of memory), rethrown outside compiled code
+  std::vector<abi::CallEntry> call_entries;  // per function: its first page's code, once it has some
+  Value returned{0.0};                       // Ran::kReturned's result
+  std::optional<Error> failure;              // Ran::kFailed's error ...
+  std::exception_ptr failure_exception;      // ... or exception (out of memory), rethrown outside compiled code
 
-  Impl(const Program& p, VmOptions o) : program(p), options(o), module(p.module_slots), defined(p.functions.size()) {
+  Impl(const Program& p, VmOptions o)
+      : program(p),
+        options(o),
+        module(p.module_slots),
+        frames(context, o.max_call_depth),
+        defined(p.functions.size()),
+        call_entries(p.functions.size()) {
     host.resize(p.host.size());
     for (auto& v : module) v.n = 0;
     if (options.jit) {
@@ -119,7 +149,16 @@ struct Vm::Impl {
     context.helpers = abi::helper_table();
     context.budget = options.instruction_budget;
     context.call = &call_from_page;
+    context.resume = &resume_from_page;
     context.vm = this;
+    context.entries = call_entries.data();
+  }
+
+  // The register stack, grown (and moved) only here; the context says where it is.
+  void stack_at_least(std::size_t size) {
+    if (stack.size() < size) stack.resize(size + 256);
+    context.stack = stack.data();
+    context.stack_end = stack.data() + stack.size();
   }
 
   // The code of program page `page`, asking the runtime for it once the page is hot.
@@ -223,15 +262,14 @@ struct Vm::Impl {
     return static_cast<Impl*>(ctx->vm)->call_natively(callee, a);
   }
   std::uint32_t call_natively(std::size_t callee, std::size_t a) {
-    if (native_depth >= kMaxNativeDepth || !can_call(callee)) return abi::kCallInterpret;
+    if (context.native_left < kSlowCallUnits || !can_call(callee)) return abi::kCallInterpret;
     const std::size_t stop_depth = frames.size();
     const std::size_t args_at = frames.back().base + a;
     Ran ran = Ran::kFailed;
-    ++native_depth;
+    context.native_left -= kSlowCallUnits;
     try {
       const FunctionCode& target = program.functions[callee];
-      if (stack.size() < args_at + static_cast<std::size_t>(target.frame_slots) + 1)
-        stack.resize(args_at + static_cast<std::size_t>(target.frame_slots) + 256);
+      stack_at_least(args_at + static_cast<std::size_t>(target.frame_slots) + 1);
       if (mode == abi::JitMode::kChecked) ++*context.counted;
       push(callee, args_at, args_at);
       Cursor at{&frames.back(), program.code(callee), stack.data() + args_at, 0};
@@ -242,18 +280,20 @@ struct Vm::Impl {
       const PageCode* page = compiled_page(target.first_page);
       std::uint64_t exit = 0;
       if (page && page->entries.test(0)) {
+        // From now on compiled callers enter it themselves.
+        call_entries[callee] = {page->function, static_cast<std::uint64_t>(target.frame_slots) + 1};
         context.regs = R;
         exit = page->function(&context, 0);
         if (abi::exit_returned(exit)) {
           frames.pop_back();
-          --native_depth;
+          context.native_left += kSlowCallUnits;
           context.regs = stack.data() + frames.back().base;
           return abi::kCallReturned;  // the result is where the page stored it
         }
         f = &frames.back();
         R = stack.data() + f->base;
         if (abi::exit_failed(exit)) {
-          --native_depth;
+          context.native_left += kSlowCallUnits;
           return abi::kCallFailed;
         }
         pc = static_cast<std::size_t>(abi::exit_target(exit));
@@ -274,10 +314,48 @@ struct Vm::Impl {
       failure_exception = std::current_exception();
       ran = Ran::kFailed;
     }
-    --native_depth;
+    context.native_left += kSlowCallUnits;
     if (ran == Ran::kFailed) return abi::kCallFailed;
     stack[args_at] = returned;
     context.regs = stack.data() + frames.back().base;
+    return abi::kCallReturned;
+  }
+
+  // ctx->resume: a compiled page entered the top frame's function directly and its code stopped
+  // with `exit` before returning; runs it to its return while the page waits.
+  static std::uint32_t resume_from_page(abi::Context* ctx, std::uint64_t exit) {
+    return static_cast<Impl*>(ctx->vm)->resume_natively(exit);
+  }
+  std::uint32_t resume_natively(std::uint64_t exit) {
+    if (abi::exit_failed(exit)) return abi::kCallFailed;
+    const std::size_t stop_depth = frames.size() - 1;
+    const std::size_t args_at = frames.back().base;
+    Ran ran = Ran::kFailed;
+    // The call is made already: it runs even with little budget left (its own calls then do not nest).
+    const std::uint64_t units = std::min(context.native_left, kSlowCallUnits);
+    context.native_left -= units;
+    try {
+      Cursor at{&frames.back(), program.code(frames.back().function), stack.data() + args_at,
+                static_cast<std::size_t>(abi::exit_target(exit))};  // entered at its first word
+      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(at, stop_depth);
+      if (ran == Ran::kInterpret) {
+        at.f->pc = at.pc;
+        Value v{0.0};
+        if (Status done = execute(stop_depth, &v); done) {
+          returned = v;
+          ran = Ran::kReturned;
+        } else {
+          failure = std::move(done.error());
+          ran = Ran::kFailed;
+        }
+      }
+    } catch (...) {
+      failure_exception = std::current_exception();
+      ran = Ran::kFailed;
+    }
+    context.native_left += units;
+    if (ran == Ran::kFailed) return abi::kCallFailed;
+    stack[args_at] = returned;
     return abi::kCallReturned;
   }
 
@@ -311,6 +389,7 @@ struct Vm::Impl {
   void begin_run(const std::atomic<bool>& cancelled, std::uint64_t& counted) {
     context.counted = &counted;
     context.cancelled = &cancelled;
+    context.native_left = kNativeStackUnits;
   }
   // Runs from the top frame until the frame at `stop_depth` returns; its result lands in `*result`.
   Status execute(std::size_t stop_depth, Value* result);
@@ -323,7 +402,7 @@ Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size
                     "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
   const FunctionCode& fn = program.functions[function];
   const std::size_t base = args_at;
-  if (stack.size() < base + static_cast<std::size_t>(fn.frame_slots) + 1) stack.resize(base + fn.frame_slots + 256);
+  stack_at_least(base + static_cast<std::size_t>(fn.frame_slots) + 1);
   push(function, base, result);
   return {};
 }
@@ -658,7 +737,8 @@ Status Vm::run() {
                         " is not bound");
   impl_->frames.clear();
   impl_->stack.assign(impl_->program.functions[0].frame_slots + 256, Value{0.0});
-  impl_->frames.push_back({0, 0, 0, 0});
+  impl_->stack_at_least(0);
+  impl_->push(0, 0, 0);
   impl_->begin_run(cancelled_, counted_);
   return impl_->execute(0, nullptr);
 }
@@ -677,6 +757,7 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
                         " arguments");
     impl_->frames.clear();
     impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
+    impl_->stack_at_least(0);
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Type want = fn.param_types[i];
       const ScriptValue& a = args[i];
@@ -703,7 +784,7 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
           for (bool x : std::get<std::vector<bool>>(a)) static_cast<Array*>(slot.a)->push_back(Value{x ? 1.0 : 0.0});
       }
     }
-    impl_->frames.push_back({fi, 0, 0, 0});
+    impl_->push(fi, 0, 0);
     Value result{0.0};
     impl_->begin_run(cancelled_, counted_);
     KILN_TRY(impl_->execute(0, &result));

@@ -88,6 +88,7 @@ class Emitter {
     cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
     call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
     call_ = field_ptr(offsetof(abi::Context, call), call_type_->getPointerTo());
+    entries_ = field_ptr(offsetof(abi::Context, entries), llvm::Type::getInt64PtrTy(C_));
 
     for (std::size_t k = 0; k < kPageWords; ++k)
       if (shape_.starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
@@ -241,35 +242,115 @@ class Emitter {
     return B_.CreateInBoundsGEP(i64_, data, i);
   }
 
-  // A call at instruction k through ctx->call: the callee runs to its return while this page waits,
-  // then the page goes on at `next` with the result in register a. The registers from a up are
-  // stored before and read back after (finish_calls, once every register the page uses is known).
+  // A call at instruction k: the callee runs to its return while this page waits, then the page
+  // goes on at `next` with the result in register a. Directly into the callee's code when it has
+  // some and nothing stands in the way, else through ctx->call (see jit_abi.h). The registers from a
+  // up are stored before and read back after (finish_calls, once every register the page uses is
+  // known).
   void emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
-    if (req_.mode == abi::JitMode::kChecked)
-      tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+    const std::string at = std::to_string(k);
+    auto* start = llvm::BasicBlock::Create(C_, "call" + at, F_);
+    auto* direct = llvm::BasicBlock::Create(C_, "direct" + at, F_);
+    auto* indirect = llvm::BasicBlock::Create(C_, "indirect" + at, F_);
+    auto* pop = llvm::BasicBlock::Create(C_, "pop" + at, F_);
+    auto* finish = llvm::BasicBlock::Create(C_, "finish" + at, F_);
+    auto* rebase = llvm::BasicBlock::Create(C_, "rebase" + at, F_);
+    auto* returned = llvm::BasicBlock::Create(C_, "returned" + at, F_);
+    auto* reload = llvm::BasicBlock::Create(C_, "reload" + at, F_);
+    auto* failed = llvm::BasicBlock::Create(C_, "failed" + at, F_);
+    const bool checked = req_.mode == abi::JitMode::kChecked;
+    auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
+    auto* one = llvm::ConstantInt::get(i64_, 1);
+    B_.CreateBr(start);
+
+    B_.SetInsertPoint(start);  // the argument stores go first (finish_calls)
+    if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+    auto* regs = current_regs(B_);
+    auto* entry = B_.CreateInBoundsGEP(i64_, entries_, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
+    auto* code = B_.CreateLoad(i64_, entry);
+    auto* needed = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entry, 1));
+    auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
+    auto* native_left = load_field(offsetof(abi::Context, native_left), i64_);
+    auto* top = B_.CreateInBoundsGEP(i64_, regs, B_.CreateAdd(needed, llvm::ConstantInt::get(i64_, a)));
+    llvm::Value* ok = B_.CreateAnd(
+        B_.CreateAnd(B_.CreateICmpNE(code, llvm::ConstantInt::get(i64_, 0)),
+                     B_.CreateICmpULT(frame_count, load_field(offsetof(abi::Context, frame_limit), i64_))),
+        B_.CreateAnd(B_.CreateICmpNE(native_left, llvm::ConstantInt::get(i64_, 0)),
+                     B_.CreateICmpULE(B_.CreatePtrToInt(top, i64_),
+                                      B_.CreatePtrToInt(load_field(offsetof(abi::Context, stack_end), ptr_ty), i64_))));
+    llvm::Value* count = nullptr;
+    if (checked) {  // one more tick within the budget, and not cancelled
+      count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), one);
+      auto* limited = B_.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
+      auto* over = B_.CreateAnd(limited, B_.CreateICmpUGT(count, budget_));
+      auto* flag = B_.CreateLoad(i8_, cancelled_);
+      flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+      flag->setAlignment(llvm::Align(1));
+      ok = B_.CreateAnd(ok, B_.CreateNot(B_.CreateOr(over, B_.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)))));
+    }
+    B_.CreateCondBr(ok, direct, indirect);
+
+    // Direct: push the callee's frame (its base is this frame's plus a) and enter its code at 0.
+    B_.SetInsertPoint(direct);
+    auto* frames = load_field(offsetof(abi::Context, frames), ptr_ty);
+    auto* base = B_.CreateAdd(
+        B_.CreateLoad(i64_, B_.CreateInBoundsGEP(i64_, frames,
+                                                 B_.CreateAdd(B_.CreateShl(frame_count, 2),
+                                                              llvm::ConstantInt::get(i64_, std::uint64_t(-2))))),
+        llvm::ConstantInt::get(i64_, a));
+    auto* frame = B_.CreateInBoundsGEP(i64_, frames, B_.CreateShl(frame_count, 2));
+    B_.CreateStore(B_.CreateZExt(callee, i64_), frame);
+    B_.CreateStore(llvm::ConstantInt::get(i64_, 0), B_.CreateConstInBoundsGEP1_64(i64_, frame, 1));
+    B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 2));
+    B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 3));
+    store_field(offsetof(abi::Context, frame_count), B_.CreateAdd(frame_count, one));
+    store_field(offsetof(abi::Context, native_left), B_.CreateSub(native_left, one));
+    if (checked) tagged(B_.CreateStore(count, counted_), tbaa_count_);
+    auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
+    store_field(offsetof(abi::Context, regs), B_.CreateConstInBoundsGEP1_64(i64_, regs, a));
+    auto* page_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
+    auto* stopped = B_.CreateCall(page_type, B_.CreateIntToPtr(code, page_type->getPointerTo()),
+                                  {ctx_, llvm::ConstantInt::get(i32_, 0)});
+    stopped->addFnAttr(llvm::Attribute::NoUnwind);
+    store_field(offsetof(abi::Context, native_left), native_left);
+    auto* came_back = B_.CreateICmpNE(B_.CreateAnd(stopped, llvm::ConstantInt::get(i64_, abi::kReturnedFlag)),
+                                      llvm::ConstantInt::get(i64_, 0));
+    B_.CreateCondBr(came_back, pop, finish);
+    B_.SetInsertPoint(pop);
+    store_field(offsetof(abi::Context, frame_count), frame_count);
+    B_.CreateBr(rebase);
+    B_.SetInsertPoint(finish);  // the callee stopped before its return: the interpreter finishes it
+    auto* resume_type = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i64_}, false);
+    auto* resume = B_.CreateCall(resume_type, load_field(offsetof(abi::Context, resume), resume_type->getPointerTo()),
+                                 {ctx_, stopped});
+    resume->addFnAttr(llvm::Attribute::NoUnwind);
+    B_.CreateCondBr(B_.CreateICmpEQ(resume, llvm::ConstantInt::get(i32_, abi::kCallReturned)), rebase, failed);
+    B_.SetInsertPoint(rebase);  // the register stack may have moved: same offset, new place
+    auto* moved = B_.CreateSub(load_field(offsetof(abi::Context, stack), i64_), stack_before);
+    B_.CreateStore(B_.CreateIntToPtr(B_.CreateAdd(B_.CreatePtrToInt(regs, i64_), moved), ptr_ty), regs_slot_);
+    B_.CreateBr(reload);
+
+    // Through the interpreter's call entry, which may also say no (the interpreter then runs it).
+    B_.SetInsertPoint(indirect);
     auto* status = B_.CreateCall(call_type_, call_, {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
     status->addFnAttr(llvm::Attribute::NoUnwind);
-    auto* returned = llvm::BasicBlock::Create(C_, "returned" + std::to_string(k), F_);
-    auto* reload = llvm::BasicBlock::Create(C_, "reload" + std::to_string(k), F_);
-    auto* failed = llvm::BasicBlock::Create(C_, "failed" + std::to_string(k), F_);
     auto* sw = B_.CreateSwitch(status, exit(int(k), true), 2);
     sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallReturned), returned);
     sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallFailed), failed);
+    B_.SetInsertPoint(returned);
+    B_.CreateStore(load_field(offsetof(abi::Context, regs), ptr_ty), regs_slot_);
+    B_.CreateBr(reload);
+
     B_.SetInsertPoint(failed);  // the run is over: nothing to store
     B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(k), true) | abi::kFailedFlag));
-    B_.SetInsertPoint(returned);
-    auto* moved = field_addr_at(B_, offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
-    B_.CreateStore(B_.CreateLoad(llvm::Type::getInt64PtrTy(C_), moved), regs_slot_);
-    if (req_.mode == abi::JitMode::kChecked)
-      B_.CreateStore(tagged(B_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
-    B_.CreateBr(reload);
     B_.SetInsertPoint(reload);
+    if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
     B_.CreateBr(go(next));
-    calls_.push_back({status, reload, a});
+    calls_.push_back({start, reload, a});
   }
   void finish_calls() {
     for (const CallSite& call : calls_) {
-      llvm::IRBuilder<> before(call.status);
+      llvm::IRBuilder<> before(&*call.start->getFirstInsertionPt());
       auto* regs = current_regs(before);
       for (auto& [r, home] : slots_)
         if (r >= call.a) tagged(before.CreateStore(before.CreateLoad(i64_, home), reg_ptr(before, regs, r)), tbaa_reg_);
@@ -278,6 +359,12 @@ class Emitter {
       for (auto& [r, home] : slots_)
         if (r >= call.a) after.CreateStore(tagged(after.CreateLoad(i64_, reg_ptr(after, regs, r)), tbaa_reg_), home);
     }
+  }
+  llvm::Value* load_field(std::size_t offset, llvm::Type* type) {
+    return B_.CreateLoad(type, field_addr_at(B_, offset, type));
+  }
+  void store_field(std::size_t offset, llvm::Value* value) {
+    B_.CreateStore(value, field_addr_at(B_, offset, value->getType()));
   }
   llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee) {
     return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx_, offset), pointee->getPointerTo());
@@ -446,7 +533,7 @@ class Emitter {
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
                *tbaa_count_ = nullptr;
   struct CallSite {
-    llvm::CallInst* status;    // the registers from a up are stored before it
+    llvm::BasicBlock* start;   // the registers from a up are stored at its start
     llvm::BasicBlock* reload;  // and read back here
     int a;
   };
@@ -459,6 +546,7 @@ class Emitter {
   std::vector<ReturnSite> returns_;
   llvm::AllocaInst* regs_slot_ = nullptr;
   llvm::Value* call_ = nullptr;
+  llvm::Value* entries_ = nullptr;  // ctx->entries, as i64 pairs
   llvm::Value *regs_ = nullptr, *module_ = nullptr, *helpers_ = nullptr, *counted_ = nullptr, *budget_ = nullptr,
               *cancelled_ = nullptr;
   std::map<int, llvm::AllocaInst*> slots_;

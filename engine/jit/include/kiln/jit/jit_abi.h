@@ -14,14 +14,18 @@
 // A return stays in compiled code too: the page stores the result in its frame's first register
 // (where the caller expects it) and exits with kReturnedFlag.
 //
-// A call stays in compiled code: the page stores the argument registers and asks ctx->call, which
-// runs the callee to its return (compiled pages directly, the interpreter for the rest) and puts
-// the result in the first argument register; the page then reads back the registers from there up.
-// The call may move the frame (ctx->regs is read again) and count against the budget (*counted is
-// stored before and read after). When the call cannot be made there (a callee not defined yet, the
-// budget or cancellation, the call depth, calls nested too deep on the machine stack) the page
-// exits to the interpreter at the call instead; when the callee failed (an error to report) it
-// exits at once with kFailedFlag, the error kept by the interpreter.
+// A call stays in compiled code. The page stores the argument registers, then, when the callee's
+// first page has code (ctx->entries), the frame stack and the register stack have room, calls may
+// still nest on the machine stack (ctx->native_left) and the budget allows one more tick, it pushes
+// the callee's frame itself and enters that code at word 0; a callee that stops before returning
+// is finished by ctx->resume. Otherwise it asks ctx->call, which runs the callee to its return
+// (compiled pages directly, the interpreter for the rest). Either way the result is in the first
+// argument register, and the page reads back the registers from there up. The stack may have
+// moved (the page rebases its registers on ctx->stack) and the budget counted (*counted is stored
+// before and read after). When the call cannot be made there (a callee not defined yet, the budget
+// or cancellation, the call depth, calls nested too deep on the machine stack) ctx->call says so and
+// the page exits to the interpreter at the call; when the callee failed (an error to report) the
+// page exits at once with kFailedFlag, the error kept by the interpreter.
 //
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
 // helper table (math functions: no libcalls, no host address in the code), the call entry, the
@@ -74,7 +78,24 @@ const Helper* helper_table();  // process-wide, filled with the C library's func
 
 struct Context;
 
-// What ctx->call answers.
+// A call's frame, as the interpreter keeps it.
+struct Frame {
+  std::uint64_t function;
+  std::uint64_t pc;      // next instruction (of a caller: where its call returns)
+  std::uint64_t base;    // the frame's first register in the register stack
+  std::uint64_t result;  // where its result goes (the caller's argument register: base)
+};
+static_assert(sizeof(Frame) == 32);
+
+// How compiled code calls a function directly: the code of its first page (entered at word 0), null
+// until it has some, and how many registers its frame needs (frame slots + 1).
+struct CallEntry {
+  std::uint64_t (*code)(Context* ctx, std::uint32_t entry);
+  std::uint64_t registers;
+};
+static_assert(sizeof(CallEntry) == 16);
+
+// What ctx->call and ctx->resume answer.
 enum CallStatus : std::uint32_t {
   kCallReturned = 0,   // the result is in the first argument register
   kCallInterpret = 1,  // not made: the interpreter runs the call instruction
@@ -82,6 +103,9 @@ enum CallStatus : std::uint32_t {
 };
 // Calls function `callee` with its arguments in regs[a], regs[a + 1], ...
 using CallFunction = std::uint32_t (*)(Context* ctx, std::uint32_t callee, std::uint32_t a);
+// Finishes the call of the top frame, whose code stopped with `exit` before returning (kCallReturned
+// or kCallFailed).
+using ResumeFunction = std::uint32_t (*)(Context* ctx, std::uint64_t exit);
 
 struct Context {
   Value* regs;             // the current frame's registers
@@ -90,8 +114,16 @@ struct Context {
   std::uint64_t* counted;  // backward jumps and calls so far (checked mode)
   std::uint64_t budget;    // 0: unlimited
   const std::atomic<bool>* cancelled;
-  CallFunction call;  // the interpreter's call entry
-  void* vm;           // the interpreter, for `call`
+  CallFunction call;         // the interpreter's call entry
+  void* vm;                  // the interpreter, for `call` and `resume`
+  ResumeFunction resume;     // finishes a direct call whose callee stopped before returning
+  const CallEntry* entries;  // per function
+  Frame* frames;             // the frame stack: frames[frame_count - 1] is the running one
+  std::uint64_t frame_count;
+  std::uint64_t frame_limit;  // a direct call needs frame_count < frame_limit
+  Value* stack;               // the register stack (every frame's registers)
+  Value* stack_end;
+  std::uint64_t native_left;  // calls that may still nest on the machine stack
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 
