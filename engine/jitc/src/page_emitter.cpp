@@ -244,8 +244,8 @@ class Emitter {
 
   // A call at instruction k: the callee runs to its return while this page waits, then the page
   // goes on at `next` with the result in register a. Directly into the callee's code when it has
-  // some and nothing stands in the way, else through ctx->call (see jit_abi.h). The registers from a
-  // up are stored before and read back after (finish_calls, once every register the page uses is
+  // some and nothing stands in the way, else through ctx->call (see jit_abi.h). The arguments are
+  // stored before and the result read after (finish_calls, once every register the page writes is
   // known).
   void emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
     const std::string at = std::to_string(k);
@@ -348,16 +348,20 @@ class Emitter {
     B_.CreateBr(go(next));
     calls_.push_back({start, reload, a});
   }
+  // Before a call, the registers from a up that this page wrote go to memory (the others are there
+  // already); after it, the result is read back. The registers above a are the callee's frame: the
+  // bytecode never reads one after a call before writing it (the interpreter's callee overwrites
+  // them too), so their values here need not follow memory.
   void finish_calls() {
     for (const CallSite& call : calls_) {
       llvm::IRBuilder<> before(&*call.start->getFirstInsertionPt());
       auto* regs = current_regs(before);
-      for (auto& [r, home] : slots_)
-        if (r >= call.a) tagged(before.CreateStore(before.CreateLoad(i64_, home), reg_ptr(before, regs, r)), tbaa_reg_);
+      for (int r : written_)
+        if (r >= call.a)
+          tagged(before.CreateStore(before.CreateLoad(i64_, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
       llvm::IRBuilder<> after(call.reload->getTerminator());
-      regs = current_regs(after);
-      for (auto& [r, home] : slots_)
-        if (r >= call.a) after.CreateStore(tagged(after.CreateLoad(i64_, reg_ptr(after, regs, r)), tbaa_reg_), home);
+      after.CreateStore(tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_),
+                        slot(call.a));
     }
   }
   llvm::Value* load_field(std::size_t offset, llvm::Type* type) {
