@@ -198,34 +198,34 @@ class FunctionEmitter {
       case StmtKind::kDo: return block(st.body);
       case StmtKind::kWhile: {
         const std::size_t top = code_.size();
-        std::optional<std::size_t> exit_jump;
-        KILN_TRY(condition(*st.expr, exit_jump));
+        std::vector<std::size_t> exit_jumps;
+        KILN_TRY(condition(*st.expr, exit_jumps));
         breaks_.emplace_back();
         KILN_TRY(block(st.body));
         patch(emit_jump(Op::kJmp, 0, line), top);
-        if (exit_jump) patch(*exit_jump, code_.size());
+        for (std::size_t j : exit_jumps) patch(j, code_.size());
         return close_breaks();
       }
       case StmtKind::kRepeat: {
         const std::size_t top = code_.size();
         breaks_.emplace_back();
         KILN_TRY(block(st.body));
-        std::optional<std::size_t> exit_jump;  // jumps when the condition is false: back to the top
-        KILN_TRY(condition(*st.expr, exit_jump));
-        if (exit_jump) patch(*exit_jump, top);
+        std::vector<std::size_t> exit_jumps;  // jumps when the condition is false: back to the top
+        KILN_TRY(condition(*st.expr, exit_jumps));
+        for (std::size_t j : exit_jumps) patch(j, top);
         return close_breaks();
       }
       case StmtKind::kIf: {
         std::vector<std::size_t> to_end;
         for (std::size_t i = 0; i < st.blocks.size(); ++i) {
-          std::optional<std::size_t> next;
+          std::vector<std::size_t> next;
           if (i < st.conds.size()) {
             KILN_TRY(condition(*st.conds[i], next));
           }
           KILN_TRY(block(st.blocks[i]));
           if (i + 1 < st.blocks.size()) to_end.push_back(emit_jump(Op::kJmp, 0, line));
-          if (next) patch(*next, code_.size());
-          if (i < st.conds.size() && !next) break;  // an always-true condition: later branches are dead
+          for (std::size_t j : next) patch(j, code_.size());
+          if (i < st.conds.size() && next.empty()) break;  // an always-true condition: later branches are dead
         }
         for (std::size_t j : to_end) patch(j, code_.size());
         return {};
@@ -288,9 +288,14 @@ class FunctionEmitter {
   }
   bool too_long_ = false;
 
-  // Emits the test of `cond`; `jump_if_false` is the jump to patch to where a false condition goes
-  // (none when the condition can never be false: numbers and arrays are true in Lua).
-  Status condition(const Expr& cond, std::optional<std::size_t>& jump_if_false) {
+  // Emits the test of `cond`; `jumps_if_false` gets the jumps to patch to where a false condition
+  // goes (none when the condition can never be false: numbers and arrays are true in Lua). `a and b`
+  // tests a, then b, each branching on its own: no boolean is made of it.
+  Status condition(const Expr& cond, std::vector<std::size_t>& jumps_if_false) {
+    if (cond.kind == ExprKind::kBinary && cond.binop == BinOp::kAnd) {
+      KILN_TRY(condition(*cond.a, jumps_if_false));
+      return condition(*cond.b, jumps_if_false);
+    }
     const int m = mark();
     // A comparison of numbers or booleans tests and branches in one instruction.
     if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray &&
@@ -316,8 +321,8 @@ class FunctionEmitter {
         unsigned a, b;
         KILN_TRY(operands(cond, a, b, /*lua_order=*/true));
         emit(encode_abc(op, swap ? b : a, swap ? a : b, 0), cond.pos.line);
-        jump_if_false = emit(0, 0);
-        raw_offsets_.insert(*jump_if_false);
+        jumps_if_false.push_back(emit(0, 0));
+        raw_offsets_.insert(jumps_if_false.back());
         release(m);
         return {};
       }
@@ -325,7 +330,7 @@ class FunctionEmitter {
     auto r = temp(cond.pos);
     if (!r) return r.error();
     KILN_TRY(expr_to(cond, *r));
-    if (type_of(cond) == Type::kBoolean) jump_if_false = emit_jump(Op::kJmpIfNot, *r, cond.pos.line);
+    if (type_of(cond) == Type::kBoolean) jumps_if_false.push_back(emit_jump(Op::kJmpIfNot, *r, cond.pos.line));
     release(m);
     return {};
   }
@@ -475,19 +480,19 @@ class FunctionEmitter {
     if (e.binop == BinOp::kOr && e.a->kind == ExprKind::kBinary && e.a->binop == BinOp::kAnd) {
       const Expr& c = *e.a->a;
       const Expr& x = *e.a->b;
-      std::optional<std::size_t> to_else;
+      std::vector<std::size_t> to_else;
       KILN_TRY(condition(c, to_else));
       KILN_TRY(expr_to(x, dst));
       std::optional<std::size_t> to_end;
       if (type_of(x) == Type::kBoolean)
         to_end = emit_jump(Op::kJmpIf, dst, line);
-      else if (to_else)
+      else if (!to_else.empty())
         to_end = emit_jump(Op::kJmp, 0, line);
-      if (!to_else && never_false(type_of(x))) {  // c and x are never false: y is never evaluated
+      if (to_else.empty() && never_false(type_of(x))) {  // c and x are never false: y is never evaluated
         if (to_end) patch(*to_end, code_.size());
         return {};
       }
-      if (to_else) patch(*to_else, code_.size());
+      for (std::size_t j : to_else) patch(j, code_.size());
       KILN_TRY(expr_to(*e.b, dst));
       if (to_end) patch(*to_end, code_.size());
       return {};
