@@ -154,9 +154,16 @@ struct Vm::Impl {
     context.entries = call_entries.data();
   }
 
-  // The register stack, grown (and moved) only here; the context says where it is.
+  // The register stack, grown (and moved) only here and by reset_stack; the context says where it is.
   void stack_at_least(std::size_t size) {
-    if (stack.size() < size) stack.resize(size + 256);
+    if (stack.size() >= size) [[likely]]
+      return;
+    stack.resize(size + 256);
+    context.stack = stack.data();
+    context.stack_end = stack.data() + stack.size();
+  }
+  void reset_stack(std::size_t size) {
+    stack.assign(size, Value{0.0});
     context.stack = stack.data();
     context.stack_end = stack.data() + stack.size();
   }
@@ -736,8 +743,7 @@ Status Vm::run() {
       return make_error(impl_->program.file + ": host function engine." + impl_->program.host[i].name +
                         " is not bound");
   impl_->frames.clear();
-  impl_->stack.assign(impl_->program.functions[0].frame_slots + 256, Value{0.0});
-  impl_->stack_at_least(0);
+  impl_->reset_stack(impl_->program.functions[0].frame_slots + 256);
   impl_->push(0, 0, 0);
   impl_->begin_run(cancelled_, counted_);
   return impl_->execute(0, nullptr);
@@ -756,8 +762,7 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       return make_error(impl_->program.file + ": function '" + name + "' takes " + std::to_string(fn.params) +
                         " arguments");
     impl_->frames.clear();
-    impl_->stack.assign(fn.frame_slots + 256, Value{0.0});
-    impl_->stack_at_least(0);
+    impl_->reset_stack(fn.frame_slots + 256);
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Type want = fn.param_types[i];
       const ScriptValue& a = args[i];
