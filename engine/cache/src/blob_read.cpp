@@ -39,6 +39,9 @@ struct Fd {
   }
 };
 
+// Files up to this size are read with one call.
+constexpr std::size_t kOneReadBytes = 64 * 1024;
+
 }  // namespace
 
 BlobRead read_blob_file(const std::filesystem::path& path, const BlobKey& key, uid_t owner,
@@ -62,15 +65,19 @@ BlobRead read_blob_file(const std::filesystem::path& path, const BlobKey& key, u
     return BlobUnreadable{"not a regular file"};
   }
 
-  // Header first: its checks bound the allocation, whatever the file's size claims.
+  // Header first: its checks bound the allocation, whatever the file's size claims. A small file
+  // (most: compiled pages, variants) is read whole at once, its size bounding the allocation.
   const std::size_t size = static_cast<std::size_t>(st.st_size);
-  Bytes data(std::min(size, blob_format::kHeaderSize));
+  const bool whole = size >= blob_format::kHeaderSize && size <= kOneReadBytes;
+  Bytes data(whole ? size : std::min(size, blob_format::kHeaderSize));
   std::optional<std::string> problem;
   if (size < blob_format::kHeaderSize || !read_exact(file.fd, data.data(), data.size(), 0)) {
-    problem = "truncated header (" + std::to_string(size) + " bytes)";
-  } else if (auto header = blob_format::check_header(data, key, size)) {
+    problem = whole ? "short read" : "truncated header (" + std::to_string(size) + " bytes)";
+  } else if (auto header = blob_format::check_header(std::span(data).first(blob_format::kHeaderSize), key, size)) {
     if (header->kind == blob_format::HeaderProblem::kOtherVersion) return BlobUnreadable{header->text};
     problem = header->text;
+  } else if (whole) {
+    problem = blob_format::check(data, key);
   } else {
     data.resize(size);
     if (!read_exact(file.fd, data.data() + blob_format::kHeaderSize, size - blob_format::kHeaderSize,

@@ -1,8 +1,5 @@
 #include "kiln/jit/jit_runtime.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "code_arena.h"
 #include "kiln/cache/hash.h"
 #include "kiln/jit/aot_pages.h"
 #include "kiln/jit/page_analysis.h"
@@ -39,6 +37,7 @@ std::string JitStats::summary() const {
 }
 
 struct JitRuntime::Impl {
+  CodeArena arena;  // first: destroyed last, after everything that points into it
   JitOptions options;
   std::unique_ptr<PageStore> store;
 
@@ -59,7 +58,6 @@ struct JitRuntime::Impl {
   mutable std::mutex mu;  // guards everything below
   std::map<Key, std::shared_ptr<PageSlot>> slots;
   std::vector<std::unique_ptr<PageCode>> codes;
-  std::vector<std::pair<void*, std::size_t>> mappings;
   std::deque<Job> queue;  // compiles waiting for a pool thread
   int in_pool = 0;        // tasks of this runtime handed to the pool and not yet returned
   bool stopping = false;
@@ -78,23 +76,13 @@ struct JitRuntime::Impl {
     }
     own_pool.reset();
     store.reset();  // flushes its writer
-    for (auto& [p, n] : mappings) ::munmap(p, n);
   }
 
-  // Maps `code` writable, copies it, then makes it read+execute: never writable and executable.
+  // Copies `code` into the arena: read+execute, never writable and executable.
   Result<abi::PageFunction> install(const std::vector<std::uint8_t>& code, std::uint32_t function_offset) {
-    const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
-    const std::size_t size = (code.size() + page - 1) / page * page;
-    void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return make_error("cannot map memory for compiled code");
-    std::memcpy(mem, code.data(), code.size());
-    if (::mprotect(mem, size, PROT_READ | PROT_EXEC) != 0) {
-      ::munmap(mem, size);
-      return make_error("cannot make compiled code executable");
-    }
-    std::lock_guard lock(mu);
-    mappings.emplace_back(mem, size);
-    return reinterpret_cast<abi::PageFunction>(static_cast<char*>(mem) + function_offset);
+    auto at = arena.install(code);
+    if (!at) return at.error();
+    return reinterpret_cast<abi::PageFunction>(const_cast<std::uint8_t*>(*at) + function_offset);
   }
 
   void publish(const std::shared_ptr<PageSlot>& slot, abi::PageFunction fn, const std::vector<std::uint16_t>& entries,
