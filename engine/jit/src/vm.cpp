@@ -128,9 +128,16 @@ struct Vm::Impl {
   std::vector<std::uint32_t> heat;
   abi::JitMode mode = abi::JitMode::kChecked;
   std::vector<abi::CallEntry> call_entries;  // per function: its first page's code, once it has some
-  Value returned{0.0};                       // Ran::kReturned's result
-  std::optional<Error> failure;              // Ran::kFailed's error ...
-  std::exception_ptr failure_exception;      // ... or exception (out of memory), rethrown outside compiled code
+  // Per function, what a call needs at once: its bytecode and the registers its frame takes (+1).
+  struct FunctionStart {
+    const std::uint32_t* code;
+    std::size_t registers;
+  };
+  std::vector<FunctionStart> starts;
+  std::size_t max_depth = 0;             // options.max_call_depth
+  Value returned{0.0};                   // Ran::kReturned's result
+  std::optional<Error> failure;          // Ran::kFailed's error ...
+  std::exception_ptr failure_exception;  // ... or exception (out of memory), rethrown outside compiled code
 
   Impl(const Program& p, VmOptions o)
       : program(p),
@@ -152,6 +159,9 @@ struct Vm::Impl {
     context.resume = &resume_from_page;
     context.vm = this;
     context.entries = call_entries.data();
+    for (std::size_t f = 0; f < p.functions.size(); ++f)
+      starts.push_back({p.code(f), static_cast<std::size_t>(p.functions[f].frame_slots) + 1});
+    max_depth = static_cast<std::size_t>(std::max(0, options.max_call_depth));
   }
 
   // The register stack, grown (and moved) only here and by reset_stack; the context says where it is.
@@ -400,19 +410,11 @@ struct Vm::Impl {
   }
   // Runs from the top frame until the frame at `stop_depth` returns; its result lands in `*result`.
   Status execute(std::size_t stop_depth, Value* result);
-  Status push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc);
+  // The error of a call one deeper than the call depth allows, at the caller's `pc`.
+  [[gnu::cold, gnu::noinline]] Error overflow_error(const Frame& caller, std::size_t pc) const {
+    return error_at(caller, pc, "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
+  }
 };
-
-Status Vm::Impl::push_frame(std::size_t function, std::size_t args_at, std::size_t result, std::size_t caller_pc) {
-  if (static_cast<int>(frames.size()) >= options.max_call_depth)
-    return error_at(frames.back(), caller_pc,
-                    "stack overflow (call depth over " + std::to_string(options.max_call_depth) + ")");
-  const FunctionCode& fn = program.functions[function];
-  const std::size_t base = args_at;
-  stack_at_least(base + static_cast<std::size_t>(fn.frame_slots) + 1);
-  push(function, base, result);
-  return {};
-}
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
   static const void* const dispatch[] = {
@@ -626,12 +628,16 @@ op_call : {
     return error_at(*f, pc - 1,
                     "attempt to call function '" + program.functions[callee].name + "' before its definition");
   KILN_TICK(pc - 1);
+  if (frames.size() >= max_depth) [[unlikely]]
+    return overflow_error(*f, pc - 1);
   f->pc = pc;
-  const std::size_t args_at = f->base + A;
-  KILN_TRY(push_frame(callee, args_at, args_at, pc - 1));
+  const std::size_t base = f->base + A;
+  const FunctionStart& start = starts[callee];
+  stack_at_least(base + start.registers);
+  push(callee, base, base);
   f = &frames.back();
-  code = program.code(callee);
-  R = stack.data() + f->base;
+  code = start.code;
+  R = stack.data() + base;
   pc = 0;
   KILN_ENTER();
   NEXT();
@@ -657,7 +663,7 @@ op_ret0 : {
   }
   f = &frames.back();
   stack[result_at] = v;
-  code = program.code(f->function);
+  code = starts[f->function].code;
   R = stack.data() + f->base;
   pc = f->pc;
   KILN_ENTER();
