@@ -14,10 +14,10 @@ namespace kiln::jit {
 namespace {
 
 // Calls made by compiled code nest on the machine stack, within a budget of units of about 256
-// bytes: a page calling a page directly takes one, a call or resume through the interpreter (whose
-// frames are larger) takes kSlowCallUnits. Past it, calls go through the dispatcher's loop, which
-// keeps them on the frame stack alone. At most ~256 KiB of machine stack.
-constexpr std::uint64_t kNativeStackUnits = 1024;
+// bytes (a page's own frame is ~160): a page calling a page directly takes one, a call or resume
+// through the interpreter (whose frames are larger) takes kSlowCallUnits. Past it, calls go through
+// the dispatcher's loop, which keeps them on the frame stack alone. At most ~1 MiB of machine stack.
+constexpr std::uint64_t kNativeStackUnits = 4096;
 constexpr std::uint64_t kSlowCallUnits = 16;
 
 // How a run of compiled code ended.
