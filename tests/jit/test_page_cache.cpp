@@ -330,6 +330,41 @@ TEST_SUITE("jit") {
     CHECK(jit->stats().compiled >= 5);
   }
 
+  TEST_CASE(
+      "a compiled caller assumes nothing about its callee - an edit of the callee alone reuses the caller's code and "
+      "runs the new callee") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    // The caller calls a callee by name and through a function value; only the callee's body
+    // changes (its page bytes), never the caller's.
+    auto source = [](const std::string& body) {
+      return "function callee(x)\n  " + body +
+             "\nend\n"
+             "function caller(n)\n  local s = 0\n  local f = callee\n"
+             "  for i = 1, n do s = s + callee(i) + f(i) end\n  return s\nend\n"
+             "print(caller(200))\n";
+    };
+    auto before = compile_script("edit.lua", source("return x * 2"));
+    auto after = compile_script("edit.lua", source("local y = x + 1000\n  return y * 3"));
+    REQUIRE((before && after));
+    const std::size_t caller_page = before->functions[2].first_page;
+    REQUIRE(before->functions[2].name == "caller");
+    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
+                       after->page(caller_page).begin()));  // the caller's page is the same bytes
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(*before, jit.get()) == run(*before, nullptr));
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache");
+    const std::string expected = run(*after, nullptr);
+    CHECK(expected == "1320600\n");  // 2 * sum over i of 3 * (i + 1000)
+    CHECK(run(*after, jit.get()) == expected);
+    const JitStats stats = jit->stats();
+    CHECK(stats.loaded >= 2);    // the chunk's and the caller's pages, from the cache
+    CHECK(stats.compiled == 1);  // the callee's new page only
+  }
+
   TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
