@@ -143,7 +143,7 @@ struct Vm::Impl {
       : program(p),
         options(o),
         module(p.module_slots),
-        frames(context, o.max_call_depth),
+        frames(context, std::max(0, o.max_call_depth)),
         defined(p.functions.size()),
         call_entries(p.functions.size()) {
     host.resize(p.host.size());
@@ -270,8 +270,24 @@ struct Vm::Impl {
     const bool tick_ok =
         mode == abi::JitMode::kUnchecked || ((!context.budget || *context.counted + 1 <= context.budget) &&
                                              !context.cancelled->load(std::memory_order_relaxed));
-    return callee < defined.size() && defined[callee] && tick_ok &&
-           static_cast<int>(frames.size()) < options.max_call_depth;
+    return callee < defined.size() && defined[callee] && tick_ok && frames.size() < max_depth;
+  }
+
+  // Runs from `at` (the instruction there interpreted first, if `interpret`), compiled where there
+  // is code and interpreted where not, until the frame at `stop_depth` returns.
+  Ran finish(Cursor& at, std::size_t stop_depth, bool interpret) {
+    if (!interpret) {
+      if (const Ran ran = run_compiled(at, stop_depth); ran != Ran::kInterpret) return ran;
+    }
+    at.f->pc = at.pc;
+    Value v{0.0};
+    Status done = execute(stop_depth, &v);
+    if (!done) {
+      failure = std::move(done.error());
+      return Ran::kFailed;
+    }
+    returned = v;
+    return Ran::kReturned;
   }
 
   // ctx->call: a call made by a compiled page, run to its return while the page waits.
@@ -315,18 +331,7 @@ struct Vm::Impl {
         }
         pc = static_cast<std::size_t>(abi::exit_target(exit));
       }
-      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(at, stop_depth);
-      if (ran == Ran::kInterpret) {
-        f->pc = pc;
-        Value v{0.0};
-        if (Status done = execute(stop_depth, &v); done) {
-          returned = v;
-          ran = Ran::kReturned;
-        } else {
-          failure = std::move(done.error());
-          ran = Ran::kFailed;
-        }
-      }
+      ran = finish(at, stop_depth, abi::exit_interprets(exit));
     } catch (...) {  // no exception may unwind through compiled code
       failure_exception = std::current_exception();
       ran = Ran::kFailed;
@@ -354,18 +359,7 @@ struct Vm::Impl {
     try {
       Cursor at{&frames.back(), program.code(frames.back().function), stack.data() + args_at,
                 static_cast<std::size_t>(abi::exit_target(exit))};  // entered at its first word
-      ran = abi::exit_interprets(exit) ? Ran::kInterpret : run_compiled(at, stop_depth);
-      if (ran == Ran::kInterpret) {
-        at.f->pc = at.pc;
-        Value v{0.0};
-        if (Status done = execute(stop_depth, &v); done) {
-          returned = v;
-          ran = Ran::kReturned;
-        } else {
-          failure = std::move(done.error());
-          ran = Ran::kFailed;
-        }
-      }
+      ran = finish(at, stop_depth, abi::exit_interprets(exit));
     } catch (...) {
       failure_exception = std::current_exception();
       ran = Ran::kFailed;
