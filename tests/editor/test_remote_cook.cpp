@@ -88,7 +88,9 @@ TEST_SUITE("editor") {
       REQUIRE_MESSAGE(a.run.exit_code == 0, a.run.output);
       const int variants = a.report["totals"]["variants"].get<int>();
       CHECK(a.report["totals"]["compiled"] == variants);
-      CHECK(a.report["cache"]["remote"]["writes"].get<int>() >= variants + 1);  // every variant and texture
+      // Every variant and every texture conversion, once; nothing else travels (scripts stay local).
+      CHECK(a.report["cache"]["remote"]["writes"].get<int>() ==
+            variants + a.report["textures"]["converted"].get<int>());
 
       const Cooked b = cook(project_b, dir / (name + "-out-b"), dir / (name + "-cache-b"), remote);
       REQUIRE_MESSAGE(b.run.exit_code == 0, b.run.output);

@@ -79,12 +79,14 @@ int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook
   const cook::CookedTextures textures = cook::cook_textures(project, conversions, false, pool, errors);
   if (store) store->flush();  // on disk and on the remote before this shard says it is done
 
-  std::size_t compiled = 0, hits = 0;
-  for (const auto& target : targets)
-    for (const auto& r : target.results) (r.ok && r.cache_hit ? hits : compiled) += r.ok;
+  const cook::VariantCounts counts = cook::count_variants(targets);
   const double wall = ms_since(started);
-  report["shard"] = {{"index", shard.index + 1},       {"count", shard.count}, {"variants", project.variants.size()},
-                     {"compiled", compiled},           {"cache_hits", hits},   {"textures", textures.files.size()},
+  report["shard"] = {{"index", shard.index + 1},
+                     {"count", shard.count},
+                     {"variants", project.variants.size()},
+                     {"compiled", counts.compiled},
+                     {"cache_hits", counts.cache_hits},
+                     {"textures", textures.files.size()},
                      {"converted", textures.converted}};
   report["cache"]["remote"] = remote_report(store);
   report["errors"] = errors.to_json();
@@ -98,8 +100,8 @@ int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook
     std::printf(
         "cook: shard %s: %zu variants, %zu compiled, %zu cache hits, %zu textures (%zu converted), %zu errors, "
         "%.2f s\n",
-        shard.text().c_str(), project.variants.size(), compiled, hits, textures.files.size(), textures.converted,
-        errors.size(), wall / 1000);
+        shard.text().c_str(), project.variants.size(), counts.compiled, counts.cache_hits, textures.files.size(),
+        textures.converted, errors.size(), wall / 1000);
   if (store) (void)store->prune();
   return errors.empty() && reported ? kExitOk : kExitFailed;
 }

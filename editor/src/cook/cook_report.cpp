@@ -9,10 +9,18 @@
 
 namespace kiln::cook {
 
+VariantCounts count_variants(const std::vector<TargetVariants>& targets) {
+  VariantCounts counts;
+  for (const auto& target : targets)
+    for (const VariantResult& r : target.results)
+      if (r.ok) (r.cache_hit ? counts.cache_hits : counts.compiled)++;
+  return counts;
+}
+
 VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
                             const CookedScripts& scripts, const CookedTextures& textures,
                             std::size_t textures_discarded, nlohmann::json& report) {
-  VariantCounts counts;
+  const VariantCounts counts = count_variants(targets);
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i) {
@@ -28,7 +36,6 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
       if (!r.ok) {
         v["error"] = r.error;
       } else {
-        (r.cache_hit ? counts.cache_hits : counts.compiled)++;
         v["result"] = r.cache_hit ? "cache_hit" : "compile";
         v["compile_ms"] = r.ms;
         v["spirv_bytes"] = r.spirv_bytes;

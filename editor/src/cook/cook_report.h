@@ -21,6 +21,9 @@ struct VariantCounts {
   std::size_t compiled = 0, cache_hits = 0;
 };
 
+// How many of the variants that built were compiled, and how many came from the cache.
+VariantCounts count_variants(const std::vector<TargetVariants>& targets);
+
 // Fills report["variants"], ["totals"], ["scripts"] and ["textures"]; returns the variant counts.
 VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
                             const CookedScripts& scripts, const CookedTextures& textures,
