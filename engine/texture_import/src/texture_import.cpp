@@ -62,8 +62,6 @@ Result<textures::Image> import_image(const std::filesystem::path& path) {
   return reader(path);
 }
 
-bool importer_loaded() { return importer().reader.load(std::memory_order_acquire) != nullptr; }
-
 void register_source_reader() { textures::set_source_reader(&import_image); }
 
 }  // namespace kiln::texture_import

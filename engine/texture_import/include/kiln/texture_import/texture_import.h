@@ -26,9 +26,6 @@ Result<textures::Image> import_image(const std::filesystem::path& path);
 // Makes textures::read_image() read every format above: call once at a tool's start-up.
 void register_source_reader();
 
-// Whether the plugin (and so OpenImageIO) is in this process.
-bool importer_loaded();
-
 // The plugin's entry point (C linkage, so dlsym finds it by name): its reader, or null when the
 // plugin was built from another tree than `build_id` (the Image and Result it hands over must be
 // laid out alike).
