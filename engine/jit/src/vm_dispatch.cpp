@@ -8,8 +8,7 @@ namespace kiln::jit {
 
 const PageCode* Vm::Impl::warm_up(std::size_t page) {
   if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
-  slots[page] =
-      options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
+  slots[page] = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
   return slots[page]->code.load(std::memory_order_acquire);
 }
 

@@ -183,19 +183,23 @@ class Emitter {
   // A backward branch from instruction k to `target`: in checked mode it counts against the budget
   // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
   // (and reports the error with its line).
+  // Whether a tick that brings the budget counter to `count` must stop: over a set budget, or
+  // cancelled (the interpreter then runs the instruction and reports it).
+  llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
+    auto* limited = b.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
+    auto* over = b.CreateAnd(limited, b.CreateICmpUGT(count, budget_));
+    auto* flag = b.CreateLoad(i8_, cancelled_);
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    flag->setAlignment(llvm::Align(1));
+    return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
+  }
   llvm::BasicBlock* backward(std::size_t k, int target) {
     if (req_.mode == abi::JitMode::kUnchecked) return go(target);
     auto* check = llvm::BasicBlock::Create(C_, "tick" + std::to_string(k), F_);
     auto* ok = llvm::BasicBlock::Create(C_, "ticked" + std::to_string(k), F_);
     llvm::IRBuilder<> b(check);
     auto* count = b.CreateAdd(b.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
-    auto* limited = b.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
-    auto* over = b.CreateAnd(limited, b.CreateICmpUGT(count, budget_));
-    auto* flag = b.CreateLoad(i8_, cancelled_);
-    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
-    flag->setAlignment(llvm::Align(1));
-    auto* stop = b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
-    b.CreateCondBr(stop, exit(int(k), true), ok);
+    b.CreateCondBr(tick_stops(b, count), exit(int(k), true), ok);
     b.SetInsertPoint(ok);
     b.CreateStore(count, count_slot_);
     b.CreateBr(go(target));
@@ -281,12 +285,7 @@ class Emitter {
     llvm::Value* count = nullptr;
     if (checked) {  // one more tick within the budget, and not cancelled
       count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), one);
-      auto* limited = B_.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
-      auto* over = B_.CreateAnd(limited, B_.CreateICmpUGT(count, budget_));
-      auto* flag = B_.CreateLoad(i8_, cancelled_);
-      flag->setAtomic(llvm::AtomicOrdering::Monotonic);
-      flag->setAlignment(llvm::Align(1));
-      ok = B_.CreateAnd(ok, B_.CreateNot(B_.CreateOr(over, B_.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)))));
+      ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
     }
     B_.CreateCondBr(ok, direct, indirect);
 
