@@ -182,19 +182,26 @@ TEST_SUITE("editor") {
     REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "out", dir / "cache").exit_code == 0);
     const fs::path scripts = pack_file(dir / "out", "scripts");
     std::string bytes = slurp(scripts);
-    // A compiled page's payload starts with its header's magic "KAOT"; damage its machine code.
-    const auto at = bytes.find("KAOT");
-    REQUIRE(at != std::string::npos);
-    std::uint32_t entries = 0;
-    std::memcpy(&entries, bytes.data() + at + 12, 4);
-    bytes[at + 24 + 2 * entries + 4 * jit::kPageWords + 40] ^= 0xff;
+    // A compiled page's payload starts with its header's magic "KAOT"; damage the machine code of
+    // every page (some are never asked for: their functions are inlined wherever they are called).
+    int pages = 0;
+    for (auto at = bytes.find("KAOT"); at != std::string::npos; at = bytes.find("KAOT", at + 4), ++pages) {
+      std::uint32_t entries = 0, tail_words = 0;  // the header: magic and five words, tail words last
+      std::memcpy(&entries, bytes.data() + at + 12, 4);
+      std::memcpy(&tail_words, bytes.data() + at + 20, 4);
+      const std::size_t code_byte = at + 24 + 2 * std::size_t(entries) + 4 * (jit::kPageWords + tail_words) + 40;
+      REQUIRE(code_byte < bytes.size());
+      bytes[code_byte] ^= 0xff;
+    }
+    REQUIRE(pages > 0);
     spit(scripts, bytes);
     auto played = play(dir / "out", dir / "player-cache", true);
     CHECK_MESSAGE(played.exit_code == 0, played.output);
     CHECK_MESSAGE(played.output.find("is corrupt (checksum mismatch): the page runs interpreted") != std::string::npos,
                   played.output);
     const auto report = json_of(played);
-    CHECK(report["pages_damaged"] == 1);
+    CHECK(report["pages_damaged"].get<int>() >= 1);
+    CHECK(report["pages_loaded"] == 0);
     CHECK(report["pages_interpreted"].get<int>() >= 1);
     for (const auto& s : report["scripts"]) CHECK(s["ok"] == true);
   }

@@ -15,6 +15,7 @@
 #include "cache_entries.h"
 #include "child_process.h"
 #include "kiln/cache/hash.h"
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
 #include "kiln/lang/script.h"
@@ -59,10 +60,11 @@ struct BreakSwitch {
   ~BreakSwitch() { ::unsetenv("KILN_BREAK"); }
 };
 
-// A page with several entries: a loop (its head), a call (its return site).
+// A page with several entries: a loop (its head), a call (its return site: g has a loop, so it is
+// called, not inlined).
 Program loop_program() {
   auto program = compile_script("entries.lua",
-                                "function g(x) return x * 2 end\n"
+                                "function g(x)\n  local y = 0\n  for k = 1, 2 do y = y + x end\n  return y\nend\n"
                                 "local s = 0\n"
                                 "for i = 1, 50 do\n  s = s + g(i)\n  local j = 0\n  while j < 3 do j = j + 1 end\nend\n"
                                 "print(s)\n");
@@ -306,7 +308,19 @@ TEST_SUITE("jit") {
     const std::string deep = depth + "local s = 0\nfor i = 1, 3000 do s = s + h(i) end\nprint(s, d(5000))\n";
     const std::string failing = depth + "print(d(300))\nprint(fail({1, 2}, 250))\n";
     const std::string overflowing = depth + "print(forever(1))\n";
-    for (const std::string& source : {deep, failing, overflowing}) {
+    // Calls compiled into the caller (small leaves): results, an array error inside one, a call
+    // before the callee's definition.
+    const std::string inlined = depth +
+                                "local data = {1, 2, 3}\n"
+                                "function sq(x) return x * x end\n"
+                                "function at(a, i) return a[i] end\n"
+                                "function pick(x) if x < 1 then return 1 end if x > 3 then return 3 end return x end\n"
+                                "function walk(n)\n  local s = 0\n"
+                                "  for i = 1, n do s = s + sq(i) % 7 + at(data, pick(i % 5)) end\n  return s\nend\n"
+                                "print(walk(5000))\n"
+                                "print(at(data, walk(2)))\n";
+    const std::string undefined = "print(early(2))\nfunction early(x) return x + 1 end\n";
+    for (const std::string& source : {deep, failing, overflowing, inlined, undefined}) {
       auto program = compile_script("calls.lua", source, host);
       REQUIRE_MESSAGE(program, program.error().message);
       for (std::uint64_t budget : {std::uint64_t{0}, std::uint64_t{2'000'000}, std::uint64_t{7'777}}) {
@@ -327,16 +341,25 @@ TEST_SUITE("jit") {
     program = compile_script("calls.lua", overflowing, host);
     REQUIRE(program);
     CHECK(outcome(*program, jit.get(), 0).error == "calls.lua:17: stack overflow (call depth over 10000)");
+    program = compile_script("calls.lua", inlined, host);
+    REQUIRE(program);
+    const Outcome bailed = outcome(*program, jit.get(), 0);
+    CHECK(bailed.output == "20001\n");  // as lua5.1 prints it
+    CHECK_MESSAGE(bailed.error.rfind("calls.lua:21: array index 8 out of range", 0) == 0, bailed.error);
+    program = compile_script("calls.lua", undefined, host);
+    REQUIRE(program);
+    CHECK(outcome(*program, jit.get(), 0).error ==
+          "calls.lua:1: attempt to call function 'early' before its definition");
     CHECK(jit->stats().compiled >= 5);
   }
 
   TEST_CASE(
-      "a compiled caller assumes nothing about its callee - an edit of the callee alone reuses the caller's code and "
-      "runs the new callee") {
+      "a compiled caller assumes nothing about a callee it calls - an edit of the callee alone reuses the caller's "
+      "code and runs the new callee") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
     // The caller calls a callee by name and through a function value; only the callee's body
-    // changes (its page bytes), never the caller's.
+    // changes (its page bytes), never the caller's. The callee has a loop: it is called, not inlined.
     auto source = [](const std::string& body) {
       return "function callee(x)\n  " + body +
              "\nend\n"
@@ -344,8 +367,8 @@ TEST_SUITE("jit") {
              "  for i = 1, n do s = s + callee(i) + f(i) end\n  return s\nend\n"
              "print(caller(200))\n";
     };
-    auto before = compile_script("edit.lua", source("return x * 2"));
-    auto after = compile_script("edit.lua", source("local y = x + 1000\n  return y * 3"));
+    auto before = compile_script("edit.lua", source("local y = 0\n  for k = 1, 2 do y = y + x end\n  return y"));
+    auto after = compile_script("edit.lua", source("local y = x + 1000\n  for k = 1, 1 do y = y * 3 end\n  return y"));
     REQUIRE((before && after));
     const std::size_t caller_page = before->functions[2].first_page;
     REQUIRE(before->functions[2].name == "caller");
@@ -363,6 +386,40 @@ TEST_SUITE("jit") {
     const JitStats stats = jit->stats();
     CHECK(stats.loaded >= 2);    // the chunk's and the caller's pages, from the cache
     CHECK(stats.compiled == 1);  // the callee's new page only
+  }
+
+  TEST_CASE("a caller that inlines its callee is compiled again when only the callee changes - never stale code") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto source = [](const std::string& body) {
+      return "function callee(x)\n  " + body +
+             "\nend\n"
+             "function caller(n)\n  local s = 0\n  for i = 1, n do s = s + callee(i) end\n  return s\nend\n"
+             "print(caller(200))\n";
+    };
+    auto before = compile_script("edit.lua", source("return x * 2"));
+    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
+    REQUIRE((before && after));
+    REQUIRE(before->functions[1].name == "callee");
+    const std::size_t caller_page = before->functions[2].first_page;
+    for (const Program* p : {&*before, &*after})
+      REQUIRE(inlinable(std::span<const std::uint32_t>(p->code(1), p->functions[1].words)));
+    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
+                       after->page(caller_page).begin()));  // the caller's page is the same bytes ...
+    CHECK(page_key_words(*before, caller_page) != page_key_words(*after, caller_page));  // ... its key is not
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(*before, jit.get()) == "40200\n");
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache");
+    const std::string expected = run(*after, nullptr);
+    CHECK(expected == "660300\n");  // sum over i of 3 * (i + 1000)
+    CHECK(run(*after, jit.get()) == expected);
+    const JitStats stats = jit->stats();
+    CHECK(stats.loaded == 1);    // the chunk's page (it calls the caller, which is not inlined)
+    CHECK(stats.compiled == 1);  // the caller's page, for the new callee; the callee never runs on its own
+    CHECK(stats.requested == 2);
   }
 
   TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {

@@ -73,7 +73,7 @@ int forge_cached_pages(const fs::path& cache, std::uint8_t fill) {
     compiled.function_offset = c.code.function_offset;
     compiled.alignment = c.code.alignment;
     compiled.entries = c.code.entries;
-    std::vector<std::uint32_t> page(jit::kPageWords);
+    std::vector<std::uint32_t> page(c.page_words.size() / 4);  // the page and its inlined callees
     std::memcpy(page.data(), c.page_words.data(), c.page_words.size());
     const auto file =
         jit::encode_page_file(page, static_cast<jit::abi::JitMode>(c.mode), c.fingerprint_hash, compiled, key);

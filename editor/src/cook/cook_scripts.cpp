@@ -5,6 +5,7 @@
 
 #include "persistent_caches.h"
 #include "kiln/jit/aot_pages.h"
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
 
@@ -29,10 +30,10 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
   std::set<std::string> seen;
   for (const auto& s : project.scripts)
     for (std::size_t p = 0; p < s.program.page_count(); ++p) {
-      const auto page = s.program.page(p);
+      const std::vector<std::uint32_t> page = jit::page_key_words(s.program, p);
       const std::string id = jit::aot_page_id(page, jit::abi::JitMode::kChecked);
       if (!seen.insert(id).second) continue;
-      const auto entries = jit::jit_entries(page, s.program.entries[p]);
+      const auto entries = jit::jit_entries(s.program.page(p), s.program.entries[p]);
       std::optional<jit::StoredPage> code;
       if (pages) code = pages->find(page, entries, jit::abi::JitMode::kChecked).hit;
       if (!code) {

@@ -10,17 +10,17 @@ namespace kiln::jit {
 namespace {
 
 struct AotHeader {
-  std::uint32_t magic;                                                           // "KAOT"
-  std::uint32_t function_offset, alignment, entry_count, code_length, reserved;  // reserved: zero
+  std::uint32_t magic;  // "KAOT"
+  std::uint32_t function_offset, alignment, entry_count, code_length;
+  std::uint32_t tail_words;  // key words after the page (inlined callees)
 };
 constexpr std::uint32_t kAotMagic = 0x544F414B;
-constexpr std::size_t kPageBytes = kPageWords * 4;
 
 }  // namespace
 
 std::string aot_page_id(std::span<const std::uint32_t> page, abi::JitMode mode) {
   const auto hash =
-      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
+      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), page.size() * 4));
   return hash.hex() + "-" + std::to_string(static_cast<std::uint32_t>(mode));
 }
 
@@ -30,13 +30,14 @@ std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, cons
               code.alignment,
               static_cast<std::uint32_t>(code.entries.size()),
               static_cast<std::uint32_t>(code.code.size()),
-              0};
-  std::vector<std::byte> out(sizeof h + code.entries.size() * 2 + kPageBytes + code.code.size());
+              static_cast<std::uint32_t>(page.size() - kPageWords)};
+  const std::size_t key_bytes = page.size() * 4;
+  std::vector<std::byte> out(sizeof h + code.entries.size() * 2 + key_bytes + code.code.size());
   std::byte* at = out.data();
   std::memcpy(at, &h, sizeof h), at += sizeof h;
   if (!code.entries.empty()) std::memcpy(at, code.entries.data(), code.entries.size() * 2);
   at += code.entries.size() * 2;
-  std::memcpy(at, page.data(), kPageBytes), at += kPageBytes;
+  std::memcpy(at, page.data(), key_bytes), at += key_bytes;
   std::memcpy(at, code.code.data(), code.code.size());
   return out;
 }
@@ -46,8 +47,9 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   AotHeader h;
   if (bytes.size() < sizeof h) return make_error(name + ": truncated compiled page");
   std::memcpy(&h, bytes.data(), sizeof h);
-  const std::size_t expected = sizeof h + std::size_t(h.entry_count) * 2 + kPageBytes + h.code_length;
-  if (h.magic != kAotMagic || h.reserved != 0 || h.entry_count > kPageWords || bytes.size() != expected ||
+  const std::size_t key_bytes = (kPageWords + std::size_t(h.tail_words)) * 4;
+  const std::size_t expected = sizeof h + std::size_t(h.entry_count) * 2 + key_bytes + h.code_length;
+  if (h.magic != kAotMagic || h.entry_count > kPageWords || bytes.size() != expected ||
       h.function_offset >= h.code_length)
     return make_error(name + ": damaged compiled page");
   const std::byte* at = bytes.data() + sizeof h;
@@ -55,8 +57,9 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   code.entries.resize(h.entry_count);
   if (h.entry_count) std::memcpy(code.entries.data(), at, std::size_t(h.entry_count) * 2);
   at += std::size_t(h.entry_count) * 2;
-  if (std::memcmp(at, page.data(), kPageBytes) != 0) return std::optional<StoredPage>();  // another page's code
-  at += kPageBytes;
+  if (key_bytes != page.size() * 4 || std::memcmp(at, page.data(), key_bytes) != 0)
+    return std::optional<StoredPage>();  // another page's code, or other callees inlined
+  at += key_bytes;
   code.code.assign(reinterpret_cast<const std::uint8_t*>(at),
                    reinterpret_cast<const std::uint8_t*>(at) + h.code_length);
   code.function_offset = h.function_offset;

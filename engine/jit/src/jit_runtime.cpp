@@ -12,6 +12,7 @@
 #include "code_arena.h"
 #include "kiln/cache/hash.h"
 #include "kiln/jit/aot_pages.h"
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_store.h"
 
@@ -274,7 +275,7 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
 std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode) {
   std::size_t with_code = 0;
   for (std::size_t p = 0; p < program.page_count(); ++p) {
-    auto slot = request(program.page(p), jit_entries(program.page(p), program.entries[p]), mode);
+    auto slot = request(page_key_words(program, p), jit_entries(program.page(p), program.entries[p]), mode);
     if (!slot->code.load(std::memory_order_acquire) && !impl_->options.synchronous) {
       // Queued behind the pool: wait for it, the cook needs the blob on disk.
       wait_idle();

@@ -11,7 +11,7 @@ namespace kiln::jit {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'J', 'C', 0, 1};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kBitmapBytes = kPageWords / 8;
 constexpr std::size_t kHmacBytes = 32;
 constexpr std::size_t kPageBytes = kPageWords * 4;
@@ -25,8 +25,8 @@ struct Header {
   std::uint32_t code_length;
   std::uint32_t function_offset;
   std::uint32_t alignment;
-  std::uint32_t reserved;
-  std::uint64_t checksum;  // XXH3-64 of header (this field zero), page and code
+  std::uint32_t tail_words;  // key words after the page (inlined callees)
+  std::uint64_t checksum;    // XXH3-64 of header (this field zero), key words and code
   std::uint8_t entries[kBitmapBytes];
   std::uint8_t used[kBitmapBytes];
 };
@@ -64,21 +64,23 @@ std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi
   h.version = kVersion;
   h.mode = static_cast<std::uint32_t>(mode);
   h.fingerprint = fingerprint_hash;
+  const std::size_t key_bytes = page.size() * 4;
   const cache::Hash128 page_hash =
-      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), kPageBytes));
+      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), key_bytes));
   h.page_hash_high = page_hash.high;
   h.page_hash_low = page_hash.low;
   h.code_length = static_cast<std::uint32_t>(compiled.code.size());
   h.function_offset = compiled.function_offset;
   h.alignment = compiled.alignment;
+  h.tail_words = static_cast<std::uint32_t>(page.size() - kPageWords);
   for (std::uint16_t e : compiled.entries) h.entries[e / 8] |= std::uint8_t(1u << (e % 8));
   if (!compiled.used_words.empty())
     std::memcpy(h.used, compiled.used_words.data(), std::min(kBitmapBytes, compiled.used_words.size()));
-  std::vector<std::byte> bytes(sizeof h + kPageBytes + compiled.code.size() + kHmacBytes);
+  std::vector<std::byte> bytes(sizeof h + key_bytes + compiled.code.size() + kHmacBytes);
   std::memcpy(bytes.data(), &h, sizeof h);
-  std::memcpy(bytes.data() + sizeof h, page.data(), kPageBytes);
+  std::memcpy(bytes.data() + sizeof h, page.data(), key_bytes);
   if (!compiled.code.empty())
-    std::memcpy(bytes.data() + sizeof h + kPageBytes, compiled.code.data(), compiled.code.size());
+    std::memcpy(bytes.data() + sizeof h + key_bytes, compiled.code.data(), compiled.code.size());
   const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kHmacBytes);
   h.checksum = cache::xxh3_64(signed_part);  // computed with the field still zero
   std::memcpy(bytes.data() + kChecksumOffset, &h.checksum, sizeof h.checksum);
@@ -96,9 +98,10 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
   if (std::memcmp(h.magic, kMagic, 8) != 0) return damaged("not a page file");
   if (h.version != kVersion)
     return damaged("version " + std::to_string(h.version) + ", expected " + std::to_string(kVersion));
-  if (bytes.size() != sizeof h + kPageBytes + std::uint64_t(h.code_length) + kHmacBytes)
-    return damaged("size " + std::to_string(bytes.size()) + " does not match its code length " +
-                   std::to_string(h.code_length));
+  const std::uint64_t key_bytes = kPageBytes + std::uint64_t(h.tail_words) * 4;
+  if (bytes.size() != sizeof h + key_bytes + std::uint64_t(h.code_length) + kHmacBytes)
+    return damaged("size " + std::to_string(bytes.size()) + " does not match its key and code lengths " +
+                   std::to_string(key_bytes) + " + " + std::to_string(h.code_length));
   if (h.function_offset >= h.code_length) return damaged("function offset outside the code");
   const std::span<const std::byte> signed_part = bytes.first(bytes.size() - kHmacBytes);
   if (checksum_of(signed_part) != h.checksum) return damaged("checksum mismatch");
@@ -116,8 +119,8 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
   c.fingerprint_hash = h.fingerprint;
   c.page_hash_high = h.page_hash_high;
   c.page_hash_low = h.page_hash_low;
-  c.page_words = bytes.subspan(sizeof h, kPageBytes);
-  const auto* code = reinterpret_cast<const std::uint8_t*>(bytes.data() + sizeof h + kPageBytes);
+  c.page_words = bytes.subspan(sizeof h, key_bytes);
+  const auto* code = reinterpret_cast<const std::uint8_t*>(bytes.data() + sizeof h + key_bytes);
   c.code.code.assign(code, code + h.code_length);
   c.code.function_offset = h.function_offset;
   c.code.alignment = h.alignment;

@@ -105,9 +105,9 @@ struct PageStore::Impl {
       for (std::uint32_t w : page) nonzero += w != 0;
       return {{nonzero, m}};
     }
-    std::vector<std::byte> bytes(kPageBytes + 4);
-    std::memcpy(bytes.data(), page.data(), kPageBytes);
-    std::memcpy(bytes.data() + kPageBytes, &m, 4);
+    std::vector<std::byte> bytes(page.size() * 4 + 4);
+    std::memcpy(bytes.data(), page.data(), page.size() * 4);
+    std::memcpy(bytes.data() + page.size() * 4, &m, 4);
     return {cache::xxh3_128(std::span<const std::byte>(bytes))};
   }
 };
@@ -164,10 +164,13 @@ PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const 
     impl_->store->remove(impl_->ns, key);
     return result;
   }
-  // The whole page is compared: no hash collision can serve code compiled for other bytes.
-  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), kPageBytes));
-  if (!impl_->faults.skip_compare && (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
-                                      std::memcmp(file.page_words.data(), page.data(), kPageBytes) != 0)) {
+  // The whole page and its inlined callees are compared: no hash collision can serve code compiled
+  // for other bytes.
+  const std::size_t key_bytes = page.size() * 4;
+  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), key_bytes));
+  if (!impl_->faults.skip_compare &&
+      (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
+       file.page_words.size() != key_bytes || std::memcmp(file.page_words.data(), page.data(), key_bytes) != 0)) {
     ++result.compare_rejected;
     return result;
   }

@@ -1,6 +1,7 @@
 // The dispatcher between compiled pages and the entries compiled code calls back (ctx->call,
 // ctx->resume): what runs when a compiled page leaves its page, calls or stops before a return.
 
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "vm_impl.h"
 
@@ -8,7 +9,8 @@ namespace kiln::jit {
 
 const PageCode* Vm::Impl::warm_up(std::size_t page) {
   if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
-  slots[page] = options.jit->request(program.page(page), jit_entries(program.page(page), program.entries[page]), mode);
+  slots[page] =
+      options.jit->request(page_key_words(program, page), jit_entries(program.page(page), program.entries[page]), mode);
   return slots[page]->code.load(std::memory_order_acquire);
 }
 

@@ -125,6 +125,7 @@ struct Vm::Impl {
     context.resume = &resume_from_page;
     context.vm = this;
     context.entries = call_entries.data();
+    context.defined = defined.data();
     for (std::size_t f = 0; f < p.functions.size(); ++f)
       starts.push_back({p.code(f), static_cast<std::size_t>(p.functions[f].frame_slots) + 1});
   }

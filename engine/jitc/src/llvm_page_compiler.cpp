@@ -104,7 +104,10 @@ std::string LlvmPageCompiler::fingerprint() const {
 Result<jit::CompiledPage> LlvmPageCompiler::compile(const jit::PageRequest& request) {
   auto machine = thread_target_machine(options_.opt_level);
   if (!machine) return machine.error();
-  const jit::PageShape shape = jit::analyze_page(request.words, request.entries);
+  if (request.words.size() < jit::kPageWords)
+    return make_error("a page has " + std::to_string(jit::kPageWords) + " words, not " +
+                      std::to_string(request.words.size()));
+  const jit::PageShape shape = jit::analyze_page(request.words.first(jit::kPageWords), request.entries);
   llvm::LLVMContext context;
   llvm::Module module("page", context);
   module.setTargetTriple((*machine)->getTargetTriple().str());

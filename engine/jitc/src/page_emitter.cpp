@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace kiln::jitc {
 namespace {
@@ -36,14 +37,24 @@ abi::HelperIndex helper_of(jit::MathFn fn) {
 class Emitter {
  public:
   Emitter(llvm::Module& module, const jit::PageRequest& request, const jit::PageShape& shape,
-          const EmitOptions& options)
+          std::span<const jit::InlineCallee> callees, const EmitOptions& options)
       : C_(module.getContext()),
         M_(module),
         B_(C_),
         entry_builder_(C_),
         req_(request),
-        shape_(shape),
-        options_(options) {}
+        words_(request.words.first(kPageWords)),
+        shape_(&shape),
+        options_(options) {
+    for (const jit::InlineCallee& callee : callees) {
+      Callee& c = callees_[callee.function];
+      c.params = callee.params;
+      c.words.assign(kPageWords, 0);  // analysed as a page entered at 0 (its code never reaches the padding)
+      std::copy(callee.code.begin(), callee.code.end(), c.words.begin());
+      const std::uint16_t start = 0;
+      c.shape = jit::analyze_page(c.words, std::span<const std::uint16_t>(&start, 1));
+    }
+  }
 
   std::vector<std::uint16_t> run() {
     i8_ = llvm::Type::getInt8Ty(C_);
@@ -91,9 +102,9 @@ class Emitter {
     entries_ = field_ptr(offsetof(abi::Context, entries), llvm::Type::getInt64PtrTy(C_));
 
     for (std::size_t k = 0; k < kPageWords; ++k)
-      if (shape_.starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
+      if (shape_->starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
     for (std::size_t k = 0; k < kPageWords; ++k)
-      if (shape_.starts[k]) emit_instruction(k);
+      if (shape_->starts[k]) emit_instruction(k);
 
     finish_calls();
     // A return stores the frame's registers, then its result over the first (where the caller reads it).
@@ -123,7 +134,7 @@ class Emitter {
     B_.CreateRet(B_.CreateOr(B_.CreateZExt(entry_arg_, i64_), llvm::ConstantInt::get(i64_, abi::kInterpretFlag)));
     std::vector<std::uint16_t> served;
     for (std::uint16_t e : req_.entries)
-      if (e < kPageWords && shape_.starts[e]) served.push_back(e);
+      if (e < kPageWords && shape_->starts[e]) served.push_back(e);
     auto* sw = entry_builder_.CreateSwitch(entry_arg_, other, unsigned(served.size()));
     for (std::uint16_t e : served) sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), blocks_[e]);
     return served;
@@ -145,8 +156,15 @@ class Emitter {
   }
   llvm::Value* current_regs(llvm::IRBuilder<>& b) { return b.CreateLoad(llvm::Type::getInt64PtrTy(C_), regs_slot_); }
 
-  // The SSA home of register r, loaded from the frame when the page is entered.
+  // The SSA home of register r, loaded from the frame when the page is entered. In an inlined
+  // callee: the callee's register r, set when the call starts (inline_call).
   llvm::AllocaInst* slot(int r) {
+    if (inline_) {
+      auto& home = inline_->regs[r];
+      if (!home)
+        home = entry_builder_.CreateAlloca(i64_, nullptr, "i" + std::to_string(inline_->k) + "r" + std::to_string(r));
+      return home;
+    }
     if (auto it = slots_.find(r); it != slots_.end()) return it->second;
     auto* a = entry_builder_.CreateAlloca(i64_, nullptr, "r" + std::to_string(r));
     entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, regs_, r)), tbaa_reg_),
@@ -162,21 +180,24 @@ class Emitter {
   }
   llvm::Value* num(int r) { return B_.CreateBitCast(raw(r), f64_); }
   void set_raw(int r, llvm::Value* v) {
-    written_.insert(r);
+    if (!inline_) written_.insert(r);
     B_.CreateStore(v, slot(r));
   }
   void set_num(int r, llvm::Value* v) { set_raw(r, B_.CreateBitCast(v, i64_)); }
   llvm::Value* flag(llvm::Value* i1) { return B_.CreateUIToFP(i1, f64_); }
   llvm::Value* real(double v) { return llvm::ConstantFP::get(f64_, v); }
 
+  // Where control goes to leave the page. An inlined callee leaves by running its whole call again
+  // in the interpreter: it changed nothing outside its own registers before.
   llvm::BasicBlock* exit(int target, bool interpret) {
+    if (inline_) return inline_->bail;
     auto& block = exits_[{target, interpret}];
     if (!block) block = llvm::BasicBlock::Create(C_, "exit" + std::to_string(target) + (interpret ? "i" : ""), F_);
     return block;
   }
   // Where control goes for page-relative `target`: its block, or an exit when it leaves the page.
   llvm::BasicBlock* go(int target) {
-    if (target >= 0 && target < int(kPageWords) && shape_.starts[std::size_t(target)])
+    if (target >= 0 && target < int(kPageWords) && shape_->starts[std::size_t(target)])
       return blocks_[std::size_t(target)];
     return exit(target, false);
   }
@@ -347,6 +368,56 @@ class Emitter {
     B_.CreateBr(go(next));
     calls_.push_back({start, reload, a});
   }
+  // A call at instruction k of a function inlined here (its code in the page's key words): the
+  // interpreter's checks (defined, call depth, one budget tick and cancellation), then the callee's
+  // code with registers of its own, its arguments copied in. Nothing is pushed; whatever stops the
+  // callee hands the whole call to the interpreter (see exit()). The tick is kept only once the
+  // callee returned, so the interpreter's run of the call counts it once.
+  void inline_call(std::size_t k, int a, std::uint32_t function, int next) {
+    const Callee& callee = callees_.at(function);
+    const std::string at = std::to_string(k);
+    auto* body = llvm::BasicBlock::Create(C_, "inline" + at, F_);
+    auto* done = llvm::BasicBlock::Create(C_, "inlined" + at, F_);
+    auto* defined = load_field(offsetof(abi::Context, defined), llvm::Type::getInt8PtrTy(C_));
+    auto* is_defined = B_.CreateLoad(i8_, B_.CreateConstInBoundsGEP1_64(i8_, defined, function));
+    llvm::Value* ok = B_.CreateAnd(B_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)),
+                                   B_.CreateICmpULT(load_field(offsetof(abi::Context, frame_count), i64_),
+                                                    load_field(offsetof(abi::Context, frame_limit), i64_)));
+    llvm::Value* count = nullptr;
+    if (req_.mode == abi::JitMode::kChecked) {
+      count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
+      ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
+    }
+    B_.CreateCondBr(ok, body, exit(int(k), true));
+
+    Inline frame{k, a, exit(int(k), true), done, {}};
+    std::map<std::size_t, llvm::BasicBlock*> callee_blocks;
+    for (std::size_t j = 0; j < kPageWords; ++j)
+      if (callee.shape.starts[j])
+        callee_blocks[j] = llvm::BasicBlock::Create(C_, "i" + at + "w" + std::to_string(j), F_);
+    B_.SetInsertPoint(body);
+    B_.CreateBr(callee_blocks.at(0));
+    const auto page_words = std::exchange(words_, std::span<const std::uint32_t>(callee.words));
+    const jit::PageShape* page_shape = std::exchange(shape_, &callee.shape);
+    std::swap(blocks_, callee_blocks);
+    inline_ = &frame;
+    for (const auto& [j, block] : blocks_) emit_instruction(j);
+    inline_ = nullptr;
+    std::swap(blocks_, callee_blocks);
+    words_ = page_words;
+    shape_ = page_shape;
+
+    // The callee's registers start as its arguments (the rest as zero: it writes before it reads).
+    llvm::IRBuilder<> start(body->getTerminator());
+    for (const auto& [r, home] : frame.regs)
+      start.CreateStore(r < callee.params ? static_cast<llvm::Value*>(start.CreateLoad(i64_, slot(a + r)))
+                                          : llvm::ConstantInt::get(i64_, 0),
+                        home);
+    B_.SetInsertPoint(done);
+    if (count) B_.CreateStore(count, count_slot_);
+    B_.CreateBr(go(next));
+  }
+
   // Before a call, the registers from a up that this page wrote go to memory (the others are there
   // already); after it, the result is read back. The registers above a are the callee's frame: the
   // bytecode never reads one after a call before writing it (the interpreter's callee overwrites
@@ -375,10 +446,10 @@ class Emitter {
 
   void emit_instruction(std::size_t k) {
     B_.SetInsertPoint(blocks_[k]);
-    const auto& page = req_.words;
+    const auto& page = words_;
     const std::uint32_t w = page[k];
     const std::size_t n = jit::instruction_words(page, k);
-    if (n == 0 || shape_.straddles[k]) {  // not an instruction here, or it runs past the page
+    if (n == 0 || shape_->straddles[k]) {  // not an instruction here, or it runs past the page
       B_.CreateBr(exit(int(k), true));
       return;
     }
@@ -496,7 +567,13 @@ class Emitter {
         B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
         return;
       }
-      case Op::kCall: emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next); return;
+      case Op::kCall:
+        if (!inline_ && callees_.count(jit::ud_of(w))) {
+          inline_call(k, a, jit::ud_of(w), next);
+          return;
+        }
+        emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next);
+        return;
       case Op::kCallR: {
         // The function value is a whole number; a saturating conversion keeps anything else defined.
         auto* fn =
@@ -506,6 +583,14 @@ class Emitter {
       }
       case Op::kRet:
       case Op::kRet0: {
+        if (inline_) {  // the result goes to the caller's register, and the caller goes on
+          llvm::Value* result = jit::op_of(w) == Op::kRet ? raw(a) : llvm::ConstantInt::get(i64_, 0);
+          Inline* callee = std::exchange(inline_, nullptr);
+          set_raw(callee->a, result);
+          inline_ = callee;
+          B_.CreateBr(callee->done);
+          return;
+        }
         const int value = jit::op_of(w) == Op::kRet ? a : -1;
         if (value >= 0) slot(value);
         auto* block = llvm::BasicBlock::Create(C_, "return" + std::to_string(k), F_);
@@ -524,8 +609,23 @@ class Emitter {
   llvm::Module& M_;
   llvm::IRBuilder<> B_, entry_builder_;
   const jit::PageRequest& req_;
-  const jit::PageShape& shape_;
+  std::span<const std::uint32_t> words_;  // the code being emitted: the page, or an inlined callee's
+  const jit::PageShape* shape_;
   EmitOptions options_;
+  struct Callee {  // a function inlined where this page calls it
+    int params = 0;
+    std::vector<std::uint32_t> words;  // its code, padded to a page
+    jit::PageShape shape;
+  };
+  std::map<std::uint32_t, Callee> callees_;
+  struct Inline {                           // the inlined call being emitted
+    std::size_t k;                          // the call instruction
+    int a;                                  // its first argument register, where the result goes
+    llvm::BasicBlock* bail;                 // the interpreter runs the call
+    llvm::BasicBlock* done;                 // the callee returned
+    std::map<int, llvm::AllocaInst*> regs;  // the callee's registers
+  };
+  Inline* inline_ = nullptr;
   llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
   llvm::Type* f64_ = nullptr;
   llvm::FunctionType* helper_type_ = nullptr;
@@ -562,8 +662,9 @@ class Emitter {
 
 Result<std::vector<std::uint16_t>> emit_page(llvm::Module& module, const jit::PageRequest& request,
                                              const jit::PageShape& shape, const EmitOptions& options) {
-  if (request.words.size() != kPageWords) return make_error("a page has " + std::to_string(kPageWords) + " words");
-  Emitter emitter(module, request, shape, options);
+  auto callees = jit::inline_callees(request.words);
+  if (!callees) return callees.error();
+  Emitter emitter(module, request, shape, *callees, options);
   return emitter.run();
 }
 

@@ -5,6 +5,7 @@
 #include <llvm/IR/Module.h>
 
 #include "kiln/core/result.h"
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/page_compiler.h"
 
@@ -17,7 +18,8 @@ struct EmitOptions {
 };
 
 // Adds the page function to `module`. The entries served are the request's entries that start an
-// instruction; they are returned.
+// instruction; they are returned. `shape` is the page's own (its first kPageWords key words); the
+// callees after them are inlined where the page calls them.
 Result<std::vector<std::uint16_t>> emit_page(llvm::Module& module, const jit::PageRequest& request,
                                              const jit::PageShape& shape, const EmitOptions& options);
 

@@ -1,6 +1,6 @@
 #pragma once
 // Compiled pages shipped inside the scripts pack (ahead of time): the cook stores each
-// page's code with the page's own bytes; the player serves them to its JitRuntime through an
+// page's code with the page's key words (its bytes and its inlined callees: inlining.h); the player serves them to its JitRuntime through an
 // AotSource. A shipped pack's pages are as trusted as the player binary itself: integrity comes from
 // the pack's checksums, and every hit is still compared with the page's bytes in full.
 //
@@ -18,7 +18,8 @@
 
 namespace kiln::jit {
 
-// "<xxh3-128 of the page bytes>-<mode>": the id of a page's entry in the scripts pack.
+// "<xxh3-128 of the page's key words>-<mode>": the id of a page's entry in the scripts pack. `page` is
+// the page's key words here and below.
 std::string aot_page_id(std::span<const std::uint32_t> page, abi::JitMode mode);
 std::vector<std::byte> encode_aot_page(std::span<const std::uint32_t> page, const StoredPage& code);
 // The code of `page` from an entry's bytes; nullopt when the entry holds another page's code (a

@@ -27,6 +27,11 @@
 // the page exits to the interpreter at the call; when the callee failed (an error to report) the
 // page exits at once with kFailedFlag, the error kept by the interpreter.
 //
+// A call of a small leaf function may be compiled into the caller's page instead (inlining.h): it
+// checks what the interpreter's call would (defined, call depth, one budget tick, cancellation),
+// pushes no frame, and when its code stops before returning, it exits to the interpreter at the
+// call, which runs the whole call again (the inlined code changes nothing before it stops).
+//
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
 // helper table (math functions: no libcalls, no host address in the code), the call entry, the
 // budget counter and the cancellation flag. So the code bakes no address and a blob of it runs in
@@ -123,7 +128,8 @@ struct Context {
   std::uint64_t frame_limit;  // a direct call needs frame_count < frame_limit
   Value* stack;               // the register stack (every frame's registers)
   Value* stack_end;
-  std::uint64_t native_left;  // calls that may still nest on the machine stack
+  std::uint64_t native_left;    // calls that may still nest on the machine stack
+  const std::uint8_t* defined;  // per function: non-zero once its definition ran (an inlined call checks it)
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 

@@ -89,7 +89,8 @@ class JitRuntime {
   JitRuntime(const JitRuntime&) = delete;
   JitRuntime& operator=(const JitRuntime&) = delete;
 
-  // The slot of (page, mode), starting its load or compile for `entries` if it is new.
+  // The slot of (page, mode), starting its load or compile for `entries` if it is new. `page` is the
+  // page's key words (page_key_words(): the page and the callees it inlines).
   std::shared_ptr<PageSlot> request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
                                     abi::JitMode mode);
   // Ahead of time (the cook): every page of `program` with all its

@@ -17,7 +17,7 @@
 namespace kiln::jit {
 
 struct PageRequest {
-  std::span<const std::uint32_t> words;  // kPageWords
+  std::span<const std::uint32_t> words;  // the page's key words: its kPageWords words, then its inlined callees
   std::vector<std::uint16_t> entries;    // sorted, distinct
   abi::JitMode mode = abi::JitMode::kChecked;
 };

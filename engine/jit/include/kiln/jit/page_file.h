@@ -1,8 +1,9 @@
 #pragma once
 // The page store's file (.jc): a 64-byte header (magic, version, mode, fingerprint hash, page hash,
-// code length, function offset, alignment, XXH3-64 checksum) and two bitmaps of the page's words
-// (the entries the code serves, the words it depends on), the page's 1024 words, the code, and an
-// HMAC-SHA256 of everything before it under the store's per-user key.
+// code length, function offset, alignment, key words after the page, XXH3-64 checksum) and two
+// bitmaps of the page's words (the entries the code serves, the words it depends on), the page's key
+// words (its 1024 words and the inlined callees: inlining.h), the code, and an HMAC-SHA256 of
+// everything before it under the store's per-user key.
 //
 // Reading checks the framing and the checksum (a torn or damaged file), then the HMAC (a file this
 // user's Kiln did not write). What the file is for (fingerprint, mode, page bytes) is the caller's
@@ -25,7 +26,7 @@ struct PageFileContents {
   std::uint32_t mode = 0;  // abi::JitMode as stored; the caller compares it
   std::uint64_t fingerprint_hash = 0;
   std::uint64_t page_hash_high = 0, page_hash_low = 0;
-  std::span<const std::byte> page_words;  // kPageWords * 4 bytes inside the checked file
+  std::span<const std::byte> page_words;  // the key words (at least kPageWords) inside the checked file
   StoredPage code;                        // entries sorted and below kPageWords
 };
 
@@ -49,8 +50,8 @@ std::vector<std::uint16_t> page_file_entries_unchecked(std::span<const std::byte
 
 inline constexpr std::size_t kPageFileHeaderBytes = 64 + 2 * (kPageWords / 8);
 
-// The largest file a store reads: the header, the page and 64 MiB of code (a page compiles to
+// The largest file a store reads: the header, the key words and 64 MiB of code (a page compiles to
 // tens of KiB).
-inline constexpr std::uint64_t kMaxPageFileBytes = (64ull << 20) + 8192;
+inline constexpr std::uint64_t kMaxPageFileBytes = (64ull << 20) + (1ull << 20);
 
 }  // namespace kiln::jit

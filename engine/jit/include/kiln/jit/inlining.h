@@ -1,0 +1,48 @@
+#pragma once
+// Small callees compiled into their callers' pages. The caller's code then depends on bytes outside
+// its page: the code of the functions it inlines. Those bytes follow the page's own words in what
+// the JIT keys, stores and compares (the page's key words), so an edit of an inlined callee changes
+// the caller's key and never serves the caller's old code.
+//
+// Key words: the page's kPageWords words, then for each inlined callee (by function index, rising)
+//   function index, parameter count, code length n, and its n code words.
+//
+// A callee is inlined when its whole code is a short leaf that never needs a frame of its own: at
+// most kMaxInlineWords words, no calls, no loops (no backward branch: nothing counts against the
+// budget inside it), and nothing that changes state outside its registers (printing, host calls,
+// allocation, stores to module variables or arrays, definitions). Whatever may still stop it (an
+// array index out of range) stops it before it changed anything, so the interpreter can run the
+// whole call again from its start and report the error where the interpreter would.
+//
+// Thread-safety: pure functions.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/jit/bytecode.h"
+
+namespace kiln::jit {
+
+inline constexpr std::size_t kMaxInlineWords = 64;
+
+// Whether a function with this code is inlined where it is called by index.
+bool inlinable(std::span<const std::uint32_t> code);
+
+// The words that key program page `page`: the page, then the callees its calls (reachable from the
+// page's program entries) inline.
+std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t page);
+
+struct InlineCallee {
+  std::uint32_t function = 0;
+  int params = 0;
+  std::span<const std::uint32_t> code;  // inside the key words
+};
+
+// The callees after the page in `key_words`; an error for anything but kPageWords words followed
+// by well-formed records of inlinable code in rising function order.
+Result<std::vector<InlineCallee>> inline_callees(std::span<const std::uint32_t> key_words);
+
+}  // namespace kiln::jit

@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "kiln/jit/inlining.h"
+#include "kiln/jitc/llvm_page_compiler.h"
+#include "kiln/lang/script.h"
+
+using namespace kiln;
+using namespace kiln::jit;
+
+namespace {
+
+// The code of the script's function `name`.
+std::vector<std::uint32_t> code_of(const std::string& source, const std::string& name) {
+  auto program = lang::compile_script("inline.lua", source);
+  REQUIRE_MESSAGE(program, program.error().message);
+  for (std::size_t f = 0; f < program->functions.size(); ++f)
+    if (program->functions[f].name == name) return {program->code(f), program->code(f) + program->functions[f].words};
+  FAIL("no function " << name);
+  return {};
+}
+
+// A page that calls function 1 (an empty chunk's first page: its words past the call are zero).
+std::vector<std::uint32_t> calling_page() {
+  std::vector<std::uint32_t> page(kPageWords, 0);
+  page[0] = encode_ad(Op::kCall, 0, 1);
+  page[1] = encode_abc(Op::kRet0, 0, 0, 0);
+  return page;
+}
+
+}  // namespace
+
+TEST_SUITE("jit") {
+  TEST_CASE("small leaves are inlined - calls - loops - stores - output and long code are not") {
+    auto leaf = [](const std::string& body) {
+      return code_of("function f(a, x)\n" + body + "\nend\nprint(f({1, 2, 3}, 2))\n", "f");
+    };
+    CHECK(inlinable(leaf("return x * x + 1")));
+    CHECK(inlinable(leaf("if x < 1 then return 1 end\nif x > 3 then return 3 end\nreturn x")));
+    CHECK(inlinable(leaf("return a[x] + #a")));
+    CHECK(inlinable(leaf("return math.sqrt(x) + math.max(x, 2)")));
+    CHECK_FALSE(inlinable(leaf("local s = 0\nfor i = 1, x do s = s + i end\nreturn s")));  // a loop
+    CHECK_FALSE(inlinable(leaf("a[1] = x\nreturn x")));                                    // a store
+    CHECK_FALSE(inlinable(leaf("print(x)\nreturn x")));                                    // output
+    CHECK_FALSE(inlinable(leaf("if x > 5 then return x end\nreturn f(a, x + 1)")));        // a call
+    std::string sum = "return x";
+    for (int i = 0; i < 30; ++i) sum += " + " + std::to_string(i) + ".5";  // a LOADN and an ADD each
+    CHECK_FALSE(inlinable(leaf(sum)));
+    CHECK_FALSE(inlinable({}));
+  }
+
+  TEST_CASE("a page's key words hold exactly the callees it inlines") {
+    auto program = lang::compile_script("keys.lua",
+                                        "function sq(x) return x * x end\n"
+                                        "function loop(x) local s = 0 for i = 1, x do s = s + i end return s end\n"
+                                        "print(sq(3) + loop(3) + sq(4))\n");
+    REQUIRE(program);
+    const std::vector<std::uint32_t> key = page_key_words(*program, 0);
+    auto callees = inline_callees(key);
+    REQUIRE_MESSAGE(callees, callees.error().message);
+    REQUIRE(callees->size() == 1);  // sq once, loop not at all
+    CHECK(program->functions[(*callees)[0].function].name == "sq");
+    CHECK((*callees)[0].params == 1);
+    CHECK(std::equal((*callees)[0].code.begin(), (*callees)[0].code.end(), program->code(1)));
+    CHECK(key.size() == kPageWords + 3 + program->functions[1].words);
+  }
+
+  TEST_CASE("the compiler refuses malformed key words with a message - never compiles them") {
+    jitc::LlvmPageCompiler compiler;
+    const std::vector<std::uint32_t> leaf = code_of("function f(x) return x + 1 end\nprint(f(1))\n", "f");
+    auto compile = [&](std::vector<std::uint32_t> words) {
+      return compiler.compile({words, {0}, abi::JitMode::kChecked});
+    };
+    auto with_tail = [&](std::vector<std::uint32_t> tail) {
+      std::vector<std::uint32_t> words = calling_page();
+      words.insert(words.end(), tail.begin(), tail.end());
+      return words;
+    };
+    std::vector<std::uint32_t> good = {1, 1, std::uint32_t(leaf.size())};
+    good.insert(good.end(), leaf.begin(), leaf.end());
+    auto compiled = compile(with_tail(good));
+    REQUIRE_MESSAGE(compiled, compiled.error().message);
+    CHECK(compiled->entries == std::vector<std::uint16_t>{0});
+
+    auto refused = [&](std::vector<std::uint32_t> words, const std::string& problem) {
+      auto r = compile(std::move(words));
+      REQUIRE_FALSE(r);
+      CHECK_MESSAGE(r.error().message.find(problem) != std::string::npos, r.error().message);
+    };
+    refused(std::vector<std::uint32_t>(100, 0), "a page has 1024 words");
+    refused(with_tail({1, 1}), "truncated");
+    refused(with_tail({1, 1, 5000}), "code runs past the key");
+    refused(with_tail({1, 300, 1, encode_abc(Op::kRet0, 0, 0, 0)}), "300 parameters");
+    refused(with_tail({1, 1, 1, encode_ad(Op::kCall, 0, 1)}), "code that is not inlined");
+    std::vector<std::uint32_t> twice = good;
+    twice.insert(twice.end(), good.begin(), good.end());
+    refused(with_tail(twice), "out of order");
+  }
+}
