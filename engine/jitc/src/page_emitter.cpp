@@ -9,6 +9,8 @@
 #include <set>
 #include <utility>
 
+#include "kiln/jit/register_liveness.h"
+
 namespace kiln::jitc {
 namespace {
 
@@ -95,7 +97,10 @@ class Emitter {
     // The budget counter lives in a register while the page runs, stored back at every exit.
     count_slot_ = entry_builder_.CreateAlloca(i64_, nullptr, "counted");
     entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
-    budget_ = field_value(offsetof(abi::Context, budget), i64_);
+    // The last count a tick may reach (no budget: never stops), decided once per entry.
+    auto* budget = field_value(offsetof(abi::Context, budget), i64_);
+    budget_ = entry_builder_.CreateSelect(entry_builder_.CreateICmpEQ(budget, llvm::ConstantInt::get(i64_, 0)),
+                                          llvm::ConstantInt::get(i64_, ~std::uint64_t{0}), budget);
     cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
     call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
     call_ = field_ptr(offsetof(abi::Context, call), call_type_->getPointerTo());
@@ -107,11 +112,11 @@ class Emitter {
       if (shape_->starts[k]) emit_instruction(k);
 
     finish_calls();
-    // A return stores the frame's registers, then its result over the first (where the caller reads it).
+    // A return stores its result over the frame's first register (where the caller reads it): the
+    // frame ends, nothing reads its other registers again.
     for (const ReturnSite& site : returns_) {
       B_.SetInsertPoint(site.block);
       auto* regs = current_regs(B_);
-      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
       llvm::Value* result = llvm::ConstantInt::get(i64_, 0);
       if (site.value >= 0) result = B_.CreateLoad(i64_, slots_.at(site.value));
       tagged(B_.CreateStore(result, reg_ptr(B_, regs, 0)), tbaa_reg_);
@@ -119,11 +124,17 @@ class Emitter {
         tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(site.k), false) | abi::kReturnedFlag));
     }
-    // Every exit stores the registers the page writes, then says where to continue.
+    // Every exit stores the registers the page writes that may be read from there on, then says
+    // where to continue.
+    const std::vector<jit::RegisterSet> live = jit::live_registers(words_, *shape_);
     for (auto& [key, block] : exits_) {
       B_.SetInsertPoint(block);
       auto* regs = current_regs(B_);
-      for (int r : written_) tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
+      const int target = key.first;
+      const bool in_page = target >= 0 && target < int(kPageWords) && shape_->starts[std::size_t(target)];
+      for (int r : written_)
+        if (!in_page || live[std::size_t(target)].test(std::size_t(r)))
+          tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
         tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
@@ -207,8 +218,7 @@ class Emitter {
   // Whether a tick that brings the budget counter to `count` must stop: over a set budget, or
   // cancelled (the interpreter then runs the instruction and reports it).
   llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
-    auto* limited = b.CreateICmpNE(budget_, llvm::ConstantInt::get(i64_, 0));
-    auto* over = b.CreateAnd(limited, b.CreateICmpUGT(count, budget_));
+    auto* over = b.CreateICmpUGT(count, budget_);
     auto* flag = b.CreateLoad(i8_, cancelled_);
     flag->setAtomic(llvm::AtomicOrdering::Monotonic);
     flag->setAlignment(llvm::Align(1));
@@ -257,13 +267,18 @@ class Emitter {
         B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
                           llvm::Type::getInt64PtrTy(C_));
     auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
-    auto* ok = B_.CreateAnd(
-        B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateUIToFP(size, f64_))),
-        B_.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, index), index));
+    // Sizes stay far below 2^53 (no memory holds that many elements): signed conversions are exact. Within
+    // [1, size] the index converts to an integer, which must convert back to the same number.
+    auto* in_bounds =
+        B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateSIToFP(size, f64_)));
+    auto* bounded = llvm::BasicBlock::Create(C_, "bounded" + std::to_string(k), F_);
     auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
-    B_.CreateCondBr(ok, in_range, exit(int(k), true));
+    B_.CreateCondBr(in_bounds, bounded, exit(int(k), true));
+    B_.SetInsertPoint(bounded);
+    auto* whole = B_.CreateFPToSI(index, i64_);
+    B_.CreateCondBr(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), in_range, exit(int(k), true));
     B_.SetInsertPoint(in_range);
-    auto* i = B_.CreateSub(B_.CreateFPToUI(index, i64_), llvm::ConstantInt::get(i64_, 1));
+    auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
     return B_.CreateInBoundsGEP(i64_, data, i);
   }
 
@@ -378,11 +393,7 @@ class Emitter {
     const std::string at = std::to_string(k);
     auto* body = llvm::BasicBlock::Create(C_, "inline" + at, F_);
     auto* done = llvm::BasicBlock::Create(C_, "inlined" + at, F_);
-    auto* defined = load_field(offsetof(abi::Context, defined), llvm::Type::getInt8PtrTy(C_));
-    auto* is_defined = B_.CreateLoad(i8_, B_.CreateConstInBoundsGEP1_64(i8_, defined, function));
-    llvm::Value* ok = B_.CreateAnd(B_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)),
-                                   B_.CreateICmpULT(load_field(offsetof(abi::Context, frame_count), i64_),
-                                                    load_field(offsetof(abi::Context, frame_limit), i64_)));
+    llvm::Value* ok = inline_allowed(function);
     llvm::Value* count = nullptr;
     if (req_.mode == abi::JitMode::kChecked) {
       count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
@@ -416,6 +427,23 @@ class Emitter {
     B_.SetInsertPoint(done);
     if (count) B_.CreateStore(count, count_slot_);
     B_.CreateBr(go(next));
+  }
+
+  // Whether the callee is defined and one more frame fits, decided once per entry of the page: while
+  // it runs, the frame count is the same at each of its instructions (calls return to it), and a
+  // function once defined stays defined (one defined later is only inlined from the next entry on).
+  llvm::Value* inline_allowed(std::uint32_t function) {
+    auto& allowed = inline_allowed_[function];
+    if (allowed) return allowed;
+    if (!frame_room_)
+      frame_room_ = entry_builder_.CreateICmpULT(field_value(offsetof(abi::Context, frame_count), i64_),
+                                                 field_value(offsetof(abi::Context, frame_limit), i64_));
+    auto* defined = field_ptr(offsetof(abi::Context, defined), i8_->getPointerTo());
+    auto* is_defined =
+        entry_builder_.CreateLoad(i8_, entry_builder_.CreateConstInBoundsGEP1_64(i8_, defined, function));
+    allowed =
+        entry_builder_.CreateAnd(entry_builder_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)), frame_room_);
+    return allowed;
   }
 
   // Before a call, the registers from a up that this page wrote go to memory (the others are there
@@ -519,7 +547,7 @@ class Emitter {
       }
       case Op::kLen: {
         auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
-        set_num(a, B_.CreateUIToFP(
+        set_num(a, B_.CreateSIToFP(
                        tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_), f64_));
         break;
       }
@@ -626,6 +654,8 @@ class Emitter {
     std::map<int, llvm::AllocaInst*> regs;  // the callee's registers
   };
   Inline* inline_ = nullptr;
+  llvm::Value* frame_room_ = nullptr;                     // frame_count < frame_limit at entry
+  std::map<std::uint32_t, llvm::Value*> inline_allowed_;  // per inlined callee
   llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
   llvm::Type* f64_ = nullptr;
   llvm::FunctionType* helper_type_ = nullptr;
