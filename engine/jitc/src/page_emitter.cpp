@@ -84,27 +84,23 @@ class Emitter {
     tbaa_header_ = tag("array header");
     tbaa_element_ = tag("array element");
     tbaa_count_ = tag("budget counter");
+    tbaa_context_ = tag("context");
 
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
     entry_builder_.SetInsertPoint(entry);
     // The frame's registers: where the page was entered, and where they are now (a call may move them).
-    regs_ = field_ptr(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
+    regs_ = entry_field(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
     regs_slot_ = entry_builder_.CreateAlloca(llvm::Type::getInt64PtrTy(C_), nullptr, "regs");
     entry_builder_.CreateStore(regs_, regs_slot_);
-    module_ = field_ptr(offsetof(abi::Context, module), llvm::Type::getInt64PtrTy(C_));
-    helpers_ = field_ptr(offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo());
-    counted_ = field_ptr(offsetof(abi::Context, counted), llvm::Type::getInt64PtrTy(C_));
     // The budget counter lives in a register while the page runs, stored back at every exit.
     count_slot_ = entry_builder_.CreateAlloca(i64_, nullptr, "counted");
-    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
+    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted(entry_builder_)), tbaa_count_),
+                               count_slot_);
     // The last count a tick may reach (no budget: never stops), decided once per entry.
-    auto* budget = field_value(offsetof(abi::Context, budget), i64_);
+    auto* budget = entry_field(offsetof(abi::Context, budget), i64_);
     budget_ = entry_builder_.CreateSelect(entry_builder_.CreateICmpEQ(budget, llvm::ConstantInt::get(i64_, 0)),
                                           llvm::ConstantInt::get(i64_, ~std::uint64_t{0}), budget);
-    cancelled_ = field_ptr(offsetof(abi::Context, cancelled), llvm::Type::getInt8PtrTy(C_));
     call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
-    call_ = field_ptr(offsetof(abi::Context, call), call_type_->getPointerTo());
-    entries_ = field_ptr(offsetof(abi::Context, entries), llvm::Type::getInt64PtrTy(C_));
 
     for (std::size_t k = 0; k < kPageWords; ++k)
       if (shape_->starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
@@ -121,7 +117,7 @@ class Emitter {
       if (site.value >= 0) result = B_.CreateLoad(i64_, slots_.at(site.value));
       tagged(B_.CreateStore(result, reg_ptr(B_, regs, 0)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
-        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(site.k), false) | abi::kReturnedFlag));
     }
     // Every exit stores the registers the page writes that may be read from there on, then says
@@ -136,7 +132,7 @@ class Emitter {
         if (!in_page || live[std::size_t(target)].test(std::size_t(r)))
           tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
-        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+        tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
     }
     // Entering anywhere else: back to the interpreter, nothing changed.
@@ -152,16 +148,8 @@ class Emitter {
   }
 
  private:
-  llvm::Value* field_addr(std::size_t offset, llvm::Type* pointee) {
-    auto* at = entry_builder_.CreateConstInBoundsGEP1_64(i8_, ctx_, offset);
-    return entry_builder_.CreateBitCast(at, pointee->getPointerTo());
-  }
-  llvm::Value* field_ptr(std::size_t offset, llvm::Type* type) {
-    return entry_builder_.CreateLoad(type, field_addr(offset, type));
-  }
-  llvm::Value* field_value(std::size_t offset, llvm::Type* type) {
-    return entry_builder_.CreateLoad(type, field_addr(offset, type));
-  }
+  // A context field loaded once when the page is entered.
+  llvm::Value* entry_field(std::size_t offset, llvm::Type* type) { return ctx_load(entry_builder_, offset, type); }
   llvm::Value* reg_ptr(llvm::IRBuilder<>& b, llvm::Value* regs, int r) {
     return b.CreateConstInBoundsGEP1_64(i64_, regs, r);
   }
@@ -219,7 +207,7 @@ class Emitter {
   // cancelled (the interpreter then runs the instruction and reports it).
   llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
     auto* over = b.CreateICmpUGT(count, budget_);
-    auto* flag = b.CreateLoad(i8_, cancelled_);
+    auto* flag = b.CreateLoad(i8_, ctx_load(b, offsetof(abi::Context, cancelled), i8_->getPointerTo()));
     flag->setAtomic(llvm::AtomicOrdering::Monotonic);
     flag->setAlignment(llvm::Align(1));
     return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
@@ -242,8 +230,11 @@ class Emitter {
     return B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, id, {f64_}), {x});
   }
   llvm::Value* helper(abi::HelperIndex index, llvm::Value* x, llvm::Value* y) {
-    auto* table = B_.CreateLoad(helper_type_->getPointerTo(),
-                                B_.CreateConstInBoundsGEP1_64(helper_type_->getPointerTo(), helpers_, index));
+    auto* table = B_.CreateLoad(
+        helper_type_->getPointerTo(),
+        B_.CreateConstInBoundsGEP1_64(
+            helper_type_->getPointerTo(),
+            ctx_load(B_, offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo()), index));
     auto* call = B_.CreateCall(helper_type_, table, {x, y});
     call->addFnAttr(llvm::Attribute::NoUnwind);
     call->addFnAttr(llvm::Attribute::ReadNone);  // math only: no memory the page can see
@@ -304,9 +295,10 @@ class Emitter {
     B_.CreateBr(start);
 
     B_.SetInsertPoint(start);  // the argument stores go first (finish_calls)
-    if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted_), tbaa_count_);
+    if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
     auto* regs = current_regs(B_);
-    auto* entry = B_.CreateInBoundsGEP(i64_, entries_, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
+    auto* entries = ctx_load(B_, offsetof(abi::Context, entries), i64_->getPointerTo());
+    auto* entry = B_.CreateInBoundsGEP(i64_, entries, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
     auto* code = B_.CreateLoad(i64_, entry);
     auto* needed = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entry, 1));
     auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
@@ -340,7 +332,7 @@ class Emitter {
     B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 3));
     store_field(offsetof(abi::Context, frame_count), B_.CreateAdd(frame_count, one));
     store_field(offsetof(abi::Context, native_left), B_.CreateSub(native_left, one));
-    if (checked) tagged(B_.CreateStore(count, counted_), tbaa_count_);
+    if (checked) tagged(B_.CreateStore(count, counted(B_)), tbaa_count_);
     auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
     store_field(offsetof(abi::Context, regs), B_.CreateConstInBoundsGEP1_64(i64_, regs, a));
     auto* page_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
@@ -367,7 +359,8 @@ class Emitter {
 
     // Through the interpreter's call entry, which may also say no (the interpreter then runs it).
     B_.SetInsertPoint(indirect);
-    auto* status = B_.CreateCall(call_type_, call_, {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
+    auto* status = B_.CreateCall(call_type_, ctx_load(B_, offsetof(abi::Context, call), call_type_->getPointerTo()),
+                                 {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
     status->addFnAttr(llvm::Attribute::NoUnwind);
     auto* sw = B_.CreateSwitch(status, exit(int(k), true), 2);
     sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallReturned), returned);
@@ -379,7 +372,7 @@ class Emitter {
     B_.SetInsertPoint(failed);  // the run is over: nothing to store
     B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(k), true) | abi::kFailedFlag));
     B_.SetInsertPoint(reload);
-    if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted_), tbaa_count_), count_slot_);
+    if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_), count_slot_);
     B_.CreateBr(go(next));
     calls_.push_back({start, reload, a});
   }
@@ -436,9 +429,9 @@ class Emitter {
     auto& allowed = inline_allowed_[function];
     if (allowed) return allowed;
     if (!frame_room_)
-      frame_room_ = entry_builder_.CreateICmpULT(field_value(offsetof(abi::Context, frame_count), i64_),
-                                                 field_value(offsetof(abi::Context, frame_limit), i64_));
-    auto* defined = field_ptr(offsetof(abi::Context, defined), i8_->getPointerTo());
+      frame_room_ = entry_builder_.CreateICmpULT(entry_field(offsetof(abi::Context, frame_count), i64_),
+                                                 entry_field(offsetof(abi::Context, frame_limit), i64_));
+    auto* defined = entry_field(offsetof(abi::Context, defined), i8_->getPointerTo());
     auto* is_defined =
         entry_builder_.CreateLoad(i8_, entry_builder_.CreateConstInBoundsGEP1_64(i8_, defined, function));
     allowed =
@@ -462,12 +455,19 @@ class Emitter {
                         slot(call.a));
     }
   }
-  llvm::Value* load_field(std::size_t offset, llvm::Type* type) {
-    return B_.CreateLoad(type, field_addr_at(B_, offset, type));
-  }
+  llvm::Value* load_field(std::size_t offset, llvm::Type* type) { return ctx_load(B_, offset, type); }
   void store_field(std::size_t offset, llvm::Value* value) {
-    B_.CreateStore(value, field_addr_at(B_, offset, value->getType()));
+    tagged(B_.CreateStore(value, field_addr_at(B_, offset, value->getType())), tbaa_context_);
   }
+  // A context field, loaded where it is used: nothing stays live across the page for it (a call
+  // would spill it), and loads between calls fold into one (only calls and context stores alias).
+  llvm::Value* ctx_load(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* type) {
+    return tagged(b.CreateLoad(type, field_addr_at(b, offset, type)), tbaa_context_);
+  }
+  llvm::Value* counted(llvm::IRBuilder<>& b) {
+    return ctx_load(b, offsetof(abi::Context, counted), i64_->getPointerTo());
+  }
+  llvm::Value* module_ptr() { return ctx_load(B_, offsetof(abi::Context, module), i64_->getPointerTo()); }
   llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee) {
     return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx_, offset), pointee->getPointerTo());
   }
@@ -492,11 +492,11 @@ class Emitter {
       case Op::kLoadB: set_num(a, real(b)); break;
       case Op::kMove: set_raw(a, raw(b)); break;
       case Op::kGetMod:
-        set_raw(a,
-                tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_));
+        set_raw(a, tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_ptr(), jit::ud_of(w))),
+                          tbaa_module_));
         break;
       case Op::kSetMod:
-        tagged(B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_, jit::ud_of(w))), tbaa_module_);
+        tagged(B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_ptr(), jit::ud_of(w))), tbaa_module_);
         break;
       case Op::kAdd: set_num(a, B_.CreateFAdd(num(b), num(c))); break;
       case Op::kSub: set_num(a, B_.CreateFSub(num(b), num(c))); break;
@@ -664,7 +664,7 @@ class Emitter {
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
-               *tbaa_count_ = nullptr;
+               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr;
   struct CallSite {
     llvm::BasicBlock* start;   // the registers from a up are stored at its start
     llvm::BasicBlock* reload;  // and read back here
@@ -678,10 +678,7 @@ class Emitter {
   };
   std::vector<ReturnSite> returns_;
   llvm::AllocaInst* regs_slot_ = nullptr;
-  llvm::Value* call_ = nullptr;
-  llvm::Value* entries_ = nullptr;  // ctx->entries, as i64 pairs
-  llvm::Value *regs_ = nullptr, *module_ = nullptr, *helpers_ = nullptr, *counted_ = nullptr, *budget_ = nullptr,
-              *cancelled_ = nullptr;
+  llvm::Value *regs_ = nullptr, *budget_ = nullptr;
   std::map<int, llvm::AllocaInst*> slots_;
   std::set<int> written_;
   std::map<std::size_t, llvm::BasicBlock*> blocks_;
