@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
@@ -60,13 +61,13 @@ int main(int argc, char** argv) {
     auto cold = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
     for (const auto& p : programs)
       for (std::size_t i = 0; i < p.page_count(); ++i)
-        cold->request(p.page(i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
+        cold->request(page_key_words(p, i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
     cold->flush();
     const JitStats c = cold->stats();
     auto warm = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
     for (const auto& p : programs)
       for (std::size_t i = 0; i < p.page_count(); ++i)
-        warm->request(p.page(i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
+        warm->request(page_key_words(p, i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
     const JitStats w = warm->stats();
     std::printf("per page (%zu pages of %zu scripts, every entry):\n", pages, programs.size());
     std::printf("  compile (LLVM O2 for %s): %.2f ms per page (%llu compiled, %llu not cacheable)\n",

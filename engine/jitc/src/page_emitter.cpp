@@ -55,7 +55,27 @@ class Emitter {
       std::copy(callee.code.begin(), callee.code.end(), c.words.begin());
       const std::uint16_t start = 0;
       c.shape = jit::analyze_page(c.words, std::span<const std::uint16_t>(&start, 1));
+      c.arrays = array_registers(c.words, c.shape);
     }
+  }
+
+  // The registers the code at `starts` uses as arrays.
+  static jit::RegisterSet array_registers(std::span<const std::uint32_t> words, const jit::PageShape& shape) {
+    jit::RegisterSet arrays;
+    for (std::size_t k = 0; k < kPageWords; ++k) {
+      if (!shape.starts[k] || shape.straddles[k] || jit::instruction_words(words, k) == 0) continue;
+      const std::uint32_t w = words[k];
+      switch (jit::op_of(w)) {
+        case Op::kNewArr: arrays.set(jit::a_of(w)); break;
+        case Op::kAppend:
+        case Op::kSetI: arrays.set(jit::a_of(w)); break;
+        case Op::kGetI:
+        case Op::kLen: arrays.set(jit::b_of(w)); break;
+        case Op::kEqRef: arrays.set(jit::b_of(w)), arrays.set(jit::c_of(w)); break;
+        default: break;
+      }
+    }
+    return arrays;
   }
 
   std::vector<std::uint16_t> run() {
@@ -102,6 +122,7 @@ class Emitter {
                                           llvm::ConstantInt::get(i64_, ~std::uint64_t{0}), budget);
     call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
 
+    arrays_ = array_registers(words_, *shape_);
     for (std::size_t k = 0; k < kPageWords; ++k)
       if (shape_->starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
     for (std::size_t k = 0; k < kPageWords; ++k)
@@ -114,7 +135,7 @@ class Emitter {
       B_.SetInsertPoint(site.block);
       auto* regs = current_regs(B_);
       llvm::Value* result = llvm::ConstantInt::get(i64_, 0);
-      if (site.value >= 0) result = B_.CreateLoad(i64_, slots_.at(site.value));
+      if (site.value >= 0) result = slot_bits(B_, slots_.at(site.value));
       tagged(B_.CreateStore(result, reg_ptr(B_, regs, 0)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
         tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
@@ -130,7 +151,7 @@ class Emitter {
       const bool in_page = target >= 0 && target < int(kPageWords) && shape_->starts[std::size_t(target)];
       for (int r : written_)
         if (!in_page || live[std::size_t(target)].test(std::size_t(r)))
-          tagged(B_.CreateStore(B_.CreateLoad(i64_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
+          tagged(B_.CreateStore(slot_bits(B_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
       if (req_.mode == abi::JitMode::kChecked)
         tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
       B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
@@ -156,33 +177,43 @@ class Emitter {
   llvm::Value* current_regs(llvm::IRBuilder<>& b) { return b.CreateLoad(llvm::Type::getInt64PtrTy(C_), regs_slot_); }
 
   // The SSA home of register r, loaded from the frame when the page is entered. In an inlined
-  // callee: the callee's register r, set when the call starts (inline_call).
+  // callee: the callee's register r, set when the call starts (inline_call). A register the code
+  // uses as an array has an integer home; the others are doubles, so that numbers live in
+  // floating-point registers and leave the general ones to addresses and counters.
   llvm::AllocaInst* slot(int r) {
     if (inline_) {
       auto& home = inline_->regs[r];
       if (!home)
-        home = entry_builder_.CreateAlloca(i64_, nullptr, "i" + std::to_string(inline_->k) + "r" + std::to_string(r));
+        home = entry_builder_.CreateAlloca(inline_->arrays->test(std::size_t(r)) ? i64_ : f64_, nullptr,
+                                           "i" + std::to_string(inline_->k) + "r" + std::to_string(r));
       return home;
     }
     if (auto it = slots_.find(r); it != slots_.end()) return it->second;
-    auto* a = entry_builder_.CreateAlloca(i64_, nullptr, "r" + std::to_string(r));
-    entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, regs_, r)), tbaa_reg_),
-                               a);
+    auto* a = entry_builder_.CreateAlloca(arrays_.test(std::size_t(r)) ? i64_ : f64_, nullptr, "r" + std::to_string(r));
+    auto* bits = tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, regs_, r)), tbaa_reg_);
+    entry_builder_.CreateStore(entry_builder_.CreateBitCast(bits, a->getAllocatedType()), a);
     slots_[r] = a;
     return a;
   }
-  llvm::Value* raw(int r) { return B_.CreateLoad(i64_, slot(r)); }
+  llvm::Value* slot_as(llvm::IRBuilder<>& b, llvm::AllocaInst* home, llvm::Type* type) {
+    return b.CreateBitCast(b.CreateLoad(home->getAllocatedType(), home), type);
+  }
+  llvm::Value* slot_bits(llvm::IRBuilder<>& b, llvm::AllocaInst* home) { return slot_as(b, home, i64_); }
+  void store_slot(llvm::IRBuilder<>& b, llvm::Value* v, llvm::AllocaInst* home) {
+    b.CreateStore(b.CreateBitCast(v, home->getAllocatedType()), home);
+  }
+  llvm::Value* raw(int r) { return slot_bits(B_, slot(r)); }
   template <class I>
   I* tagged(I* inst, llvm::MDNode* tbaa) {
     inst->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
     return inst;
   }
-  llvm::Value* num(int r) { return B_.CreateBitCast(raw(r), f64_); }
-  void set_raw(int r, llvm::Value* v) {
+  llvm::Value* num(int r) { return slot_as(B_, slot(r), f64_); }
+  void set_num(int r, llvm::Value* v) {
     if (!inline_) written_.insert(r);
-    B_.CreateStore(v, slot(r));
+    store_slot(B_, v, slot(r));
   }
-  void set_num(int r, llvm::Value* v) { set_raw(r, B_.CreateBitCast(v, i64_)); }
+  void set_raw(int r, llvm::Value* v) { set_num(r, v); }
   llvm::Value* flag(llvm::Value* i1) { return B_.CreateUIToFP(i1, f64_); }
   llvm::Value* real(double v) { return llvm::ConstantFP::get(f64_, v); }
 
@@ -394,7 +425,7 @@ class Emitter {
     }
     B_.CreateCondBr(ok, body, exit(int(k), true));
 
-    Inline frame{k, a, exit(int(k), true), done, {}};
+    Inline frame{k, a, exit(int(k), true), done, {}, &callee.arrays};
     std::map<std::size_t, llvm::BasicBlock*> callee_blocks;
     for (std::size_t j = 0; j < kPageWords; ++j)
       if (callee.shape.starts[j])
@@ -414,9 +445,7 @@ class Emitter {
     // The callee's registers start as its arguments (the rest as zero: it writes before it reads).
     llvm::IRBuilder<> start(body->getTerminator());
     for (const auto& [r, home] : frame.regs)
-      start.CreateStore(r < callee.params ? static_cast<llvm::Value*>(start.CreateLoad(i64_, slot(a + r)))
-                                          : llvm::ConstantInt::get(i64_, 0),
-                        home);
+      store_slot(start, r < callee.params ? slot_bits(start, slot(a + r)) : llvm::ConstantInt::get(i64_, 0), home);
     B_.SetInsertPoint(done);
     if (count) B_.CreateStore(count, count_slot_);
     B_.CreateBr(go(next));
@@ -449,10 +478,10 @@ class Emitter {
       auto* regs = current_regs(before);
       for (int r : written_)
         if (r >= call.a)
-          tagged(before.CreateStore(before.CreateLoad(i64_, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
+          tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
       llvm::IRBuilder<> after(call.reload->getTerminator());
-      after.CreateStore(tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_),
-                        slot(call.a));
+      auto* result = tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_);
+      store_slot(after, result, slot(call.a));
     }
   }
   llvm::Value* load_field(std::size_t offset, llvm::Type* type) { return ctx_load(B_, offset, type); }
@@ -644,6 +673,7 @@ class Emitter {
     int params = 0;
     std::vector<std::uint32_t> words;  // its code, padded to a page
     jit::PageShape shape;
+    jit::RegisterSet arrays;  // its registers used as arrays
   };
   std::map<std::uint32_t, Callee> callees_;
   struct Inline {                           // the inlined call being emitted
@@ -652,6 +682,7 @@ class Emitter {
     llvm::BasicBlock* bail;                 // the interpreter runs the call
     llvm::BasicBlock* done;                 // the callee returned
     std::map<int, llvm::AllocaInst*> regs;  // the callee's registers
+    const jit::RegisterSet* arrays;         // those used as arrays
   };
   Inline* inline_ = nullptr;
   llvm::Value* frame_room_ = nullptr;                     // frame_count < frame_limit at entry
@@ -680,6 +711,7 @@ class Emitter {
   llvm::AllocaInst* regs_slot_ = nullptr;
   llvm::Value *regs_ = nullptr, *budget_ = nullptr;
   std::map<int, llvm::AllocaInst*> slots_;
+  jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
   std::set<int> written_;
   std::map<std::size_t, llvm::BasicBlock*> blocks_;
   std::map<std::pair<int, bool>, llvm::BasicBlock*> exits_;
