@@ -163,8 +163,17 @@ class Emitter {
     std::vector<std::uint16_t> served;
     for (std::uint16_t e : req_.entries)
       if (e < kPageWords && shape_->starts[e]) served.push_back(e);
+    // Each entry loads the registers live there: nothing else can be read before it is written.
     auto* sw = entry_builder_.CreateSwitch(entry_arg_, other, unsigned(served.size()));
-    for (std::uint16_t e : served) sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), blocks_[e]);
+    for (std::uint16_t e : served) {
+      auto* enter = llvm::BasicBlock::Create(C_, "enter" + std::to_string(e), F_);
+      llvm::IRBuilder<> b(enter);
+      for (const auto& [r, home] : slots_)
+        if (live[e].test(std::size_t(r)))
+          store_slot(b, tagged(b.CreateLoad(i64_, reg_ptr(b, regs_, r)), tbaa_reg_), home);
+      b.CreateBr(blocks_[e]);
+      sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), enter);
+    }
     return served;
   }
 
@@ -176,7 +185,7 @@ class Emitter {
   }
   llvm::Value* current_regs(llvm::IRBuilder<>& b) { return b.CreateLoad(llvm::Type::getInt64PtrTy(C_), regs_slot_); }
 
-  // The SSA home of register r, loaded from the frame when the page is entered. In an inlined
+  // The SSA home of register r, loaded from the frame at the entries where it is live. In an inlined
   // callee: the callee's register r, set when the call starts (inline_call). A register the code
   // uses as an array has an integer home; the others are doubles, so that numbers live in
   // floating-point registers and leave the general ones to addresses and counters.
@@ -190,8 +199,6 @@ class Emitter {
     }
     if (auto it = slots_.find(r); it != slots_.end()) return it->second;
     auto* a = entry_builder_.CreateAlloca(arrays_.test(std::size_t(r)) ? i64_ : f64_, nullptr, "r" + std::to_string(r));
-    auto* bits = tagged(entry_builder_.CreateLoad(i64_, reg_ptr(entry_builder_, regs_, r)), tbaa_reg_);
-    entry_builder_.CreateStore(entry_builder_.CreateBitCast(bits, a->getAllocatedType()), a);
     slots_[r] = a;
     return a;
   }
