@@ -18,7 +18,11 @@ constexpr int kMaxRegisters = 250;
 class FunctionEmitter {
  public:
   FunctionEmitter(const CheckedScript& checked, int function, const std::string& file)
-      : c_(checked), index_(function), file_(file), next_reg_(checked.functions[function].frame_slots) {}
+      : c_(checked),
+        index_(function),
+        file_(file),
+        next_reg_(checked.functions[function].frame_slots),
+        locals_end_(checked.functions[function].frame_slots) {}
 
   Result<FunctionCode> run(const Block& body) {
     FunctionCode f;
@@ -544,22 +548,36 @@ class FunctionEmitter {
       emit(encode_abc(Op::kPrintLn, 0, 0, 0), line);
       return {};
     }
-    // Lua evaluates the called value before the arguments.
+    // Lua evaluates the called value before the arguments. A function local is read in place: no
+    // argument expression can assign it.
     unsigned callee_reg = 0;
+    bool callee_in_temp = false;
     if (target.kind == CallTarget::kIndirect) {
-      auto r = temp(e.pos);
-      if (!r) return r.error();
-      KILN_TRY(expr_to(*e.a, *r));
-      callee_reg = *r;
+      if (auto local = local_register(*e.a)) {
+        callee_reg = *local;
+      } else {
+        auto r = temp(e.pos);
+        if (!r) return r.error();
+        KILN_TRY(expr_to(*e.a, *r));
+        callee_reg = *r;
+        callee_in_temp = true;
+      }
     }
-    // Arguments in consecutive registers from `base`; the result comes back in `base`.
-    const unsigned base = static_cast<unsigned>(mark());
-    for (const auto& arg : e.items) {
-      auto r = temp(arg->pos);
-      if (!r) return r.error();
-      KILN_TRY(expr_to(*arg, *r));
+    // Arguments in consecutive registers from `base`; the result comes back in `base`. When the
+    // result goes to the newest temporary (nothing above it in use, no name reads it), the call is
+    // made there: no copy of the result.
+    const bool in_place = want_value && !callee_in_temp && dst >= locals_end_ && int(dst) == mark() - 1;
+    const unsigned base = in_place ? dst : static_cast<unsigned>(mark());
+    for (std::size_t i = 0; i < e.items.size(); ++i) {
+      unsigned r = dst;
+      if (!in_place || i > 0) {
+        auto t = temp(e.items[i]->pos);
+        if (!t) return t.error();
+        r = *t;
+      }
+      KILN_TRY(expr_to(*e.items[i], r));
     }
-    if (e.items.empty() && !temp(e.pos)) return fail(e.pos, "expression too complex");
+    if (e.items.empty() && !in_place && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {
       case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
       case CallTarget::kIndirect: emit(encode_abc(Op::kCallR, base, callee_reg, 0), line); break;
@@ -581,6 +599,7 @@ class FunctionEmitter {
   int index_;
   const std::string& file_;
   int next_reg_;
+  int locals_end_;  // registers below are named locals; temporaries start here
   int max_reg_ = 0;
   int line_ = 0;
   std::vector<std::uint32_t> code_;
