@@ -353,6 +353,29 @@ TEST_SUITE("jit") {
     CHECK(jit->stats().compiled >= 5);
   }
 
+  TEST_CASE("compiled array reads and writes refuse every index the interpreter refuses - with its message") {
+    jitc::LlvmPageCompiler compiler;
+    auto jit = runtime(&compiler, {});
+    const std::vector<std::string> indices = {"1",     "3",      "0",      "-1",      "0.5",   "2.5",
+                                              "4",     "2 ^ 53", "2 ^ 63", "-2 ^ 63", "1e300", "-1e300",
+                                              "1 / 0", "-1 / 0", "0 / 0",  "3 - 1e-9"};
+    for (const std::string& index : indices) {
+      for (const char* access : {"s = s + t[idx[k]]", "t[idx[k]] = s"}) {
+        CAPTURE(index);
+        CAPTURE(access);
+        const std::string source = "local t = {10, 20, 30}\nlocal idx = {1, 2, " + index +
+                                   "}\nlocal s = 0\nfor round = 1, 20 do\n  for k = 1, 3 do " + access +
+                                   " end\nend\nprint(s, t[1], t[2], t[3])\n";
+        auto program = compile_script("index.lua", source);
+        REQUIRE_MESSAGE(program, program.error().message);
+        const std::string interpreted = run(*program, nullptr);
+        CHECK(run(*program, jit.get()) == interpreted);
+        if (index == "0 / 0") CHECK(interpreted.find("RUNTIME ERROR: index.lua:5: array index") == 0);
+      }
+    }
+    CHECK(jit->stats().compiled >= 1);
+  }
+
   TEST_CASE(
       "a compiled caller assumes nothing about a callee it calls - an edit of the callee alone reuses the caller's "
       "code and runs the new callee") {

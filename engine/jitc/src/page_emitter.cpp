@@ -2,6 +2,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 
 #include <cstddef>
@@ -296,18 +297,18 @@ class Emitter {
         B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
                           llvm::Type::getInt64PtrTy(C_));
     auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
-    // Sizes stay far below 2^53 (no memory holds that many elements): signed conversions are exact. Within
-    // [1, size] the index converts to an integer, which must convert back to the same number.
-    auto* in_bounds =
-        B_.CreateAnd(B_.CreateFCmpOGE(index, real(1)), B_.CreateFCmpOLE(index, B_.CreateSIToFP(size, f64_)));
-    auto* bounded = llvm::BasicBlock::Create(C_, "bounded" + std::to_string(k), F_);
-    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
-    B_.CreateCondBr(in_bounds, bounded, exit(int(k), true));
-    B_.SetInsertPoint(bounded);
-    auto* whole = B_.CreateFPToSI(index, i64_);
-    B_.CreateCondBr(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), in_range, exit(int(k), true));
-    B_.SetInsertPoint(in_range);
+    // x86's truncating conversion (defined for every input, unlike LLVM's fptosi) gives INT64_MIN for
+    // NaN and anything out of range. The index is whole when the integer converts back to it (never
+    // for INT64_MIN unless the index is -2^63, whose i - 1 wraps past any size), and in [1, size]
+    // when i - 1 is below size, unsigned. Compiled code is x86-64 only (object_linker).
+    auto* vector =
+        B_.CreateInsertElement(llvm::UndefValue::get(llvm::FixedVectorType::get(f64_, 2)), index, std::uint64_t{0});
+    auto* whole = B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::x86_sse2_cvttsd2si64), {vector});
     auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
+    auto* ok = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpULT(i, size));
+    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
+    B_.CreateCondBr(ok, in_range, exit(int(k), true));
+    B_.SetInsertPoint(in_range);
     return B_.CreateInBoundsGEP(i64_, data, i);
   }
 
