@@ -376,6 +376,40 @@ TEST_SUITE("jit") {
     CHECK(jit->stats().compiled >= 1);
   }
 
+  TEST_CASE("compiled appends give the interpreter's arrays - and stop at the element budget where it does") {
+    jitc::LlvmPageCompiler compiler;
+    auto jit = runtime(&compiler, {});
+    auto outcome = [&](const Program& program, JitRuntime* runtime, std::uint64_t max_elements) {
+      std::string out;
+      Vm vm(program, {.max_array_elements = max_elements, .jit = runtime});
+      vm.set_output([&](std::string_view line) { out += line; });
+      if (auto s = vm.run(); !s) out += "RUNTIME ERROR: " + s.error().message;
+      return out;
+    };
+    // Appends by index and by a table constructor inside loops; sums and sizes tell the contents.
+    const std::string grow =
+        "local t = {}\nlocal s = 0\nfor i = 1, 3000 do\n  t[#t + 1] = i * 2\n  local p = {i, i + 1, i + 2}\n"
+        "  s = s + p[3] + #p\nend\nfor i = 1, #t do s = s + t[i] end\nprint(#t, s)\n";
+    const std::string runaway =
+        "local t = {}\nlocal i = 0\nwhile true do\n  i = i + 1\n  t[#t + 1] = i\n  if i % 100 == 0 then print(i) "
+        "end\nend\n";
+    for (const std::string& source : {grow, runaway}) {
+      auto program = compile_script("grow.lua", source);
+      REQUIRE_MESSAGE(program, program.error().message);
+      for (std::uint64_t max_elements : {std::uint64_t{1} << 26, std::uint64_t{5000}, std::uint64_t{777}}) {
+        CAPTURE(max_elements);
+        CHECK(outcome(*program, jit.get(), max_elements) == outcome(*program, nullptr, max_elements));
+      }
+    }
+    auto program = compile_script("grow.lua", grow);
+    REQUIRE(program);
+    CHECK(outcome(*program, jit.get(), std::uint64_t{1} << 26) == "3000\t13519500\n");  // as lua5.1 prints it
+    program = compile_script("grow.lua", runaway);
+    REQUIRE(program);
+    CHECK(outcome(*program, jit.get(), 777) ==  // the array itself is the 777th: 776 elements fit
+          "100\n200\n300\n400\n500\n600\n700\nRUNTIME ERROR: grow.lua:5: array memory budget exhausted (777 elements)");
+  }
+
   TEST_CASE(
       "a compiled caller assumes nothing about a callee it calls - an edit of the callee alone reuses the caller's "
       "code and runs the new callee") {

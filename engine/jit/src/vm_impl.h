@@ -126,6 +126,8 @@ struct Vm::Impl {
     context.vm = this;
     context.entries = call_entries.data();
     context.defined = defined.data();
+    context.elements = &elements;
+    context.max_elements = options.max_array_elements;
     for (std::size_t f = 0; f < p.functions.size(); ++f)
       starts.push_back({p.code(f), static_cast<std::size_t>(p.functions[f].frame_slots) + 1});
   }

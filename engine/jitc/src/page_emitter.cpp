@@ -91,9 +91,9 @@ class Emitter {
     F_->addFnAttr("frame-pointer", "none");
     ctx_ = F_->getArg(0);
     entry_arg_ = F_->getArg(1);
-    // Type-based alias classes: frame registers, module variables, array headers, array elements
-    // and the budget counter never overlap, so LLVM may keep each in registers across the others'
-    // stores (a header only changes through the interpreter, never inside a page).
+    // Type-based alias classes: frame registers, module variables, array headers, array elements,
+    // the budget counter, the element counter and the context never overlap, so LLVM may keep each in
+    // registers across the others' stores (in a page a header changes only by an append's size).
     llvm::MDBuilder md(C_);
     auto* root = md.createTBAARoot("kiln");
     auto tag = [&](const char* name) {
@@ -106,6 +106,7 @@ class Emitter {
     tbaa_element_ = tag("array element");
     tbaa_count_ = tag("budget counter");
     tbaa_context_ = tag("context");
+    tbaa_elements_ = tag("element counter");
 
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
     entry_builder_.SetInsertPoint(entry);
@@ -290,8 +291,9 @@ class Emitter {
   }
 
   // The element pointer of array register `arr` at number `index`, branching to the interpreter
-  // at instruction k unless 1 <= index <= #arr and index is whole.
-  llvm::Value* element(std::size_t k, int arr, llvm::Value* index) {
+  // at instruction k unless 1 <= index <= #arr and index is whole. A write (`appended` is the value)
+  // at #arr + 1 appends it instead, within the array's capacity, and goes on at k's successor.
+  llvm::Value* element(std::size_t k, int arr, llvm::Value* index, llvm::Value* appended = nullptr) {
     auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
     auto* data =
         B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
@@ -307,9 +309,51 @@ class Emitter {
     auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
     auto* ok = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpULT(i, size));
     auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
-    B_.CreateCondBr(ok, in_range, exit(int(k), true));
+    llvm::BasicBlock* outside = exit(int(k), true);
+    if (appended) {
+      outside = llvm::BasicBlock::Create(C_, "outside" + std::to_string(k), F_);
+      B_.CreateCondBr(ok, in_range, outside);
+      B_.SetInsertPoint(outside);
+      auto* at_end = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpEQ(i, size));
+      auto* appending = llvm::BasicBlock::Create(C_, "appending" + std::to_string(k), F_);
+      B_.CreateCondBr(at_end, appending, exit(int(k), true));
+      B_.SetInsertPoint(appending);
+      push(k, base, data, size, appended);
+      B_.CreateBr(go(int(k + 1)));
+    } else {
+      B_.CreateCondBr(ok, in_range, outside);
+    }
     B_.SetInsertPoint(in_range);
     return B_.CreateInBoundsGEP(i64_, data, i);
+  }
+
+  // Stores `value` after the `size` elements at `data` of the array whose header is at `base`, when
+  // its capacity and the element budget allow (else the interpreter runs instruction k, which grows
+  // the storage or reports the budget).
+  void push(std::size_t k, llvm::Value* base, llvm::Value* data, llvm::Value* size, llvm::Value* value) {
+    auto* capacity = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 2)), tbaa_header_);
+    auto* counter = ctx_load(B_, offsetof(abi::Context, elements), i64_->getPointerTo());
+    auto* created = tagged(B_.CreateLoad(i64_, counter), tbaa_elements_);
+    auto* room = B_.CreateAnd(B_.CreateICmpULT(size, capacity),
+                              B_.CreateICmpULT(created, ctx_load(B_, offsetof(abi::Context, max_elements), i64_)));
+    auto* store = llvm::BasicBlock::Create(C_, "push" + std::to_string(k), F_);
+    B_.CreateCondBr(room, store, exit(int(k), true));
+    B_.SetInsertPoint(store);
+    tagged(B_.CreateStore(value, B_.CreateInBoundsGEP(i64_, data, size)), tbaa_element_);
+    tagged(B_.CreateStore(B_.CreateAdd(size, llvm::ConstantInt::get(i64_, 1)),
+                          B_.CreateConstInBoundsGEP1_64(i64_, base, 1)),
+           tbaa_header_);
+    tagged(B_.CreateStore(B_.CreateAdd(created, llvm::ConstantInt::get(i64_, 1)), counter), tbaa_elements_);
+  }
+  // APPEND at k: the value goes after the array's last element.
+  void append(std::size_t k, int arr, llvm::Value* value, int next) {
+    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
+    auto* data =
+        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                          llvm::Type::getInt64PtrTy(C_));
+    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
+    push(k, base, data, size, value);
+    B_.CreateBr(go(next));
   }
 
   // A call at instruction k: the callee runs to its return while this page waits, then the page
@@ -579,9 +623,10 @@ class Emitter {
       case Op::kGetI: set_raw(a, tagged(B_.CreateLoad(i64_, element(k, b, num(c))), tbaa_element_)); break;
       case Op::kSetI: {
         auto* value = raw(c);
-        tagged(B_.CreateStore(value, element(k, a, num(b))), tbaa_element_);
+        tagged(B_.CreateStore(value, element(k, a, num(b), value)), tbaa_element_);
         break;
       }
+      case Op::kAppend: append(k, a, raw(b), next); return;
       case Op::kLen: {
         auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
         set_num(a, B_.CreateSIToFP(
@@ -703,7 +748,7 @@ class Emitter {
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
-               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr;
+               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr;
   struct CallSite {
     llvm::BasicBlock* start;   // the registers from a up are stored at its start
     llvm::BasicBlock* reload;  // and read back here

@@ -32,6 +32,10 @@
 // pushes no frame, and when its code stops before returning, it exits to the interpreter at the
 // call, which runs the whole call again (the inlined code changes nothing before it stops).
 //
+// A page appends to an array itself (a[#a + 1] = v, or a table constructor's items) while the
+// array has capacity and the element budget allows one more; growing the storage is the
+// interpreter's.
+//
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
 // helper table (math functions: no libcalls, no host address in the code), the call entry, the
 // budget counter and the cancellation flag. So the code bakes no address and a blob of it runs in
@@ -130,6 +134,8 @@ struct Context {
   Value* stack_end;
   std::uint64_t native_left;    // calls that may still nest on the machine stack
   const std::uint8_t* defined;  // per function: non-zero once its definition ran (an inlined call checks it)
+  std::uint64_t* elements;      // arrays and elements created so far ...
+  std::uint64_t max_elements;   // ... and the most there may be (an append within capacity counts one)
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 
