@@ -6,11 +6,13 @@
 namespace kiln::jit {
 
 const char* op_name(Op op) {
-  static const char* names[] = {
-      "LOADN",  "LOADB",  "MOVE",   "GETMOD",  "SETMOD", "ADD",    "SUB",    "MUL",    "DIV",      "MOD",     "POW",
-      "NEG",    "NOT",    "EQ",     "LT",      "LE",     "EQREF",  "JMP",    "JMPIF",  "JMPIFNOT", "FORPREP", "FORLOOP",
-      "NEWARR", "APPEND", "GETI",   "SETI",    "LEN",    "CALL",   "MATH",   "HOST",   "RET",      "RET0",    "PUTN",
-      "PUTB",   "PUTS",   "PUTTAB", "PRINTLN", "DEFINE", "JNOTLT", "JNOTLE", "JNOTEQ", "JEQ",      "LOADF",   "CALLR"};
+  static const char* names[] = {"LOADN",   "LOADB",   "MOVE",    "GETMOD",   "SETMOD",  "ADD",     "SUB",    "MUL",
+                                "DIV",     "MOD",     "POW",     "NEG",      "NOT",     "EQ",      "LT",     "LE",
+                                "EQREF",   "JMP",     "JMPIF",   "JMPIFNOT", "FORPREP", "FORLOOP", "NEWARR", "APPEND",
+                                "GETI",    "SETI",    "LEN",     "CALL",     "MATH",    "HOST",    "RET",    "RET0",
+                                "PUTN",    "PUTB",    "PUTS",    "PUTTAB",   "PRINTLN", "DEFINE",  "JNOTLT", "JNOTLE",
+                                "JNOTEQ",  "JEQ",     "LOADF",   "CALLR",    "ADDK",    "SUBK",    "MULK",   "DIVK",
+                                "JNOTLTK", "JNOTLEK", "JNOTGTK", "JNOTGEK",  "JNOTEQK", "JEQK"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
   const auto i = static_cast<std::size_t>(op);
   return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
@@ -64,6 +66,23 @@ std::string disassemble(const Program& program) {
           std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w),
                         static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
           size = 2;
+          break;
+        case Op::kAddK:
+        case Op::kSubK:
+        case Op::kMulK:
+        case Op::kDivK:
+          std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
+          size = 3;
+          break;
+        case Op::kJNotLtK:
+        case Op::kJNotLeK:
+        case Op::kJNotGtK:
+        case Op::kJNotGeK:
+        case Op::kJNotEqK:
+        case Op::kJEqK:
+          std::snprintf(buf, sizeof buf, "r%u %.17g -> +%ld", a_of(w), constant_operand(code, pc),
+                        static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
+          size = 4;
           break;
         case Op::kPutS: {
           const std::uint32_t n = code[pc + 1];

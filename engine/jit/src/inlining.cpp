@@ -39,7 +39,17 @@ bool inline_op(Op op) {
     case Op::kJNotLt:
     case Op::kJNotLe:
     case Op::kJNotEq:
-    case Op::kJEq: return true;
+    case Op::kJEq:
+    case Op::kAddK:
+    case Op::kSubK:
+    case Op::kMulK:
+    case Op::kDivK:
+    case Op::kJNotLtK:
+    case Op::kJNotLeK:
+    case Op::kJNotGtK:
+    case Op::kJNotGeK:
+    case Op::kJNotEqK:
+    case Op::kJEqK: return true;
     default: return false;
   }
 }

@@ -8,7 +8,8 @@ std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t a
   const std::uint32_t w = page[at];
   if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return 0;
   const Op op = op_of(w);
-  if (op == Op::kLoadN) return 3;
+  if (op == Op::kLoadN || (op >= Op::kAddK && op <= Op::kDivK)) return 3;
+  if (op >= Op::kJNotLtK && op <= Op::kJEqK) return 4;
   if (has_inline_offset(op)) return 2;
   if (op == Op::kPutS) {
     if (at + 1 >= page.size()) return 2 + kPageWords;  // its length lies outside: it straddles
@@ -32,6 +33,12 @@ Successors successors(std::span<const std::uint32_t> page, std::size_t at) {
     case Op::kJNotLe:
     case Op::kJNotEq:
     case Op::kJEq:
+    case Op::kJNotLtK:
+    case Op::kJNotLeK:
+    case Op::kJNotGtK:
+    case Op::kJNotGeK:
+    case Op::kJNotEqK:
+    case Op::kJEqK:
       s.fall = next;
       if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
       break;

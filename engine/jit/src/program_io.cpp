@@ -7,7 +7,7 @@ namespace kiln::jit {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x4B424331;  // "KBC1"
-constexpr std::uint32_t kFormat = 1;
+constexpr std::uint32_t kFormat = 2;          // 2: constant-operand instructions
 
 class Writer {
  public:
@@ -90,7 +90,21 @@ Status verify_program(const Program& p, const std::string& name) {
       std::size_t length = 1;
       long target = -1;
       switch (op) {
-        case Op::kLoadN: length = 3; break;
+        case Op::kLoadN:
+        case Op::kAddK:
+        case Op::kSubK:
+        case Op::kMulK:
+        case Op::kDivK: length = 3; break;
+        case Op::kJNotLtK:
+        case Op::kJNotLeK:
+        case Op::kJNotGtK:
+        case Op::kJNotGeK:
+        case Op::kJNotEqK:
+        case Op::kJEqK:
+          length = 4;
+          if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
+          target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
+          break;
         case Op::kPutS:
           if (pc + 1 >= f.words) return bad(pc, "string length outside the code");
           length = 2 + (std::size_t(code[pc + 1]) + 3) / 4;
@@ -139,7 +153,11 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kNot:
         case Op::kAppend:
         case Op::kLen:
-        case Op::kCallR: highest = std::max(a, b); break;
+        case Op::kCallR:
+        case Op::kAddK:
+        case Op::kSubK:
+        case Op::kMulK:
+        case Op::kDivK: highest = std::max(a, b); break;
         default: break;
       }
       const bool uses_registers = op != Op::kRet0 && op != Op::kPutTab && op != Op::kPrintLn && op != Op::kDefine &&

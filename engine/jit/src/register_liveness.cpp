@@ -56,6 +56,16 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
     case Op::kJNotLe:
     case Op::kJNotEq:
     case Op::kJEq: use(a), use(b); break;
+    case Op::kAddK:
+    case Op::kSubK:
+    case Op::kMulK:
+    case Op::kDivK: use(b), u.def.set(a); break;
+    case Op::kJNotLtK:
+    case Op::kJNotLeK:
+    case Op::kJNotGtK:
+    case Op::kJNotGeK:
+    case Op::kJNotEqK:
+    case Op::kJEqK: use(a); break;
     case Op::kCallR: use(b), u.uses_all = true, u.all_from = a; break;
     case Op::kCall: u.uses_all = true, u.all_from = a; break;
     case Op::kJmp:

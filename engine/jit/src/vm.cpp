@@ -1,5 +1,6 @@
 #include "kiln/jit/vm.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -54,12 +55,13 @@ std::string format_number(double v) {
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
   static const void* const dispatch[] = {
-      &&op_loadn,  &&op_loadb, &&op_move,  &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,    &&op_mul,
-      &&op_div,    &&op_mod,   &&op_pow,   &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,     &&op_le,
-      &&op_eqref,  &&op_jmp,   &&op_jmpif, &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append,
-      &&op_geti,   &&op_seti,  &&op_len,   &&op_call,     &&op_math,    &&op_host,    &&op_ret,    &&op_ret0,
-      &&op_putn,   &&op_putb,  &&op_puts,  &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt, &&op_jnotle,
-      &&op_jnoteq, &&op_jeq,   &&op_loadf, &&op_callr};
+      &&op_loadn,   &&op_loadb,   &&op_move,    &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,    &&op_mul,
+      &&op_div,     &&op_mod,     &&op_pow,     &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,     &&op_le,
+      &&op_eqref,   &&op_jmp,     &&op_jmpif,   &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append,
+      &&op_geti,    &&op_seti,    &&op_len,     &&op_call,     &&op_math,    &&op_host,    &&op_ret,    &&op_ret0,
+      &&op_putn,    &&op_putb,    &&op_puts,    &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt, &&op_jnotle,
+      &&op_jnoteq,  &&op_jeq,     &&op_loadf,   &&op_callr,    &&op_addk,    &&op_subk,    &&op_mulk,   &&op_divk,
+      &&op_jnotltk, &&op_jnotlek, &&op_jnotgtk, &&op_jnotgek,  &&op_jnoteqk, &&op_jeqk};
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
@@ -135,6 +137,25 @@ op_sub:
   NEXT();
 op_mul:
   R[A].n = R[B].n * R[C].n;
+  NEXT();
+// The constant right operand: two words at `at` (after the instruction, or after a branch's offset).
+#define KILN_CONSTANT(at) std::bit_cast<double>(code[at] | (std::uint64_t(code[(at) + 1]) << 32))
+#define K() KILN_CONSTANT(pc)
+op_addk:
+  R[A].n = R[B].n + K();
+  pc += 2;
+  NEXT();
+op_subk:
+  R[A].n = R[B].n - K();
+  pc += 2;
+  NEXT();
+op_mulk:
+  R[A].n = R[B].n * K();
+  pc += 2;
+  NEXT();
+op_divk:
+  R[A].n = R[B].n / K();
+  pc += 2;
   NEXT();
 op_div:
   R[A].n = R[B].n / R[C].n;
@@ -350,6 +371,34 @@ op_jnoteq:
 op_jeq:
   KILN_BRANCH(R[A].n == R[B].n);
 #undef KILN_BRANCH
+// The same with a constant: the offset word, then the constant's two words.
+#define KILN_BRANCH_K(taken)                              \
+  do {                                                    \
+    if (taken) {                                          \
+      const auto d = static_cast<std::int32_t>(code[pc]); \
+      if (d < 0) KILN_TICK(pc - 1);                       \
+      pc += 1 + d;                                        \
+      if (d < 0) KILN_ENTER();                            \
+    } else {                                              \
+      pc += 3;                                            \
+    }                                                     \
+    NEXT();                                               \
+  } while (0)
+op_jnotltk:
+  KILN_BRANCH_K(!(R[A].n < KILN_CONSTANT(pc + 1)));
+op_jnotlek:
+  KILN_BRANCH_K(!(R[A].n <= KILN_CONSTANT(pc + 1)));
+op_jnotgtk:
+  KILN_BRANCH_K(!(R[A].n > KILN_CONSTANT(pc + 1)));
+op_jnotgek:
+  KILN_BRANCH_K(!(R[A].n >= KILN_CONSTANT(pc + 1)));
+op_jnoteqk:
+  KILN_BRANCH_K(R[A].n != KILN_CONSTANT(pc + 1));
+op_jeqk:
+  KILN_BRANCH_K(R[A].n == KILN_CONSTANT(pc + 1));
+#undef KILN_BRANCH_K
+#undef K
+#undef KILN_CONSTANT
 #undef KILN_TICK
 #undef KILN_ENTER
 #undef NEXT

@@ -677,6 +677,31 @@ class Emitter {
         B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
         return;
       }
+      case Op::kAddK: set_num(a, B_.CreateFAdd(num(b), real(jit::constant_operand(page.data(), k)))); break;
+      case Op::kSubK: set_num(a, B_.CreateFSub(num(b), real(jit::constant_operand(page.data(), k)))); break;
+      case Op::kMulK: set_num(a, B_.CreateFMul(num(b), real(jit::constant_operand(page.data(), k)))); break;
+      case Op::kDivK: set_num(a, B_.CreateFDiv(num(b), real(jit::constant_operand(page.data(), k)))); break;
+      case Op::kJNotLtK:
+      case Op::kJNotLeK:
+      case Op::kJNotGtK:
+      case Op::kJNotGeK:
+      case Op::kJNotEqK:
+      case Op::kJEqK: {
+        auto* x = num(a);
+        auto* constant = real(jit::constant_operand(page.data(), k));
+        llvm::Value* taken_if = nullptr;
+        switch (jit::op_of(w)) {
+          case Op::kJNotLtK: taken_if = B_.CreateNot(B_.CreateFCmpOLT(x, constant)); break;
+          case Op::kJNotLeK: taken_if = B_.CreateNot(B_.CreateFCmpOLE(x, constant)); break;
+          case Op::kJNotGtK: taken_if = B_.CreateNot(B_.CreateFCmpOGT(x, constant)); break;
+          case Op::kJNotGeK: taken_if = B_.CreateNot(B_.CreateFCmpOGE(x, constant)); break;
+          case Op::kJNotEqK: taken_if = B_.CreateFCmpUNE(x, constant); break;
+          default: taken_if = B_.CreateFCmpOEQ(x, constant); break;
+        }
+        const int target = int(k) + 2 + static_cast<std::int32_t>(page[k + 1]);
+        B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
+        return;
+      }
       case Op::kCall:
         if (!inline_ && callees_.count(jit::ud_of(w))) {
           inline_call(k, a, jit::ud_of(w), next);

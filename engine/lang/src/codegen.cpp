@@ -51,12 +51,16 @@ class FunctionEmitter {
   }
   void emit_number(unsigned reg, double v, int line) {
     emit(encode_ad(Op::kLoadN, reg, 0), line);
+    emit_constant(v);
+  }
+  std::size_t emit_jump(Op op, unsigned a, int line) { return emit(encode_ad(op, a, 0), line); }
+  // The two words of a constant operand, after its instruction (or its branch offset).
+  void emit_constant(double v) {
     std::uint64_t bits;
     std::memcpy(&bits, &v, 8);
     emit(static_cast<std::uint32_t>(bits), 0);
     emit(static_cast<std::uint32_t>(bits >> 32), 0);
   }
-  std::size_t emit_jump(Op op, unsigned a, int line) { return emit(encode_ad(op, a, 0), line); }
   // A jump reaches +-32767 words; a longer one marks the function too long (reported by run()).
   void patch(std::size_t at, std::size_t target) {
     const long d = static_cast<long>(target) - static_cast<long>(at) - 1;
@@ -301,6 +305,31 @@ class FunctionEmitter {
       return condition(*cond.b, jumps_if_false);
     }
     const int m = mark();
+    // A comparison with a number literal tests the other operand against the constant.
+    if (cond.kind == ExprKind::kBinary && (cond.a->kind == ExprKind::kNumber) != (cond.b->kind == ExprKind::kNumber)) {
+      const bool literal_left = cond.a->kind == ExprKind::kNumber;
+      Op op = Op::kCount;
+      switch (cond.binop) {  // x op K; K op x is x (op mirrored) K
+        case BinOp::kLt: op = literal_left ? Op::kJNotGtK : Op::kJNotLtK; break;
+        case BinOp::kLe: op = literal_left ? Op::kJNotGeK : Op::kJNotLeK; break;
+        case BinOp::kGt: op = literal_left ? Op::kJNotLtK : Op::kJNotGtK; break;
+        case BinOp::kGe: op = literal_left ? Op::kJNotLeK : Op::kJNotGeK; break;
+        case BinOp::kEq: op = Op::kJNotEqK; break;
+        case BinOp::kNe: op = Op::kJEqK; break;
+        default: break;
+      }
+      if (op != Op::kCount) {
+        const Expr& x = literal_left ? *cond.b : *cond.a;
+        unsigned r;
+        KILN_TRY(operand_register(x, r));
+        emit(encode_abc(op, r, 0, 0), cond.pos.line);
+        jumps_if_false.push_back(emit(0, 0));
+        raw_offsets_.insert(jumps_if_false.back());
+        emit_constant((literal_left ? *cond.a : *cond.b).number);
+        release(m);
+        return {};
+      }
+    }
     // A comparison of numbers or booleans tests and branches in one instruction.
     if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray &&
         type_of(*cond.a) != Type::kBooleanArray) {
@@ -355,6 +384,18 @@ class FunctionEmitter {
     const VarRef& ref = c_.names.at(&e);
     if (ref.kind != VarRef::kLocal) return std::nullopt;
     return static_cast<unsigned>(ref.slot);
+  }
+
+  // The register holding `x`'s value: a function local in place, else a temporary it is computed into.
+  Status operand_register(const Expr& x, unsigned& r) {
+    if (auto local = local_register(x)) {
+      r = *local;
+      return {};
+    }
+    auto t = temp(x.pos);
+    if (!t) return t.error();
+    r = *t;
+    return expr_to(x, r);
   }
 
   // Lua reads a register operand when the operator runs, after the right operand: in `x + f()`,
@@ -454,6 +495,32 @@ class FunctionEmitter {
   Status binary(const Expr& e, unsigned dst) {
     const int line = e.pos.line;
     if (e.binop == BinOp::kAnd || e.binop == BinOp::kOr) return logical(e, dst);
+    // A number literal as the right operand (or the left of + and *, which commute) is a constant
+    // operand: no register is loaded for it.
+    Op with_constant = Op::kCount;
+    switch (e.binop) {
+      case BinOp::kAdd: with_constant = Op::kAddK; break;
+      case BinOp::kSub: with_constant = Op::kSubK; break;
+      case BinOp::kMul: with_constant = Op::kMulK; break;
+      case BinOp::kDiv: with_constant = Op::kDivK; break;
+      default: break;
+    }
+    if (with_constant != Op::kCount) {
+      const bool commutes = e.binop == BinOp::kAdd || e.binop == BinOp::kMul;
+      const Expr* x = nullptr;
+      const Expr* constant = nullptr;
+      if (e.b->kind == ExprKind::kNumber)
+        x = e.a.get(), constant = e.b.get();
+      else if (commutes && e.a->kind == ExprKind::kNumber)
+        x = e.b.get(), constant = e.a.get();
+      if (x) {
+        unsigned r;
+        KILN_TRY(operand_register(*x, r));
+        emit(encode_abc(with_constant, dst, r, 0), line);
+        emit_constant(constant->number);
+        return {};
+      }
+    }
     unsigned a, b;
     KILN_TRY(operands(e, a, b, /*lua_order=*/true));
     const bool arrays = type_of(*e.a) == Type::kNumberArray || type_of(*e.a) == Type::kBooleanArray;

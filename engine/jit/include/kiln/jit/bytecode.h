@@ -1,8 +1,9 @@
 #pragma once
 // Kiln's script bytecode: 32-bit instruction words in pages of kPageWords (the "guest code" the
 // JIT compiles). A word is  op:8 | a:8 | b:8 | c:8  or  op:8 | a:8 | d:16 (d signed for jumps).
-// Number constants are inline: LOADN is followed by two words holding the double's bits; PUTS by a
-// length word and the string's bytes. So a page's bytes, with the function table and host/math
+// Number constants are inline: LOADN and the constant-operand instructions (ADDK ..., JNOTLTK ...)
+// hold the double's bits in two words of their own; PUTS is followed by a length word and the
+// string's bytes. So a page's bytes, with the function table and host/math
 // tables resolved at run time, fully determine what it means: calls name a function index,
 // never an address; jumps are relative.
 //
@@ -69,6 +70,18 @@ enum class Op : std::uint8_t {
   kJEq,     // if a == b: jump
   kLoadF,   // a = function d (a value; the function must be defined)
   kCallR,   // call the function value in b with its arguments in a, a+1, ...; result in a
+  // A number constant K as the right operand, in the two words after the instruction (after the
+  // offset word for a compare and branch).
+  kAddK,     // a = b + K
+  kSubK,     // a = b - K
+  kMulK,     // a = b * K
+  kDivK,     // a = b / K
+  kJNotLtK,  // if not (a < K): jump
+  kJNotLeK,  // if not (a <= K): jump
+  kJNotGtK,  // if not (a > K): jump
+  kJNotGeK,  // if not (a >= K): jump
+  kJNotEqK,  // if a ~= K: jump
+  kJEqK,     // if a == K: jump
   kCount,
 };
 // clang-format on
@@ -87,7 +100,18 @@ inline unsigned b_of(std::uint32_t w) { return (w >> 16) & 0xff; }
 inline unsigned c_of(std::uint32_t w) { return (w >> 24) & 0xff; }
 inline int d_of(std::uint32_t w) { return std::int16_t(w >> 16); }
 inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
-inline bool has_inline_offset(Op op) { return op >= Op::kJNotLt && op <= Op::kJEq; }
+inline bool has_inline_offset(Op op) {
+  return (op >= Op::kJNotLt && op <= Op::kJEq) || (op >= Op::kJNotLtK && op <= Op::kJEqK);
+}
+// The constant K of a constant-operand instruction at code[at] (its words: see Op).
+inline double constant_operand(const std::uint32_t* code, std::size_t at) {
+  const std::size_t k = has_inline_offset(op_of(code[at])) ? at + 2 : at + 1;
+  const std::uint64_t bits = code[k] | (std::uint64_t(code[k + 1]) << 32);
+  double v;
+  static_assert(sizeof v == sizeof bits);
+  __builtin_memcpy(&v, &bits, sizeof v);
+  return v;
+}
 
 struct FunctionCode {
   std::string name;
