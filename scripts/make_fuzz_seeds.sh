@@ -28,9 +28,10 @@ done
 for script in assets/scripts/*.lua; do
   build/release/editor/kiln script run "$script" --cache-root "$work/cache" >/dev/null
 done
+# A page file is the payload of a cache store entry: the entry's 64-byte header comes off.
 n=0
-for page in $(find "$work/cache/jit" -name '*.jc' | sort | head -4); do
-  cat "$work/cache/jit/secret.key" "$page" > "$corpus/page_file/page-$n"
+for page in $(find "$work/cache/jit" -name '*.blob' | sort | head -4); do
+  { cat "$work/cache/jit/secret.key"; tail -c +65 "$page"; } > "$corpus/page_file/page-$n"
   n=$((n + 1))
 done
 

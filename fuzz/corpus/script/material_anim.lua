@@ -36,3 +36,9 @@ print("mean emissive", math.floor(emissive_sum / frames * 1000 + 0.5) / 1000)
 print("mean colour", math.floor(r_sum / frames * 1000 + 0.5) / 1000, math.floor(g_sum / frames * 1000 + 0.5) / 1000,
       math.floor(b_sum / frames * 1000 + 0.5) / 1000)
 print("max dissolve", dissolve_max)
+
+-- Called by the player once per rendered frame: the UI panel's tint pulses.
+function frame(t)
+  local p = pulse(t, 0.5)
+  engine.ui_panel_color(0.6 + 0.4 * p, 0.6 + 0.4 * p, 1.0, 0.9)
+end
