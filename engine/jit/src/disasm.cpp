@@ -67,23 +67,6 @@ std::string disassemble(const Program& program) {
                         static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
           size = 2;
           break;
-        case Op::kAddK:
-        case Op::kSubK:
-        case Op::kMulK:
-        case Op::kDivK:
-          std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
-          size = 3;
-          break;
-        case Op::kJNotLtK:
-        case Op::kJNotLeK:
-        case Op::kJNotGtK:
-        case Op::kJNotGeK:
-        case Op::kJNotEqK:
-        case Op::kJEqK:
-          std::snprintf(buf, sizeof buf, "r%u %.17g -> +%ld", a_of(w), constant_operand(code, pc),
-                        static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
-          size = 4;
-          break;
         case Op::kPutS: {
           const std::uint32_t n = code[pc + 1];
           std::string s;
@@ -92,7 +75,18 @@ std::string disassemble(const Program& program) {
           size = 2 + (n + 3) / 4;
           break;
         }
-        default: std::snprintf(buf, sizeof buf, "r%u r%u r%u", a_of(w), b_of(w), c_of(w)); break;
+        default:
+          if (is_constant_arithmetic(op)) {
+            std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
+            size = 3;
+          } else if (is_constant_branch(op)) {
+            std::snprintf(buf, sizeof buf, "r%u %.17g -> +%ld", a_of(w), constant_operand(code, pc),
+                          static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
+            size = 4;
+          } else {
+            std::snprintf(buf, sizeof buf, "r%u r%u r%u", a_of(w), b_of(w), c_of(w));
+          }
+          break;
       }
       out += buf;
       std::snprintf(buf, sizeof buf, "   ; line %d\n", fn.lines[pc]);

@@ -39,18 +39,8 @@ bool inline_op(Op op) {
     case Op::kJNotLt:
     case Op::kJNotLe:
     case Op::kJNotEq:
-    case Op::kJEq:
-    case Op::kAddK:
-    case Op::kSubK:
-    case Op::kMulK:
-    case Op::kDivK:
-    case Op::kJNotLtK:
-    case Op::kJNotLeK:
-    case Op::kJNotGtK:
-    case Op::kJNotGeK:
-    case Op::kJNotEqK:
-    case Op::kJEqK: return true;
-    default: return false;
+    case Op::kJEq: return true;
+    default: return is_constant_arithmetic(op) || is_constant_branch(op);
   }
 }
 

@@ -8,8 +8,8 @@ std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t a
   const std::uint32_t w = page[at];
   if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return 0;
   const Op op = op_of(w);
-  if (op == Op::kLoadN || (op >= Op::kAddK && op <= Op::kDivK)) return 3;
-  if (op >= Op::kJNotLtK && op <= Op::kJEqK) return 4;
+  if (op == Op::kLoadN || is_constant_arithmetic(op)) return 3;
+  if (is_constant_branch(op)) return 4;
   if (has_inline_offset(op)) return 2;
   if (op == Op::kPutS) {
     if (at + 1 >= page.size()) return 2 + kPageWords;  // its length lies outside: it straddles
@@ -29,22 +29,13 @@ Successors successors(std::span<const std::uint32_t> page, std::size_t at) {
     case Op::kJmpIfNot:
     case Op::kForLoop: s.fall = next, s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
     case Op::kForPrep: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kJNotLt:
-    case Op::kJNotLe:
-    case Op::kJNotEq:
-    case Op::kJEq:
-    case Op::kJNotLtK:
-    case Op::kJNotLeK:
-    case Op::kJNotGtK:
-    case Op::kJNotGeK:
-    case Op::kJNotEqK:
-    case Op::kJEqK:
-      s.fall = next;
-      if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
-      break;
     case Op::kRet:
     case Op::kRet0: break;
-    default: s.fall = next; break;
+    default:
+      s.fall = next;
+      if (!has_inline_offset(op)) break;
+      if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
+      break;
   }
   return s;
 }

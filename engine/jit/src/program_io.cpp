@@ -90,21 +90,7 @@ Status verify_program(const Program& p, const std::string& name) {
       std::size_t length = 1;
       long target = -1;
       switch (op) {
-        case Op::kLoadN:
-        case Op::kAddK:
-        case Op::kSubK:
-        case Op::kMulK:
-        case Op::kDivK: length = 3; break;
-        case Op::kJNotLtK:
-        case Op::kJNotLeK:
-        case Op::kJNotGtK:
-        case Op::kJNotGeK:
-        case Op::kJNotEqK:
-        case Op::kJEqK:
-          length = 4;
-          if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
-          target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
-          break;
+        case Op::kLoadN: length = 3; break;
         case Op::kPutS:
           if (pc + 1 >= f.words) return bad(pc, "string length outside the code");
           length = 2 + (std::size_t(code[pc + 1]) + 3) / 4;
@@ -113,9 +99,6 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kJNotLe:
         case Op::kJNotEq:
         case Op::kJEq:
-          length = 2;
-          if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
-          target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
           if (!reg(b)) return bad(pc, "register out of the frame");
           break;
         case Op::kJmp:
@@ -123,7 +106,14 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kJmpIfNot:
         case Op::kForPrep:
         case Op::kForLoop: target = long(pc) + 1 + d_of(w); break;
-        default: break;
+        default:
+          if (is_constant_arithmetic(op)) length = 3;
+          break;
+      }
+      if (has_inline_offset(op)) {  // compare and branch: the offset word (and a constant's two words)
+        length = is_constant_branch(op) ? 4 : 2;
+        if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
+        target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
       }
       if (pc + length > f.words) return bad(pc, "inline data outside the code");
       if (target >= 0 || op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep ||
@@ -153,12 +143,10 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kNot:
         case Op::kAppend:
         case Op::kLen:
-        case Op::kCallR:
-        case Op::kAddK:
-        case Op::kSubK:
-        case Op::kMulK:
-        case Op::kDivK: highest = std::max(a, b); break;
-        default: break;
+        case Op::kCallR: highest = std::max(a, b); break;
+        default:
+          if (is_constant_arithmetic(op)) highest = std::max(a, b);
+          break;
       }
       const bool uses_registers = op != Op::kRet0 && op != Op::kPutTab && op != Op::kPrintLn && op != Op::kDefine &&
                                   op != Op::kJmp && op != Op::kPutS;

@@ -16,6 +16,14 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
   auto use = [&](unsigned r) {
     if (r < 256) u.use.set(r);
   };
+  if (is_constant_arithmetic(op_of(w))) {
+    use(b), u.def.set(a);
+    return u;
+  }
+  if (is_constant_branch(op_of(w))) {
+    use(a);
+    return u;
+  }
   switch (op_of(w)) {
     case Op::kLoadN:
     case Op::kLoadB:
@@ -56,16 +64,6 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
     case Op::kJNotLe:
     case Op::kJNotEq:
     case Op::kJEq: use(a), use(b); break;
-    case Op::kAddK:
-    case Op::kSubK:
-    case Op::kMulK:
-    case Op::kDivK: use(b), u.def.set(a); break;
-    case Op::kJNotLtK:
-    case Op::kJNotLeK:
-    case Op::kJNotGtK:
-    case Op::kJNotGeK:
-    case Op::kJNotEqK:
-    case Op::kJEqK: use(a); break;
     case Op::kCallR: use(b), u.uses_all = true, u.all_from = a; break;
     case Op::kCall: u.uses_all = true, u.all_from = a; break;
     case Op::kJmp:

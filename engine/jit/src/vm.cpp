@@ -349,8 +349,9 @@ op_println:
 op_define:
   defined[ud_of(w)] = true;
   NEXT();
-// Compare and branch: the offset word follows; a backward branch is a loop, so it is counted.
-#define KILN_BRANCH(taken)                                \
+// Compare and branch: the offset word follows (then, against a constant, the constant's two words:
+// `rest` words in all); a backward branch is a loop, so it is counted.
+#define KILN_BRANCH(taken, rest)                          \
   do {                                                    \
     if (taken) {                                          \
       const auto d = static_cast<std::int32_t>(code[pc]); \
@@ -358,45 +359,31 @@ op_define:
       pc += 1 + d;                                        \
       if (d < 0) KILN_ENTER();                            \
     } else {                                              \
-      pc += 1;                                            \
+      pc += (rest);                                       \
     }                                                     \
     NEXT();                                               \
   } while (0)
 op_jnotlt:
-  KILN_BRANCH(!(R[A].n < R[B].n));
+  KILN_BRANCH(!(R[A].n < R[B].n), 1);
 op_jnotle:
-  KILN_BRANCH(!(R[A].n <= R[B].n));
+  KILN_BRANCH(!(R[A].n <= R[B].n), 1);
 op_jnoteq:
-  KILN_BRANCH(R[A].n != R[B].n);
+  KILN_BRANCH(R[A].n != R[B].n, 1);
 op_jeq:
-  KILN_BRANCH(R[A].n == R[B].n);
-#undef KILN_BRANCH
-// The same with a constant: the offset word, then the constant's two words.
-#define KILN_BRANCH_K(taken)                              \
-  do {                                                    \
-    if (taken) {                                          \
-      const auto d = static_cast<std::int32_t>(code[pc]); \
-      if (d < 0) KILN_TICK(pc - 1);                       \
-      pc += 1 + d;                                        \
-      if (d < 0) KILN_ENTER();                            \
-    } else {                                              \
-      pc += 3;                                            \
-    }                                                     \
-    NEXT();                                               \
-  } while (0)
+  KILN_BRANCH(R[A].n == R[B].n, 1);
 op_jnotltk:
-  KILN_BRANCH_K(!(R[A].n < KILN_CONSTANT(pc + 1)));
+  KILN_BRANCH(!(R[A].n < KILN_CONSTANT(pc + 1)), 3);
 op_jnotlek:
-  KILN_BRANCH_K(!(R[A].n <= KILN_CONSTANT(pc + 1)));
+  KILN_BRANCH(!(R[A].n <= KILN_CONSTANT(pc + 1)), 3);
 op_jnotgtk:
-  KILN_BRANCH_K(!(R[A].n > KILN_CONSTANT(pc + 1)));
+  KILN_BRANCH(!(R[A].n > KILN_CONSTANT(pc + 1)), 3);
 op_jnotgek:
-  KILN_BRANCH_K(!(R[A].n >= KILN_CONSTANT(pc + 1)));
+  KILN_BRANCH(!(R[A].n >= KILN_CONSTANT(pc + 1)), 3);
 op_jnoteqk:
-  KILN_BRANCH_K(R[A].n != KILN_CONSTANT(pc + 1));
+  KILN_BRANCH(R[A].n != KILN_CONSTANT(pc + 1), 3);
 op_jeqk:
-  KILN_BRANCH_K(R[A].n == KILN_CONSTANT(pc + 1));
-#undef KILN_BRANCH_K
+  KILN_BRANCH(R[A].n == KILN_CONSTANT(pc + 1), 3);
+#undef KILN_BRANCH
 #undef K
 #undef KILN_CONSTANT
 #undef KILN_TICK

@@ -633,7 +633,7 @@ class FunctionEmitter {
     // Arguments in consecutive registers from `base`; the result comes back in `base`. When the
     // result goes to the newest temporary (nothing above it in use, no name reads it), the call is
     // made there: no copy of the result.
-    const bool in_place = want_value && !callee_in_temp && dst >= locals_end_ && int(dst) == mark() - 1;
+    const bool in_place = want_value && !callee_in_temp && int(dst) >= locals_end_ && int(dst) == mark() - 1;
     const unsigned base = in_place ? dst : static_cast<unsigned>(mark());
     for (std::size_t i = 0; i < e.items.size(); ++i) {
       unsigned r = dst;

@@ -100,9 +100,11 @@ inline unsigned b_of(std::uint32_t w) { return (w >> 16) & 0xff; }
 inline unsigned c_of(std::uint32_t w) { return (w >> 24) & 0xff; }
 inline int d_of(std::uint32_t w) { return std::int16_t(w >> 16); }
 inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
-inline bool has_inline_offset(Op op) {
-  return (op >= Op::kJNotLt && op <= Op::kJEq) || (op >= Op::kJNotLtK && op <= Op::kJEqK);
-}
+// ADDK .. DIVK: a = b op K, three words.
+inline bool is_constant_arithmetic(Op op) { return op >= Op::kAddK && op <= Op::kDivK; }
+// JNOTLTK .. JEQK: the offset word, then K, four words.
+inline bool is_constant_branch(Op op) { return op >= Op::kJNotLtK && op <= Op::kJEqK; }
+inline bool has_inline_offset(Op op) { return (op >= Op::kJNotLt && op <= Op::kJEq) || is_constant_branch(op); }
 // The constant K of a constant-operand instruction at code[at] (its words: see Op).
 inline double constant_operand(const std::uint32_t* code, std::size_t at) {
   const std::size_t k = has_inline_offset(op_of(code[at])) ? at + 2 : at + 1;
