@@ -1,0 +1,170 @@
+// Calls in page code: direct into the callee's compiled code, through the interpreter's call entry,
+// or compiled into the page (inlined small leaves). See jit_abi.h for the contract.
+
+#include "page_emitter_impl.h"
+
+namespace kiln::jitc::detail {
+
+void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
+  const std::string at = std::to_string(k);
+  auto* start = llvm::BasicBlock::Create(C_, "call" + at, F_);
+  auto* direct = llvm::BasicBlock::Create(C_, "direct" + at, F_);
+  auto* indirect = llvm::BasicBlock::Create(C_, "indirect" + at, F_);
+  auto* pop = llvm::BasicBlock::Create(C_, "pop" + at, F_);
+  auto* finish = llvm::BasicBlock::Create(C_, "finish" + at, F_);
+  auto* rebase = llvm::BasicBlock::Create(C_, "rebase" + at, F_);
+  auto* returned = llvm::BasicBlock::Create(C_, "returned" + at, F_);
+  auto* reload = llvm::BasicBlock::Create(C_, "reload" + at, F_);
+  auto* failed = llvm::BasicBlock::Create(C_, "failed" + at, F_);
+  const bool checked = req_.mode == abi::JitMode::kChecked;
+  auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
+  auto* one = llvm::ConstantInt::get(i64_, 1);
+  B_.CreateBr(start);
+
+  B_.SetInsertPoint(start);  // the argument stores go first (finish_calls)
+  if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
+  auto* regs = current_regs(B_);
+  auto* entries = ctx_load(B_, offsetof(abi::Context, entries), i64_->getPointerTo());
+  auto* entry = B_.CreateInBoundsGEP(i64_, entries, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
+  auto* code = B_.CreateLoad(i64_, entry);
+  auto* needed = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entry, 1));
+  auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
+  auto* native_left = load_field(offsetof(abi::Context, native_left), i64_);
+  auto* top = B_.CreateInBoundsGEP(i64_, regs, B_.CreateAdd(needed, llvm::ConstantInt::get(i64_, a)));
+  llvm::Value* ok = B_.CreateAnd(
+      B_.CreateAnd(B_.CreateICmpNE(code, llvm::ConstantInt::get(i64_, 0)),
+                   B_.CreateICmpULT(frame_count, load_field(offsetof(abi::Context, frame_limit), i64_))),
+      B_.CreateAnd(B_.CreateICmpNE(native_left, llvm::ConstantInt::get(i64_, 0)),
+                   B_.CreateICmpULE(B_.CreatePtrToInt(top, i64_),
+                                    B_.CreatePtrToInt(load_field(offsetof(abi::Context, stack_end), ptr_ty), i64_))));
+  llvm::Value* count = nullptr;
+  if (checked) {  // one more tick within the budget, and not cancelled
+    count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), one);
+    ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
+  }
+  B_.CreateCondBr(ok, direct, indirect);
+
+  // Direct: push the callee's frame (its base is this frame's plus a) and enter its code at 0.
+  B_.SetInsertPoint(direct);
+  auto* frames = load_field(offsetof(abi::Context, frames), ptr_ty);
+  auto* base = B_.CreateAdd(
+      B_.CreateLoad(i64_, B_.CreateInBoundsGEP(i64_, frames,
+                                               B_.CreateAdd(B_.CreateShl(frame_count, 2),
+                                                            llvm::ConstantInt::get(i64_, std::uint64_t(-2))))),
+      llvm::ConstantInt::get(i64_, a));
+  auto* frame = B_.CreateInBoundsGEP(i64_, frames, B_.CreateShl(frame_count, 2));
+  B_.CreateStore(B_.CreateZExt(callee, i64_), frame);
+  B_.CreateStore(llvm::ConstantInt::get(i64_, 0), B_.CreateConstInBoundsGEP1_64(i64_, frame, 1));
+  B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 2));
+  B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 3));
+  store_field(offsetof(abi::Context, frame_count), B_.CreateAdd(frame_count, one));
+  store_field(offsetof(abi::Context, native_left), B_.CreateSub(native_left, one));
+  if (checked) tagged(B_.CreateStore(count, counted(B_)), tbaa_count_);
+  auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
+  store_field(offsetof(abi::Context, regs), B_.CreateConstInBoundsGEP1_64(i64_, regs, a));
+  auto* page_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
+  auto* stopped = B_.CreateCall(page_type, B_.CreateIntToPtr(code, page_type->getPointerTo()),
+                                {ctx_, llvm::ConstantInt::get(i32_, 0)});
+  stopped->addFnAttr(llvm::Attribute::NoUnwind);
+  store_field(offsetof(abi::Context, native_left), native_left);
+  auto* came_back = B_.CreateICmpNE(B_.CreateAnd(stopped, llvm::ConstantInt::get(i64_, abi::kReturnedFlag)),
+                                    llvm::ConstantInt::get(i64_, 0));
+  B_.CreateCondBr(came_back, pop, finish);
+  B_.SetInsertPoint(pop);
+  store_field(offsetof(abi::Context, frame_count), frame_count);
+  B_.CreateBr(rebase);
+  B_.SetInsertPoint(finish);  // the callee stopped before its return: the interpreter finishes it
+  auto* resume_type = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i64_}, false);
+  auto* resume = B_.CreateCall(resume_type, load_field(offsetof(abi::Context, resume), resume_type->getPointerTo()),
+                               {ctx_, stopped});
+  resume->addFnAttr(llvm::Attribute::NoUnwind);
+  B_.CreateCondBr(B_.CreateICmpEQ(resume, llvm::ConstantInt::get(i32_, abi::kCallReturned)), rebase, failed);
+  B_.SetInsertPoint(rebase);  // the register stack may have moved: same offset, new place
+  auto* moved = B_.CreateSub(load_field(offsetof(abi::Context, stack), i64_), stack_before);
+  B_.CreateStore(B_.CreateIntToPtr(B_.CreateAdd(B_.CreatePtrToInt(regs, i64_), moved), ptr_ty), regs_slot_);
+  B_.CreateBr(reload);
+
+  // Through the interpreter's call entry, which may also say no (the interpreter then runs it).
+  B_.SetInsertPoint(indirect);
+  auto* status = B_.CreateCall(call_type_, ctx_load(B_, offsetof(abi::Context, call), call_type_->getPointerTo()),
+                               {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
+  status->addFnAttr(llvm::Attribute::NoUnwind);
+  auto* sw = B_.CreateSwitch(status, exit(int(k), true), 2);
+  sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallReturned), returned);
+  sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallFailed), failed);
+  B_.SetInsertPoint(returned);
+  B_.CreateStore(load_field(offsetof(abi::Context, regs), ptr_ty), regs_slot_);
+  B_.CreateBr(reload);
+
+  B_.SetInsertPoint(failed);  // the run is over: nothing to store
+  B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(k), true) | abi::kFailedFlag));
+  B_.SetInsertPoint(reload);
+  if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_), count_slot_);
+  B_.CreateBr(go(next));
+  calls_.push_back({start, reload, a});
+}
+
+void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next) {
+  const Callee& callee = callees_.at(function);
+  const std::string at = std::to_string(k);
+  auto* body = llvm::BasicBlock::Create(C_, "inline" + at, F_);
+  auto* done = llvm::BasicBlock::Create(C_, "inlined" + at, F_);
+  llvm::Value* ok = inline_allowed(function);
+  llvm::Value* count = nullptr;
+  if (req_.mode == abi::JitMode::kChecked) {
+    count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
+    ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
+  }
+  B_.CreateCondBr(ok, body, exit(int(k), true));
+
+  Inline frame{k, a, exit(int(k), true), done, {}, &callee.arrays};
+  std::map<std::size_t, llvm::BasicBlock*> callee_blocks;
+  for (std::size_t j = 0; j < kPageWords; ++j)
+    if (callee.shape.starts[j]) callee_blocks[j] = llvm::BasicBlock::Create(C_, "i" + at + "w" + std::to_string(j), F_);
+  B_.SetInsertPoint(body);
+  B_.CreateBr(callee_blocks.at(0));
+  const auto page_words = std::exchange(words_, std::span<const std::uint32_t>(callee.words));
+  const jit::PageShape* page_shape = std::exchange(shape_, &callee.shape);
+  std::swap(blocks_, callee_blocks);
+  inline_ = &frame;
+  for (const auto& [j, block] : blocks_) emit_instruction(j);
+  inline_ = nullptr;
+  std::swap(blocks_, callee_blocks);
+  words_ = page_words;
+  shape_ = page_shape;
+
+  // The callee's registers start as its arguments (the rest as zero: it writes before it reads).
+  llvm::IRBuilder<> start(body->getTerminator());
+  for (const auto& [r, home] : frame.regs)
+    store_slot(start, r < callee.params ? slot_bits(start, slot(a + r)) : llvm::ConstantInt::get(i64_, 0), home);
+  B_.SetInsertPoint(done);
+  if (count) B_.CreateStore(count, count_slot_);
+  B_.CreateBr(go(next));
+}
+
+llvm::Value* Emitter::inline_allowed(std::uint32_t function) {
+  auto& allowed = inline_allowed_[function];
+  if (allowed) return allowed;
+  if (!frame_room_)
+    frame_room_ = entry_builder_.CreateICmpULT(entry_field(offsetof(abi::Context, frame_count), i64_),
+                                               entry_field(offsetof(abi::Context, frame_limit), i64_));
+  auto* defined = entry_field(offsetof(abi::Context, defined), i8_->getPointerTo());
+  auto* is_defined = entry_builder_.CreateLoad(i8_, entry_builder_.CreateConstInBoundsGEP1_64(i8_, defined, function));
+  allowed =
+      entry_builder_.CreateAnd(entry_builder_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)), frame_room_);
+  return allowed;
+}
+
+void Emitter::finish_calls() {
+  for (const CallSite& call : calls_) {
+    llvm::IRBuilder<> before(&*call.start->getFirstInsertionPt());
+    auto* regs = current_regs(before);
+    for (int r : written_)
+      if (r >= call.a) tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
+    llvm::IRBuilder<> after(call.reload->getTerminator());
+    auto* result = tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_);
+    store_slot(after, result, slot(call.a));
+  }
+}
+
+}  // namespace kiln::jitc::detail

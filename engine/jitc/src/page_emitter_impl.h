@@ -1,0 +1,349 @@
+#pragma once
+// The IR builder of one page (emit_page in page_emitter.h): its state and its small helpers. The page
+// function and its instructions are built in page_emitter.cpp, calls (direct, through the
+// interpreter, inlined) in page_calls.cpp.
+//
+// Thread-safety: one Emitter per page compile, on the compiling thread.
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/jit/inlining.h"
+#include "kiln/jit/page_analysis.h"
+#include "kiln/jit/register_liveness.h"
+#include "page_emitter.h"
+
+namespace kiln::jitc::detail {
+
+using jit::kPageWords;
+using jit::Op;
+namespace abi = jit::abi;
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& module, const jit::PageRequest& request, const jit::PageShape& shape,
+          std::span<const jit::InlineCallee> callees, const EmitOptions& options)
+      : C_(module.getContext()),
+        M_(module),
+        B_(C_),
+        entry_builder_(C_),
+        req_(request),
+        words_(request.words.first(kPageWords)),
+        shape_(&shape),
+        options_(options) {
+    for (const jit::InlineCallee& callee : callees) {
+      Callee& c = callees_[callee.function];
+      c.params = callee.params;
+      c.words.assign(kPageWords, 0);  // analysed as a page entered at 0 (its code never reaches the padding)
+      std::copy(callee.code.begin(), callee.code.end(), c.words.begin());
+      const std::uint16_t start = 0;
+      c.shape = jit::analyze_page(c.words, std::span<const std::uint16_t>(&start, 1));
+      c.arrays = array_registers(c.words, c.shape);
+    }
+  }
+
+  // The registers the code at `starts` uses as arrays.
+  static jit::RegisterSet array_registers(std::span<const std::uint32_t> words, const jit::PageShape& shape) {
+    jit::RegisterSet arrays;
+    for (std::size_t k = 0; k < kPageWords; ++k) {
+      if (!shape.starts[k] || shape.straddles[k] || jit::instruction_words(words, k) == 0) continue;
+      const std::uint32_t w = words[k];
+      switch (jit::op_of(w)) {
+        case Op::kNewArr: arrays.set(jit::a_of(w)); break;
+        case Op::kAppend:
+        case Op::kSetI: arrays.set(jit::a_of(w)); break;
+        case Op::kGetI:
+        case Op::kLen: arrays.set(jit::b_of(w)); break;
+        case Op::kEqRef: arrays.set(jit::b_of(w)), arrays.set(jit::c_of(w)); break;
+        default: break;
+      }
+    }
+    return arrays;
+  }
+
+  std::vector<std::uint16_t> run();
+
+ private:
+  // A context field loaded once when the page is entered.
+  llvm::Value* entry_field(std::size_t offset, llvm::Type* type) { return ctx_load(entry_builder_, offset, type); }
+  llvm::Value* reg_ptr(llvm::IRBuilder<>& b, llvm::Value* regs, int r) {
+    return b.CreateConstInBoundsGEP1_64(i64_, regs, r);
+  }
+  llvm::Value* current_regs(llvm::IRBuilder<>& b) { return b.CreateLoad(llvm::Type::getInt64PtrTy(C_), regs_slot_); }
+
+  // The SSA home of register r, loaded from the frame at the entries where it is live. In an inlined
+  // callee: the callee's register r, set when the call starts (inline_call). A register the code
+  // uses as an array has an integer home; the others are doubles, so that numbers live in
+  // floating-point registers and leave the general ones to addresses and counters.
+  llvm::AllocaInst* slot(int r) {
+    if (inline_) {
+      auto& home = inline_->regs[r];
+      if (!home)
+        home = entry_builder_.CreateAlloca(inline_->arrays->test(std::size_t(r)) ? i64_ : f64_, nullptr,
+                                           "i" + std::to_string(inline_->k) + "r" + std::to_string(r));
+      return home;
+    }
+    if (auto it = slots_.find(r); it != slots_.end()) return it->second;
+    auto* a = entry_builder_.CreateAlloca(arrays_.test(std::size_t(r)) ? i64_ : f64_, nullptr, "r" + std::to_string(r));
+    slots_[r] = a;
+    return a;
+  }
+  llvm::Value* slot_as(llvm::IRBuilder<>& b, llvm::AllocaInst* home, llvm::Type* type) {
+    return b.CreateBitCast(b.CreateLoad(home->getAllocatedType(), home), type);
+  }
+  llvm::Value* slot_bits(llvm::IRBuilder<>& b, llvm::AllocaInst* home) { return slot_as(b, home, i64_); }
+  void store_slot(llvm::IRBuilder<>& b, llvm::Value* v, llvm::AllocaInst* home) {
+    b.CreateStore(b.CreateBitCast(v, home->getAllocatedType()), home);
+  }
+  llvm::Value* raw(int r) { return slot_bits(B_, slot(r)); }
+  template <class I>
+  I* tagged(I* inst, llvm::MDNode* tbaa) {
+    inst->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa);
+    return inst;
+  }
+  llvm::Value* num(int r) { return slot_as(B_, slot(r), f64_); }
+  void set_num(int r, llvm::Value* v) {
+    if (!inline_) written_.insert(r);
+    store_slot(B_, v, slot(r));
+  }
+  void set_raw(int r, llvm::Value* v) { set_num(r, v); }
+  llvm::Value* flag(llvm::Value* i1) { return B_.CreateUIToFP(i1, f64_); }
+  llvm::Value* real(double v) { return llvm::ConstantFP::get(f64_, v); }
+
+  // Where control goes to leave the page. An inlined callee leaves by running its whole call again
+  // in the interpreter: it changed nothing outside its own registers before.
+  llvm::BasicBlock* exit(int target, bool interpret) {
+    if (inline_) return inline_->bail;
+    auto& block = exits_[{target, interpret}];
+    if (!block) block = llvm::BasicBlock::Create(C_, "exit" + std::to_string(target) + (interpret ? "i" : ""), F_);
+    return block;
+  }
+  // Where control goes for page-relative `target`: its block, or an exit when it leaves the page.
+  llvm::BasicBlock* go(int target) {
+    if (target >= 0 && target < int(kPageWords) && shape_->starts[std::size_t(target)])
+      return blocks_[std::size_t(target)];
+    return exit(target, false);
+  }
+  // A backward branch from instruction k to `target`: in checked mode it counts against the budget
+  // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
+  // (and reports the error with its line).
+  // Whether a tick that brings the budget counter to `count` must stop: over a set budget, or
+  // cancelled (the interpreter then runs the instruction and reports it).
+  llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
+    auto* over = b.CreateICmpUGT(count, budget_);
+    auto* flag = b.CreateLoad(i8_, ctx_load(b, offsetof(abi::Context, cancelled), i8_->getPointerTo()));
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    flag->setAlignment(llvm::Align(1));
+    return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
+  }
+  llvm::BasicBlock* backward(std::size_t k, int target) {
+    if (req_.mode == abi::JitMode::kUnchecked) return go(target);
+    auto* check = llvm::BasicBlock::Create(C_, "tick" + std::to_string(k), F_);
+    auto* ok = llvm::BasicBlock::Create(C_, "ticked" + std::to_string(k), F_);
+    llvm::IRBuilder<> b(check);
+    auto* count = b.CreateAdd(b.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
+    b.CreateCondBr(tick_stops(b, count), exit(int(k), true), ok);
+    b.SetInsertPoint(ok);
+    b.CreateStore(count, count_slot_);
+    b.CreateBr(go(target));
+    return check;
+  }
+  llvm::BasicBlock* branch_to(std::size_t k, int target) { return target <= int(k) ? backward(k, target) : go(target); }
+
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, id, {f64_}), {x});
+  }
+  llvm::Value* helper(abi::HelperIndex index, llvm::Value* x, llvm::Value* y) {
+    auto* table = B_.CreateLoad(
+        helper_type_->getPointerTo(),
+        B_.CreateConstInBoundsGEP1_64(
+            helper_type_->getPointerTo(),
+            ctx_load(B_, offsetof(abi::Context, helpers), helper_type_->getPointerTo()->getPointerTo()), index));
+    auto* call = B_.CreateCall(helper_type_, table, {x, y});
+    call->addFnAttr(llvm::Attribute::NoUnwind);
+    call->addFnAttr(llvm::Attribute::ReadNone);  // math only: no memory the page can see
+    return call;
+  }
+  llvm::Value* lua_mod(llvm::Value* a, llvm::Value* b) {
+    if (options_.frem_libcall) {  // fault injection: a libcall, and Lua 5.2's sign rule on top of it
+      auto* r = B_.CreateFRem(a, b);
+      auto* fix = B_.CreateAnd(B_.CreateFCmpUNE(r, real(0)),
+                               B_.CreateXor(B_.CreateFCmpOLT(r, real(0)), B_.CreateFCmpOLT(b, real(0))));
+      return B_.CreateSelect(fix, B_.CreateFAdd(r, b), r);
+    }
+    return B_.CreateFSub(a, B_.CreateFMul(intrinsic(llvm::Intrinsic::floor, B_.CreateFDiv(a, b)), b));  // Lua 5.1
+  }
+
+  // The element pointer of array register `arr` at number `index`, branching to the interpreter
+  // at instruction k unless 1 <= index <= #arr and index is whole. A write (`appended` is the value)
+  // at #arr + 1 appends it instead, within the array's capacity, and goes on at k's successor.
+  llvm::Value* element(std::size_t k, int arr, llvm::Value* index, llvm::Value* appended = nullptr) {
+    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
+    auto* data =
+        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                          llvm::Type::getInt64PtrTy(C_));
+    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
+    // x86's truncating conversion (defined for every input, unlike LLVM's fptosi) gives INT64_MIN for
+    // NaN and anything out of range. The index is whole when the integer converts back to it (never
+    // for INT64_MIN unless the index is -2^63, whose i - 1 wraps past any size), and in [1, size]
+    // when i - 1 is below size, unsigned. Compiled code is x86-64 only (object_linker).
+    auto* vector =
+        B_.CreateInsertElement(llvm::UndefValue::get(llvm::FixedVectorType::get(f64_, 2)), index, std::uint64_t{0});
+    auto* whole = B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::x86_sse2_cvttsd2si64), {vector});
+    auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
+    auto* ok = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpULT(i, size));
+    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
+    llvm::BasicBlock* outside = exit(int(k), true);
+    if (appended) {
+      outside = llvm::BasicBlock::Create(C_, "outside" + std::to_string(k), F_);
+      B_.CreateCondBr(ok, in_range, outside);
+      B_.SetInsertPoint(outside);
+      auto* at_end = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpEQ(i, size));
+      auto* appending = llvm::BasicBlock::Create(C_, "appending" + std::to_string(k), F_);
+      B_.CreateCondBr(at_end, appending, exit(int(k), true));
+      B_.SetInsertPoint(appending);
+      push(k, base, data, size, appended);
+      B_.CreateBr(go(int(k + 1)));
+    } else {
+      B_.CreateCondBr(ok, in_range, outside);
+    }
+    B_.SetInsertPoint(in_range);
+    return B_.CreateInBoundsGEP(i64_, data, i);
+  }
+
+  // Stores `value` after the `size` elements at `data` of the array whose header is at `base`, when
+  // its capacity and the element budget allow (else the interpreter runs instruction k, which grows
+  // the storage or reports the budget).
+  void push(std::size_t k, llvm::Value* base, llvm::Value* data, llvm::Value* size, llvm::Value* value) {
+    auto* capacity = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 2)), tbaa_header_);
+    auto* counter = ctx_load(B_, offsetof(abi::Context, elements), i64_->getPointerTo());
+    auto* created = tagged(B_.CreateLoad(i64_, counter), tbaa_elements_);
+    auto* room = B_.CreateAnd(B_.CreateICmpULT(size, capacity),
+                              B_.CreateICmpULT(created, ctx_load(B_, offsetof(abi::Context, max_elements), i64_)));
+    auto* store = llvm::BasicBlock::Create(C_, "push" + std::to_string(k), F_);
+    B_.CreateCondBr(room, store, exit(int(k), true));
+    B_.SetInsertPoint(store);
+    tagged(B_.CreateStore(value, B_.CreateInBoundsGEP(i64_, data, size)), tbaa_element_);
+    tagged(B_.CreateStore(B_.CreateAdd(size, llvm::ConstantInt::get(i64_, 1)),
+                          B_.CreateConstInBoundsGEP1_64(i64_, base, 1)),
+           tbaa_header_);
+    tagged(B_.CreateStore(B_.CreateAdd(created, llvm::ConstantInt::get(i64_, 1)), counter), tbaa_elements_);
+  }
+  // APPEND at k: the value goes after the array's last element.
+  void append(std::size_t k, int arr, llvm::Value* value, int next) {
+    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
+    auto* data =
+        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                          llvm::Type::getInt64PtrTy(C_));
+    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
+    push(k, base, data, size, value);
+    B_.CreateBr(go(next));
+  }
+
+  // A call at instruction k: the callee runs to its return while this page waits, then the page
+  // goes on at `next` with the result in register a. Directly into the callee's code when it has
+  // some and nothing stands in the way, else through ctx->call (see jit_abi.h). The arguments are
+  // stored before and the result read after (finish_calls, once every register the page writes is
+  // known).
+  void emit_call(std::size_t k, int a, llvm::Value* callee, int next);
+  // A call at instruction k of a function inlined here (its code in the page's key words): the
+  // interpreter's checks (defined, call depth, one budget tick and cancellation), then the callee's
+  // code with registers of its own, its arguments copied in. Nothing is pushed; whatever stops the
+  // callee hands the whole call to the interpreter (see exit()). The tick is kept only once the
+  // callee returned, so the interpreter's run of the call counts it once.
+  void inline_call(std::size_t k, int a, std::uint32_t function, int next);
+
+  // Whether the callee is defined and one more frame fits, decided once per entry of the page: while
+  // it runs, the frame count is the same at each of its instructions (calls return to it), and a
+  // function once defined stays defined (one defined later is only inlined from the next entry on).
+  llvm::Value* inline_allowed(std::uint32_t function);
+
+  // Before a call, the registers from a up that this page wrote go to memory (the others are there
+  // already); after it, the result is read back. The registers above a are the callee's frame: the
+  // bytecode never reads one after a call before writing it (the interpreter's callee overwrites
+  // them too), so their values here need not follow memory.
+  void finish_calls();
+  llvm::Value* load_field(std::size_t offset, llvm::Type* type) { return ctx_load(B_, offset, type); }
+  void store_field(std::size_t offset, llvm::Value* value) {
+    tagged(B_.CreateStore(value, field_addr_at(B_, offset, value->getType())), tbaa_context_);
+  }
+  // A context field, loaded where it is used: nothing stays live across the page for it (a call
+  // would spill it), and loads between calls fold into one (only calls and context stores alias).
+  llvm::Value* ctx_load(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* type) {
+    return tagged(b.CreateLoad(type, field_addr_at(b, offset, type)), tbaa_context_);
+  }
+  llvm::Value* counted(llvm::IRBuilder<>& b) {
+    return ctx_load(b, offsetof(abi::Context, counted), i64_->getPointerTo());
+  }
+  llvm::Value* module_ptr() { return ctx_load(B_, offsetof(abi::Context, module), i64_->getPointerTo()); }
+  llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee) {
+    return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx_, offset), pointee->getPointerTo());
+  }
+
+  void emit_instruction(std::size_t k);
+
+  llvm::LLVMContext& C_;
+  llvm::Module& M_;
+  llvm::IRBuilder<> B_, entry_builder_;
+  const jit::PageRequest& req_;
+  std::span<const std::uint32_t> words_;  // the code being emitted: the page, or an inlined callee's
+  const jit::PageShape* shape_;
+  EmitOptions options_;
+  struct Callee {  // a function inlined where this page calls it
+    int params = 0;
+    std::vector<std::uint32_t> words;  // its code, padded to a page
+    jit::PageShape shape;
+    jit::RegisterSet arrays;  // its registers used as arrays
+  };
+  std::map<std::uint32_t, Callee> callees_;
+  struct Inline {                           // the inlined call being emitted
+    std::size_t k;                          // the call instruction
+    int a;                                  // its first argument register, where the result goes
+    llvm::BasicBlock* bail;                 // the interpreter runs the call
+    llvm::BasicBlock* done;                 // the callee returned
+    std::map<int, llvm::AllocaInst*> regs;  // the callee's registers
+    const jit::RegisterSet* arrays;         // those used as arrays
+  };
+  Inline* inline_ = nullptr;
+  llvm::Value* frame_room_ = nullptr;                     // frame_count < frame_limit at entry
+  std::map<std::uint32_t, llvm::Value*> inline_allowed_;  // per inlined callee
+  llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
+  llvm::Type* f64_ = nullptr;
+  llvm::FunctionType* helper_type_ = nullptr;
+  llvm::FunctionType* call_type_ = nullptr;
+  llvm::Function* F_ = nullptr;
+  llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
+  llvm::AllocaInst* count_slot_ = nullptr;
+  llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
+               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr;
+  struct CallSite {
+    llvm::BasicBlock* start;   // the registers from a up are stored at its start
+    llvm::BasicBlock* reload;  // and read back here
+    int a;
+  };
+  std::vector<CallSite> calls_;
+  struct ReturnSite {
+    llvm::BasicBlock* block;
+    std::size_t k;
+    int value;  // the register returned; -1: nothing (0)
+  };
+  std::vector<ReturnSite> returns_;
+  llvm::AllocaInst* regs_slot_ = nullptr;
+  llvm::Value *regs_ = nullptr, *budget_ = nullptr;
+  std::map<int, llvm::AllocaInst*> slots_;
+  jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
+  std::set<int> written_;
+  std::map<std::size_t, llvm::BasicBlock*> blocks_;
+  std::map<std::pair<int, bool>, llvm::BasicBlock*> exits_;
+};
+
+}  // namespace kiln::jitc::detail
