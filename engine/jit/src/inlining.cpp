@@ -16,18 +16,8 @@ bool inline_op(Op op) {
     case Op::kLoadB:
     case Op::kMove:
     case Op::kGetMod:
-    case Op::kAdd:
-    case Op::kSub:
-    case Op::kMul:
-    case Op::kDiv:
-    case Op::kMod:
-    case Op::kPow:
     case Op::kNeg:
     case Op::kNot:
-    case Op::kEq:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kEqRef:
     case Op::kJmp:
     case Op::kJmpIf:
     case Op::kJmpIfNot:
@@ -40,7 +30,7 @@ bool inline_op(Op op) {
     case Op::kJNotLe:
     case Op::kJNotEq:
     case Op::kJEq: return true;
-    default: return is_constant_arithmetic(op) || is_constant_branch(op);
+    default: return is_binary(op) || is_constant_arithmetic(op) || is_constant_branch(op);
   }
 }
 

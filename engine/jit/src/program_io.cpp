@@ -126,16 +126,6 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kForLoop: highest = a + 3; break;
         case Op::kMath:
         case Op::kHost: highest = c ? a + c - 1 : a; break;
-        case Op::kAdd:
-        case Op::kSub:
-        case Op::kMul:
-        case Op::kDiv:
-        case Op::kMod:
-        case Op::kPow:
-        case Op::kEq:
-        case Op::kLt:
-        case Op::kLe:
-        case Op::kEqRef:
         case Op::kGetI:
         case Op::kSetI: highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)}); break;
         case Op::kMove:
@@ -145,6 +135,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kLen:
         case Op::kCallR: highest = std::max(a, b); break;
         default:
+          if (is_binary(op)) highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
           if (is_constant_arithmetic(op)) highest = std::max(a, b);
           break;
       }

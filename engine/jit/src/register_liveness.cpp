@@ -16,6 +16,10 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
   auto use = [&](unsigned r) {
     if (r < 256) u.use.set(r);
   };
+  if (is_binary(op_of(w))) {
+    use(b), use(c), u.def.set(a);
+    return u;
+  }
   if (is_constant_arithmetic(op_of(w))) {
     use(b), u.def.set(a);
     return u;
@@ -40,16 +44,6 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
     case Op::kRet:
     case Op::kPutN:
     case Op::kPutB: use(a); break;
-    case Op::kAdd:
-    case Op::kSub:
-    case Op::kMul:
-    case Op::kDiv:
-    case Op::kMod:
-    case Op::kPow:
-    case Op::kEq:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kEqRef:
     case Op::kGetI: use(b), use(c), u.def.set(a); break;
     case Op::kAppend: use(a), use(b); break;
     case Op::kSetI: use(a), use(b), use(c); break;

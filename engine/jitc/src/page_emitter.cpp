@@ -144,30 +144,30 @@ void Emitter::emit_instruction(std::size_t k) {
   switch (jit::op_of(w)) {
     case Op::kLoadN: {
       const std::uint64_t bits = page[k + 1] | (std::uint64_t(page[k + 2]) << 32);
-      set_raw(a, llvm::ConstantInt::get(i64_, bits));
+      set(a, llvm::ConstantInt::get(i64_, bits));
       break;
     }
-    case Op::kLoadB: set_num(a, real(b)); break;
-    case Op::kMove: set_raw(a, raw(b)); break;
+    case Op::kLoadB: set(a, real(b)); break;
+    case Op::kMove: set(a, raw(b)); break;
     case Op::kGetMod:
-      set_raw(a, tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_ptr(), jit::ud_of(w))),
-                        tbaa_module_));
+      set(a,
+          tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, module_ptr(), jit::ud_of(w))), tbaa_module_));
       break;
     case Op::kSetMod:
       tagged(B_.CreateStore(raw(a), B_.CreateConstInBoundsGEP1_64(i64_, module_ptr(), jit::ud_of(w))), tbaa_module_);
       break;
-    case Op::kAdd: set_num(a, B_.CreateFAdd(num(b), num(c))); break;
-    case Op::kSub: set_num(a, B_.CreateFSub(num(b), num(c))); break;
-    case Op::kMul: set_num(a, B_.CreateFMul(num(b), num(c))); break;
-    case Op::kDiv: set_num(a, B_.CreateFDiv(num(b), num(c))); break;
-    case Op::kMod: set_num(a, lua_mod(num(b), num(c))); break;
-    case Op::kPow: set_num(a, helper(abi::kHelperPow, num(b), num(c))); break;
-    case Op::kNeg: set_num(a, B_.CreateFNeg(num(b))); break;
-    case Op::kNot: set_num(a, flag(B_.CreateFCmpOEQ(num(b), real(0)))); break;
-    case Op::kEq: set_num(a, flag(B_.CreateFCmpOEQ(num(b), num(c)))); break;
-    case Op::kLt: set_num(a, flag(B_.CreateFCmpOLT(num(b), num(c)))); break;
-    case Op::kLe: set_num(a, flag(B_.CreateFCmpOLE(num(b), num(c)))); break;
-    case Op::kEqRef: set_num(a, flag(B_.CreateICmpEQ(raw(b), raw(c)))); break;
+    case Op::kAdd: set(a, B_.CreateFAdd(num(b), num(c))); break;
+    case Op::kSub: set(a, B_.CreateFSub(num(b), num(c))); break;
+    case Op::kMul: set(a, B_.CreateFMul(num(b), num(c))); break;
+    case Op::kDiv: set(a, B_.CreateFDiv(num(b), num(c))); break;
+    case Op::kMod: set(a, lua_mod(num(b), num(c))); break;
+    case Op::kPow: set(a, helper(abi::kHelperPow, num(b), num(c))); break;
+    case Op::kNeg: set(a, B_.CreateFNeg(num(b))); break;
+    case Op::kNot: set(a, flag(B_.CreateFCmpOEQ(num(b), real(0)))); break;
+    case Op::kEq: set(a, flag(B_.CreateFCmpOEQ(num(b), num(c)))); break;
+    case Op::kLt: set(a, flag(B_.CreateFCmpOLT(num(b), num(c)))); break;
+    case Op::kLe: set(a, flag(B_.CreateFCmpOLE(num(b), num(c)))); break;
+    case Op::kEqRef: set(a, flag(B_.CreateICmpEQ(raw(b), raw(c)))); break;
     case Op::kJmp: B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w))); return;
     case Op::kJmpIf:
     case Op::kJmpIfNot: {
@@ -180,36 +180,31 @@ void Emitter::emit_instruction(std::size_t k) {
       return;
     }
     case Op::kForPrep:
-      set_num(a, B_.CreateFSub(num(a), num(a + 2)));
+      set(a, B_.CreateFSub(num(a), num(a + 2)));
       B_.CreateBr(go(int(k) + 1 + jit::d_of(w)));
       return;
     case Op::kForLoop: {
       auto* step = num(a + 2);
       auto* v = B_.CreateFAdd(num(a), step);
-      set_num(a, v);
+      set(a, v);
       auto* limit = num(a + 1);
       auto* more =
           B_.CreateSelect(B_.CreateFCmpOGT(step, real(0)), B_.CreateFCmpOLE(v, limit), B_.CreateFCmpOGE(v, limit));
       auto* body = llvm::BasicBlock::Create(C_, "loop" + std::to_string(k), F_);
       B_.CreateCondBr(more, body, go(next));
       B_.SetInsertPoint(body);
-      set_num(a + 3, v);
+      set(a + 3, v);
       B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w)));
       return;
     }
-    case Op::kGetI: set_raw(a, tagged(B_.CreateLoad(i64_, element(k, b, num(c))), tbaa_element_)); break;
+    case Op::kGetI: set(a, tagged(B_.CreateLoad(i64_, element(k, b, num(c))), tbaa_element_)); break;
     case Op::kSetI: {
       auto* value = raw(c);
       tagged(B_.CreateStore(value, element(k, a, num(b), value)), tbaa_element_);
       break;
     }
     case Op::kAppend: append(k, a, raw(b), next); return;
-    case Op::kLen: {
-      auto* base = B_.CreateIntToPtr(raw(b), llvm::Type::getInt64PtrTy(C_));
-      set_num(a, B_.CreateSIToFP(
-                     tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_), f64_));
-      break;
-    }
+    case Op::kLen: set(a, B_.CreateSIToFP(header(b).size, f64_)); break;
     case Op::kMath: {
       const auto fn = static_cast<jit::MathFn>(b);
       llvm::Value* x = c > 0 ? num(a) : real(0);
@@ -236,7 +231,7 @@ void Emitter::emit_instruction(std::size_t k) {
           }
           result = helper(helper_of(fn), x, y);
       }
-      set_num(a, result);
+      set(a, result);
       break;
     }
     case Op::kJNotLt:
@@ -254,10 +249,10 @@ void Emitter::emit_instruction(std::size_t k) {
       B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
       return;
     }
-    case Op::kAddK: set_num(a, B_.CreateFAdd(num(b), real(jit::constant_operand(page.data(), k)))); break;
-    case Op::kSubK: set_num(a, B_.CreateFSub(num(b), real(jit::constant_operand(page.data(), k)))); break;
-    case Op::kMulK: set_num(a, B_.CreateFMul(num(b), real(jit::constant_operand(page.data(), k)))); break;
-    case Op::kDivK: set_num(a, B_.CreateFDiv(num(b), real(jit::constant_operand(page.data(), k)))); break;
+    case Op::kAddK: set(a, B_.CreateFAdd(num(b), real(jit::constant_operand(page.data(), k)))); break;
+    case Op::kSubK: set(a, B_.CreateFSub(num(b), real(jit::constant_operand(page.data(), k)))); break;
+    case Op::kMulK: set(a, B_.CreateFMul(num(b), real(jit::constant_operand(page.data(), k)))); break;
+    case Op::kDivK: set(a, B_.CreateFDiv(num(b), real(jit::constant_operand(page.data(), k)))); break;
     case Op::kJNotLtK:
     case Op::kJNotLeK:
     case Op::kJNotGtK:
@@ -298,7 +293,7 @@ void Emitter::emit_instruction(std::size_t k) {
       if (inline_) {  // the result goes to the caller's register, and the caller goes on
         llvm::Value* result = jit::op_of(w) == Op::kRet ? raw(a) : llvm::ConstantInt::get(i64_, 0);
         Inline* callee = std::exchange(inline_, nullptr);
-        set_raw(callee->a, result);
+        set(callee->a, result);
         inline_ = callee;
         B_.CreateBr(callee->done);
         return;

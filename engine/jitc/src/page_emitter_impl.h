@@ -58,7 +58,7 @@ class Emitter {
       if (!shape.starts[k] || shape.straddles[k] || jit::instruction_words(words, k) == 0) continue;
       const std::uint32_t w = words[k];
       switch (jit::op_of(w)) {
-        case Op::kNewArr: arrays.set(jit::a_of(w)); break;
+        case Op::kNewArr:
         case Op::kAppend:
         case Op::kSetI: arrays.set(jit::a_of(w)); break;
         case Op::kGetI:
@@ -111,11 +111,11 @@ class Emitter {
     return inst;
   }
   llvm::Value* num(int r) { return slot_as(B_, slot(r), f64_); }
-  void set_num(int r, llvm::Value* v) {
+  // Register r = v (a number or the bits of an array reference: the home converts).
+  void set(int r, llvm::Value* v) {
     if (!inline_) written_.insert(r);
     store_slot(B_, v, slot(r));
   }
-  void set_raw(int r, llvm::Value* v) { set_num(r, v); }
   llvm::Value* flag(llvm::Value* i1) { return B_.CreateUIToFP(i1, f64_); }
   llvm::Value* real(double v) { return llvm::ConstantFP::get(f64_, v); }
 
@@ -133,9 +133,6 @@ class Emitter {
       return blocks_[std::size_t(target)];
     return exit(target, false);
   }
-  // A backward branch from instruction k to `target`: in checked mode it counts against the budget
-  // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
-  // (and reports the error with its line).
   // Whether a tick that brings the budget counter to `count` must stop: over a set budget, or
   // cancelled (the interpreter then runs the instruction and reports it).
   llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
@@ -145,6 +142,9 @@ class Emitter {
     flag->setAlignment(llvm::Align(1));
     return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
   }
+  // A backward branch from instruction k to `target`: in checked mode it counts against the budget
+  // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
+  // (and reports the error with its line).
   llvm::BasicBlock* backward(std::size_t k, int target) {
     if (req_.mode == abi::JitMode::kUnchecked) return go(target);
     auto* check = llvm::BasicBlock::Create(C_, "tick" + std::to_string(k), F_);
@@ -187,11 +187,7 @@ class Emitter {
   // at instruction k unless 1 <= index <= #arr and index is whole. A write (`appended` is the value)
   // at #arr + 1 appends it instead, within the array's capacity, and goes on at k's successor.
   llvm::Value* element(std::size_t k, int arr, llvm::Value* index, llvm::Value* appended = nullptr) {
-    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
-    auto* data =
-        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
-                          llvm::Type::getInt64PtrTy(C_));
-    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
+    const ArrayHeader h = header(arr);
     // x86's truncating conversion (defined for every input, unlike LLVM's fptosi) gives INT64_MIN for
     // NaN and anything out of range. The index is whole when the integer converts back to it (never
     // for INT64_MIN unless the index is -2^63, whose i - 1 wraps past any size), and in [1, size]
@@ -200,52 +196,58 @@ class Emitter {
         B_.CreateInsertElement(llvm::UndefValue::get(llvm::FixedVectorType::get(f64_, 2)), index, std::uint64_t{0});
     auto* whole = B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::x86_sse2_cvttsd2si64), {vector});
     auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
-    auto* ok = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpULT(i, size));
+    auto* is_whole = B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index);
+    auto* ok = B_.CreateAnd(is_whole, B_.CreateICmpULT(i, h.size));
     auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
     llvm::BasicBlock* outside = exit(int(k), true);
     if (appended) {
       outside = llvm::BasicBlock::Create(C_, "outside" + std::to_string(k), F_);
       B_.CreateCondBr(ok, in_range, outside);
       B_.SetInsertPoint(outside);
-      auto* at_end = B_.CreateAnd(B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index), B_.CreateICmpEQ(i, size));
+      auto* at_end = B_.CreateAnd(is_whole, B_.CreateICmpEQ(i, h.size));
       auto* appending = llvm::BasicBlock::Create(C_, "appending" + std::to_string(k), F_);
       B_.CreateCondBr(at_end, appending, exit(int(k), true));
       B_.SetInsertPoint(appending);
-      push(k, base, data, size, appended);
+      push(k, h, appended);
       B_.CreateBr(go(int(k + 1)));
     } else {
       B_.CreateCondBr(ok, in_range, outside);
     }
     B_.SetInsertPoint(in_range);
-    return B_.CreateInBoundsGEP(i64_, data, i);
+    return B_.CreateInBoundsGEP(i64_, h.data, i);
   }
 
-  // Stores `value` after the `size` elements at `data` of the array whose header is at `base`, when
-  // its capacity and the element budget allow (else the interpreter runs instruction k, which grows
-  // the storage or reports the budget).
-  void push(std::size_t k, llvm::Value* base, llvm::Value* data, llvm::Value* size, llvm::Value* value) {
-    auto* capacity = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 2)), tbaa_header_);
+  // An array register's header (abi::ArrayData): where it is, its elements and their count.
+  struct ArrayHeader {
+    llvm::Value *base, *data, *size;
+  };
+  ArrayHeader header(int arr) {
+    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
+    auto* data =
+        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
+                          llvm::Type::getInt64PtrTy(C_));
+    return {base, data, tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_)};
+  }
+  // Stores `value` after the array's last element, when its capacity and the element budget allow
+  // (else the interpreter runs instruction k, which grows the storage or reports the budget).
+  void push(std::size_t k, const ArrayHeader& h, llvm::Value* value) {
+    auto* capacity = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, h.base, 2)), tbaa_header_);
     auto* counter = ctx_load(B_, offsetof(abi::Context, elements), i64_->getPointerTo());
     auto* created = tagged(B_.CreateLoad(i64_, counter), tbaa_elements_);
-    auto* room = B_.CreateAnd(B_.CreateICmpULT(size, capacity),
+    auto* room = B_.CreateAnd(B_.CreateICmpULT(h.size, capacity),
                               B_.CreateICmpULT(created, ctx_load(B_, offsetof(abi::Context, max_elements), i64_)));
     auto* store = llvm::BasicBlock::Create(C_, "push" + std::to_string(k), F_);
     B_.CreateCondBr(room, store, exit(int(k), true));
     B_.SetInsertPoint(store);
-    tagged(B_.CreateStore(value, B_.CreateInBoundsGEP(i64_, data, size)), tbaa_element_);
-    tagged(B_.CreateStore(B_.CreateAdd(size, llvm::ConstantInt::get(i64_, 1)),
-                          B_.CreateConstInBoundsGEP1_64(i64_, base, 1)),
+    tagged(B_.CreateStore(value, B_.CreateInBoundsGEP(i64_, h.data, h.size)), tbaa_element_);
+    tagged(B_.CreateStore(B_.CreateAdd(h.size, llvm::ConstantInt::get(i64_, 1)),
+                          B_.CreateConstInBoundsGEP1_64(i64_, h.base, 1)),
            tbaa_header_);
     tagged(B_.CreateStore(B_.CreateAdd(created, llvm::ConstantInt::get(i64_, 1)), counter), tbaa_elements_);
   }
   // APPEND at k: the value goes after the array's last element.
   void append(std::size_t k, int arr, llvm::Value* value, int next) {
-    auto* base = B_.CreateIntToPtr(raw(arr), llvm::Type::getInt64PtrTy(C_));
-    auto* data =
-        B_.CreateIntToPtr(tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 0)), tbaa_header_),
-                          llvm::Type::getInt64PtrTy(C_));
-    auto* size = tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, 1)), tbaa_header_);
-    push(k, base, data, size, value);
+    push(k, header(arr), value);
     B_.CreateBr(go(next));
   }
 

@@ -100,6 +100,8 @@ inline unsigned b_of(std::uint32_t w) { return (w >> 16) & 0xff; }
 inline unsigned c_of(std::uint32_t w) { return (w >> 24) & 0xff; }
 inline int d_of(std::uint32_t w) { return std::int16_t(w >> 16); }
 inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
+// a = b op c with two register operands: arithmetic and comparisons (ADD .. POW, EQ, LT, LE, EQREF).
+inline bool is_binary(Op op) { return (op >= Op::kAdd && op <= Op::kPow) || (op >= Op::kEq && op <= Op::kEqRef); }
 // ADDK .. DIVK: a = b op K, three words.
 inline bool is_constant_arithmetic(Op op) { return op >= Op::kAddK && op <= Op::kDivK; }
 // JNOTLTK .. JEQK: the offset word, then K, four words.
