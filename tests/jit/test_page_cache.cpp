@@ -31,12 +31,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi::JitMode::kChecked) {
+// What a run prints, then its error if it fails.
+std::string run(const Program& program, const VmOptions& options) {
   std::string out;
-  Vm vm(program, {.jit = jit, .jit_mode = mode});
+  Vm vm(program, options);
   vm.set_output([&](std::string_view line) { out += line; });
   if (auto s = vm.run(); !s) out += "RUNTIME ERROR: " + s.error().message;
   return out;
+}
+std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi::JitMode::kChecked) {
+  return run(program, {.jit = jit, .jit_mode = mode});
 }
 
 std::unique_ptr<JitRuntime> runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
@@ -380,11 +384,7 @@ TEST_SUITE("jit") {
     jitc::LlvmPageCompiler compiler;
     auto jit = runtime(&compiler, {});
     auto outcome = [&](const Program& program, JitRuntime* runtime, std::uint64_t max_elements) {
-      std::string out;
-      Vm vm(program, {.max_array_elements = max_elements, .jit = runtime});
-      vm.set_output([&](std::string_view line) { out += line; });
-      if (auto s = vm.run(); !s) out += "RUNTIME ERROR: " + s.error().message;
-      return out;
+      return run(program, {.max_array_elements = max_elements, .jit = runtime});
     };
     // Appends by index and by a table constructor inside loops; sums and sizes tell the contents.
     const std::string grow =
