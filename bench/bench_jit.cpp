@@ -1,5 +1,5 @@
 // The script JIT's page code cache. Run:
-//   build/release/bench/bench_jit [repo-root]
+//   build/release/bench/bench_jit [repo-root] [warm passes, default 5]
 // 1. per page: an LLVM compile against a load from the persistent cache (find, checksum, HMAC,
 //    page compare, map W^X), over every page of the benchmark scripts and the script corpus;
 // 2. cold against warm start of the corpus (the stand-in for a project's scripts): every script
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -49,6 +50,7 @@ std::vector<Program> load_scripts(const fs::path& root) {
 
 int main(int argc, char** argv) {
   const fs::path root = argc > 1 ? fs::path(argv[1]) : fs::current_path();
+  const int warm_passes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
   const fs::path cache = fs::temp_directory_path() / ("kiln-bench-jit-" + std::to_string(::getpid()));
   fs::remove_all(cache);
   const std::vector<Program> programs = load_scripts(root);
@@ -64,18 +66,24 @@ int main(int argc, char** argv) {
         cold->request(page_key_words(p, i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
     cold->flush();
     const JitStats c = cold->stats();
-    auto warm = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
-    for (const auto& p : programs)
-      for (std::size_t i = 0; i < p.page_count(); ++i)
-        warm->request(page_key_words(p, i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
-    const JitStats w = warm->stats();
+    // The best of several warm passes, each with a fresh runtime: one pass is short enough for a
+    // noisy host to spoil it.
+    JitStats w;
+    for (int pass = 0; pass < warm_passes; ++pass) {
+      auto warm = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
+      for (const auto& p : programs)
+        for (std::size_t i = 0; i < p.page_count(); ++i)
+          warm->request(page_key_words(p, i), jit_entries(p.page(i), p.entries[i]), abi::JitMode::kChecked);
+      const JitStats s = warm->stats();
+      if (pass == 0 || s.load_ns < w.load_ns) w = s;
+    }
     std::printf("per page (%zu pages of %zu scripts, every entry):\n", pages, programs.size());
     std::printf("  compile (LLVM O2 for %s): %.2f ms per page (%llu compiled, %llu not cacheable)\n",
                 jitc::LlvmPageCompiler::host_target().substr(0, 40).c_str(),
                 double(c.compile_ns) / 1e6 / double(c.compiled), static_cast<unsigned long long>(c.compiled),
                 static_cast<unsigned long long>(c.not_cacheable));
-    std::printf("  load from the cache: %.1f us per page (%llu loaded)\n", double(w.load_ns) / 1e3 / double(w.loaded),
-                static_cast<unsigned long long>(w.loaded));
+    std::printf("  load from the cache: %.1f us per page (%llu loaded, best of %d passes)\n",
+                double(w.load_ns) / 1e3 / double(w.loaded), static_cast<unsigned long long>(w.loaded), warm_passes);
     std::printf("  compile / load: %.0fx\n\n",
                 (double(c.compile_ns) / double(c.compiled)) / (double(w.load_ns) / double(w.loaded)));
   }

@@ -56,5 +56,14 @@ TEST_SUITE("cache") {
     const std::string key2 = "Jefe", data2 = "what do ya want for nothing?";
     CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key2)), std::as_bytes(std::span(data2)))) ==
           "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    // A keyed context is reused per thread: the same key twice, then a switch back, still give
+    // the standard's answers (no state carried from one MAC to the next).
+    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key2)), std::as_bytes(std::span(data2)))) ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key1)), std::as_bytes(std::span(data1)))) ==
+          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    const std::string key3(20, '\x0b');  // equal bytes at another address
+    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key3)), std::as_bytes(std::span(data1)))) ==
+          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
   }
 }

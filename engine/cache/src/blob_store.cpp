@@ -186,8 +186,16 @@ Status BlobStore::lock_namespace(const fs::path& dir) {
 }
 
 fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const {
+  // Built in one string: a page load asks for a path each time, and path joins cost more than
+  // the file's checksum.
   const std::string hex = key.hex();
-  return ns.dir / hex.substr(0, 2) / (hex + std::string(blob_format::kExtension));
+  const std::string& dir = ns.dir.native();
+  std::string path;
+  path.reserve(dir.size() + 4 + hex.size() + blob_format::kExtension.size());
+  path.append(dir);
+  if (!dir.empty() && dir.back() != '/') path.push_back('/');
+  path.append(hex, 0, 2).append(1, '/').append(hex).append(blob_format::kExtension);
+  return fs::path(std::move(path));
 }
 
 std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key, bool* corrupt) {

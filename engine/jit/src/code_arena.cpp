@@ -27,7 +27,7 @@ Result<const std::uint8_t*> CodeArena::install(std::span<const std::uint8_t> cod
   std::lock_guard lock(mu_);
   if (chunks_.empty() || chunks_.back().size - chunks_.back().used < size) {
     const std::size_t bytes = std::max(kChunkBytes, size);
-    void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) return make_error("cannot map memory for compiled code");
     chunks_.push_back({static_cast<std::uint8_t*>(mem), bytes, 0});
   }

@@ -1,6 +1,7 @@
 #include "kiln/jit/page_file.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 
@@ -35,16 +36,17 @@ constexpr std::size_t kChecksumOffset = offsetof(Header, checksum);
 
 std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
   std::vector<std::uint16_t> out;
-  for (std::size_t k = 0; k < kPageWords; ++k)
-    if (bitmap[k / 8] & (1u << (k % 8))) out.push_back(std::uint16_t(k));
+  for (std::size_t byte = 0; byte < kBitmapBytes; ++byte)
+    for (unsigned bits = bitmap[byte]; bits != 0; bits &= bits - 1)
+      out.push_back(std::uint16_t(byte * 8 + unsigned(std::countr_zero(bits))));
   return out;
 }
 
 // The checksum of a file as written: its header's checksum field counted as zero.
 std::uint64_t checksum_of(std::span<const std::byte> signed_part) {
-  std::vector<std::byte> copy(signed_part.begin(), signed_part.end());
-  std::memset(copy.data() + kChecksumOffset, 0, sizeof(std::uint64_t));
-  return cache::xxh3_64(std::span<const std::byte>(copy));
+  const std::byte zero[sizeof(std::uint64_t)] = {};
+  return cache::xxh3_64({signed_part.first(kChecksumOffset), std::span<const std::byte>(zero),
+                         signed_part.subspan(kChecksumOffset + sizeof zero)});
 }
 
 PageFileCheck damaged(std::string problem) {

@@ -105,10 +105,7 @@ struct PageStore::Impl {
       for (std::uint32_t w : page) nonzero += w != 0;
       return {{nonzero, m}};
     }
-    std::vector<std::byte> bytes(page.size() * 4 + 4);
-    std::memcpy(bytes.data(), page.data(), page.size() * 4);
-    std::memcpy(bytes.data() + page.size() * 4, &m, 4);
-    return {cache::xxh3_128(std::span<const std::byte>(bytes))};
+    return {cache::xxh3_128(as_bytes(page.data(), page.size() * 4), m)};
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,6 +28,10 @@ std::uint64_t xxh3_64(std::span<const std::byte> data);
 std::uint64_t xxh3_64(std::string_view data);
 Hash128 xxh3_128(std::span<const std::byte> data);
 Hash128 xxh3_128(std::string_view data);
+// XXH3-128 with a seed: keys that must differ by a small value hashed with the data.
+Hash128 xxh3_128(std::span<const std::byte> data, std::uint64_t seed);
+// XXH3-64 of the concatenation of `pieces`, without copying them together.
+std::uint64_t xxh3_64(std::initializer_list<std::span<const std::byte>> pieces);
 
 // Incremental XXH3-128 over several pieces: the same result as hashing their concatenation.
 class Xxh3Stream {
