@@ -239,6 +239,23 @@ TEST_SUITE("editor") {
     CHECK(c.run.output.find("s3cret") == std::string::npos);
   }
 
+  TEST_CASE("an http remote without a loadable libcurl is off with one warning - the cook finishes locally") {
+    // libcurl is loaded only when an HTTP remote is opened; one that cannot be loaded (here a
+    // damaged file found first on the library path) costs the remote, not the cook.
+    test::TempDir dir("remote-no-curl");
+    const fs::path libs = dir / "libs";
+    fs::create_directories(libs);
+    std::ofstream(libs / "libcurl.so.4") << "not a library";
+    const fs::path project = test::copy_assets(dir);
+    test::HttpCacheServer http(dir / "http");
+    const Cooked c =
+        cook(project, dir / "out", dir / "cache", {"--cache-remote", http.url()}, {{"LD_LIBRARY_PATH", libs.string()}});
+    REQUIRE_MESSAGE(c.run.exit_code == 0, c.run.output);
+    CHECK(count_lines_with(c.run.output, "remote cache off: cannot load libcurl for the HTTP remote") == 1);
+    CHECK(c.report["totals"]["compiled"] == c.report["totals"]["variants"]);
+    CHECK(files_under(http.storage()).empty());
+  }
+
   TEST_CASE("a remote that stops or stalls during a cook costs one warning - the cook finishes locally") {
     test::TempDir dir("remote-down-cook");
     const fs::path project = test::copy_assets(dir);

@@ -595,7 +595,7 @@ TEST_SUITE("jit") {
 
 TEST_SUITE("jit") {
   TEST_CASE(
-      "a warm kiln script run maps neither libLLVM nor OpenImageIO - the cold one loads the compiler when it "
+      "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl - the cold one loads the compiler when it "
       "compiles") {
     test::TempDir dir("jit-lazy-llvm");
     const std::string script = short_nbody(dir);
@@ -616,6 +616,9 @@ TEST_SUITE("jit") {
     CHECK(cold.output.find("file=libOpenImageIO") == std::string::npos);
     CHECK(warm.output.find("file=libOpenImageIO") == std::string::npos);
     CHECK(warm.output.find("kiln-teximport") == std::string::npos);
+    // Nor libcurl and the libraries it needs: only an HTTP remote loads it.
+    CHECK(cold.output.find("file=libcurl") == std::string::npos);
+    CHECK(warm.output.find("file=libcurl") == std::string::npos);
     nlohmann::json report;  // the one JSON line among the loader's
     std::istringstream lines(warm.output);
     for (std::string line; std::getline(lines, line);)

@@ -1,22 +1,22 @@
 #include "http_storage.h"
 
-#include <curl/curl.h>
-
 #include <cstring>
-#include <mutex>
 
 #include "blob_format.h"
 #include "connection_pool.h"
+#include "curl_library.h"
 
 namespace kiln::cache {
 namespace {
 
 // An easy handle keeps its connection open between requests to the same server.
 struct HttpConnection {
-  CURL* curl = curl_easy_init();
+  explicit HttpConnection(const CurlLibrary& library) : curl(library.easy_init()), cleanup(library.easy_cleanup) {}
   ~HttpConnection() {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) cleanup(curl);
   }
+  CURL* curl;
+  void (*cleanup)(CURL*);
 };
 
 struct Body {
@@ -38,10 +38,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
 
 class HttpStorage final : public RemoteStorage {
  public:
-  HttpStorage(RemoteUrl url, std::chrono::milliseconds timeout)
-      : url_(std::move(url)), timeout_(timeout), address_(url_.address()), pool_(8) {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  HttpStorage(const CurlLibrary& libcurl, RemoteUrl url, std::chrono::milliseconds timeout)
+      : libcurl_(libcurl), url_(std::move(url)), timeout_(timeout), address_(url_.address()), pool_(8) {
     base_ = "http://" + (url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host) + ":" +
             std::to_string(url_.port) + "/" + (url_.path.empty() ? "" : url_.path + "/");
   }
@@ -58,38 +56,38 @@ class HttpStorage final : public RemoteStorage {
   RemoteReply request(const char* method, const std::string& key, std::span<const std::byte> value) {
     RemoteReply out;
     std::unique_ptr<HttpConnection> c = pool_.take();
-    if (!c) c = std::make_unique<HttpConnection>();
+    if (!c) c = std::make_unique<HttpConnection>(libcurl_);
     if (!c->curl) {
       out.outcome = RemoteReply::kUnreachable;
       out.problem = "cannot start an HTTP client";
       return out;
     }
     CURL* curl = c->curl;
-    curl_easy_reset(curl);
+    libcurl_.easy_reset(curl);
     const std::string url = base_ + key;
     Body body;
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads call this
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    libcurl_.easy_setopt(curl, CURLOPT_URL, url.c_str());
+    libcurl_.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads call this
+    libcurl_.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
+    libcurl_.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
+    libcurl_.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
+    libcurl_.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &on_body);
+    libcurl_.easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     if (!url_.password.empty()) {
-      curl_easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+      libcurl_.easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
       const std::string credentials = url_.user + ":" + url_.password;
-      curl_easy_setopt(curl, CURLOPT_USERPWD, credentials.c_str());
+      libcurl_.easy_setopt(curl, CURLOPT_USERPWD, credentials.c_str());
     }
     if (std::strcmp(method, "PUT") == 0) {
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, value.data());
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(value.size()));
+      libcurl_.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+      libcurl_.easy_setopt(curl, CURLOPT_POSTFIELDS, value.data());
+      libcurl_.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(value.size()));
     } else if (std::strcmp(method, "DELETE") == 0) {
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+      libcurl_.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
     } else if (std::strcmp(method, "HEAD") == 0) {
-      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+      libcurl_.easy_setopt(curl, CURLOPT_NOBODY, 1L);
     }
-    const CURLcode code = curl_easy_perform(curl);
+    const CURLcode code = libcurl_.easy_perform(curl);
     if (code != CURLE_OK) {
       if (body.too_large) {  // the entry is bad, not the server
         out.outcome = RemoteReply::kUnusable;
@@ -97,11 +95,11 @@ class HttpStorage final : public RemoteStorage {
         return out;
       }
       out.outcome = RemoteReply::kUnreachable;
-      out.problem = curl_easy_strerror(code);
+      out.problem = libcurl_.easy_strerror(code);
       return out;  // the handle's connection may be broken: it is not given back
     }
     long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    libcurl_.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     pool_.give(std::move(c));
     if (status == 404 && std::strcmp(method, "PUT") != 0) {
       out.outcome = RemoteReply::kAbsent;
@@ -114,6 +112,7 @@ class HttpStorage final : public RemoteStorage {
     return out;
   }
 
+  const CurlLibrary& libcurl_;
   RemoteUrl url_;
   std::chrono::milliseconds timeout_;
   std::string address_, base_;
@@ -122,8 +121,10 @@ class HttpStorage final : public RemoteStorage {
 
 }  // namespace
 
-std::unique_ptr<RemoteStorage> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout) {
-  return std::make_unique<HttpStorage>(std::move(url), timeout);
+Result<std::unique_ptr<RemoteStorage>> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout) {
+  auto curl = curl_library();
+  if (!curl) return curl.error();
+  return std::unique_ptr<RemoteStorage>(std::make_unique<HttpStorage>(**curl, std::move(url), timeout));
 }
 
 }  // namespace kiln::cache

@@ -1,5 +1,5 @@
 #pragma once
-// The HTTP backend of the remote level (libcurl): GET, PUT and DELETE of <prefix>/<key>, the
+// The HTTP backend of the remote level (libcurl, loaded on first use): GET, PUT and DELETE of <prefix>/<key>, the
 // protocol of ccache's http storage. 200 is a hit, 404 a miss; a PUT answered 2xx is stored.
 
 #include <memory>
@@ -9,6 +9,7 @@
 
 namespace kiln::cache {
 
-std::unique_ptr<RemoteStorage> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout);
+// Fails when libcurl cannot be loaded (it is loaded on the first call).
+Result<std::unique_ptr<RemoteStorage>> make_http_storage(RemoteUrl url, std::chrono::milliseconds timeout);
 
 }  // namespace kiln::cache
