@@ -42,6 +42,29 @@ TEST_SUITE("editor") {
     }
   }
 
+  TEST_CASE("without a loadable libtiff a texture command fails with a message naming the file - not a crash") {
+    // libtiff is loaded when the first TIFF is opened; here a damaged file is found first on the
+    // library path.
+    test::TempDir dir("limits");
+    const fs::path libs = dir / "libs";
+    fs::create_directories(libs);
+    std::ofstream(libs / "libtiff.so.6") << "not a library";
+    const fs::path tx = dir / "small.tx";
+    test::write_crafted_tiff(tx, test::crafted_chain(64, 64, 16, 16));
+    const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", libs.string()}};
+    const auto broken = test::run_process({KILN_CLI, "texture", "info", tx.string()}, env);
+    CHECK(broken.exit_code == 1);
+    CHECK_MESSAGE(contains(broken.output, "small.tx: cannot load libtiff: "), broken.output);
+    const auto fine = test::run_process({KILN_CLI, "texture", "info", tx.string()});
+    CHECK_MESSAGE(fine.exit_code == 0, fine.output);
+    // A script run never needs it.
+    const fs::path script = dir / "hello.lua";
+    std::ofstream(script) << "print('hello')\n";
+    const auto run = test::run_process({KILN_CLI, "script", "run", script.string(), "--jit", "off"}, env);
+    CHECK_MESSAGE(run.exit_code == 0, run.output);
+    CHECK(run.output == "hello\n");
+  }
+
   TEST_CASE("exporting a level bigger than the budget is refused - a smaller level of the same file exports") {
     test::TempDir dir("limits");
     const fs::path big = dir / "big.tx";

@@ -595,7 +595,8 @@ TEST_SUITE("jit") {
 
 TEST_SUITE("jit") {
   TEST_CASE(
-      "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl - the cold one loads the compiler when it "
+      "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl or libtiff - the cold one loads the compiler "
+      "when it "
       "compiles") {
     test::TempDir dir("jit-lazy-llvm");
     const std::string script = short_nbody(dir);
@@ -616,9 +617,11 @@ TEST_SUITE("jit") {
     CHECK(cold.output.find("file=libOpenImageIO") == std::string::npos);
     CHECK(warm.output.find("file=libOpenImageIO") == std::string::npos);
     CHECK(warm.output.find("kiln-teximport") == std::string::npos);
-    // Nor libcurl and the libraries it needs: only an HTTP remote loads it.
-    CHECK(cold.output.find("file=libcurl") == std::string::npos);
-    CHECK(warm.output.find("file=libcurl") == std::string::npos);
+    // Nor libcurl or libtiff and the libraries they need: only an HTTP remote or a TIFF loads them.
+    for (const char* library : {"file=libcurl", "file=libtiff"}) {
+      CHECK(cold.output.find(library) == std::string::npos);
+      CHECK(warm.output.find(library) == std::string::npos);
+    }
     nlohmann::json report;  // the one JSON line among the loader's
     std::istringstream lines(warm.output);
     for (std::string line; std::getline(lines, line);)

@@ -1,5 +1,3 @@
-#include <tiffio.h>
-
 #include <memory>
 #include <vector>
 
@@ -8,20 +6,21 @@
 #include "kiln/core/input_limits.h"
 #include "image_formats.h"
 #include "tiff_errors.h"
+#include "tiff_library.h"
 
 namespace kiln::textures {
 
 Result<Image> read_tiff(const std::filesystem::path& path) {
-  begin_tiff_call();
-  std::unique_ptr<TIFF, void (*)(TIFF*)> tif(TIFFOpen(path.c_str(), "r"), &TIFFClose);
+  if (Status loaded = begin_tiff_call(); !loaded) return make_error(path.string() + ": " + loaded.error().message);
+  std::unique_ptr<TIFF, void (*)(TIFF*)> tif(tiff().open(path.c_str(), "r"), tiff().close);
   if (!tif)
     return make_error(path.string() + ": cannot open as TIFF" +
                       (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   std::uint32_t width = 0, height = 0;
   std::uint16_t spp = 0;
-  TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
-  TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
+  tiff().get_field(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
+  tiff().get_field(tif.get(), TIFFTAG_IMAGELENGTH, &height);
+  tiff().get_field_defaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
   if (width == 0 || height == 0) return make_error(path.string() + ": empty image");
   // Decoded as 32-bit RGBA first, then copied to its channels: both count.
   if (width > limits::kImageSide || height > limits::kImageSide ||
@@ -34,8 +33,9 @@ Result<Image> read_tiff(const std::filesystem::path& path) {
   // libtiff's RGBA decoder handles every layout (strips, tiles, planar, bit depths, palettes).
   std::vector<std::uint32_t> rgba(std::size_t(width) * height);
   char message[1024] = "";
-  if (!TIFFRGBAImageOK(tif.get(), message)) return make_error(path.string() + ": cannot decode this TIFF: " + message);
-  if (!TIFFReadRGBAImageOriented(tif.get(), width, height, rgba.data(), ORIENTATION_TOPLEFT, 0))
+  if (!tiff().rgba_image_ok(tif.get(), message))
+    return make_error(path.string() + ": cannot decode this TIFF: " + message);
+  if (!tiff().read_rgba_image_oriented(tif.get(), width, height, rgba.data(), ORIENTATION_TOPLEFT, 0))
     return make_error(path.string() + ": cannot decode" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   Image image{width, height, spp, {}};
   image.pixels.resize(std::size_t(width) * height * spp);

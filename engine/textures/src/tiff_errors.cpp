@@ -1,10 +1,10 @@
 #include "tiff_errors.h"
 
-#include <tiffio.h>
-
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+
+#include "tiff_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -20,13 +20,16 @@ void on_tiff_warning(const char*, const char*, va_list) {}
 
 }  // namespace
 
-void begin_tiff_call() {
+Status begin_tiff_call() {
+  auto library = tiff_library();
+  if (!library) return library.error();
   static std::once_flag once;
-  std::call_once(once, [] {
-    TIFFSetErrorHandler(on_tiff_error);
-    TIFFSetWarningHandler(on_tiff_warning);
+  std::call_once(once, [&] {
+    (*library)->set_error_handler(on_tiff_error);
+    (*library)->set_warning_handler(on_tiff_warning);
   });
   t_tiff_error.clear();
+  return {};
 }
 
 const std::string& tiff_error() { return t_tiff_error; }

@@ -4,10 +4,13 @@
 
 #include <string>
 
+#include "kiln/core/result.h"
+
 namespace kiln::textures {
 
-// Installs the handlers (once) and clears the calling thread's message.
-void begin_tiff_call();
+// Loads libtiff and installs the handlers (once), and clears the calling thread's message. Fails
+// only when libtiff cannot be loaded.
+Status begin_tiff_call();
 // The calling thread's first libtiff message since begin_tiff_call(), or "".
 const std::string& tiff_error();
 

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <tiffio.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +17,7 @@
 
 #include "kiln/cache/hash.h"
 #include "tiff_errors.h"
+#include "tiff_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -55,7 +55,7 @@ TxAlpha alpha_of(TIFF* tif, int channels) {
   if (channels != 2 && channels != 4) return TxAlpha::kNone;
   std::uint16_t count = 0;
   std::uint16_t* kinds = nullptr;
-  if (!TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds) || count == 0 || !kinds) return TxAlpha::kAssociated;
+  if (!tiff().get_field(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds) || count == 0 || !kinds) return TxAlpha::kAssociated;
   switch (kinds[count - 1]) {
     case EXTRASAMPLE_ASSOCALPHA: return TxAlpha::kAssociated;
     case EXTRASAMPLE_UNASSALPHA: return TxAlpha::kUnassociated;
@@ -65,7 +65,7 @@ TxAlpha alpha_of(TIFF* tif, int channels) {
 
 std::string compression_of(TIFF* tif) {
   std::uint16_t code = COMPRESSION_NONE;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &code);
+  tiff().get_field_defaulted(tif, TIFFTAG_COMPRESSION, &code);
   switch (code) {
     case COMPRESSION_NONE: return "none";
     case COMPRESSION_ADOBE_DEFLATE:
@@ -85,13 +85,13 @@ std::string compression_of(TIFF* tif) {
 std::vector<std::uint64_t> raw_tile_offsets(TIFF* tif, const TxLevel& level, std::uint64_t tile_bytes,
                                             int bits_per_sample) {
   std::uint16_t compression = COMPRESSION_NONE;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-  if (compression != COMPRESSION_NONE || (bits_per_sample > 8 && TIFFIsByteSwapped(tif))) return {};
+  tiff().get_field_defaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  if (compression != COMPRESSION_NONE || (bits_per_sample > 8 && tiff().is_byte_swapped(tif))) return {};
   std::uint64_t *offsets = nullptr, *counts = nullptr;
-  if (!TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offsets) || !TIFFGetField(tif, TIFFTAG_TILEBYTECOUNTS, &counts) ||
-      !offsets || !counts)
+  if (!tiff().get_field(tif, TIFFTAG_TILEOFFSETS, &offsets) ||
+      !tiff().get_field(tif, TIFFTAG_TILEBYTECOUNTS, &counts) || !offsets || !counts)
     return {};
-  const std::uint32_t tiles = TIFFNumberOfTiles(tif);
+  const std::uint32_t tiles = tiff().number_of_tiles(tif);
   if (std::uint64_t(tiles) < std::uint64_t(level.tiles_x()) * level.tiles_y()) return {};  // a crafted depth
   for (std::uint32_t t = 0; t < tiles; ++t)
     if (counts[t] != tile_bytes) return {};
@@ -158,7 +158,7 @@ struct TxFile::Handle {
   std::vector<std::vector<std::uint64_t>> raw_tile_offsets;
   ~Handle() {
     if (mapped) ::munmap(const_cast<std::byte*>(mapped), mapped_size);
-    if (tiff) TIFFClose(tiff);
+    if (tiff) textures::tiff().close(tiff);
     if (fd >= 0) ::close(fd);
   }
 };
@@ -230,7 +230,7 @@ TxFile::Identity TxFile::identity() const {
   if (!handle_->memory.empty())  // in memory: the bytes never change under a handle; named by content
     return {handle_->memory.size(), 0, cache::xxh3_64(handle_->memory)};
   struct stat st;
-  if (::fstat(handle_->fd >= 0 ? handle_->fd : TIFFFileno(handle_->tiff), &st) != 0) return {};
+  if (::fstat(handle_->fd >= 0 ? handle_->fd : tiff().fileno(handle_->tiff), &st) != 0) return {};
   return {std::uint64_t(st.st_size),
           std::uint64_t(st.st_mtim.tv_sec) * 1'000'000'000ull + std::uint64_t(st.st_mtim.tv_nsec),
           std::uint64_t(st.st_ino)};
@@ -243,19 +243,19 @@ TxFile::TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInf
 TxFile::~TxFile() { g_open_handles.fetch_sub(1, std::memory_order_relaxed); }
 
 Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) {
-  begin_tiff_call();
   const std::string name = path.string();
+  if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
   auto handle = std::make_unique<Handle>();
-  handle->tiff = TIFFOpen(name.c_str(), "r");
+  handle->tiff = tiff().open(name.c_str(), "r");
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
-  handle->read_fd = TIFFFileno(handle->tiff);
+  handle->read_fd = tiff().fileno(handle->tiff);
   return read_levels(path, std::move(handle));
 }
 
 Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& path, std::uint64_t offset) {
-  begin_tiff_call();
   const std::string name = path.string();
+  if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
   auto handle = std::make_unique<Handle>();
   handle->fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
@@ -265,19 +265,19 @@ Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& pat
   handle->offset = offset;
   handle->size = std::uint64_t(st.st_size) - offset;
   handle->read_fd = handle->fd;
-  handle->tiff = TIFFClientOpen(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
-                                file_size, no_map, memory_unmap);
+  handle->tiff = tiff().client_open(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
+                                    file_size, no_map, memory_unmap);
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   return read_levels(path, std::move(handle));
 }
 
 Result<std::unique_ptr<TxFile>> TxFile::open_memory(const std::string& name, std::span<const std::byte> bytes) {
-  begin_tiff_call();
+  if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
   auto handle = std::make_unique<Handle>();
   handle->memory = bytes;
-  handle->tiff = TIFFClientOpen(name.c_str(), "r", handle.get(), memory_read, memory_write, memory_seek, memory_close,
-                                memory_size, memory_map, memory_unmap);
+  handle->tiff = tiff().client_open(name.c_str(), "r", handle.get(), memory_read, memory_write, memory_seek,
+                                    memory_close, memory_size, memory_map, memory_unmap);
   if (!handle->tiff)
     return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   return read_levels(name, std::move(handle));
@@ -290,18 +290,18 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
   int directory = 0;
   do {
     const std::string where = name + ": level " + std::to_string(directory) + ": ";
-    if (!TIFFIsTiled(tif)) return make_error(where + "not tiled (a .tx file stores every level in tiles)");
+    if (!tiff().is_tiled(tif)) return make_error(where + "not tiled (a .tx file stores every level in tiles)");
     TxLevel level;
     std::uint16_t spp = 0, bps = 0, format = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
-    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &level.width) ||
-        !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &level.height) ||
-        !TIFFGetField(tif, TIFFTAG_TILEWIDTH, &level.tile_width) ||
-        !TIFFGetField(tif, TIFFTAG_TILELENGTH, &level.tile_height))
+    if (!tiff().get_field(tif, TIFFTAG_IMAGEWIDTH, &level.width) ||
+        !tiff().get_field(tif, TIFFTAG_IMAGELENGTH, &level.height) ||
+        !tiff().get_field(tif, TIFFTAG_TILEWIDTH, &level.tile_width) ||
+        !tiff().get_field(tif, TIFFTAG_TILELENGTH, &level.tile_height))
       return make_error(where + "missing size or tile size tags");
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    tiff().get_field_defaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    tiff().get_field_defaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+    tiff().get_field_defaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    tiff().get_field_defaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
     if (level.width == 0 || level.height == 0 || level.tile_width == 0 || level.tile_height == 0)
       return make_error(where + "empty image or tile");
     if (spp < 1 || spp > 4) return make_error(where + std::to_string(spp) + " channels (1 to 4 are supported)");
@@ -328,7 +328,7 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
       info.is_float = is_float;
       info.alpha = alpha_of(tif, spp);
       char* description = nullptr;
-      if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description) {
+      if (tiff().get_field(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description) {
         const std::string text = description;
         info.average_color = parse_color(text, "oiio:AverageColor");
         info.constant_color = parse_color(text, "oiio:ConstantColor");
@@ -339,7 +339,7 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
         info.nearest = text.find("kiln:Filter=nearest") != std::string::npos;
       }
       char* wrapmodes = nullptr;
-      if (TIFFGetField(tif, TIFFTAG_PIXAR_WRAPMODES, &wrapmodes) && wrapmodes) {
+      if (tiff().get_field(tif, TIFFTAG_PIXAR_WRAPMODES, &wrapmodes) && wrapmodes) {
         auto modes = parse_wrap_modes(wrapmodes);
         if (!modes) return make_error(where + modes.error().message);
         std::tie(info.wrap_s, info.wrap_t) = *modes;
@@ -355,7 +355,7 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     }
     info.levels.push_back(level);
     ++directory;
-  } while (TIFFReadDirectory(tif));
+  } while (tiff().read_directory(tif));
   if (!tiff_error().empty()) return make_error(name + ": " + tiff_error());
   const bool has_raw_tiles = std::any_of(handle->raw_tile_offsets.begin(), handle->raw_tile_offsets.end(),
                                          [](const auto& offsets) { return !offsets.empty(); });
@@ -390,11 +390,12 @@ Result<TileBytes> TxFile::read_stored(std::size_t level, std::uint32_t tx, std::
   // A decoder that stops short on damaged data must not hand out what the heap held before.
   std::fill(raw.begin(), raw.end(), std::uint8_t(0));
   std::lock_guard lock(mu_);
-  begin_tiff_call();
+  (void)begin_tiff_call();  // loaded: this file was opened through it
   TIFF* tif = handle_->tiff;
   // Changing directory re-reads its tags: only when the level changes.
-  const bool positioned = TIFFCurrentDirectory(tif) == level || TIFFSetDirectory(tif, static_cast<tdir_t>(level));
-  if (!positioned || TIFFReadTile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
+  const bool positioned =
+      tiff().current_directory(tif) == level || tiff().set_directory(tif, static_cast<tdir_t>(level));
+  if (!positioned || tiff().read_tile(tif, raw.data(), tx * l.tile_width, ty * l.tile_height, 0, 0) < 0)
     return make_error(path_.string() + ": level " + std::to_string(level) + " tile " + std::to_string(tx) + "," +
                       std::to_string(ty) + ": cannot read" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   return raw;

@@ -1,11 +1,11 @@
 #include "kiln/textures/tx_store.h"
 
-#include <tiffio.h>
-
 #include <string>
 
 #include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_writer.h"
+#include "tiff_errors.h"
+#include "tiff_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -13,15 +13,20 @@ namespace {
 // Bump when the .tx the writer makes changes: older conversions are then another build, pruned.
 constexpr const char* kConverterVersion = "kiln-tx-writer 3";
 
-std::string libtiff_version() {
-  const std::string text = TIFFGetVersion();
+// Converted files depend on the libtiff that wrote them.
+Result<std::string> libtiff_version() {
+  auto library = tiff_library();
+  if (!library) return library.error();
+  const std::string text = (*library)->get_version();
   return text.substr(0, text.find('\n'));
 }
 
 }  // namespace
 
 Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying keying) {
-  return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", libtiff_version()}},
+  auto libtiff = libtiff_version();
+  if (!libtiff) return libtiff.error();
+  return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", *libtiff}},
                               {{"key", keying == TxKeying::kContent ? "source-content" : "source-file-identity"}},
                               /*local=*/keying == TxKeying::kFileIdentity);  // an inode means nothing elsewhere
 }

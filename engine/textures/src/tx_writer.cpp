@@ -1,7 +1,6 @@
 #include "kiln/textures/tx_writer.h"
 
 #include <openssl/evp.h>
-#include <tiffio.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "kiln/core/atomic_output.h"
 #include "mip_chain.h"
 #include "tiff_errors.h"
+#include "tiff_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -68,37 +68,37 @@ std::string describe(const Image& image, const TextureSettings& settings) {
 Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options, const std::string& description,
                    bool reduced) {
   const int c = level.channels;
-  TIFFSetField(tif, TIFFTAG_SUBFILETYPE, reduced ? FILETYPE_REDUCEDIMAGE : 0);
-  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, level.width);
-  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, level.height);
-  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
-  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, c);
-  TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
-  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+  tiff().set_field(tif, TIFFTAG_SUBFILETYPE, reduced ? FILETYPE_REDUCEDIMAGE : 0);
+  tiff().set_field(tif, TIFFTAG_IMAGEWIDTH, level.width);
+  tiff().set_field(tif, TIFFTAG_IMAGELENGTH, level.height);
+  tiff().set_field(tif, TIFFTAG_BITSPERSAMPLE, 8);
+  tiff().set_field(tif, TIFFTAG_SAMPLESPERPIXEL, c);
+  tiff().set_field(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+  tiff().set_field(tif, TIFFTAG_PHOTOMETRIC, c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  tiff().set_field(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  tiff().set_field(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
   if (c == 2 || c == 4) {
     // Colour is stored premultiplied (associated alpha), as maketx stores it.
     const std::uint16_t extra = EXTRASAMPLE_ASSOCALPHA;
-    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
+    tiff().set_field(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
   }
-  TIFFSetField(tif, TIFFTAG_TILEWIDTH, options.tile_size);
-  TIFFSetField(tif, TIFFTAG_TILELENGTH, options.tile_size);
+  tiff().set_field(tif, TIFFTAG_TILEWIDTH, options.tile_size);
+  tiff().set_field(tif, TIFFTAG_TILELENGTH, options.tile_size);
   switch (options.settings.compression) {
-    case TileCompression::kZip: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE); break;
-    case TileCompression::kZstd: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ZSTD); break;
-    case TileCompression::kNone: TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE); break;
+    case TileCompression::kZip: tiff().set_field(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE); break;
+    case TileCompression::kZstd: tiff().set_field(tif, TIFFTAG_COMPRESSION, COMPRESSION_ZSTD); break;
+    case TileCompression::kNone: tiff().set_field(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE); break;
   }
   // Differences of neighbours compress better than the values; raw tiles stay as they are.
   if (options.settings.compression != TileCompression::kNone)
-    TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-  TIFFSetField(tif, TIFFTAG_SOFTWARE, "Kiln");
-  TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
-  TIFFSetField(tif, TIFFTAG_PIXAR_TEXTUREFORMAT, "Plain Texture");
+    tiff().set_field(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  tiff().set_field(tif, TIFFTAG_SOFTWARE, "Kiln");
+  tiff().set_field(tif, TIFFTAG_IMAGEDESCRIPTION, description.c_str());
+  tiff().set_field(tif, TIFFTAG_PIXAR_TEXTUREFORMAT, "Plain Texture");
   const std::string wrap =
       std::string(wrap_mode_name(options.settings.wrap_s)) + "," + wrap_mode_name(options.settings.wrap_t);
-  TIFFSetField(tif, TIFFTAG_PIXAR_WRAPMODES, wrap.c_str());
-  TIFFSetField(tif, TIFFTAG_PIXAR_FOVCOT, float(level.width) / float(level.height));
+  tiff().set_field(tif, TIFFTAG_PIXAR_WRAPMODES, wrap.c_str());
+  tiff().set_field(tif, TIFFTAG_PIXAR_FOVCOT, float(level.width) / float(level.height));
 
   const std::uint32_t ts = options.tile_size;
   std::vector<std::uint8_t> tile(std::size_t(ts) * ts * c);
@@ -113,10 +113,10 @@ Status write_level(TIFF* tif, const Image& level, const TxWriteOptions& options,
           std::memcpy(&tile[(std::size_t(y) * ts + x) * c], level.at(sx, sy), c);
         }
       }
-      if (TIFFWriteTile(tif, tile.data(), x0, y0, 0, 0) < 0) return make_error("cannot write a tile");
+      if (tiff().write_tile(tif, tile.data(), x0, y0, 0, 0) < 0) return make_error("cannot write a tile");
     }
   }
-  if (!TIFFWriteDirectory(tif)) return make_error("cannot write a directory");
+  if (!tiff().write_directory(tif)) return make_error("cannot write a directory");
   return {};
 }
 
@@ -128,10 +128,10 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
     return make_error(path.string() + ": cannot write an empty or inconsistent image");
   if (options.tile_size == 0 || options.tile_size % 16 != 0)
     return make_error(path.string() + ": tile size " + std::to_string(options.tile_size) + " is not a multiple of 16");
+  if (Status loaded = begin_tiff_call(); !loaded) return make_error(path.string() + ": " + loaded.error().message);
   AtomicOutput out(path);
-  begin_tiff_call();
   // "w8" would be BigTIFF; a classic TIFF holds 4 GiB, far more than a texture.
-  TIFF* tif = TIFFOpen(out.temp_path().c_str(), "w");
+  TIFF* tif = tiff().open(out.temp_path().c_str(), "w");
   if (!tif)
     return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   const std::vector<Image> chain = build_mip_chain(image, options.settings);
@@ -139,8 +139,8 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
   Status status;
   for (std::size_t l = 0; l < chain.size() && status; ++l)
     status = write_level(tif, chain[l], options, description, l > 0);
-  if (status && !TIFFFlush(tif)) status = make_error("cannot flush");
-  TIFFClose(tif);
+  if (status && !tiff().flush(tif)) status = make_error("cannot flush");
+  tiff().close(tif);
   if (!status)
     return make_error(path.string() + ": " + status.error().message +
                       (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
