@@ -112,8 +112,10 @@ void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next
   llvm::Value* ok = inline_allowed(function);
   llvm::Value* count = nullptr;
   if (req_.mode == abi::JitMode::kChecked) {
+    // The budget's tick, exactly as the interpreter counts it. No look at the cancellation flag: the
+    // callee runs no loop and no call, so the caller's next back-edge or call comes soon after.
     count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
-    ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
+    ok = B_.CreateAnd(ok, B_.CreateICmpULE(count, budget_));
   }
   B_.CreateCondBr(ok, body, exit(int(k), true));
 

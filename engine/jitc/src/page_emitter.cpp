@@ -73,6 +73,8 @@ std::vector<std::uint16_t> Emitter::run() {
   auto* budget = entry_field(offsetof(abi::Context, budget), i64_);
   budget_ = entry_builder_.CreateSelect(entry_builder_.CreateICmpEQ(budget, llvm::ConstantInt::get(i64_, 0)),
                                         llvm::ConstantInt::get(i64_, ~std::uint64_t{0}), budget);
+  // Where the cancellation flag is: fixed for the run, so read once per entry, not at every tick.
+  cancelled_ = entry_field(offsetof(abi::Context, cancelled), i8_->getPointerTo());
   call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
 
   arrays_ = array_registers(words_, *shape_);
@@ -188,10 +190,17 @@ void Emitter::emit_instruction(std::size_t k) {
       auto* v = B_.CreateFAdd(num(a), step);
       set(a, v);
       auto* limit = num(a + 1);
-      auto* more =
-          B_.CreateSelect(B_.CreateFCmpOGT(step, real(0)), B_.CreateFCmpOLE(v, limit), B_.CreateFCmpOGE(v, limit));
-      auto* body = llvm::BasicBlock::Create(C_, "loop" + std::to_string(k), F_);
-      B_.CreateCondBr(more, body, go(next));
+      // Branches on the step's sign, not a select of both compares: the sign does not change in the
+      // loop, so that branch always goes the same way and each iteration makes one compare.
+      const std::string at = std::to_string(k);
+      auto* up = llvm::BasicBlock::Create(C_, "up" + at, F_);
+      auto* down = llvm::BasicBlock::Create(C_, "down" + at, F_);
+      auto* body = llvm::BasicBlock::Create(C_, "loop" + at, F_);
+      B_.CreateCondBr(B_.CreateFCmpOGT(step, real(0)), up, down);
+      B_.SetInsertPoint(up);
+      B_.CreateCondBr(B_.CreateFCmpOLE(v, limit), body, go(next));
+      B_.SetInsertPoint(down);
+      B_.CreateCondBr(B_.CreateFCmpOGE(v, limit), body, go(next));
       B_.SetInsertPoint(body);
       set(a + 3, v);
       B_.CreateBr(branch_to(k, int(k) + 1 + jit::d_of(w)));

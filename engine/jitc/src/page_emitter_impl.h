@@ -137,7 +137,7 @@ class Emitter {
   // cancelled (the interpreter then runs the instruction and reports it).
   llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
     auto* over = b.CreateICmpUGT(count, budget_);
-    auto* flag = b.CreateLoad(i8_, ctx_load(b, offsetof(abi::Context, cancelled), i8_->getPointerTo()));
+    auto* flag = b.CreateLoad(i8_, cancelled_);
     flag->setAtomic(llvm::AtomicOrdering::Monotonic);
     flag->setAlignment(llvm::Align(1));
     return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
@@ -341,6 +341,7 @@ class Emitter {
   std::vector<ReturnSite> returns_;
   llvm::AllocaInst* regs_slot_ = nullptr;
   llvm::Value *regs_ = nullptr, *budget_ = nullptr;
+  llvm::Value* cancelled_ = nullptr;  // the context's pointer to the cancellation flag, read at entry
   std::map<int, llvm::AllocaInst*> slots_;
   jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
   std::set<int> written_;
