@@ -43,7 +43,7 @@ TEST_SUITE("cache") {
 }
 
 TEST_SUITE("cache") {
-  TEST_CASE("hmac_sha256 matches RFC 4231 test cases 1 and 2") {
+  TEST_CASE("hmac_sha256 matches RFC 4231 test cases 1 2 and 6") {
     auto hex = [](const std::array<std::uint8_t, 32>& mac) {
       std::string out;
       char buf[3];
@@ -62,6 +62,10 @@ TEST_SUITE("cache") {
           "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
     CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key1)), std::as_bytes(std::span(data1)))) ==
           "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    // Test case 6: a key longer than SHA-256's block is hashed first.
+    const std::string key6(131, '\xaa'), data6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key6)), std::as_bytes(std::span(data6)))) ==
+          "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
     const std::string key3(20, '\x0b');  // equal bytes at another address
     CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key3)), std::as_bytes(std::span(data1)))) ==
           "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
