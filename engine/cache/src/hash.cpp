@@ -1,9 +1,7 @@
 #include "kiln/cache/hash.h"
 
-// OpenSSL 3 marks the SHA-256 functions deprecated in favour of EVP; see sha256_hex for why they
-// are used.
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
+#include <nettle/hmac.h>
+#include <nettle/sha2.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -68,14 +66,17 @@ Hash128 Xxh3Stream::digest128() const {
   return {h.high64, h.low64};
 }
 
-// SHA-256 and HMAC-SHA256 use OpenSSL's SHA-256 functions directly rather than its EVP interface:
-// the first EVP fetch in a process initialises OpenSSL's providers and reads its configuration
-// (about 2 ms here), more than all the page loads of a warm script run; these functions run the
-// same code (the CPU's SHA extensions where present) without that set-up.
+// SHA-256 and HMAC-SHA256 come from Nettle rather than OpenSSL: libcrypto costs every process that
+// links it over a millisecond of start-up (its relocations and initialisation) and its EVP interface
+// another ~2 ms on first use, more than all the page loads of a warm script run. Nettle runs the
+// CPU's SHA extensions where present.
 
 std::string sha256_hex(std::span<const std::byte> data) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  sha256_ctx ctx;
+  sha256_init(&ctx);
+  sha256_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
+  std::uint8_t md[SHA256_DIGEST_SIZE];
+  sha256_digest(&ctx, sizeof md, md);
   static const char* digits = "0123456789abcdef";
   std::string out(2 * sizeof md, '0');
   for (std::size_t i = 0; i < sizeof md; ++i) {
@@ -88,31 +89,19 @@ std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)
 
 namespace {
 
-constexpr std::size_t kSha256Block = 64;
-
-// HMAC (RFC 2104) keyed once per thread for the last key used: the inner and outer states after
-// their padded key block are kept, and each MAC continues copies of them.
+// HMAC keyed once per thread for the last key used: each MAC continues a copy of the keyed state.
 struct KeyedHmac {
   std::vector<std::byte> key;
-  SHA256_CTX inner{}, outer{};
-  bool keyed = false;
+  hmac_sha256_ctx keyed{};
+  bool set = false;
 
-  void use(std::span<const std::byte> want) {
-    if (keyed && key.size() == want.size() && std::equal(want.begin(), want.end(), key.begin())) return;
-    key.assign(want.begin(), want.end());
-    unsigned char block[kSha256Block] = {};
-    if (want.size() > kSha256Block)
-      SHA256(reinterpret_cast<const unsigned char*>(want.data()), want.size(), block);
-    else
-      std::memcpy(block, want.data(), want.size());
-    unsigned char pad[kSha256Block];
-    for (std::size_t i = 0; i < kSha256Block; ++i) pad[i] = block[i] ^ 0x36;
-    SHA256_Init(&inner);
-    SHA256_Update(&inner, pad, sizeof pad);
-    for (std::size_t i = 0; i < kSha256Block; ++i) pad[i] = block[i] ^ 0x5c;
-    SHA256_Init(&outer);
-    SHA256_Update(&outer, pad, sizeof pad);
-    keyed = true;
+  const hmac_sha256_ctx& use(std::span<const std::byte> want) {
+    if (!set || key.size() != want.size() || !std::equal(want.begin(), want.end(), key.begin())) {
+      key.assign(want.begin(), want.end());
+      hmac_sha256_set_key(&keyed, key.size(), reinterpret_cast<const std::uint8_t*>(key.data()));
+      set = true;
+    }
+    return keyed;
   }
 };
 
@@ -120,15 +109,10 @@ struct KeyedHmac {
 
 std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data) {
   thread_local KeyedHmac keyed;
-  keyed.use(key);
-  unsigned char inner_digest[SHA256_DIGEST_LENGTH];
-  SHA256_CTX ctx = keyed.inner;
-  SHA256_Update(&ctx, data.data(), data.size());
-  SHA256_Final(inner_digest, &ctx);
+  hmac_sha256_ctx ctx = keyed.use(key);
+  hmac_sha256_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
   std::array<std::uint8_t, 32> out{};
-  ctx = keyed.outer;
-  SHA256_Update(&ctx, inner_digest, sizeof inner_digest);
-  SHA256_Final(out.data(), &ctx);
+  hmac_sha256_digest(&ctx, out.size(), out.data());
   return out;
 }
 

@@ -1,10 +1,9 @@
 #include "kiln/jit/page_store.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +27,18 @@ std::span<const std::byte> as_bytes(const void* p, std::size_t n) { return {stat
 
 bool covers(const std::vector<std::uint16_t>& have, std::span<const std::uint16_t> want) {
   return std::includes(have.begin(), have.end(), want.begin(), want.end());
+}
+
+// The kernel's random bytes (blocks only until its pool is first seeded, early at boot).
+bool random_bytes(std::span<std::byte> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += std::size_t(n);
+  }
+  return true;
 }
 
 // Reads the key: a regular file of this user, mode 0600, exactly kKeyBytes long. Never blocks (a
@@ -58,8 +69,7 @@ Result<std::vector<std::byte>> load_or_create_key(const fs::path& dir) {
     if (errno == ELOOP) return make_error(path.string() + ": the cache key is a symbolic link");
     if (errno != ENOENT) return make_error(path.string() + ": cannot open the cache key: " + std::strerror(errno));
     std::vector<std::byte> key(kKeyBytes);
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), int(key.size())) != 1)
-      return make_error("no randomness for the cache key");
+    if (!random_bytes(key)) return make_error(std::string("no randomness for the cache key: ") + std::strerror(errno));
     // Written aside and linked into place: of two processes creating it, one key wins for both.
     const fs::path temp = dir / (".tmp.key." + std::to_string(::getpid()));
     const int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

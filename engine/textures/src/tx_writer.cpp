@@ -1,6 +1,6 @@
 #include "kiln/textures/tx_writer.h"
 
-#include <openssl/evp.h>
+#include <nettle/sha1.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,12 +18,14 @@ namespace kiln::textures {
 namespace {
 
 std::string sha1_hex_upper(const std::vector<std::uint8_t>& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha1(), nullptr);
+  sha1_ctx ctx;
+  sha1_init(&ctx);
+  sha1_update(&ctx, bytes.size(), bytes.data());
+  std::uint8_t digest[SHA1_DIGEST_SIZE];
+  sha1_digest(&ctx, sizeof digest, digest);
   static const char* hex = "0123456789ABCDEF";
   std::string out;
-  for (unsigned i = 0; i < length; ++i) out += {hex[digest[i] >> 4], hex[digest[i] & 15]};
+  for (std::uint8_t byte : digest) out += {hex[byte >> 4], hex[byte & 15]};
   return out;
 }
 

@@ -50,11 +50,11 @@ class Xxh3Stream {
   std::unique_ptr<State> state_;
 };
 
-// 64 lowercase hex characters of SHA-256 (OpenSSL EVP).
+// 64 lowercase hex characters of SHA-256.
 std::string sha256_hex(std::string_view data);
 std::string sha256_hex(std::span<const std::byte> data);
 
-// HMAC-SHA256 of `data` under `key` (OpenSSL): proves who wrote a blob, where a checksum proves
+// HMAC-SHA256 of `data` under `key`: proves who wrote a blob, where a checksum proves
 // only that it is intact.
 std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data);
 
