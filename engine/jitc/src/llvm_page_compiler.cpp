@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 #include "kiln/jitc/llvm_page_compiler.h"
 
 #include <llvm/ADT/StringMap.h>
@@ -128,13 +126,6 @@ Result<jit::CompiledPage> LlvmPageCompiler::compile(const jit::PageRequest& requ
     return make_error("LLVM cannot emit an object for this target");
   emit.run(module);
 
-  if (const char* d = std::getenv("KILN_TMP_DUMP")) {
-    static int n = 0;
-    std::string f = std::string(d) + "/p" + std::to_string(n++) + ".o";
-    FILE* fp = std::fopen(f.c_str(), "wb");
-    std::fwrite(object.data(), 1, object.size(), fp);
-    std::fclose(fp);
-  }
   auto linked = link_object(std::string_view(object.data(), object.size()), kPageFunctionName);
   if (!linked) return linked.error();
   jit::CompiledPage page;
