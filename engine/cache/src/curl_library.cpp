@@ -1,9 +1,6 @@
 #include "curl_library.h"
 
-#include <dlfcn.h>
-
-#include <mutex>
-#include <string>
+#include "kiln/core/runtime_library.h"
 
 namespace kiln::cache {
 namespace {
@@ -12,27 +9,21 @@ namespace {
 constexpr const char* kCurlSoname = "libcurl.so.4";
 
 Result<const CurlLibrary*> load() {
-  // Never closed: handles and callbacks into it live as long as the process.
-  void* handle = ::dlopen(kCurlSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return make_error(std::string("cannot load libcurl for the HTTP remote: ") + ::dlerror());
-  static CurlLibrary library;
-  std::string missing;
-  auto bind = [&](auto& function, const char* name) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(::dlsym(handle, name));
-    if (!function) missing += std::string(missing.empty() ? "" : ", ") + name;
-  };
+  auto library = RuntimeLibrary::open(kCurlSoname, "libcurl for the HTTP remote");
+  if (!library) return library.error();
+  static CurlLibrary curl;
   CURLcode (*global_init)(long) = nullptr;
-  bind(global_init, "curl_global_init");
-  bind(library.easy_init, "curl_easy_init");
-  bind(library.easy_cleanup, "curl_easy_cleanup");
-  bind(library.easy_reset, "curl_easy_reset");
-  bind(library.easy_setopt, "curl_easy_setopt");
-  bind(library.easy_perform, "curl_easy_perform");
-  bind(library.easy_getinfo, "curl_easy_getinfo");
-  bind(library.easy_strerror, "curl_easy_strerror");
-  if (!missing.empty()) return make_error(std::string(kCurlSoname) + " lacks " + missing);
+  library->bind(global_init, "curl_global_init");
+  library->bind(curl.easy_init, "curl_easy_init");
+  library->bind(curl.easy_cleanup, "curl_easy_cleanup");
+  library->bind(curl.easy_reset, "curl_easy_reset");
+  library->bind(curl.easy_setopt, "curl_easy_setopt");
+  library->bind(curl.easy_perform, "curl_easy_perform");
+  library->bind(curl.easy_getinfo, "curl_easy_getinfo");
+  library->bind(curl.easy_strerror, "curl_easy_strerror");
+  if (Status complete = library->complete(); !complete) return complete.error();
   if (global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return make_error("libcurl cannot initialise");
-  return &library;
+  return &curl;
 }
 
 }  // namespace

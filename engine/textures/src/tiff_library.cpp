@@ -1,10 +1,8 @@
 #include "tiff_library.h"
 
-#include <dlfcn.h>
-
 #include <cassert>
-#include <string>
-#include <type_traits>
+
+#include "kiln/core/runtime_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -15,38 +13,32 @@ constexpr const char* kTiffSoname = "libtiff.so.6";
 TiffLibrary g_library;
 
 Result<const TiffLibrary*> load() {
-  // Never closed: open TIFFs and handlers into it live as long as the process.
-  void* handle = ::dlopen(kTiffSoname, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return make_error(std::string("cannot load libtiff: ") + ::dlerror());
-  std::string missing;
-  auto bind = [&](auto& function, const char* name) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(::dlsym(handle, name));
-    if (!function) missing += std::string(missing.empty() ? "" : ", ") + name;
-  };
+  auto library = RuntimeLibrary::open(kTiffSoname, "libtiff");
+  if (!library) return library.error();
   TiffLibrary& l = g_library;
-  bind(l.get_version, "TIFFGetVersion");
-  bind(l.set_error_handler, "TIFFSetErrorHandler");
-  bind(l.set_warning_handler, "TIFFSetWarningHandler");
-  bind(l.open, "TIFFOpen");
-  bind(l.client_open, "TIFFClientOpen");
-  bind(l.close, "TIFFClose");
-  bind(l.flush, "TIFFFlush");
-  bind(l.fileno, "TIFFFileno");
-  bind(l.get_field, "TIFFGetField");
-  bind(l.get_field_defaulted, "TIFFGetFieldDefaulted");
-  bind(l.set_field, "TIFFSetField");
-  bind(l.is_tiled, "TIFFIsTiled");
-  bind(l.is_byte_swapped, "TIFFIsByteSwapped");
-  bind(l.number_of_tiles, "TIFFNumberOfTiles");
-  bind(l.current_directory, "TIFFCurrentDirectory");
-  bind(l.set_directory, "TIFFSetDirectory");
-  bind(l.read_directory, "TIFFReadDirectory");
-  bind(l.write_directory, "TIFFWriteDirectory");
-  bind(l.read_tile, "TIFFReadTile");
-  bind(l.write_tile, "TIFFWriteTile");
-  bind(l.rgba_image_ok, "TIFFRGBAImageOK");
-  bind(l.read_rgba_image_oriented, "TIFFReadRGBAImageOriented");
-  if (!missing.empty()) return make_error(std::string(kTiffSoname) + " lacks " + missing);
+  library->bind(l.get_version, "TIFFGetVersion");
+  library->bind(l.set_error_handler, "TIFFSetErrorHandler");
+  library->bind(l.set_warning_handler, "TIFFSetWarningHandler");
+  library->bind(l.open, "TIFFOpen");
+  library->bind(l.client_open, "TIFFClientOpen");
+  library->bind(l.close, "TIFFClose");
+  library->bind(l.flush, "TIFFFlush");
+  library->bind(l.fileno, "TIFFFileno");
+  library->bind(l.get_field, "TIFFGetField");
+  library->bind(l.get_field_defaulted, "TIFFGetFieldDefaulted");
+  library->bind(l.set_field, "TIFFSetField");
+  library->bind(l.is_tiled, "TIFFIsTiled");
+  library->bind(l.is_byte_swapped, "TIFFIsByteSwapped");
+  library->bind(l.number_of_tiles, "TIFFNumberOfTiles");
+  library->bind(l.current_directory, "TIFFCurrentDirectory");
+  library->bind(l.set_directory, "TIFFSetDirectory");
+  library->bind(l.read_directory, "TIFFReadDirectory");
+  library->bind(l.write_directory, "TIFFWriteDirectory");
+  library->bind(l.read_tile, "TIFFReadTile");
+  library->bind(l.write_tile, "TIFFWriteTile");
+  library->bind(l.rgba_image_ok, "TIFFRGBAImageOK");
+  library->bind(l.read_rgba_image_oriented, "TIFFReadRGBAImageOriented");
+  if (Status complete = library->complete(); !complete) return complete.error();
   return &g_library;
 }
 

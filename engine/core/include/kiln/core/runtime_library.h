@@ -1,0 +1,38 @@
+#pragma once
+// A shared library opened at run time (dlopen) and its functions looked up by name: for
+// dependencies that only some runs need, so that every other process starts without loading them.
+// The library stays loaded for the rest of the process (what it hands out may live that long).
+//
+// Thread-safety: one RuntimeLibrary per thread while its functions are bound; the functions bound
+// are then plain pointers, usable from any thread.
+
+#include <string>
+
+#include "kiln/core/result.h"
+
+namespace kiln {
+
+class RuntimeLibrary {
+ public:
+  // Opens `soname` (the ABI's name, e.g. "libtiff.so.6"); the error says what needed it (`purpose`).
+  static Result<RuntimeLibrary> open(const char* soname, const std::string& purpose);
+
+  // Looks `name` up into `function` (a pointer of the function's own type); a missing one is
+  // remembered for complete().
+  template <class Function>
+  void bind(Function*& function, const char* name) {
+    function = reinterpret_cast<Function*>(symbol(name));
+  }
+  // Every bind() found its function; else an error naming the library and the missing ones.
+  Status complete() const;
+
+ private:
+  RuntimeLibrary(void* handle, const char* soname) : handle_(handle), soname_(soname) {}
+  void* symbol(const char* name);
+
+  void* handle_;
+  const char* soname_;
+  std::string missing_;
+};
+
+}  // namespace kiln
