@@ -186,8 +186,8 @@ Status BlobStore::lock_namespace(const fs::path& dir) {
 }
 
 fs::path BlobStore::blob_path(const BlobNamespace& ns, const BlobKey& key) const {
-  // Built in one string: a page load asks for a path each time, and path joins cost more than
-  // the file's checksum.
+  // Built in one string: every page load asks for a path, and joining path components cost about
+  // as much as checking the entry's checksum.
   const std::string hex = key.hex();
   const std::string& dir = ns.dir.native();
   std::string path;
