@@ -1,8 +1,9 @@
 #pragma once
-// Executable memory for installed pages. Chunks are mapped once (read+write, populated); a page's
-// code is copied into the next free pages of the current chunk, which are then made read+execute.
-// Memory is never writable and executable at once, and a page costs one mprotect instead of a
-// mapping of its own (whose first-touch faults and unmapping cost more than the copy).
+// Executable memory for installed pages. Chunks are mapped once (read+write; their pages are
+// faulted in as code is copied there, so a run that installs a few pages touches only those); a
+// page's code is copied into the next free pages of the current chunk, which are then made
+// read+execute. Memory is never writable and executable at once, and a page costs one mprotect
+// instead of a mapping of its own (whose set-up and unmapping cost more than the copy).
 //
 // Thread-safety: install() from any thread (one mutex); the code stays until the arena is destroyed.
 
