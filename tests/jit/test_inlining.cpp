@@ -6,21 +6,12 @@
 #include "kiln/jit/inlining.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/lang/script.h"
+#include "script_code.h"
 
 using namespace kiln;
 using namespace kiln::jit;
 
 namespace {
-
-// The code of the script's function `name`.
-std::vector<std::uint32_t> code_of(const std::string& source, const std::string& name) {
-  auto program = lang::compile_script("inline.lua", source);
-  REQUIRE_MESSAGE(program, program.error().message);
-  for (std::size_t f = 0; f < program->functions.size(); ++f)
-    if (program->functions[f].name == name) return {program->code(f), program->code(f) + program->functions[f].words};
-  FAIL("no function " << name);
-  return {};
-}
 
 // A page that calls function 1 (an empty chunk's first page: its words past the call are zero).
 std::vector<std::uint32_t> calling_page() {
@@ -35,7 +26,7 @@ std::vector<std::uint32_t> calling_page() {
 TEST_SUITE("jit") {
   TEST_CASE("small leaves are inlined - calls - loops - stores - output and long code are not") {
     auto leaf = [](const std::string& body) {
-      return code_of("function f(a, x)\n" + body + "\nend\nprint(f({1, 2, 3}, 2))\n", "f");
+      return test::function_code("function f(a, x)\n" + body + "\nend\nprint(f({1, 2, 3}, 2))\n", "f");
     };
     CHECK(inlinable(leaf("return x * x + 1")));
     CHECK(inlinable(leaf("if x < 1 then return 1 end\nif x > 3 then return 3 end\nreturn x")));
@@ -69,7 +60,7 @@ TEST_SUITE("jit") {
 
   TEST_CASE("the compiler refuses malformed key words with a message - never compiles them") {
     jitc::LlvmPageCompiler compiler;
-    const std::vector<std::uint32_t> leaf = code_of("function f(x) return x + 1 end\nprint(f(1))\n", "f");
+    const std::vector<std::uint32_t> leaf = test::function_code("function f(x) return x + 1 end\nprint(f(1))\n", "f");
     auto compile = [&](std::vector<std::uint32_t> words) {
       return compiler.compile({words, {0}, abi::JitMode::kChecked});
     };

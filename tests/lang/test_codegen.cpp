@@ -5,26 +5,19 @@
 #include <vector>
 
 #include "kiln/jit/page_analysis.h"
-#include "kiln/lang/script.h"
+#include "script_code.h"
 
 using namespace kiln;
 using namespace kiln::jit;
 
 namespace {
 
-// The instructions of the script's function `name`, in order.
+// The instructions of the script's function `name`, in order (their first words).
 std::vector<std::uint32_t> instructions(const std::string& source, const std::string& name) {
-  auto program = lang::compile_script("codegen.lua", source);
-  REQUIRE_MESSAGE(program, program.error().message);
-  for (std::size_t f = 0; f < program->functions.size(); ++f) {
-    if (program->functions[f].name != name) continue;
-    const std::span<const std::uint32_t> code(program->code(f), program->functions[f].words);
-    std::vector<std::uint32_t> out;
-    for (std::size_t k = 0; k < code.size(); k += instruction_words(code, k)) out.push_back(code[k]);
-    return out;
-  }
-  FAIL("no function " << name);
-  return {};
+  const std::vector<std::uint32_t> code = test::function_code(source, name);
+  std::vector<std::uint32_t> out;
+  for (std::size_t k = 0; k < code.size(); k += instruction_words(code, k)) out.push_back(code[k]);
+  return out;
 }
 
 std::size_t count(const std::vector<std::uint32_t>& code, Op op) {

@@ -2,6 +2,7 @@
 
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
 
 #include <algorithm>
@@ -38,12 +39,11 @@ Hash128 xxh3_128(std::span<const std::byte> data, std::uint64_t seed) {
 }
 
 std::uint64_t xxh3_64(std::initializer_list<std::span<const std::byte>> pieces) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
-  for (std::span<const std::byte> piece : pieces) XXH3_64bits_update(state, piece.data(), piece.size());
-  const std::uint64_t h = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return h;
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  for (std::span<const std::byte> piece : pieces) XXH3_64bits_update(&state, piece.data(), piece.size());
+  return XXH3_64bits_digest(&state);
 }
 
 struct Xxh3Stream::State {

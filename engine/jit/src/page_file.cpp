@@ -22,7 +22,7 @@ struct Header {
   std::uint32_t version;
   std::uint32_t mode;
   std::uint64_t fingerprint;
-  std::uint64_t page_hash_high, page_hash_low;
+  std::uint64_t page_hash_high, page_hash_low;  // of the key words, for tools: a load compares the words
   std::uint32_t code_length;
   std::uint32_t function_offset;
   std::uint32_t alignment;
@@ -119,8 +119,6 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
   PageFileContents& c = check.contents;
   c.mode = h.mode;
   c.fingerprint_hash = h.fingerprint;
-  c.page_hash_high = h.page_hash_high;
-  c.page_hash_low = h.page_hash_low;
   c.page_words = bytes.subspan(sizeof h, key_bytes);
   const auto* code = reinterpret_cast<const std::uint8_t*>(bytes.data() + sizeof h + key_bytes);
   c.code.code.assign(code, code + h.code_length);

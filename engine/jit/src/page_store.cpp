@@ -174,10 +174,8 @@ PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const 
   // The whole page and its inlined callees are compared: no hash collision can serve code compiled
   // for other bytes.
   const std::size_t key_bytes = page.size() * 4;
-  const cache::Hash128 page_hash = cache::xxh3_128(as_bytes(page.data(), key_bytes));
   if (!impl_->faults.skip_compare &&
-      (file.page_hash_high != page_hash.high || file.page_hash_low != page_hash.low ||
-       file.page_words.size() != key_bytes || std::memcmp(file.page_words.data(), page.data(), key_bytes) != 0)) {
+      (file.page_words.size() != key_bytes || std::memcmp(file.page_words.data(), page.data(), key_bytes) != 0)) {
     ++result.compare_rejected;
     return result;
   }

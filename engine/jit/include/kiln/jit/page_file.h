@@ -25,7 +25,6 @@ namespace kiln::jit {
 struct PageFileContents {
   std::uint32_t mode = 0;  // abi::JitMode as stored; the caller compares it
   std::uint64_t fingerprint_hash = 0;
-  std::uint64_t page_hash_high = 0, page_hash_low = 0;
   std::span<const std::byte> page_words;  // the key words (at least kPageWords) inside the checked file
   StoredPage code;                        // entries sorted and below kPageWords
 };
