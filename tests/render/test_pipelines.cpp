@@ -209,6 +209,35 @@ TEST_SUITE("render") {
     CHECK(refused.error().message.find("x: frag: reflection is not what the cook writes") != std::string::npos);
   }
 
+  TEST_CASE("reflection numbers that are not unsigned 32-bit integers are refused by name") {
+    const std::vector<std::uint32_t> spirv = {0x07230203u};
+    auto compute = [&](const std::string& json) {
+      runtime::VariantRecord v;
+      v.stages.push_back({"comp", "shaders/x.comp", spirv, json, ""});
+      return runtime::shader_interface(v, "x.pack: v");
+    };
+    auto reflection = [](const std::string& binding_set, const std::string& count, const std::string& push,
+                         const std::string& local) {
+      return R"({"bindings": [{"set": )" + binding_set + R"(, "binding": 0, "name": "b", "kind": "storage_buffer", )" +
+             R"("count": )" + count + R"(}], "push_constants": [{"size": )" + push +
+             R"(}], "inputs": [], "outputs": [], "local_size": [)" + local + ", 1, 1]}";
+    };
+    REQUIRE(compute(reflection("0", "1", "16", "64")));
+    for (const std::string bad : {"1e300", "2.5", "-1", "4294967296", "true"}) {
+      CAPTURE(bad);
+      for (const auto& [json, key] : {std::pair{reflection(bad, "1", "16", "64"), std::string("set")},
+                                      std::pair{reflection("0", bad, "16", "64"), std::string("count")},
+                                      std::pair{reflection("0", "1", bad, "64"), std::string("size")},
+                                      std::pair{reflection("0", "1", "16", bad), std::string("local_size")}}) {
+        CAPTURE(key);
+        auto refused = compute(json);
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message.find("x.pack: v: comp: ") == 0);
+        CHECK(refused.error().message.find(key) != std::string::npos);
+      }
+    }
+  }
+
   TEST_CASE("without a Vulkan device the player says so in one line and runs its checks - --require-gpu fails") {
     Cooked c;
     const std::map<std::string, std::string> none = {{"VK_ICD_FILENAMES", (c.dir / "no-driver.json").string()},

@@ -1,5 +1,7 @@
 #include "kiln/core/json_document.h"
 
+#include <stdexcept>
+
 namespace kiln {
 
 Result<nlohmann::json> parse_json_document(const std::string& file_name, std::string_view text) {
@@ -27,6 +29,12 @@ Result<nlohmann::json> parse_json_document(const std::string& file_name, std::st
     if (auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
     return make_error(file_name + ": invalid JSON: " + what);
   }
+}
+
+std::uint32_t json_u32(const nlohmann::json& value, std::string_view what) {
+  if (!value.is_number_unsigned() || value.get<std::uint64_t>() > UINT32_MAX)
+    throw std::runtime_error("'" + std::string(what) + "' is " + value.dump() + ", not an unsigned 32-bit integer");
+  return static_cast<std::uint32_t>(value.get<std::uint64_t>());
 }
 
 std::string json_pointer_token(std::string_view key) {

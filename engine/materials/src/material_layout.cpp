@@ -57,12 +57,7 @@ struct Interface {
 };
 
 // A field that must be an unsigned 32-bit number; anything else throws into read_interface's catch.
-std::uint32_t u32(const json& v, const char* key) {
-  const json& f = v.at(key);
-  if (!f.is_number_unsigned() || f.get<std::uint64_t>() > UINT32_MAX)
-    throw std::runtime_error(std::string("'") + key + "' is not an unsigned 32-bit number");
-  return static_cast<std::uint32_t>(f.get<std::uint64_t>());
-}
+std::uint32_t u32(const json& v, const char* key) { return json_u32(v.at(key), key); }
 
 std::uint32_t block_size(const json& v, const char* key) {
   const std::uint32_t size = u32(v, key);

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/json_document.h"
+
 namespace kiln::runtime {
 namespace {
 
@@ -35,11 +37,13 @@ constexpr std::uint32_t kMaxBinding = 1024;
 constexpr std::uint32_t kMaxArray = 4096;
 constexpr std::uint32_t kMaxPushConstants = 4096;
 
+// A field that must be an unsigned 32-bit number; anything else throws into shader_interface's catch.
+std::uint32_t u32(const json& object, const char* key) { return json_u32(object.at(key), key); }
+
 std::vector<BlockMember> members_of(const json& block) {
   std::vector<BlockMember> out;
   for (const json& m : block.value("members", json::array()))
-    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(),
-                   m.at("offset").get<std::uint32_t>(), m.at("size").get<std::uint32_t>()});
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), u32(m, "offset"), u32(m, "size")});
   return out;
 }
 
@@ -48,15 +52,15 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
                                      std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>& index) {
   for (const json& b : r.at("bindings")) {
     DescriptorBinding d;
-    d.set = b.at("set").get<std::uint32_t>();
-    d.binding = b.at("binding").get<std::uint32_t>();
+    d.set = u32(b, "set");
+    d.binding = u32(b, "binding");
     d.name = b.at("name").get<std::string>();
-    d.count = b.value("count", 1u);
+    d.count = b.contains("count") ? u32(b, "count") : 1u;
     const std::string kind = b.at("kind").get<std::string>();
     const auto k = kind_of(kind);
     if (!k) return "binding " + d.name + ": descriptors of kind " + kind + " are not supported";
     d.kind = *k;
-    d.block_size = b.value("block_size", 0u);
+    d.block_size = b.contains("block_size") ? u32(b, "block_size") : 0u;
     d.members = members_of(b);
     d.stages = StageMask(stage);
     if (d.set >= kMaxSets || d.binding >= kMaxBinding || d.count == 0 || d.count > kMaxArray)
@@ -78,7 +82,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
     out.bindings.push_back(std::move(d));
   }
   for (const json& p : r.at("push_constants")) {
-    const auto size = p.at("size").get<std::uint32_t>();
+    const auto size = u32(p, "size");
     if (size > kMaxPushConstants || size % 4 != 0)
       return "push constants of " + std::to_string(size) + " bytes (a multiple of 4, at most " +
              std::to_string(kMaxPushConstants) + ")";
@@ -89,12 +93,12 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
   if (stage == ShaderStage::kVertex)
     for (const json& in : r.at("inputs"))
       out.vertex_inputs.push_back(
-          {in.at("location").get<std::uint32_t>(), in.at("name").get<std::string>(), in.at("type").get<std::string>()});
+          {u32(in, "location"), in.at("name").get<std::string>(), in.at("type").get<std::string>()});
   if (stage == ShaderStage::kFragment) out.fragment_outputs = std::uint32_t(r.at("outputs").size());
   if (stage == ShaderStage::kCompute) {
     out.compute = true;
     const json& size = r.at("local_size");
-    for (std::size_t i = 0; i < 3; ++i) out.local_size[i] = size.at(i).get<std::uint32_t>();
+    for (std::size_t i = 0; i < 3; ++i) out.local_size[i] = json_u32(size.at(i), "local_size");
   }
   return std::nullopt;
 }
@@ -123,7 +127,7 @@ Result<ShaderInterface> shader_interface(const VariantRecord& variant, const std
     try {  // nlohmann::json reports missing or mistyped fields by exception
       const json r = json::parse(s.reflection_json);
       problem = add_stage(*stage, r, out, index);
-    } catch (const json::exception& e) {
+    } catch (const std::exception& e) {  // nlohmann's, or json_u32's
       problem = std::string("reflection is not what the cook writes (") + e.what() + ")";
     }
     if (problem) return make_error(where + ": " + s.stage + ": " + *problem);

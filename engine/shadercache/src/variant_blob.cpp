@@ -33,7 +33,8 @@ std::optional<CompiledVariant> decode_variant(const cache::Bytes& bytes) {
   if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
   CompiledVariant v;
   try {
-    if (doc.at("format").get<int>() != kVariantBlobFormat) return std::nullopt;
+    // Compared as JSON: get<int>() of a float past int's range would be undefined.
+    if (doc.at("format") != kVariantBlobFormat) return std::nullopt;
     for (const auto& s : doc.at("stages")) {
       CompiledStage stage;
       stage.stage = s.at("stage").get<std::string>();

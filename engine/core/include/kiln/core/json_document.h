@@ -1,6 +1,7 @@
 #pragma once
 // Parsing JSON documents (config, materials, manifests) with errors that say where.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,12 @@ namespace kiln {
 // Parses `text`, the contents of `file_name`. A syntax error becomes
 // "file:line:col: parse error: <what>", never an exception.
 Result<nlohmann::json> parse_json_document(const std::string& file_name, std::string_view text);
+
+// `value` as an unsigned 32-bit integer. A fraction, a negative, a boolean, a string or a number
+// past 2^32-1 throws std::runtime_error naming `what`: for readers that already turn nlohmann's own
+// exceptions (a missing key, a mistyped field) into an error message. nlohmann's get<std::uint32_t>
+// would instead truncate a fraction, wrap a large integer and, for a float out of range, be undefined.
+std::uint32_t json_u32(const nlohmann::json& value, std::string_view what);
 
 // One JSON pointer token (RFC 6901): '~' is written "~0" and '/' is written "~1".
 std::string json_pointer_token(std::string_view key);
