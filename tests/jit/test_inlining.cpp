@@ -48,7 +48,7 @@ TEST_SUITE("jit") {
                                         "function loop(x) local s = 0 for i = 1, x do s = s + i end return s end\n"
                                         "print(sq(3) + loop(3) + sq(4))\n");
     REQUIRE(program);
-    const std::vector<std::uint32_t> key = page_key_words(*program, 0);
+    const std::vector<std::uint32_t> key = page_key_words(*program, 0, value_callees(*program));
     auto callees = inline_callees(key);
     REQUIRE_MESSAGE(callees, callees.error().message);
     REQUIRE(callees->size() == 1);  // sq once, loop not at all
@@ -56,6 +56,47 @@ TEST_SUITE("jit") {
     CHECK((*callees)[0].params == 1);
     CHECK(std::equal((*callees)[0].code.begin(), (*callees)[0].code.end(), program->code(1)));
     CHECK(key.size() == kPageWords + 3 + program->functions[1].words);
+  }
+
+  TEST_CASE("a call through a function value inlines the leaves whose value is taken with its argument count") {
+    auto program =
+        lang::compile_script("values.lua",
+                             "local function neg(x) return -x end\n"
+                             "local function twice(x) return x + x end\n"
+                             "local function add(a, b) return a + b end\n"
+                             "local function sq(x) return x * x end\n"  // called by name only
+                             "local function long(x) local s = 0 for i = 1, x do s = s + i end return s end\n"
+                             "local function apply(f, x) return f(x) + sq(x) end\n"
+                             "print(apply(neg, 2) + apply(twice, 3) + apply(long, 4) + add(1, 2))\n"
+                             "local g = add\n");
+    REQUIRE_MESSAGE(program, program.error().message);
+    auto index = [&](const std::string& name) {
+      for (std::size_t f = 0; f < program->functions.size(); ++f)
+        if (program->functions[f].name == name) return std::uint32_t(f);
+      FAIL("no function " << name);
+      return 0u;
+    };
+    const ValueCallees values = value_callees(*program);
+    REQUIRE(values.by_params.size() == 3);
+    CHECK(values.by_params[1] == std::vector<std::uint32_t>{index("neg"), index("twice")});  // not sq, not long
+    CHECK(values.by_params[2] == std::vector<std::uint32_t>{index("add")});
+
+    const std::size_t apply_page = program->functions[index("apply")].first_page;
+    const std::vector<std::uint32_t> key = page_key_words(*program, apply_page, values);
+    auto callees = inline_callees(key);
+    REQUIRE_MESSAGE(callees, callees.error().message);
+    std::vector<std::pair<std::string, bool>> got;
+    for (const InlineCallee& c : *callees) got.emplace_back(program->functions[c.function].name, c.for_values);
+    // neg and twice for the call through f (one argument), sq for the call by name; not add (two).
+    CHECK(got == std::vector<std::pair<std::string, bool>>{{"neg", true}, {"twice", true}, {"sq", false}});
+
+    // More leaves of one argument count than are inlined at one call: none of them is.
+    ValueCallees crowded = values;
+    while (crowded.by_params[1].size() <= kMaxValueCallees) crowded.by_params[1].push_back(index("neg"));
+    auto none = inline_callees(page_key_words(*program, apply_page, crowded));
+    REQUIRE(none);
+    REQUIRE(none->size() == 1);
+    CHECK(program->functions[(*none)[0].function].name == "sq");
   }
 
   TEST_CASE("the compiler refuses malformed key words with a message - never compiles them") {

@@ -65,3 +65,46 @@ TEST_SUITE("jit") {
     }
   }
 }
+
+TEST_SUITE("jit") {
+  TEST_CASE("a function value's inlined callee stops - out of range or out of budget - as the interpreter does") {
+    test::TempDir dir("jit");
+    jitc::LlvmPageCompiler compiler;
+    auto both = [&](const std::string& source, std::uint64_t budget) {
+      auto program = compile_script("values.lua", source);
+      REQUIRE_MESSAGE(program, program.error().message);
+      auto jit = JitRuntime::create(
+          {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
+      REQUIRE(jit);
+      std::pair<std::string, std::string> out;
+      for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
+        std::string& text = runtime ? out.second : out.first;
+        Vm vm(*program, {.instruction_budget = budget, .jit = runtime});
+        vm.set_output([&](std::string_view line) { text += line; });
+        if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
+      }
+      CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
+      return out;
+    };
+    const std::string apply =
+        "local function at(t, i)\n  return t[i]\nend\n"
+        "local function twice(x) return x + x end\n"
+        "local function apply(f, t, i) return f(t, i) end\n";
+    auto [interpreted, compiled] =
+        both(apply + "local t = {1, 2, 3}\nfor i = 1, 5 do print(apply(at, t, i)) end\n", 1'000'000);
+    CHECK(interpreted ==
+          "1\n2\n3\nERROR: values.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
+          "script subset)");
+    CHECK(compiled == interpreted);
+    // Every budget from too small for one call to enough for the loop: the same output, and the
+    // same error at the same place, compiled or not.
+    const std::string loop =
+        "local function map(f, n) local s = 0 for i = 1, n do s = s + f(i) end return s end\n"
+        "print(map(twice, 30))\nprint(map(twice, 40))\n";
+    for (std::uint64_t budget = 20; budget < 400; budget += 7) {
+      CAPTURE(budget);
+      auto [i, c] = both(apply + loop, budget);
+      CHECK(c == i);
+    }
+  }
+}

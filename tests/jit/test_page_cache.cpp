@@ -463,7 +463,8 @@ TEST_SUITE("jit") {
       REQUIRE(inlinable(std::span<const std::uint32_t>(p->code(1), p->functions[1].words)));
     REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
                        after->page(caller_page).begin()));  // the caller's page is the same bytes ...
-    CHECK(page_key_words(*before, caller_page) != page_key_words(*after, caller_page));  // ... its key is not
+    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
+          page_key_words(*after, caller_page, value_callees(*after)));  // ... its key is not
     {
       auto jit = runtime(&compiler, dir / "cache");
       CHECK(run(*before, jit.get()) == "40200\n");
@@ -475,6 +476,39 @@ TEST_SUITE("jit") {
     CHECK(run(*after, jit.get()) == expected);
     const JitStats stats = jit->stats();
     CHECK(stats.loaded == 1);    // the chunk's page (it calls the caller, which is not inlined)
+    CHECK(stats.compiled == 1);  // the caller's page, for the new callee; the callee never runs on its own
+    CHECK(stats.requested == 2);
+  }
+
+  TEST_CASE("a caller that inlines a function value's callee is compiled again when only that callee changes") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto source = [](const std::string& body) {
+      return "function callee(x)\n  " + body +
+             "\nend\n"
+             "function caller(f, n)\n  local s = 0\n  for i = 1, n do s = s + f(i) end\n  return s\nend\n"
+             "print(caller(callee, 200))\n";
+    };
+    auto before = compile_script("edit.lua", source("return x * 2"));
+    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
+    REQUIRE((before && after));
+    REQUIRE(before->functions[2].name == "caller");
+    const std::size_t caller_page = before->functions[2].first_page;
+    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
+                       after->page(caller_page).begin()));  // the caller's page is the same bytes ...
+    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
+          page_key_words(*after, caller_page, value_callees(*after)));  // ... its key is not
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(*before, jit.get()) == "40200\n");
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache");
+    const std::string expected = run(*after, nullptr);
+    CHECK(expected == "660300\n");
+    CHECK(run(*after, jit.get()) == expected);
+    const JitStats stats = jit->stats();
+    CHECK(stats.loaded == 1);    // the chunk's page
     CHECK(stats.compiled == 1);  // the caller's page, for the new callee; the callee never runs on its own
     CHECK(stats.requested == 2);
   }

@@ -28,9 +28,10 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
     if (opened) pages = std::move(*opened);
   }
   std::set<std::string> seen;
-  for (const auto& s : project.scripts)
+  for (const auto& s : project.scripts) {
+    const jit::ValueCallees values = jit::value_callees(s.program);
     for (std::size_t p = 0; p < s.program.page_count(); ++p) {
-      const std::vector<std::uint32_t> page = jit::page_key_words(s.program, p);
+      const std::vector<std::uint32_t> page = jit::page_key_words(s.program, p, values);
       const std::string id = jit::aot_page_id(page, jit::abi::JitMode::kChecked);
       if (!seen.insert(id).second) continue;
       const auto entries = jit::jit_entries(s.program.page(p), s.program.entries[p]);
@@ -43,6 +44,7 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
       }
       if (code) out.emplace_back(id, jit::encode_aot_page(page, *code));
     }
+  }
   return out;
 }
 

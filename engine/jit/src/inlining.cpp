@@ -1,5 +1,6 @@
 #include "kiln/jit/inlining.h"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -60,21 +61,50 @@ bool inlinable(std::span<const std::uint32_t> code) {
   return true;
 }
 
-std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t page) {
+ValueCallees value_callees(const Program& program) {
+  std::set<std::uint32_t> taken;
+  for (std::size_t f = 0; f < program.functions.size(); ++f) {
+    const std::span<const std::uint32_t> code(program.code(f), program.functions[f].words);
+    for (std::size_t k = 0; k < code.size();) {
+      const std::size_t n = instruction_words(code, k);
+      if (n == 0) break;  // a program that loaded has none; nothing to inline from a damaged one
+      if (op_of(code[k]) == Op::kLoadF && ud_of(code[k]) < program.functions.size()) taken.insert(ud_of(code[k]));
+      k += n;
+    }
+  }
+  ValueCallees out;
+  for (std::uint32_t f : taken) {
+    const FunctionCode& fn = program.functions[f];
+    if (fn.params < 0 || !inlinable(std::span<const std::uint32_t>(program.code(f), fn.words))) continue;
+    if (out.by_params.size() <= std::size_t(fn.params)) out.by_params.resize(std::size_t(fn.params) + 1);
+    out.by_params[std::size_t(fn.params)].push_back(f);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t page, const ValueCallees& values) {
   const auto words = program.page(page);
   std::vector<std::uint32_t> key(words.begin(), words.end());
   const PageShape shape = analyze_page(words, program.entries[page]);
-  std::set<std::uint32_t> callees;
-  for (std::size_t k = 0; k < kPageWords; ++k)
-    if (shape.starts[k] && !shape.straddles[k] && instruction_words(words, k) != 0 && op_of(words[k]) == Op::kCall)
-      callees.insert(ud_of(words[k]));
-  for (std::uint32_t f : callees) {
-    if (f >= program.functions.size()) continue;
+  std::map<std::uint32_t, bool> callees;  // function -> inlined into calls through values
+  for (std::size_t k = 0; k < kPageWords; ++k) {
+    if (!shape.starts[k] || shape.straddles[k] || instruction_words(words, k) == 0) continue;
+    const Op op = op_of(words[k]);
+    if (op == Op::kCall && ud_of(words[k]) < program.functions.size()) {
+      const std::uint32_t f = ud_of(words[k]);
+      if (inlinable(std::span<const std::uint32_t>(program.code(f), program.functions[f].words))) callees[f];
+    }
+    if (op == Op::kCallR && c_of(words[k]) < values.by_params.size()) {
+      const auto& reachable = values.by_params[c_of(words[k])];
+      if (reachable.size() <= kMaxValueCallees)
+        for (std::uint32_t f : reachable) callees[f] = true;
+    }
+  }
+  for (const auto& [f, for_values] : callees) {
     const FunctionCode& fn = program.functions[f];
     const std::span<const std::uint32_t> code(program.code(f), fn.words);
-    if (!inlinable(code)) continue;
     key.push_back(f);
-    key.push_back(std::uint32_t(fn.params));
+    key.push_back(std::uint32_t(fn.params) | (for_values ? kValueCalleeBit : 0));
     key.push_back(std::uint32_t(code.size()));
     key.insert(key.end(), code.begin(), code.end());
   }
@@ -91,11 +121,12 @@ Result<std::vector<InlineCallee>> inline_callees(std::span<const std::uint32_t> 
     if (key_words.size() - at < 3) return make_error(where + ": truncated");
     InlineCallee callee;
     callee.function = key_words[at];
-    callee.params = int(key_words[at + 1]);
+    callee.params = int(key_words[at + 1] & ~kValueCalleeBit);
+    callee.for_values = (key_words[at + 1] & kValueCalleeBit) != 0;
     const std::size_t n = key_words[at + 2];
     if (!out.empty() && callee.function <= out.back().function)
       return make_error(where + ": function " + std::to_string(callee.function) + " out of order");
-    if (key_words[at + 1] > 255) return make_error(where + ": " + std::to_string(key_words[at + 1]) + " parameters");
+    if (callee.params > 255) return make_error(where + ": " + std::to_string(callee.params) + " parameters");
     if (n > key_words.size() - at - 3) return make_error(where + ": code runs past the key");
     callee.code = key_words.subspan(at + 3, n);
     if (!inlinable(callee.code)) return make_error(where + ": code that is not inlined");

@@ -274,8 +274,9 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
 
 std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode) {
   std::size_t with_code = 0;
+  const ValueCallees values = value_callees(program);
   for (std::size_t p = 0; p < program.page_count(); ++p) {
-    auto slot = request(page_key_words(program, p), jit_entries(program.page(p), program.entries[p]), mode);
+    auto slot = request(page_key_words(program, p, values), jit_entries(program.page(p), program.entries[p]), mode);
     if (!slot->code.load(std::memory_order_acquire) && !impl_->options.synchronous) {
       // Queued behind the pool: wait for it, the cook needs the blob on disk.
       wait_idle();

@@ -133,7 +133,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kNot:
         case Op::kAppend:
         case Op::kLen:
-        case Op::kCallR: highest = std::max(a, b); break;
+        case Op::kCallR: highest = std::max({std::size_t(a), std::size_t(b), c ? std::size_t(a) + c - 1 : 0}); break;
         default:
           if (is_binary(op)) highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
           if (is_constant_arithmetic(op)) highest = std::max(a, b);

@@ -9,8 +9,9 @@ namespace kiln::jit {
 
 const PageCode* Vm::Impl::warm_up(std::size_t page) {
   if (++heat[page] < options.jit->options().hot_threshold) return nullptr;
-  slots[page] =
-      options.jit->request(page_key_words(program, page), jit_entries(program.page(page), program.entries[page]), mode);
+  if (!value_callees) value_callees = jit::value_callees(program);
+  slots[page] = options.jit->request(page_key_words(program, page, *value_callees),
+                                     jit_entries(program.page(page), program.entries[page]), mode);
   return slots[page]->code.load(std::memory_order_acquire);
 }
 

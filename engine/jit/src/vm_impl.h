@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/jit/inlining.h"
 #include "kiln/jit/jit_runtime.h"
 #include "kiln/jit/vm.h"
 #include "values.h"
@@ -93,6 +94,7 @@ struct Vm::Impl {
   // Compiled pages (options.jit): a slot per program page once it got hot, and its heat until then.
   std::vector<std::shared_ptr<PageSlot>> slots;
   std::vector<std::uint32_t> heat;
+  std::optional<ValueCallees> value_callees;  // computed when the first page gets hot
   abi::JitMode mode = abi::JitMode::kChecked;
   std::vector<abi::CallEntry> call_entries;  // per function: its first page's code, once it has some
   // Per function, what a call needs at once: its bytecode and the registers its frame takes (+1).

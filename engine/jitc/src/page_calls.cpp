@@ -144,6 +144,23 @@ void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next
   B_.CreateBr(go(next));
 }
 
+void Emitter::inline_value_callees(std::size_t k, int a, int args, llvm::Value* fn, int next) {
+  std::vector<std::uint32_t> reachable;
+  for (const auto& [function, callee] : callees_)
+    if (callee.for_values && callee.params == args) reachable.push_back(function);
+  if (reachable.empty()) return;
+  const std::string at = std::to_string(k);
+  auto* other = llvm::BasicBlock::Create(C_, "callr" + at, F_);
+  auto* which = B_.CreateSwitch(fn, other, unsigned(reachable.size()));
+  for (std::uint32_t function : reachable) {
+    auto* block = llvm::BasicBlock::Create(C_, "value" + at + "f" + std::to_string(function), F_);
+    which->addCase(llvm::ConstantInt::get(i32_, function), block);
+    B_.SetInsertPoint(block);
+    inline_call(k, a, function, next);
+  }
+  B_.SetInsertPoint(other);
+}
+
 llvm::Value* Emitter::inline_allowed(std::uint32_t function) {
   auto& allowed = inline_allowed_[function];
   if (allowed) return allowed;

@@ -294,6 +294,7 @@ void Emitter::emit_instruction(std::size_t k) {
       // The function value is a whole number; a saturating conversion keeps anything else defined.
       auto* fn =
           B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::fptoui_sat, {i32_, f64_}), {num(b)});
+      if (!inline_) inline_value_callees(k, a, c, fn, next);
       emit_call(k, a, fn, next);
       return;
     }

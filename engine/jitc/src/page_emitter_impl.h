@@ -43,6 +43,7 @@ class Emitter {
     for (const jit::InlineCallee& callee : callees) {
       Callee& c = callees_[callee.function];
       c.params = callee.params;
+      c.for_values = callee.for_values;
       c.words.assign(kPageWords, 0);  // analysed as a page entered at 0 (its code never reaches the padding)
       std::copy(callee.code.begin(), callee.code.end(), c.words.begin());
       const std::uint16_t start = 0;
@@ -264,6 +265,11 @@ class Emitter {
   // callee returned, so the interpreter's run of the call counts it once.
   void inline_call(std::size_t k, int a, std::uint32_t function, int next);
 
+  // A call through the function value `fn` with `args` arguments: for each callee inlined for such
+  // calls, a comparison of the value with it and its inlined code. Leaves the builder where the call
+  // goes when the value is none of them.
+  void inline_value_callees(std::size_t k, int a, int args, llvm::Value* fn, int next);
+
   // Whether the callee is defined and one more frame fits, decided once per entry of the page: while
   // it runs, the frame count is the same at each of its instructions (calls return to it), and a
   // function once defined stays defined (one defined later is only inlined from the next entry on).
@@ -302,6 +308,7 @@ class Emitter {
   EmitOptions options_;
   struct Callee {  // a function inlined where this page calls it
     int params = 0;
+    bool for_values = false;           // also where a call through a function value with `params` arguments reaches it
     std::vector<std::uint32_t> words;  // its code, padded to a page
     jit::PageShape shape;
     jit::RegisterSet arrays;  // its registers used as arrays

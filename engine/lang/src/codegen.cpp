@@ -647,7 +647,9 @@ class FunctionEmitter {
     if (e.items.empty() && !in_place && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {
       case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
-      case CallTarget::kIndirect: emit(encode_abc(Op::kCallR, base, callee_reg, 0), line); break;
+      case CallTarget::kIndirect:
+        emit(encode_abc(Op::kCallR, base, callee_reg, static_cast<unsigned>(e.items.size())), line);
+        break;
       case CallTarget::kMath:
         emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
              line);

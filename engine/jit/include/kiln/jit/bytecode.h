@@ -69,7 +69,7 @@ enum class Op : std::uint8_t {
   kJNotEq,  // if a ~= b: jump
   kJEq,     // if a == b: jump
   kLoadF,   // a = function d (a value; the function must be defined)
-  kCallR,   // call the function value in b with its arguments in a, a+1, ...; result in a
+  kCallR,   // call the function value in b with its c arguments in a, a+1, ...; result in a
   // A number constant K as the right operand, in the two words after the instruction (after the
   // offset word for a compare and branch).
   kAddK,     // a = b + K

@@ -5,7 +5,13 @@
 // the caller's key and never serves the caller's old code.
 //
 // Key words: the page's kPageWords words, then for each inlined callee (by function index, rising)
-//   function index, parameter count, code length n, and its n code words.
+//   function index, parameter count (kValueCalleeBit set when the callee is inlined into calls through
+//   function values), code length n, and its n code words.
+//
+// A call through a function value (kCallR, its argument count in c) can reach only the functions
+// whose value the program takes (kLoadF) with as many parameters. When at most kMaxValueCallees of
+// them are inlinable, the call compiles to a comparison of the value with each and its inlined code,
+// and a real call for any other value. An edit of any of them changes the key, as above.
 //
 // A callee is inlined when its whole code is a short leaf that never needs a frame of its own: at
 // most kMaxInlineWords words, no calls, no loops (no backward branch: nothing counts against the
@@ -27,17 +33,27 @@
 namespace kiln::jit {
 
 inline constexpr std::size_t kMaxInlineWords = 64;
+inline constexpr std::size_t kMaxValueCallees = 4;
+inline constexpr std::uint32_t kValueCalleeBit = 1u << 31;
 
 // Whether a function with this code is inlined where it is called by index.
 bool inlinable(std::span<const std::uint32_t> code);
 
+// The inlinable functions whose value a program takes, by parameter count (rising function index
+// in each): what a call through a function value may inline. Computed once per program.
+struct ValueCallees {
+  std::vector<std::vector<std::uint32_t>> by_params;
+};
+ValueCallees value_callees(const Program& program);
+
 // The words that key program page `page`: the page, then the callees its calls (reachable from the
-// page's program entries) inline.
-std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t page);
+// page's program entries) inline. `values` is value_callees(program).
+std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t page, const ValueCallees& values);
 
 struct InlineCallee {
   std::uint32_t function = 0;
   int params = 0;
+  bool for_values = false;              // inlined into calls through function values too
   std::span<const std::uint32_t> code;  // inside the key words
 };
 
