@@ -99,6 +99,25 @@ TEST_SUITE("jit") {
     CHECK(program->functions[(*none)[0].function].name == "sq");
   }
 
+  TEST_CASE("a helper that calls leaves is inlined with them - one level deep") {
+    auto program = lang::compile_script("nested.lua",
+                                        "local function dot(ax, ay, bx, by) return ax * bx + ay * by end\n"
+                                        "local function len(x, y) return math.sqrt(dot(x, y, x, y)) end\n"
+                                        "local function len2(x) return len(x, x) end\n"  // calls a non-leaf
+                                        "local function down(n) if n < 1 then return 0 end return down(n - 1) end\n"
+                                        "print(len(3, 4) + len2(1) + down(2))\n");
+    REQUIRE_MESSAGE(program, program.error().message);
+    CHECK(inlinable_calling_leaves(*program, 2) == std::vector<std::uint32_t>{1});  // len calls dot
+    CHECK_FALSE(inlinable_calling_leaves(*program, 1));                             // dot calls nothing: a plain leaf
+    CHECK_FALSE(inlinable_calling_leaves(*program, 3));                             // len2 calls len, which is no leaf
+    CHECK_FALSE(inlinable_calling_leaves(*program, 4));                             // down calls itself
+    auto callees = inline_callees(page_key_words(*program, 0, value_callees(*program)));
+    REQUIRE_MESSAGE(callees, callees.error().message);
+    std::vector<std::string> names;
+    for (const InlineCallee& c : *callees) names.push_back(program->functions[c.function].name);
+    CHECK(names == std::vector<std::string>{"dot", "len"});  // not len2, not down
+  }
+
   TEST_CASE("the compiler refuses malformed key words with a message - never compiles them") {
     jitc::LlvmPageCompiler compiler;
     const std::vector<std::uint32_t> leaf = test::function_code("function f(x) return x + 1 end\nprint(f(1))\n", "f");
@@ -126,6 +145,20 @@ TEST_SUITE("jit") {
     refused(with_tail({1, 1, 5000}), "code runs past the key");
     refused(with_tail({1, 300, 1, encode_abc(Op::kRet0, 0, 0, 0)}), "300 parameters");
     refused(with_tail({1, 1, 1, encode_ad(Op::kCall, 0, 1)}), "code that is not inlined");
+    // A record that calls: only with a leaf record for what it calls.
+    const std::vector<std::uint32_t> caller = {encode_ad(Op::kCall, 0, 2), encode_abc(Op::kRet, 0, 0, 0)};
+    std::vector<std::uint32_t> calls_leaf = {1, 1, std::uint32_t(caller.size())};
+    calls_leaf.insert(calls_leaf.end(), caller.begin(), caller.end());
+    std::vector<std::uint32_t> with_leaf = calls_leaf;
+    with_leaf.insert(with_leaf.end(), {2, 1, std::uint32_t(leaf.size())});
+    with_leaf.insert(with_leaf.end(), leaf.begin(), leaf.end());
+    auto nested = compile(with_tail(with_leaf));
+    CHECK_MESSAGE(nested, (nested ? "" : nested.error().message));
+    refused(with_tail(calls_leaf), "calls function 2, which is not an inlined leaf");
+    std::vector<std::uint32_t> calls_caller = calls_leaf;  // function 2 calls too: no leaf
+    calls_caller.insert(calls_caller.end(), {2, 1, std::uint32_t(caller.size())});
+    calls_caller.insert(calls_caller.end(), caller.begin(), caller.end());
+    refused(with_tail(calls_caller), "which is not an inlined leaf");
     std::vector<std::uint32_t> twice = good;
     twice.insert(twice.end(), good.begin(), good.end());
     refused(with_tail(twice), "out of order");

@@ -108,3 +108,53 @@ TEST_SUITE("jit") {
     }
   }
 }
+
+TEST_SUITE("jit") {
+  TEST_CASE("a leaf inlined inside an inlined helper stops - range - budget - call depth - as the interpreter does") {
+    test::TempDir dir("jit");
+    jitc::LlvmPageCompiler compiler;
+    auto both = [&](const std::string& source, VmOptions options) {
+      auto program = compile_script("nested.lua", source);
+      REQUIRE_MESSAGE(program, program.error().message);
+      auto jit = JitRuntime::create(
+          {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
+      REQUIRE(jit);
+      std::pair<std::string, std::string> out;
+      for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
+        std::string& text = runtime ? out.second : out.first;
+        options.jit = runtime;
+        Vm vm(*program, options);
+        vm.set_output([&](std::string_view line) { text += line; });
+        if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
+      }
+      CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
+      return out;
+    };
+    const std::string helpers =
+        "local function at(t, i)\n  return t[i]\nend\n"
+        "local function pair(t, i) return at(t, i) + at(t, i + 1) end\n";
+    auto [interpreted, compiled] = both(helpers + "local t = {1, 2, 3}\nfor i = 1, 4 do print(pair(t, i)) end\n",
+                                        {.instruction_budget = 1'000'000});
+    CHECK(interpreted ==
+          "3\n5\nERROR: nested.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
+          "script subset)");
+    CHECK(compiled == interpreted);
+    const std::string loop =
+        "local function sum(t, n) local s = 0 for i = 1, n do s = s + pair(t, i) end return s end\n"
+        "local t = {}\nfor i = 1, 40 do t[#t + 1] = i end\nprint(sum(t, 39))\nprint(sum(t, 20))\n";
+    for (std::uint64_t budget = 40; budget < 420; budget += 5) {  // runs out at every kind of tick
+      CAPTURE(budget);
+      auto [i, c] = both(helpers + loop, {.instruction_budget = budget});
+      CHECK(c == i);
+    }
+    // A call depth that leaves room for the helper but not for the leaf inside it, and around it.
+    const std::string deep =
+        "local function down(n) if n < 1 then return pair({1, 2, 3}, 1) end return down(n - 1) end\n"
+        "print(down(6))\n";
+    for (std::size_t depth = 4; depth < 14; ++depth) {
+      CAPTURE(depth);
+      auto [i, c] = both(helpers + deep, {.max_call_depth = int(depth), .instruction_budget = 1'000'000});
+      CHECK(c == i);
+    }
+  }
+}

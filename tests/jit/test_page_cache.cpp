@@ -513,6 +513,41 @@ TEST_SUITE("jit") {
     CHECK(stats.requested == 2);
   }
 
+  TEST_CASE("a caller that inlines a helper is compiled again when only the leaf inside the helper changes") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    auto source = [](const std::string& body) {
+      return "function leaf(x)\n  " + body +
+             "\nend\n"
+             "function helper(x) return leaf(x) + 1 end\n"
+             "function caller(n)\n  local s = 0\n  for i = 1, n do s = s + helper(i) end\n  return s\nend\n"
+             "print(caller(200))\n";
+    };
+    auto before = compile_script("edit.lua", source("return x * 2"));
+    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
+    REQUIRE((before && after));
+    REQUIRE(before->functions[3].name == "caller");
+    const std::size_t caller_page = before->functions[3].first_page;
+    REQUIRE(inlinable_calling_leaves(*before, 2));  // helper, with leaf inside
+    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
+                       after->page(caller_page).begin()));
+    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
+          page_key_words(*after, caller_page, value_callees(*after)));
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(*before, jit.get()) == "40400\n");
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache");
+    const std::string expected = run(*after, nullptr);
+    CHECK(expected == "660500\n");
+    CHECK(run(*after, jit.get()) == expected);
+    const JitStats stats = jit->stats();
+    CHECK(stats.loaded == 1);    // the chunk's page
+    CHECK(stats.compiled == 1);  // the caller's page, for the new leaf; helper and leaf never run on their own
+    CHECK(stats.requested == 2);
+  }
+
   TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;

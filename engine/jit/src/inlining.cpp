@@ -1,6 +1,8 @@
 #include "kiln/jit/inlining.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -35,9 +37,9 @@ bool inline_op(Op op) {
   }
 }
 
-}  // namespace
-
-bool inlinable(std::span<const std::uint32_t> code) {
+// Whether `code` follows the inlining rules. With `calls`, calls by index are allowed too, and
+// their targets collected.
+bool inline_shape(std::span<const std::uint32_t> code, std::set<std::uint32_t>* calls) {
   if (code.empty() || code.size() > kMaxInlineWords) return false;
   std::vector<bool> starts(code.size());
   std::vector<std::size_t> targets;
@@ -45,7 +47,10 @@ bool inlinable(std::span<const std::uint32_t> code) {
     const std::size_t n = instruction_words(code, k);
     if (n == 0 || k + n > code.size()) return false;
     const Op op = op_of(code[k]);
-    if (!inline_op(op)) return false;
+    if (op == Op::kCall && calls)
+      calls->insert(ud_of(code[k]));
+    else if (!inline_op(op))
+      return false;
     if (op == Op::kMath && b_of(code[k]) > static_cast<unsigned>(MathFn::kMax)) return false;
     starts[k] = true;
     const Successors s = successors(code, k);
@@ -59,6 +64,22 @@ bool inlinable(std::span<const std::uint32_t> code) {
   for (std::size_t t : targets)
     if (!starts[t]) return false;
   return true;
+}
+
+std::span<const std::uint32_t> code_of(const Program& program, std::uint32_t f) {
+  return {program.code(f), program.functions[f].words};
+}
+
+}  // namespace
+
+bool inlinable(std::span<const std::uint32_t> code) { return inline_shape(code, nullptr); }
+
+std::optional<std::vector<std::uint32_t>> inlinable_calling_leaves(const Program& program, std::uint32_t f) {
+  std::set<std::uint32_t> calls;
+  if (f >= program.functions.size() || !inline_shape(code_of(program, f), &calls) || calls.empty()) return std::nullopt;
+  for (std::uint32_t g : calls)
+    if (g >= program.functions.size() || !inlinable(code_of(program, g))) return std::nullopt;
+  return std::vector<std::uint32_t>(calls.begin(), calls.end());
 }
 
 ValueCallees value_callees(const Program& program) {
@@ -75,7 +96,7 @@ ValueCallees value_callees(const Program& program) {
   ValueCallees out;
   for (std::uint32_t f : taken) {
     const FunctionCode& fn = program.functions[f];
-    if (fn.params < 0 || !inlinable(std::span<const std::uint32_t>(program.code(f), fn.words))) continue;
+    if (fn.params < 0 || (!inlinable(code_of(program, f)) && !inlinable_calling_leaves(program, f))) continue;
     if (out.by_params.size() <= std::size_t(fn.params)) out.by_params.resize(std::size_t(fn.params) + 1);
     out.by_params[std::size_t(fn.params)].push_back(f);
   }
@@ -87,17 +108,22 @@ std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t pa
   std::vector<std::uint32_t> key(words.begin(), words.end());
   const PageShape shape = analyze_page(words, program.entries[page]);
   std::map<std::uint32_t, bool> callees;  // function -> inlined into calls through values
+  auto add = [&](std::uint32_t f, bool for_values) {
+    if (inlinable(code_of(program, f))) {
+      callees[f] |= for_values;
+    } else if (auto leaves = inlinable_calling_leaves(program, f)) {
+      callees[f] |= for_values;
+      for (std::uint32_t g : *leaves) callees[g];
+    }
+  };
   for (std::size_t k = 0; k < kPageWords; ++k) {
     if (!shape.starts[k] || shape.straddles[k] || instruction_words(words, k) == 0) continue;
     const Op op = op_of(words[k]);
-    if (op == Op::kCall && ud_of(words[k]) < program.functions.size()) {
-      const std::uint32_t f = ud_of(words[k]);
-      if (inlinable(std::span<const std::uint32_t>(program.code(f), program.functions[f].words))) callees[f];
-    }
+    if (op == Op::kCall && ud_of(words[k]) < program.functions.size()) add(ud_of(words[k]), false);
     if (op == Op::kCallR && c_of(words[k]) < values.by_params.size()) {
       const auto& reachable = values.by_params[c_of(words[k])];
       if (reachable.size() <= kMaxValueCallees)
-        for (std::uint32_t f : reachable) callees[f] = true;
+        for (std::uint32_t f : reachable) add(f, true);
     }
   }
   for (const auto& [f, for_values] : callees) {
@@ -115,6 +141,7 @@ Result<std::vector<InlineCallee>> inline_callees(std::span<const std::uint32_t> 
   if (key_words.size() < kPageWords)
     return make_error("a page's key has " + std::to_string(key_words.size()) + " words, fewer than a page");
   std::vector<InlineCallee> out;
+  std::vector<std::pair<std::uint32_t, std::size_t>> leaves_called;  // (callee, record that calls it)
   std::size_t at = kPageWords;
   while (at < key_words.size()) {
     const std::string where = "inlined callee record at word " + std::to_string(at);
@@ -129,9 +156,19 @@ Result<std::vector<InlineCallee>> inline_callees(std::span<const std::uint32_t> 
     if (callee.params > 255) return make_error(where + ": " + std::to_string(callee.params) + " parameters");
     if (n > key_words.size() - at - 3) return make_error(where + ": code runs past the key");
     callee.code = key_words.subspan(at + 3, n);
-    if (!inlinable(callee.code)) return make_error(where + ": code that is not inlined");
+    std::set<std::uint32_t> calls;
+    if (!inlinable(callee.code) && !(inline_shape(callee.code, &calls) && !calls.empty()))
+      return make_error(where + ": code that is not inlined");
+    for (std::uint32_t g : calls) leaves_called.emplace_back(g, at);
     out.push_back(callee);
     at += 3 + n;
+  }
+  // A callee that calls is inlined only with each of its callees inlined inside it: leaves all.
+  for (const auto& [g, record] : leaves_called) {
+    const auto it = std::find_if(out.begin(), out.end(), [&](const InlineCallee& c) { return c.function == g; });
+    if (it == out.end() || !inlinable(it->code))
+      return make_error("inlined callee record at word " + std::to_string(record) + ": calls function " +
+                        std::to_string(g) + ", which is not an inlined leaf");
   }
   return out;
 }

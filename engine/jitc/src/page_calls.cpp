@@ -106,20 +106,22 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
 
 void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next) {
   const Callee& callee = callees_.at(function);
-  const std::string at = std::to_string(k);
+  Inline* outer = inline_;
+  const std::string at = std::to_string(k) + (outer ? "n" + std::to_string(function) : "");
   auto* body = llvm::BasicBlock::Create(C_, "inline" + at, F_);
   auto* done = llvm::BasicBlock::Create(C_, "inlined" + at, F_);
-  llvm::Value* ok = inline_allowed(function);
+  llvm::Value* ok = inline_allowed(function, outer ? 2 : 1);
   llvm::Value* count = nullptr;
   if (req_.mode == abi::JitMode::kChecked) {
     // The budget's tick, exactly as the interpreter counts it. No look at the cancellation flag: the
-    // callee runs no loop and no call, so the caller's next back-edge or call comes soon after.
-    count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
+    // callee runs no loop, so the caller's next back-edge or call comes soon after.
+    count = B_.CreateAdd(B_.CreateLoad(i64_, outer ? outer->count : count_slot_), llvm::ConstantInt::get(i64_, 1));
     ok = B_.CreateAnd(ok, B_.CreateICmpULE(count, budget_));
   }
-  B_.CreateCondBr(ok, body, exit(int(k), true));
+  B_.CreateCondBr(ok, body, exit(int(k), true));  // inside an inlined call: the outer call's stop
 
-  Inline frame{k, a, exit(int(k), true), done, {}, &callee.arrays};
+  Inline frame{k, a, exit(int(k), true), done, {}, &callee.arrays, outer, nullptr};
+  if (count) frame.count = entry_builder_.CreateAlloca(i64_, nullptr, "i" + at + "count");
   std::map<std::size_t, llvm::BasicBlock*> callee_blocks;
   for (std::size_t j = 0; j < kPageWords; ++j)
     if (callee.shape.starts[j]) callee_blocks[j] = llvm::BasicBlock::Create(C_, "i" + at + "w" + std::to_string(j), F_);
@@ -130,7 +132,7 @@ void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next
   std::swap(blocks_, callee_blocks);
   inline_ = &frame;
   for (const auto& [j, block] : blocks_) emit_instruction(j);
-  inline_ = nullptr;
+  inline_ = outer;
   std::swap(blocks_, callee_blocks);
   words_ = page_words;
   shape_ = page_shape;
@@ -139,8 +141,9 @@ void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next
   llvm::IRBuilder<> start(body->getTerminator());
   for (const auto& [r, home] : frame.regs)
     store_slot(start, r < callee.params ? slot_bits(start, slot(a + r)) : llvm::ConstantInt::get(i64_, 0), home);
+  if (count) start.CreateStore(count, frame.count);
   B_.SetInsertPoint(done);
-  if (count) B_.CreateStore(count, count_slot_);
+  if (count) B_.CreateStore(B_.CreateLoad(i64_, frame.count), outer ? outer->count : count_slot_);
   B_.CreateBr(go(next));
 }
 
@@ -161,16 +164,17 @@ void Emitter::inline_value_callees(std::size_t k, int a, int args, llvm::Value* 
   B_.SetInsertPoint(other);
 }
 
-llvm::Value* Emitter::inline_allowed(std::uint32_t function) {
-  auto& allowed = inline_allowed_[function];
+llvm::Value* Emitter::inline_allowed(std::uint32_t function, int depth) {
+  auto& allowed = inline_allowed_[{function, depth}];
   if (allowed) return allowed;
-  if (!frame_room_)
-    frame_room_ = entry_builder_.CreateICmpULT(entry_field(offsetof(abi::Context, frame_count), i64_),
-                                               entry_field(offsetof(abi::Context, frame_limit), i64_));
+  auto& room = frame_room_[depth];
+  if (!room)
+    room = entry_builder_.CreateICmpULE(entry_builder_.CreateAdd(entry_field(offsetof(abi::Context, frame_count), i64_),
+                                                                 llvm::ConstantInt::get(i64_, std::uint64_t(depth))),
+                                        entry_field(offsetof(abi::Context, frame_limit), i64_));
   auto* defined = entry_field(offsetof(abi::Context, defined), i8_->getPointerTo());
   auto* is_defined = entry_builder_.CreateLoad(i8_, entry_builder_.CreateConstInBoundsGEP1_64(i8_, defined, function));
-  allowed =
-      entry_builder_.CreateAnd(entry_builder_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)), frame_room_);
+  allowed = entry_builder_.CreateAnd(entry_builder_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)), room);
   return allowed;
 }
 

@@ -283,13 +283,18 @@ void Emitter::emit_instruction(std::size_t k) {
       B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
       return;
     }
-    case Op::kCall:
-      if (!inline_ && callees_.count(jit::ud_of(w))) {
+    case Op::kCall: {
+      const auto callee = callees_.find(jit::ud_of(w));
+      const bool inlined = callee != callees_.end() && (!inline_ || (!inline_->outer && callee->second.leaf));
+      if (inlined) {
         inline_call(k, a, jit::ud_of(w), next);
-        return;
+      } else if (inline_) {  // never in a key that passed inline_callees(): the interpreter runs the call
+        B_.CreateBr(exit(int(k), true));
+      } else {
+        emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next);
       }
-      emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next);
       return;
+    }
     case Op::kCallR: {
       // The function value is a whole number; a saturating conversion keeps anything else defined.
       auto* fn =
@@ -302,7 +307,7 @@ void Emitter::emit_instruction(std::size_t k) {
     case Op::kRet0: {
       if (inline_) {  // the result goes to the caller's register, and the caller goes on
         llvm::Value* result = jit::op_of(w) == Op::kRet ? raw(a) : llvm::ConstantInt::get(i64_, 0);
-        Inline* callee = std::exchange(inline_, nullptr);
+        Inline* callee = std::exchange(inline_, inline_->outer);
         set(callee->a, result);
         inline_ = callee;
         B_.CreateBr(callee->done);

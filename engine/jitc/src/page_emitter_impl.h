@@ -44,6 +44,7 @@ class Emitter {
       Callee& c = callees_[callee.function];
       c.params = callee.params;
       c.for_values = callee.for_values;
+      c.leaf = jit::inlinable(callee.code);
       c.words.assign(kPageWords, 0);  // analysed as a page entered at 0 (its code never reaches the padding)
       std::copy(callee.code.begin(), callee.code.end(), c.words.begin());
       const std::uint16_t start = 0;
@@ -262,7 +263,9 @@ class Emitter {
   // interpreter's checks (defined, call depth, one budget tick and cancellation), then the callee's
   // code with registers of its own, its arguments copied in. Nothing is pushed; whatever stops the
   // callee hands the whole call to the interpreter (see exit()). The tick is kept only once the
-  // callee returned, so the interpreter's run of the call counts it once.
+  // callee returned, so the interpreter's run of the call counts it once. Inside an inlined callee
+  // (a call of a leaf from a callee that is not one), the same with the outer call's count, frame
+  // and stop: a stop runs the outer call again.
   void inline_call(std::size_t k, int a, std::uint32_t function, int next);
 
   // A call through the function value `fn` with `args` arguments: for each callee inlined for such
@@ -270,10 +273,10 @@ class Emitter {
   // goes when the value is none of them.
   void inline_value_callees(std::size_t k, int a, int args, llvm::Value* fn, int next);
 
-  // Whether the callee is defined and one more frame fits, decided once per entry of the page: while
-  // it runs, the frame count is the same at each of its instructions (calls return to it), and a
-  // function once defined stays defined (one defined later is only inlined from the next entry on).
-  llvm::Value* inline_allowed(std::uint32_t function);
+  // Whether the callee is defined and `depth` more frames fit, decided once per entry of the page:
+  // while it runs, the frame count is the same at each of its instructions (calls return to it), and
+  // a function once defined stays defined (one defined later is only inlined from the next entry on).
+  llvm::Value* inline_allowed(std::uint32_t function, int depth);
 
   // Before a call, the registers from a up that this page wrote go to memory (the others are there
   // already); after it, the result is read back. The registers above a are the callee's frame: the
@@ -308,7 +311,9 @@ class Emitter {
   EmitOptions options_;
   struct Callee {  // a function inlined where this page calls it
     int params = 0;
-    bool for_values = false;           // also where a call through a function value with `params` arguments reaches it
+    bool for_values = false;
+    bool leaf =
+        false;  // no calls (else it calls leaves, inlined inside it)           // also where a call through a function value with `params` arguments reaches it
     std::vector<std::uint32_t> words;  // its code, padded to a page
     jit::PageShape shape;
     jit::RegisterSet arrays;  // its registers used as arrays
@@ -321,10 +326,12 @@ class Emitter {
     llvm::BasicBlock* done;                 // the callee returned
     std::map<int, llvm::AllocaInst*> regs;  // the callee's registers
     const jit::RegisterSet* arrays;         // those used as arrays
+    Inline* outer;                          // the inlined call this one is inside, if any
+    llvm::AllocaInst* count;                // checked mode: the budget count with this call's ticks
   };
   Inline* inline_ = nullptr;
-  llvm::Value* frame_room_ = nullptr;                     // frame_count < frame_limit at entry
-  std::map<std::uint32_t, llvm::Value*> inline_allowed_;  // per inlined callee
+  std::map<int, llvm::Value*> frame_room_;  // per depth: frame_count + depth <= frame_limit at entry
+  std::map<std::pair<std::uint32_t, int>, llvm::Value*> inline_allowed_;  // per inlined callee and depth
   llvm::IntegerType *i8_ = nullptr, *i32_ = nullptr, *i64_ = nullptr;
   llvm::Type* f64_ = nullptr;
   llvm::FunctionType* helper_type_ = nullptr;

@@ -18,12 +18,16 @@
 // budget inside it), and nothing that changes state outside its registers (printing, host calls,
 // allocation, stores to module variables or arrays, definitions). Whatever may still stop it (an
 // array index out of range) stops it before it changed anything, so the interpreter can run the
-// whole call again from its start and report the error where the interpreter would.
+// whole call again from its start and report the error where the interpreter would. A function
+// that would be such a leaf but for calls by index to leaves (a vector length calling a dot product)
+// is inlined with those leaves inside it: one level deep, each inner call ticking the budget and
+// checking its frame as the interpreter does, and any stop inside runs the outer call again.
 //
 // Thread-safety: pure functions.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,8 +40,13 @@ inline constexpr std::size_t kMaxInlineWords = 64;
 inline constexpr std::size_t kMaxValueCallees = 4;
 inline constexpr std::uint32_t kValueCalleeBit = 1u << 31;
 
-// Whether a function with this code is inlined where it is called by index.
+// Whether a function with this code is inlined where it is called by index: a leaf.
 bool inlinable(std::span<const std::uint32_t> code);
+
+// A function that follows a leaf's rules but for calls by index, each to a leaf, is inlined too,
+// with those leaves inlined inside it: the leaves it calls (rising), or nothing when it is not such
+// a function.
+std::optional<std::vector<std::uint32_t>> inlinable_calling_leaves(const Program& program, std::uint32_t f);
 
 // The inlinable functions whose value a program takes, by parameter count (rising function index
 // in each): what a call through a function value may inline. Computed once per program.
