@@ -149,8 +149,8 @@ TEST_SUITE("jit") {
     }
     // A call depth that leaves room for the helper but not for the leaf inside it, and around it.
     const std::string deep =
-        "local function down(n) if n < 1 then return pair({1, 2, 3}, 1) end return down(n - 1) end\n"
-        "print(down(6))\n";
+        "local function down(n, t) if n < 1 then return pair(t, 1) end return down(n - 1, t) end\n"
+        "local t = {1, 2, 3}\nprint(down(6, t))\n";
     for (std::size_t depth = 4; depth < 14; ++depth) {
       CAPTURE(depth);
       auto [i, c] = both(helpers + deep, {.max_call_depth = int(depth), .instruction_budget = 1'000'000});
