@@ -1,6 +1,8 @@
 #include "kiln/jit/page_analysis.h"
 
 #include <algorithm>
+#include <bitset>
+#include <utility>
 
 namespace kiln::jit {
 
@@ -75,8 +77,26 @@ PageShape analyze_page(std::span<const std::uint32_t> page, std::span<const std:
 
 std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page,
                                        std::span<const std::uint16_t> program_entries) {
-  std::vector<std::uint16_t> out(program_entries.begin(), program_entries.end());
   const PageShape shape = analyze_page(page, program_entries);
+  // A return site inside a loop of the page is left out: an entry into the middle of a loop makes
+  // the loop irreducible to the compiler, which then keeps its invariants (array bounds, the budget)
+  // inside it. The interpreter reaches one only when a call was made outside compiled code, and then
+  // runs on to the loop's head, an entry, within the iteration.
+  std::vector<std::pair<int, int>> loops;  // (head, backward branch)
+  std::bitset<kPageWords> after_call;
+  for (std::size_t at = 0; at < kPageWords; ++at) {
+    if (!shape.starts[at] || shape.straddles[at] || instruction_words(page, at) == 0) continue;
+    const Op op = op_of(page[at]);
+    if ((op == Op::kCall || op == Op::kCallR) && at + 1 < kPageWords) after_call[at + 1] = true;
+    const Successors s = successors(page, at);
+    if (s.has_target && s.target >= 0 && s.target <= int(at)) loops.emplace_back(s.target, int(at));
+  }
+  std::vector<std::uint16_t> out;
+  for (std::uint16_t e : program_entries) {
+    const bool in_loop = e < kPageWords && after_call[e] &&
+                         std::any_of(loops.begin(), loops.end(), [&](auto l) { return l.first < e && e <= l.second; });
+    if (!in_loop) out.push_back(e);
+  }
   out.insert(out.end(), shape.loop_heads.begin(), shape.loop_heads.end());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
