@@ -26,6 +26,7 @@ void initialize_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();  // the cancellation flag's read is an inline asm
   });
 }
 

@@ -5,7 +5,9 @@
 //
 // Thread-safety: one Emitter per page compile, on the compiling thread.
 
+#include <llvm/ADT/Triple.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -138,11 +140,25 @@ class Emitter {
   // Whether a tick that brings the budget counter to `count` must stop: over a set budget, or
   // cancelled (the interpreter then runs the instruction and reports it).
   llvm::Value* tick_stops(llvm::IRBuilder<>& b, llvm::Value* count) {
-    auto* over = b.CreateICmpUGT(count, budget_);
+    return b.CreateOr(b.CreateICmpUGT(count, budget_), b.CreateICmpNE(cancel_flag(b), llvm::ConstantInt::get(i8_, 0)));
+  }
+  // The cancellation flag, read anew at each tick. As an atomic load it would count as a write to
+  // all memory for the optimizer and keep every load of a loop (array bounds, registers) inside it;
+  // on x86-64 it is a one-instruction asm that touches only memory the optimizer cannot see, which
+  // is never moved out of the loop or merged, and orders nothing else. A byte load is atomic there.
+  llvm::Value* cancel_flag(llvm::IRBuilder<>& b) {
+    if (llvm::Triple(M_.getTargetTriple()).getArch() == llvm::Triple::x86_64) {
+      auto* type = llvm::FunctionType::get(i8_, {i8_->getPointerTo()}, false);
+      auto* read = llvm::InlineAsm::get(type, "movb ($1), $0", "=r,r", /*hasSideEffects=*/true);
+      auto* call = b.CreateCall(type, read, {cancelled_});
+      call->addFnAttr(llvm::Attribute::InaccessibleMemOnly);
+      call->addFnAttr(llvm::Attribute::NoUnwind);
+      return call;
+    }
     auto* flag = b.CreateLoad(i8_, cancelled_);
     flag->setAtomic(llvm::AtomicOrdering::Monotonic);
     flag->setAlignment(llvm::Align(1));
-    return b.CreateOr(over, b.CreateICmpNE(flag, llvm::ConstantInt::get(i8_, 0)));
+    return flag;
   }
   // A backward branch from instruction k to `target`: in checked mode it counts against the budget
   // and looks at the cancellation flag first; if either stops it, the interpreter runs the branch
