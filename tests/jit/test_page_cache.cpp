@@ -325,10 +325,16 @@ TEST_SUITE("jit") {
         "function shout(n)\n  if n % 1000 == 0 then print(n) end\nend\n"
         "function h(n)\n  shout(n)\n  return engine.twice(n)\nend\n"
         "function fail(a, n)\n  if n == 0 then return a[n] end\n  return fail(a, n - 1)\nend\n"
-        "function forever(n)\n  if n < 0 then return 0 end return forever(n + 1)\nend\n";
+        "function forever(n)\n  if n < 0 then return 0 end return 1 + forever(n + 1)\nend\n";
     const std::string deep = depth + "local s = 0\nfor i = 1, 3000 do s = s + h(i) end\nprint(s, d(5000))\n";
     const std::string failing = depth + "print(d(300))\nprint(fail({1, 2}, 250))\n";
     const std::string overflowing = depth + "print(forever(1))\n";
+    // Recursion in tail position, ten times deeper than the call depth: it runs in one frame.
+    const std::string tail =
+        depth +
+        "function down(n, acc)\n  if n == 0 then return acc end\n  return down(n - 1, acc + n)\nend\n"
+        "function hop(n) if n == 0 then return 0 end return down(n, 0) + hop(n - 1) end\n"
+        "print(down(100000, 0), hop(30))\n";
     // Calls compiled into the caller (small leaves): results, an array error inside one, a call
     // before the callee's definition.
     const std::string inlined = depth +
@@ -341,7 +347,7 @@ TEST_SUITE("jit") {
                                 "print(walk(5000))\n"
                                 "print(at(data, walk(2)))\n";
     const std::string undefined = "print(early(2))\nfunction early(x) return x + 1 end\n";
-    for (const std::string& source : {deep, failing, overflowing, inlined, undefined}) {
+    for (const std::string& source : {deep, failing, overflowing, tail, inlined, undefined}) {
       auto program = compile_script("calls.lua", source, host);
       REQUIRE_MESSAGE(program, program.error().message);
       for (std::uint64_t budget : {std::uint64_t{0}, std::uint64_t{2'000'000}, std::uint64_t{7'777}}) {
@@ -362,6 +368,9 @@ TEST_SUITE("jit") {
     program = compile_script("calls.lua", overflowing, host);
     REQUIRE(program);
     CHECK(outcome(*program, jit.get(), 0).error == "calls.lua:17: stack overflow (call depth over 10000)");
+    program = compile_script("calls.lua", tail, host);
+    REQUIRE(program);
+    CHECK(outcome(*program, jit.get(), 0).output == "5000050000\t4960\n");  // as lua5.1 prints it
     program = compile_script("calls.lua", inlined, host);
     REQUIRE(program);
     const Outcome bailed = outcome(*program, jit.get(), 0);

@@ -6,13 +6,13 @@
 namespace kiln::jit {
 
 const char* op_name(Op op) {
-  static const char* names[] = {"LOADN",   "LOADB",   "MOVE",    "GETMOD",   "SETMOD",  "ADD",     "SUB",    "MUL",
-                                "DIV",     "MOD",     "POW",     "NEG",      "NOT",     "EQ",      "LT",     "LE",
-                                "EQREF",   "JMP",     "JMPIF",   "JMPIFNOT", "FORPREP", "FORLOOP", "NEWARR", "APPEND",
-                                "GETI",    "SETI",    "LEN",     "CALL",     "MATH",    "HOST",    "RET",    "RET0",
-                                "PUTN",    "PUTB",    "PUTS",    "PUTTAB",   "PRINTLN", "DEFINE",  "JNOTLT", "JNOTLE",
-                                "JNOTEQ",  "JEQ",     "LOADF",   "CALLR",    "ADDK",    "SUBK",    "MULK",   "DIVK",
-                                "JNOTLTK", "JNOTLEK", "JNOTGTK", "JNOTGEK",  "JNOTEQK", "JEQK"};
+  static const char* names[] = {"LOADN",   "LOADB",   "MOVE",    "GETMOD",   "SETMOD",  "ADD",     "SUB",     "MUL",
+                                "DIV",     "MOD",     "POW",     "NEG",      "NOT",     "EQ",      "LT",      "LE",
+                                "EQREF",   "JMP",     "JMPIF",   "JMPIFNOT", "FORPREP", "FORLOOP", "NEWARR",  "APPEND",
+                                "GETI",    "SETI",    "LEN",     "CALL",     "MATH",    "HOST",    "RET",     "RET0",
+                                "PUTN",    "PUTB",    "PUTS",    "PUTTAB",   "PRINTLN", "DEFINE",  "JNOTLT",  "JNOTLE",
+                                "JNOTEQ",  "JEQ",     "LOADF",   "CALLR",    "ADDK",    "SUBK",    "MULK",    "DIVK",
+                                "JNOTLTK", "JNOTLEK", "JNOTGTK", "JNOTGEK",  "JNOTEQK", "JEQK",    "TAILCALL"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
   const auto i = static_cast<std::size_t>(op);
   return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
@@ -54,6 +54,12 @@ std::string disassemble(const Program& program) {
           break;
         case Op::kCall:
           std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
+          break;
+        case Op::kTailCall:
+          if (pc + 1 < fn.words && code[pc + 1] < program.functions.size())
+            std::snprintf(buf, sizeof buf, "r%u %s (%u arguments)", a_of(w),
+                          program.functions[code[pc + 1]].name.c_str(), b_of(w));
+          size = 2;
           break;
         case Op::kDefine: std::snprintf(buf, sizeof buf, "%s", program.functions[ud_of(w)].name.c_str()); break;
         case Op::kLoadF:

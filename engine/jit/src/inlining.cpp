@@ -49,6 +49,8 @@ bool inline_shape(std::span<const std::uint32_t> code, std::set<std::uint32_t>* 
     const Op op = op_of(code[k]);
     if (op == Op::kCall && calls)
       calls->insert(ud_of(code[k]));
+    else if (op == Op::kTailCall && calls)
+      calls->insert(code[k + 1]);
     else if (!inline_op(op))
       return false;
     if (op == Op::kMath && b_of(code[k]) > static_cast<unsigned>(MathFn::kMax)) return false;
@@ -120,6 +122,7 @@ std::vector<std::uint32_t> page_key_words(const Program& program, std::size_t pa
     if (!shape.starts[k] || shape.straddles[k] || instruction_words(words, k) == 0) continue;
     const Op op = op_of(words[k]);
     if (op == Op::kCall && ud_of(words[k]) < program.functions.size()) add(ud_of(words[k]), false);
+    if (op == Op::kTailCall && words[k + 1] < program.functions.size()) add(words[k + 1], false);
     if (op == Op::kCallR && c_of(words[k]) < values.by_params.size()) {
       const auto& reachable = values.by_params[c_of(words[k])];
       if (reachable.size() <= kMaxValueCallees)

@@ -11,6 +11,7 @@ std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t a
   if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return 0;
   const Op op = op_of(w);
   if (op == Op::kLoadN || is_constant_arithmetic(op)) return 3;
+  if (op == Op::kTailCall) return 2;
   if (is_constant_branch(op)) return 4;
   if (has_inline_offset(op)) return 2;
   if (op == Op::kPutS) {
@@ -87,7 +88,8 @@ std::vector<std::uint16_t> jit_entries(std::span<const std::uint32_t> page,
   for (std::size_t at = 0; at < kPageWords; ++at) {
     if (!shape.starts[at] || shape.straddles[at] || instruction_words(page, at) == 0) continue;
     const Op op = op_of(page[at]);
-    if ((op == Op::kCall || op == Op::kCallR) && at + 1 < kPageWords) after_call[at + 1] = true;
+    const std::size_t after = at + instruction_words(page, at);
+    if ((op == Op::kCall || op == Op::kCallR || op == Op::kTailCall) && after < kPageWords) after_call[after] = true;
     const Successors s = successors(page, at);
     if (s.has_target && s.target >= 0 && s.target <= int(at)) loops.emplace_back(s.target, int(at));
   }

@@ -106,6 +106,10 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kJmpIfNot:
         case Op::kForPrep:
         case Op::kForLoop: target = long(pc) + 1 + d_of(w); break;
+        case Op::kTailCall:
+          length = 2;
+          if (pc + 1 >= f.words || code[pc + 1] >= p.functions.size()) return bad(pc, "function index out of range");
+          break;
         default:
           if (is_constant_arithmetic(op)) length = 3;
           break;
@@ -134,6 +138,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case Op::kAppend:
         case Op::kLen:
         case Op::kCallR: highest = std::max({std::size_t(a), std::size_t(b), c ? std::size_t(a) + c - 1 : 0}); break;
+        case Op::kTailCall: highest = b ? std::size_t(a) + b - 1 : a; break;
         default:
           if (is_binary(op)) highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
           if (is_constant_arithmetic(op)) highest = std::max(a, b);

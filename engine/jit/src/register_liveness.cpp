@@ -59,7 +59,8 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
     case Op::kJNotEq:
     case Op::kJEq: use(a), use(b); break;
     case Op::kCallR: use(b), u.uses_all = true, u.all_from = a; break;
-    case Op::kCall: u.uses_all = true, u.all_from = a; break;
+    case Op::kCall:
+    case Op::kTailCall: u.uses_all = true, u.all_from = a; break;
     case Op::kJmp:
     case Op::kRet0:
     case Op::kPutS:

@@ -55,13 +55,13 @@ std::string format_number(double v) {
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
   static const void* const dispatch[] = {
-      &&op_loadn,   &&op_loadb,   &&op_move,    &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,    &&op_mul,
-      &&op_div,     &&op_mod,     &&op_pow,     &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,     &&op_le,
-      &&op_eqref,   &&op_jmp,     &&op_jmpif,   &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr, &&op_append,
-      &&op_geti,    &&op_seti,    &&op_len,     &&op_call,     &&op_math,    &&op_host,    &&op_ret,    &&op_ret0,
-      &&op_putn,    &&op_putb,    &&op_puts,    &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt, &&op_jnotle,
-      &&op_jnoteq,  &&op_jeq,     &&op_loadf,   &&op_callr,    &&op_addk,    &&op_subk,    &&op_mulk,   &&op_divk,
-      &&op_jnotltk, &&op_jnotlek, &&op_jnotgtk, &&op_jnotgek,  &&op_jnoteqk, &&op_jeqk};
+      &&op_loadn,   &&op_loadb,   &&op_move,    &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,     &&op_mul,
+      &&op_div,     &&op_mod,     &&op_pow,     &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,      &&op_le,
+      &&op_eqref,   &&op_jmp,     &&op_jmpif,   &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr,  &&op_append,
+      &&op_geti,    &&op_seti,    &&op_len,     &&op_call,     &&op_math,    &&op_host,    &&op_ret,     &&op_ret0,
+      &&op_putn,    &&op_putb,    &&op_puts,    &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt,  &&op_jnotle,
+      &&op_jnoteq,  &&op_jeq,     &&op_loadf,   &&op_callr,    &&op_addk,    &&op_subk,    &&op_mulk,    &&op_divk,
+      &&op_jnotltk, &&op_jnotlek, &&op_jnotgtk, &&op_jnotgek,  &&op_jnoteqk, &&op_jeqk,    &&op_tailcall};
   static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
 
   const std::uint64_t budget = options.instruction_budget;
@@ -278,15 +278,29 @@ op_loadf : {
   R[A].n = static_cast<double>(fn);
   NEXT();
 }
+op_tailcall:
 op_callr:
 op_call : {
-  const std::size_t callee = op_of(w) == Op::kCallR ? static_cast<std::size_t>(R[B].n) : ud_of(w);
+  const std::size_t call_at = pc - 1;
+  std::size_t callee;
+  if (op_of(w) == Op::kTailCall) [[unlikely]] {
+    callee = code[pc++];
+    if (callee == f->function) {  // the running function again: its frame, from its start
+      KILN_TICK(call_at);
+      for (unsigned i = 0; i < B; ++i) R[i] = R[A + i];
+      pc = 0;
+      KILN_ENTER();
+      NEXT();
+    }
+  } else {
+    callee = op_of(w) == Op::kCallR ? static_cast<std::size_t>(R[B].n) : ud_of(w);
+  }
   if (!defined[callee])
-    return error_at(*f, pc - 1,
+    return error_at(*f, call_at,
                     "attempt to call function '" + program.functions[callee].name + "' before its definition");
-  KILN_TICK(pc - 1);
+  KILN_TICK(call_at);
   if (frames.size() >= frames.max_depth()) [[unlikely]]
-    return overflow_error(*f, pc - 1);
+    return overflow_error(*f, call_at);
   f->pc = pc;
   const std::size_t base = f->base + A;
   const FunctionStart& start = starts[callee];

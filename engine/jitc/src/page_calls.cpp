@@ -104,6 +104,43 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   calls_.push_back({start, reload, a});
 }
 
+void Emitter::tail_call(std::size_t k, int a, int args, std::uint32_t function, int next) {
+  const std::string at = std::to_string(k);
+  auto* itself = llvm::BasicBlock::Create(C_, "tailself" + at, F_);
+  auto* other = llvm::BasicBlock::Create(C_, "tailother" + at, F_);
+  auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
+  auto* frames = load_field(offsetof(abi::Context, frames), ptr_ty);
+  auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
+  auto* running = B_.CreateLoad(
+      i64_,
+      B_.CreateInBoundsGEP(i64_, frames, B_.CreateSub(B_.CreateShl(frame_count, 2), llvm::ConstantInt::get(i64_, 4))));
+  B_.CreateCondBr(B_.CreateICmpEQ(running, llvm::ConstantInt::get(i64_, function)), itself, other);
+
+  B_.SetInsertPoint(itself);
+  if (!shape_->starts[0]) {
+    B_.CreateBr(exit(int(k), true));
+  } else {
+    auto* again = llvm::BasicBlock::Create(C_, "tailloop" + at, F_);
+    auto* entries = ctx_load(B_, offsetof(abi::Context, entries), i64_->getPointerTo());
+    auto* code = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entries, std::uint64_t(function) * 2));
+    llvm::Value* ok = B_.CreateICmpEQ(code, B_.CreatePtrToInt(F_, i64_));
+    llvm::Value* count = nullptr;
+    if (req_.mode == abi::JitMode::kChecked) {  // the call's tick
+      count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));
+      ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
+    }
+    B_.CreateCondBr(ok, again, exit(int(k), true));
+    B_.SetInsertPoint(again);
+    if (count) B_.CreateStore(count, count_slot_);
+    std::vector<llvm::Value*> values;
+    for (int i = 0; i < args; ++i) values.push_back(raw(a + i));
+    for (int i = 0; i < args; ++i) set(i, values[std::size_t(i)]);
+    B_.CreateBr(blocks_.at(0));
+  }
+  B_.SetInsertPoint(other);
+  emit_call(k, a, llvm::ConstantInt::get(i32_, function), next);
+}
+
 void Emitter::inline_call(std::size_t k, int a, std::uint32_t function, int next) {
   const Callee& callee = callees_.at(function);
   Inline* outer = inline_;

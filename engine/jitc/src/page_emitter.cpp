@@ -38,6 +38,7 @@ std::vector<std::uint16_t> Emitter::run() {
   helper_type_ = llvm::FunctionType::get(f64_, {f64_, f64_}, false);
   auto* fn_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
   F_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, kPageFunctionName, M_);
+  F_->setDSOLocal(true);  // its own address (a tail call compares it) is PC-relative, not through a GOT
   F_->addFnAttr(llvm::Attribute::NoUnwind);
   F_->addFnAttr("frame-pointer", "none");
   ctx_ = F_->getArg(0);
@@ -283,15 +284,22 @@ void Emitter::emit_instruction(std::size_t k) {
       B_.CreateCondBr(taken_if, branch_to(k, target), go(next));
       return;
     }
+    case Op::kTailCall:
+      if (!inline_ && !callees_.count(page[k + 1])) {
+        tail_call(k, a, b, page[k + 1], next);
+        return;
+      }
+      [[fallthrough]];  // another function compiled in here: as any call of it (the return follows)
     case Op::kCall: {
-      const auto callee = callees_.find(jit::ud_of(w));
+      const std::uint32_t function = jit::op_of(w) == Op::kTailCall ? page[k + 1] : jit::ud_of(w);
+      const auto callee = callees_.find(function);
       const bool inlined = callee != callees_.end() && (!inline_ || (!inline_->outer && callee->second.leaf));
       if (inlined) {
-        inline_call(k, a, jit::ud_of(w), next);
+        inline_call(k, a, function, next);
       } else if (inline_) {  // never in a key that passed inline_callees(): the interpreter runs the call
         B_.CreateBr(exit(int(k), true));
       } else {
-        emit_call(k, a, llvm::ConstantInt::get(i32_, jit::ud_of(w)), next);
+        emit_call(k, a, llvm::ConstantInt::get(i32_, function), next);
       }
       return;
     }

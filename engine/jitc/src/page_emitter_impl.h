@@ -284,6 +284,13 @@ class Emitter {
   // and stop: a stop runs the outer call again.
   void inline_call(std::size_t k, int a, std::uint32_t function, int next);
 
+  // `return f(...)` at instruction k, `args` arguments from register a. When f is the running function
+  // and this page is its first (its entry code is this code), the arguments become its first
+  // registers and the page goes on at its start, after the tick a call takes: a loop, as the
+  // interpreter's reuse of the frame. When f is the running function but this page is another of its
+  // pages, the interpreter makes the call. Any other f: an ordinary call, the return follows.
+  void tail_call(std::size_t k, int a, int args, std::uint32_t function, int next);
+
   // A call through the function value `fn` with `args` arguments: for each callee inlined for such
   // calls, a comparison of the value with it and its inlined code. Leaves the builder where the call
   // goes when the value is none of them.

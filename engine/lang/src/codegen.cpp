@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "kiln/lang/codegen.h"
 
@@ -267,7 +268,9 @@ class FunctionEmitter {
         }
         auto r = temp(st.pos);
         if (!r) return r.error();
+        tail_call_ = st.values[0]->kind == ExprKind::kCall;  // taken by that call, not by its arguments'
         KILN_TRY(expr_to(*st.values[0], *r));
+        tail_call_ = false;
         emit(encode_ad(Op::kRet, *r, 0), line);
         return {};
       }
@@ -295,6 +298,7 @@ class FunctionEmitter {
     return {};
   }
   bool too_long_ = false;
+  bool tail_call_ = false;  // the call about to be made is a return's value
 
   // Emits the test of `cond`; `jumps_if_false` gets the jumps to patch to where a false condition
   // goes (none when the condition can never be false: numbers and arrays are true in Lua). `a and b`
@@ -582,6 +586,7 @@ class FunctionEmitter {
 
   Status call(const Expr& e, unsigned dst, bool want_value) {
     const int line = e.pos.line;
+    const bool tail = std::exchange(tail_call_, false);
     const CallTarget target = c_.calls.at(&e);
     if (target.kind == CallTarget::kPrint) {
       // Every argument is evaluated before anything is printed, as Lua does.
@@ -646,7 +651,14 @@ class FunctionEmitter {
     }
     if (e.items.empty() && !in_place && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {
-      case CallTarget::kScript: emit(encode_ad(Op::kCall, base, target.index), line); break;
+      case CallTarget::kScript:
+        if (tail) {
+          emit(encode_abc(Op::kTailCall, base, static_cast<unsigned>(e.items.size()), 0), line);
+          emit(static_cast<std::uint32_t>(target.index), 0);
+        } else {
+          emit(encode_ad(Op::kCall, base, target.index), line);
+        }
+        break;
       case CallTarget::kIndirect:
         emit(encode_abc(Op::kCallR, base, callee_reg, static_cast<unsigned>(e.items.size())), line);
         break;
@@ -709,10 +721,12 @@ Result<Program> compile_program(const CheckedScript& checked, const std::vector<
         const std::size_t tp = fn.first_page + target / kPageWords;
         auto& e = program.entries[tp];
         const auto off = static_cast<std::uint16_t>(target % kPageWords);
-        if ((op == Op::kCall || op == Op::kCallR || tp != page) && std::find(e.begin(), e.end(), off) == e.end())
+        if ((op == Op::kCall || op == Op::kCallR || op == Op::kTailCall || tp != page) &&
+            std::find(e.begin(), e.end(), off) == e.end())
           e.push_back(off);
       };
       if (op == Op::kCall || op == Op::kCallR) add(pc + 1);
+      if (op == Op::kTailCall) add(pc + 2);
       if (op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep || op == Op::kForLoop)
         add(static_cast<std::size_t>(static_cast<long>(pc) + 1 + d_of(words[pc])));
       if (has_inline_offset(op))

@@ -82,6 +82,10 @@ enum class Op : std::uint8_t {
   kJNotGeK,  // if not (a >= K): jump
   kJNotEqK,  // if a ~= K: jump
   kJEqK,     // if a == K: jump
+  // `return f(...)`: call function (the next word) with its b arguments in a, a+1, ...; result in a.
+  // A call of the running function itself reuses its frame (arguments to its first registers, on at
+  // its start): recursion in tail position runs in constant depth, as Lua's proper tail calls do.
+  kTailCall,
   kCount,
 };
 // clang-format on
