@@ -32,6 +32,26 @@ std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi
   return out;
 }
 
+// What `source` prints (and the error it ends with) interpreted, then with every page compiled from
+// its first entry (or loaded from `cache`).
+std::pair<std::string, std::string> interpreted_and_compiled(PageCompiler& compiler, const fs::path& cache,
+                                                             const std::string& source, VmOptions options) {
+  auto program = compile_script("calls.lua", source);
+  REQUIRE_MESSAGE(program, program.error().message);
+  auto jit = JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true, .hot_threshold = 1});
+  REQUIRE(jit);
+  std::pair<std::string, std::string> out;
+  for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
+    std::string& text = runtime ? out.second : out.first;
+    options.jit = runtime;
+    Vm vm(*program, options);
+    vm.set_output([&](std::string_view line) { text += line; });
+    if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
+  }
+  CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("jit") {
@@ -70,30 +90,17 @@ TEST_SUITE("jit") {
   TEST_CASE("a function value's inlined callee stops - out of range or out of budget - as the interpreter does") {
     test::TempDir dir("jit");
     jitc::LlvmPageCompiler compiler;
-    auto both = [&](const std::string& source, std::uint64_t budget) {
-      auto program = compile_script("values.lua", source);
-      REQUIRE_MESSAGE(program, program.error().message);
-      auto jit = JitRuntime::create(
-          {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
-      REQUIRE(jit);
-      std::pair<std::string, std::string> out;
-      for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
-        std::string& text = runtime ? out.second : out.first;
-        Vm vm(*program, {.instruction_budget = budget, .jit = runtime});
-        vm.set_output([&](std::string_view line) { text += line; });
-        if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
-      }
-      CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
-      return out;
+    auto both = [&](const std::string& source, VmOptions options) {
+      return interpreted_and_compiled(compiler, dir / "cache", source, options);
     };
     const std::string apply =
         "local function at(t, i)\n  return t[i]\nend\n"
         "local function twice(x) return x + x end\n"
         "local function apply(f, t, i) return f(t, i) end\n";
-    auto [interpreted, compiled] =
-        both(apply + "local t = {1, 2, 3}\nfor i = 1, 5 do print(apply(at, t, i)) end\n", 1'000'000);
+    auto [interpreted, compiled] = both(apply + "local t = {1, 2, 3}\nfor i = 1, 5 do print(apply(at, t, i)) end\n",
+                                        {.instruction_budget = 1'000'000});
     CHECK(interpreted ==
-          "1\n2\n3\nERROR: values.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
+          "1\n2\n3\nERROR: calls.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
           "script subset)");
     CHECK(compiled == interpreted);
     // Every budget from too small for one call to enough for the loop: the same output, and the
@@ -103,32 +110,16 @@ TEST_SUITE("jit") {
         "print(map(twice, 30))\nprint(map(twice, 40))\n";
     for (std::uint64_t budget = 20; budget < 400; budget += 7) {
       CAPTURE(budget);
-      auto [i, c] = both(apply + loop, budget);
+      auto [i, c] = both(apply + loop, {.instruction_budget = budget});
       CHECK(c == i);
     }
   }
-}
 
-TEST_SUITE("jit") {
   TEST_CASE("a leaf inlined inside an inlined helper stops - range - budget - call depth - as the interpreter does") {
     test::TempDir dir("jit");
     jitc::LlvmPageCompiler compiler;
     auto both = [&](const std::string& source, VmOptions options) {
-      auto program = compile_script("nested.lua", source);
-      REQUIRE_MESSAGE(program, program.error().message);
-      auto jit = JitRuntime::create(
-          {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
-      REQUIRE(jit);
-      std::pair<std::string, std::string> out;
-      for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
-        std::string& text = runtime ? out.second : out.first;
-        options.jit = runtime;
-        Vm vm(*program, options);
-        vm.set_output([&](std::string_view line) { text += line; });
-        if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
-      }
-      CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
-      return out;
+      return interpreted_and_compiled(compiler, dir / "cache", source, options);
     };
     const std::string helpers =
         "local function at(t, i)\n  return t[i]\nend\n"
@@ -136,7 +127,7 @@ TEST_SUITE("jit") {
     auto [interpreted, compiled] = both(helpers + "local t = {1, 2, 3}\nfor i = 1, 4 do print(pair(t, i)) end\n",
                                         {.instruction_budget = 1'000'000});
     CHECK(interpreted ==
-          "3\n5\nERROR: nested.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
+          "3\n5\nERROR: calls.lua:2: array index 4 out of range (size 3; nil is outside Kiln's "
           "script subset)");
     CHECK(compiled == interpreted);
     const std::string loop =
@@ -147,9 +138,10 @@ TEST_SUITE("jit") {
       auto [i, c] = both(helpers + loop, {.instruction_budget = budget});
       CHECK(c == i);
     }
-    // A call depth that leaves room for the helper but not for the leaf inside it, and around it.
+    // A call depth that leaves room for the helper but not for the leaf inside it, and around it
+    // (the recursion is not in tail position, so each level takes a frame).
     const std::string deep =
-        "local function down(n, t) if n < 1 then return pair(t, 1) end return down(n - 1, t) end\n"
+        "local function down(n, t) if n < 1 then return pair(t, 1) end return 0 + down(n - 1, t) end\n"
         "local t = {1, 2, 3}\nprint(down(6, t))\n";
     for (std::size_t depth = 4; depth < 14; ++depth) {
       CAPTURE(depth);

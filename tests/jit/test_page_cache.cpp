@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <map>
@@ -86,6 +87,37 @@ std::string short_nbody(const test::TempDir& dir) {
   const fs::path script = dir / "nbody.lua";
   test::spit(script, text);
   return script.string();
+}
+
+// Only the body of a function that the caller's page compiles in changes (source(body) is the
+// script): the caller's page keeps its bytes but not its key, so a runtime over the old program's
+// cache loads the chunk's page and compiles the caller's again, never serving its old code.
+void check_caller_compiled_again(const std::function<std::string(const std::string&)>& source, std::size_t caller,
+                                 const std::string& printed_before, const std::string& printed_after) {
+  test::TempDir dir("jitcache");
+  jitc::LlvmPageCompiler compiler;
+  auto before = compile_script("edit.lua", source("return x * 2"));
+  auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
+  REQUIRE((before && after));
+  REQUIRE(before->functions[caller].name == "caller");
+  const std::size_t caller_page = before->functions[caller].first_page;
+  REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
+                     after->page(caller_page).begin()));  // the caller's page is the same bytes ...
+  CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
+        page_key_words(*after, caller_page, value_callees(*after)));  // ... its key is not
+  {
+    auto jit = runtime(&compiler, dir / "cache");
+    CHECK(run(*before, jit.get()) == printed_before);
+    jit->flush();
+  }
+  auto jit = runtime(&compiler, dir / "cache");
+  const std::string expected = run(*after, nullptr);
+  CHECK(expected == printed_after);
+  CHECK(run(*after, jit.get()) == expected);
+  const JitStats stats = jit->stats();
+  CHECK(stats.loaded == 1);    // the chunk's page (it calls the caller, which is not compiled in)
+  CHECK(stats.compiled == 1);  // the caller's page, for the new code; the edited function never runs on its own
+  CHECK(stats.requested == 2);
 }
 
 }  // namespace
@@ -472,76 +504,32 @@ TEST_SUITE("jit") {
   }
 
   TEST_CASE("a caller that inlines its callee is compiled again when only the callee changes - never stale code") {
-    test::TempDir dir("jitcache");
-    jitc::LlvmPageCompiler compiler;
     auto source = [](const std::string& body) {
       return "function callee(x)\n  " + body +
              "\nend\n"
              "function caller(n)\n  local s = 0\n  for i = 1, n do s = s + callee(i) end\n  return s\nend\n"
              "print(caller(200))\n";
     };
-    auto before = compile_script("edit.lua", source("return x * 2"));
-    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
-    REQUIRE((before && after));
-    REQUIRE(before->functions[1].name == "callee");
-    const std::size_t caller_page = before->functions[2].first_page;
-    for (const Program* p : {&*before, &*after})
-      REQUIRE(inlinable(std::span<const std::uint32_t>(p->code(1), p->functions[1].words)));
-    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
-                       after->page(caller_page).begin()));  // the caller's page is the same bytes ...
-    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
-          page_key_words(*after, caller_page, value_callees(*after)));  // ... its key is not
-    {
-      auto jit = runtime(&compiler, dir / "cache");
-      CHECK(run(*before, jit.get()) == "40200\n");
-      jit->flush();
+    for (const std::string body : {"return x * 2", "return (x + 1000) * 3"}) {
+      auto program = compile_script("edit.lua", source(body));
+      REQUIRE(program);
+      REQUIRE(inlinable(std::span<const std::uint32_t>(program->code(1), program->functions[1].words)));
     }
-    auto jit = runtime(&compiler, dir / "cache");
-    const std::string expected = run(*after, nullptr);
-    CHECK(expected == "660300\n");  // sum over i of 3 * (i + 1000)
-    CHECK(run(*after, jit.get()) == expected);
-    const JitStats stats = jit->stats();
-    CHECK(stats.loaded == 1);    // the chunk's page (it calls the caller, which is not inlined)
-    CHECK(stats.compiled == 1);  // the caller's page, for the new callee; the callee never runs on its own
-    CHECK(stats.requested == 2);
+    check_caller_compiled_again(source, 2, "40200\n", "660300\n");  // sum over i of 3 * (i + 1000)
   }
 
   TEST_CASE("a caller that inlines a function value's callee is compiled again when only that callee changes") {
-    test::TempDir dir("jitcache");
-    jitc::LlvmPageCompiler compiler;
-    auto source = [](const std::string& body) {
-      return "function callee(x)\n  " + body +
-             "\nend\n"
-             "function caller(f, n)\n  local s = 0\n  for i = 1, n do s = s + f(i) end\n  return s\nend\n"
-             "print(caller(callee, 200))\n";
-    };
-    auto before = compile_script("edit.lua", source("return x * 2"));
-    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
-    REQUIRE((before && after));
-    REQUIRE(before->functions[2].name == "caller");
-    const std::size_t caller_page = before->functions[2].first_page;
-    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
-                       after->page(caller_page).begin()));  // the caller's page is the same bytes ...
-    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
-          page_key_words(*after, caller_page, value_callees(*after)));  // ... its key is not
-    {
-      auto jit = runtime(&compiler, dir / "cache");
-      CHECK(run(*before, jit.get()) == "40200\n");
-      jit->flush();
-    }
-    auto jit = runtime(&compiler, dir / "cache");
-    const std::string expected = run(*after, nullptr);
-    CHECK(expected == "660300\n");
-    CHECK(run(*after, jit.get()) == expected);
-    const JitStats stats = jit->stats();
-    CHECK(stats.loaded == 1);    // the chunk's page
-    CHECK(stats.compiled == 1);  // the caller's page, for the new callee; the callee never runs on its own
-    CHECK(stats.requested == 2);
+    check_caller_compiled_again(
+        [](const std::string& body) {
+          return "function callee(x)\n  " + body +
+                 "\nend\n"
+                 "function caller(f, n)\n  local s = 0\n  for i = 1, n do s = s + f(i) end\n  return s\nend\n"
+                 "print(caller(callee, 200))\n";
+        },
+        2, "40200\n", "660300\n");
   }
 
   TEST_CASE("a caller that inlines a helper is compiled again when only the leaf inside the helper changes") {
-    test::TempDir dir("jitcache");
-    jitc::LlvmPageCompiler compiler;
     auto source = [](const std::string& body) {
       return "function leaf(x)\n  " + body +
              "\nend\n"
@@ -549,29 +537,10 @@ TEST_SUITE("jit") {
              "function caller(n)\n  local s = 0\n  for i = 1, n do s = s + helper(i) end\n  return s\nend\n"
              "print(caller(200))\n";
     };
-    auto before = compile_script("edit.lua", source("return x * 2"));
-    auto after = compile_script("edit.lua", source("return (x + 1000) * 3"));
-    REQUIRE((before && after));
-    REQUIRE(before->functions[3].name == "caller");
-    const std::size_t caller_page = before->functions[3].first_page;
-    REQUIRE(inlinable_calling_leaves(*before, 2));  // helper, with leaf inside
-    REQUIRE(std::equal(before->page(caller_page).begin(), before->page(caller_page).end(),
-                       after->page(caller_page).begin()));
-    CHECK(page_key_words(*before, caller_page, value_callees(*before)) !=
-          page_key_words(*after, caller_page, value_callees(*after)));
-    {
-      auto jit = runtime(&compiler, dir / "cache");
-      CHECK(run(*before, jit.get()) == "40400\n");
-      jit->flush();
-    }
-    auto jit = runtime(&compiler, dir / "cache");
-    const std::string expected = run(*after, nullptr);
-    CHECK(expected == "660500\n");
-    CHECK(run(*after, jit.get()) == expected);
-    const JitStats stats = jit->stats();
-    CHECK(stats.loaded == 1);    // the chunk's page
-    CHECK(stats.compiled == 1);  // the caller's page, for the new leaf; helper and leaf never run on their own
-    CHECK(stats.requested == 2);
+    auto program = compile_script("edit.lua", source("return x"));
+    REQUIRE(program);
+    REQUIRE(inlinable_calling_leaves(*program, 2));  // helper, with the leaf inside
+    check_caller_compiled_again(source, 3, "40400\n", "660500\n");
   }
 
   TEST_CASE("editing one function of a 40-function script reuses the cached code of the other pages") {
