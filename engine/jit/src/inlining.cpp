@@ -167,7 +167,8 @@ Result<std::vector<InlineCallee>> inline_callees(std::span<const std::uint32_t> 
     at += 3 + n;
   }
   // A callee that calls is inlined only with each of its callees inlined inside it: leaves all.
-  for (const auto& [g, record] : leaves_called) {
+  for (const auto& [called, record] : leaves_called) {
+    const std::uint32_t g = called;  // a plain variable: clang 14 cannot capture a structured binding
     const auto it = std::find_if(out.begin(), out.end(), [&](const InlineCallee& c) { return c.function == g; });
     if (it == out.end() || !inlinable(it->code))
       return make_error("inlined callee record at word " + std::to_string(record) + ": calls function " +
