@@ -197,6 +197,8 @@ TEST_SUITE("editor") {
     spit(scripts, bytes);
     auto played = play(dir / "out", dir / "player-cache", true);
     CHECK_MESSAGE(played.exit_code == 0, played.output);
+    REQUIRE_MESSAGE(played.output.find("scripts cooked by build") == std::string::npos,
+                    "kiln and kiln-player come from different builds: build both. " << played.output);
     CHECK_MESSAGE(played.output.find("is corrupt (checksum mismatch): the page runs interpreted") != std::string::npos,
                   played.output);
     const auto report = json_of(played);

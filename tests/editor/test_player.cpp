@@ -23,6 +23,8 @@ TEST_SUITE("editor") {
     auto played = test::run_process(
         {KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "player-cache").string(), "--json"});
     REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+    REQUIRE_MESSAGE(played.output.find("scripts cooked by build") == std::string::npos,
+                    "kiln and kiln-player come from different builds: build both. " << played.output);
     const auto report = nlohmann::json::parse(played.output.substr(played.output.find('{')));
     CHECK(report["materials"] == 8);
     CHECK(report["variants_resolved"].get<int>() >= 8);
