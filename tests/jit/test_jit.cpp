@@ -84,9 +84,7 @@ TEST_SUITE("jit") {
       CHECK(warm_stats.loaded == cold_stats.stored);
     }
   }
-}
 
-TEST_SUITE("jit") {
   TEST_CASE("a function value's inlined callee stops - out of range or out of budget - as the interpreter does") {
     test::TempDir dir("jit");
     jitc::LlvmPageCompiler compiler;

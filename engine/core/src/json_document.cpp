@@ -37,6 +37,8 @@ std::uint32_t json_u32(const nlohmann::json& value, std::string_view what) {
   return static_cast<std::uint32_t>(value.get<std::uint64_t>());
 }
 
+std::uint32_t json_u32_field(const nlohmann::json& object, const char* key) { return json_u32(object.at(key), key); }
+
 std::string json_pointer_token(std::string_view key) {
   std::string out;
   for (char c : key) {

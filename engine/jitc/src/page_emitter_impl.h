@@ -147,10 +147,11 @@ class Emitter {
   // on x86-64 it is a one-instruction asm that touches only memory the optimizer cannot see, which
   // is never moved out of the loop or merged, and orders nothing else. A byte load is atomic there.
   llvm::Value* cancel_flag(llvm::IRBuilder<>& b) {
-    if (llvm::Triple(M_.getTargetTriple()).getArch() == llvm::Triple::x86_64) {
-      auto* type = llvm::FunctionType::get(i8_, {i8_->getPointerTo()}, false);
-      auto* read = llvm::InlineAsm::get(type, "movb ($1), $0", "=r,r", /*hasSideEffects=*/true);
-      auto* call = b.CreateCall(type, read, {cancelled_});
+    if (!flag_read_ && llvm::Triple(M_.getTargetTriple()).getArch() == llvm::Triple::x86_64)
+      flag_read_ = llvm::InlineAsm::get(llvm::FunctionType::get(i8_, {i8_->getPointerTo()}, false), "movb ($1), $0",
+                                        "=r,r", /*hasSideEffects=*/true);
+    if (flag_read_) {
+      auto* call = b.CreateCall(flag_read_->getFunctionType(), flag_read_, {cancelled_});
       call->addFnAttr(llvm::Attribute::InaccessibleMemOnly);
       call->addFnAttr(llvm::Attribute::NoUnwind);
       return call;
@@ -378,7 +379,8 @@ class Emitter {
   std::vector<ReturnSite> returns_;
   llvm::AllocaInst* regs_slot_ = nullptr;
   llvm::Value *regs_ = nullptr, *budget_ = nullptr;
-  llvm::Value* cancelled_ = nullptr;  // the context's pointer to the cancellation flag, read at entry
+  llvm::InlineAsm* flag_read_ = nullptr;  // x86-64: the asm that reads the cancellation flag
+  llvm::Value* cancelled_ = nullptr;      // the context's pointer to the cancellation flag, read at entry
   std::map<int, llvm::AllocaInst*> slots_;
   jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
   std::set<int> written_;

@@ -56,11 +56,8 @@ struct Interface {
   std::vector<Sampler> samplers;
 };
 
-// A field that must be an unsigned 32-bit number; anything else throws into read_interface's catch.
-std::uint32_t u32(const json& v, const char* key) { return json_u32(v.at(key), key); }
-
 std::uint32_t block_size(const json& v, const char* key) {
-  const std::uint32_t size = u32(v, key);
+  const std::uint32_t size = json_u32_field(v, key);
   if (size > (1u << 20)) throw std::runtime_error("a block of " + std::to_string(size) + " bytes (at most 1 MiB)");
   return size;
 }
@@ -68,8 +65,8 @@ std::uint32_t block_size(const json& v, const char* key) {
 std::vector<Member> read_members(const json& members) {
   std::vector<Member> out;
   for (const auto& m : members)
-    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), u32(m, "components"),
-                   u32(m, "columns"), u32(m, "count"), u32(m, "offset")});
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), json_u32_field(m, "components"),
+                   json_u32_field(m, "columns"), json_u32_field(m, "count"), json_u32_field(m, "offset")});
   return out;
 }
 
@@ -80,7 +77,7 @@ Result<Interface> read_interface(const std::string& variant, const std::vector<s
       const json r = json::parse(text);
       for (const auto& b : r.at("bindings")) {
         const std::string kind = b.at("kind").get<std::string>();
-        const auto set = u32(b, "set"), binding = u32(b, "binding");
+        const auto set = json_u32_field(b, "set"), binding = json_u32_field(b, "binding");
         if (kind == "uniform_buffer") {
           if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
                 return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == set && o.binding == binding;

@@ -37,13 +37,11 @@ constexpr std::uint32_t kMaxBinding = 1024;
 constexpr std::uint32_t kMaxArray = 4096;
 constexpr std::uint32_t kMaxPushConstants = 4096;
 
-// A field that must be an unsigned 32-bit number; anything else throws into shader_interface's catch.
-std::uint32_t u32(const json& object, const char* key) { return json_u32(object.at(key), key); }
-
 std::vector<BlockMember> members_of(const json& block) {
   std::vector<BlockMember> out;
   for (const json& m : block.value("members", json::array()))
-    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), u32(m, "offset"), u32(m, "size")});
+    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), json_u32_field(m, "offset"),
+                   json_u32_field(m, "size")});
   return out;
 }
 
@@ -52,15 +50,15 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
                                      std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>& index) {
   for (const json& b : r.at("bindings")) {
     DescriptorBinding d;
-    d.set = u32(b, "set");
-    d.binding = u32(b, "binding");
+    d.set = json_u32_field(b, "set");
+    d.binding = json_u32_field(b, "binding");
     d.name = b.at("name").get<std::string>();
-    d.count = b.contains("count") ? u32(b, "count") : 1u;
+    d.count = b.contains("count") ? json_u32_field(b, "count") : 1u;
     const std::string kind = b.at("kind").get<std::string>();
     const auto k = kind_of(kind);
     if (!k) return "binding " + d.name + ": descriptors of kind " + kind + " are not supported";
     d.kind = *k;
-    d.block_size = b.contains("block_size") ? u32(b, "block_size") : 0u;
+    d.block_size = b.contains("block_size") ? json_u32_field(b, "block_size") : 0u;
     d.members = members_of(b);
     d.stages = StageMask(stage);
     if (d.set >= kMaxSets || d.binding >= kMaxBinding || d.count == 0 || d.count > kMaxArray)
@@ -82,7 +80,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
     out.bindings.push_back(std::move(d));
   }
   for (const json& p : r.at("push_constants")) {
-    const auto size = u32(p, "size");
+    const auto size = json_u32_field(p, "size");
     if (size > kMaxPushConstants || size % 4 != 0)
       return "push constants of " + std::to_string(size) + " bytes (a multiple of 4, at most " +
              std::to_string(kMaxPushConstants) + ")";
@@ -93,7 +91,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const json& r, ShaderInt
   if (stage == ShaderStage::kVertex)
     for (const json& in : r.at("inputs"))
       out.vertex_inputs.push_back(
-          {u32(in, "location"), in.at("name").get<std::string>(), in.at("type").get<std::string>()});
+          {json_u32_field(in, "location"), in.at("name").get<std::string>(), in.at("type").get<std::string>()});
   if (stage == ShaderStage::kFragment) out.fragment_outputs = std::uint32_t(r.at("outputs").size());
   if (stage == ShaderStage::kCompute) {
     out.compute = true;

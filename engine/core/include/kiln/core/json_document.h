@@ -20,6 +20,8 @@ Result<nlohmann::json> parse_json_document(const std::string& file_name, std::st
 // exceptions (a missing key, a mistyped field) into an error message. nlohmann's get<std::uint32_t>
 // would instead truncate a fraction, wrap a large integer and, for a float out of range, be undefined.
 std::uint32_t json_u32(const nlohmann::json& value, std::string_view what);
+// The same for the field `key` of `object` (a missing key throws nlohmann's out_of_range).
+std::uint32_t json_u32_field(const nlohmann::json& object, const char* key);
 
 // One JSON pointer token (RFC 6901): '~' is written "~0" and '/' is written "~1".
 std::string json_pointer_token(std::string_view key);
