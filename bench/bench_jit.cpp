@@ -1,6 +1,6 @@
 // The script JIT's page code cache. Run:
 //   build/release/bench/bench_jit [repo-root] [warm passes, default 5]
-// 1. per page: an LLVM compile against a load from the persistent cache (find, checksum, HMAC,
+// 1. per page: an LLVM compile against a load from the persistent cache (find, checksum, MAC,
 //    page compare, map W^X), over every page of the benchmark scripts and the script corpus;
 // 2. cold against warm start of the corpus (the stand-in for a project's scripts): every script
 //    run once with a fresh runtime, empty cache then filled cache: hit rate, compile time, wall time.

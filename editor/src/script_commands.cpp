@@ -24,7 +24,7 @@ nlohmann::json stats_json(const jit::JitStats& s) {
           {"pages_compiled", s.compiled},
           {"pages_loaded", s.loaded},
           {"compare_rejected", s.compare_rejected},
-          {"hmac_rejected", s.hmac_rejected},
+          {"mac_rejected", s.mac_rejected},
           {"corrupt", s.corrupt},
           {"not_cacheable", s.not_cacheable},
           {"compile_failed", s.compile_failed},

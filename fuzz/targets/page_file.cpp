@@ -1,4 +1,4 @@
-// Page code cache files (.jc): framing, checksum and HMAC checked as every lookup checks them; and
+// Page code cache files (.jc): framing, checksum and MAC checked as every lookup checks them; and
 // what a store writes reads back as written, whatever the code, offsets and entries. The input is the
 // store's 32-byte key, then the file; the file written is keyed by a page and a tail of key words.
 #include <algorithm>

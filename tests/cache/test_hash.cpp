@@ -43,31 +43,35 @@ TEST_SUITE("cache") {
 }
 
 TEST_SUITE("cache") {
-  TEST_CASE("hmac_sha256 matches RFC 4231 test cases 1 2 and 6") {
-    auto hex = [](const std::array<std::uint8_t, 32>& mac) {
+  TEST_CASE("umac128 matches the RFC 4418 test vectors") {
+    auto hex = [](const std::array<std::uint8_t, 16>& mac) {
       std::string out;
       char buf[3];
       for (auto b : mac) std::snprintf(buf, sizeof buf, "%02x", b), out += buf;
       return out;
     };
-    const std::string key1(20, '\x0b'), data1 = "Hi There";
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key1)), std::as_bytes(std::span(data1)))) ==
-          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-    const std::string key2 = "Jefe", data2 = "what do ya want for nothing?";
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key2)), std::as_bytes(std::span(data2)))) ==
-          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-    // A keyed context is reused per thread: the same key twice, then a switch back, still give
-    // the standard's answers (no state carried from one MAC to the next).
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key2)), std::as_bytes(std::span(data2)))) ==
-          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key1)), std::as_bytes(std::span(data1)))) ==
-          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-    // Test case 6: a key longer than SHA-256's block is hashed first.
-    const std::string key6(131, '\xaa'), data6 = "Test Using Larger Than Block-Size Key - Hash Key First";
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key6)), std::as_bytes(std::span(data6)))) ==
-          "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
-    const std::string key3(20, '\x0b');  // equal bytes at another address
-    CHECK(hex(kiln::cache::hmac_sha256(std::as_bytes(std::span(key3)), std::as_bytes(std::span(data1)))) ==
-          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    const std::string key_text = "abcdefghijklmnop", nonce_text = "bcdefghi";
+    const auto key = std::as_bytes(std::span(key_text)).first<kiln::cache::kUmacKeyBytes>();
+    const auto nonce = std::as_bytes(std::span(nonce_text));
+    auto mac = [&](const std::string& data) {
+      return hex(kiln::cache::umac128(key, nonce, std::as_bytes(std::span(data))));
+    };
+    // The RFC lists 32- to 96-bit tags; a 128-bit tag begins with the 96-bit one (the same first
+    // three iterations of its hash and the same pad).
+    CHECK(mac("") == "32fedb100c79ad58f07ff7643cc60465");
+    CHECK(mac("aaa").substr(0, 24) == "185e4fe905cba7bd85e4c2dc");
+    CHECK(mac(std::string(1024, 'a')).substr(0, 24) == "7a54abe04af82d60fb298c3c");
+    std::string abc500;
+    for (int i = 0; i < 500; ++i) abc500 += "abc";
+    CHECK(mac(abc500).substr(0, 24) == "8824a260c53c66a36c9260a6");
+    // A keyed state is reused per thread: another key, then this one again, still give the vectors.
+    const std::string other_key(16, 'x');
+    CHECK(hex(kiln::cache::umac128(std::as_bytes(std::span(other_key)).first<kiln::cache::kUmacKeyBytes>(), nonce,
+                                   std::as_bytes(std::span(abc500))))
+              .substr(0, 24) != "8824a260c53c66a36c9260a6");
+    CHECK(mac("") == "32fedb100c79ad58f07ff7643cc60465");
+    // Another nonce, another tag.
+    const std::string nonce2 = "bcdefghj";
+    CHECK(hex(kiln::cache::umac128(key, std::as_bytes(std::span(nonce2)), {})) != "32fedb100c79ad58f07ff7643cc60465");
   }
 }

@@ -215,7 +215,7 @@ TEST_SUITE("jit") {
               .hit);
   }
 
-  TEST_CASE("a tampered blob with a recomputed checksum is rejected by the HMAC - deleted - and recompiled") {
+  TEST_CASE("a tampered blob with a recomputed checksum is rejected by the MAC - deleted - and recompiled") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
     const Program program = loop_program();
@@ -230,19 +230,19 @@ TEST_SUITE("jit") {
     // Flip a byte of the code and recompute every checksum the way a forger who knows the formats would:
     // the page file's, then the store entry's around it.
     std::string bytes = test::blob_payload(blobs[0]);
-    // The page file: a 320-byte header (its checksum at byte 56), the page, the code, a 32-byte HMAC.
+    // The page file: a 320-byte header (its checksum at byte 56), the page, the code, a 16-byte MAC.
     constexpr std::size_t kHeader = 64 + 256, kPage = 4096, kChecksumAt = 56;
     bytes[kHeader + kPage + 3] = char(bytes[kHeader + kPage + 3] ^ 0x01);
     std::string zeroed = bytes;
     std::memset(zeroed.data() + kChecksumAt, 0, 8);
-    const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 32));
+    const std::uint64_t checksum = cache::xxh3_64(std::string_view(zeroed.data(), zeroed.size() - 16));
     std::memcpy(bytes.data() + kChecksumAt, &checksum, 8);
     test::rewrite_blob_payload(blobs[0], bytes);
 
     auto jit = runtime(&compiler, dir / "cache");
     CHECK(run(program, jit.get()) == expected);
     const JitStats s = jit->stats();
-    CHECK(s.hmac_rejected == 1);
+    CHECK(s.mac_rejected == 1);
     CHECK(s.corrupt == 0);
     CHECK(s.compiled >= 1);  // the rejected page was compiled again, never executed from the blob
   }
@@ -652,7 +652,7 @@ TEST_SUITE("jit") {
     CHECK(report["output"] == expected.output);
     CHECK(report["jit"]["pages_compiled"] == 0);
     CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
-    CHECK(report["jit"]["hmac_rejected"] == 0);
+    CHECK(report["jit"]["mac_rejected"] == 0);
     CHECK(report["jit"]["corrupt"] == 0);
   }
 }

@@ -1,7 +1,7 @@
 #include "kiln/cache/hash.h"
 
-#include <nettle/hmac.h>
 #include <nettle/sha2.h>
+#include <nettle/umac.h>
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
 
@@ -65,7 +65,7 @@ Hash128 Xxh3Stream::digest128() const {
   return {h.high64, h.low64};
 }
 
-// SHA-256 and HMAC-SHA256 come from Nettle rather than OpenSSL: libcrypto costs every process that
+// SHA-256 and UMAC come from Nettle rather than OpenSSL: libcrypto costs every process that
 // links it over a millisecond of start-up (its relocations and initialisation) and its EVP interface
 // another ~2 ms on first use, more than all the page loads of a warm script run. Nettle runs the
 // CPU's SHA extensions where present.
@@ -88,16 +88,17 @@ std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)
 
 namespace {
 
-// HMAC keyed once per thread for the last key used: each MAC continues a copy of the keyed state.
-struct KeyedHmac {
-  std::vector<std::byte> key;
-  hmac_sha256_ctx keyed{};
+// UMAC keyed once per thread for the last key used (its set-up expands the key with AES: far more
+// work than a page's MAC); each MAC continues a copy of the keyed state.
+struct KeyedUmac {
+  std::array<std::byte, kUmacKeyBytes> key{};
+  umac128_ctx keyed{};
   bool set = false;
 
-  const hmac_sha256_ctx& use(std::span<const std::byte> want) {
-    if (!set || key.size() != want.size() || !std::equal(want.begin(), want.end(), key.begin())) {
-      key.assign(want.begin(), want.end());
-      hmac_sha256_set_key(&keyed, key.size(), reinterpret_cast<const std::uint8_t*>(key.data()));
+  const umac128_ctx& use(std::span<const std::byte, kUmacKeyBytes> want) {
+    if (!set || !std::equal(want.begin(), want.end(), key.begin())) {
+      std::copy(want.begin(), want.end(), key.begin());
+      umac128_set_key(&keyed, reinterpret_cast<const std::uint8_t*>(key.data()));
       set = true;
     }
     return keyed;
@@ -106,12 +107,15 @@ struct KeyedHmac {
 
 }  // namespace
 
-std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data) {
-  thread_local KeyedHmac keyed;
-  hmac_sha256_ctx ctx = keyed.use(key);
-  hmac_sha256_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
-  std::array<std::uint8_t, 32> out{};
-  hmac_sha256_digest(&ctx, out.size(), out.data());
+std::array<std::uint8_t, 16> umac128(std::span<const std::byte, kUmacKeyBytes> key, std::span<const std::byte> nonce,
+                                     std::span<const std::byte> data) {
+  thread_local KeyedUmac keyed;
+  umac128_ctx ctx = keyed.use(key);
+  umac128_set_nonce(&ctx, std::clamp<std::size_t>(nonce.size(), 1, 16),
+                    reinterpret_cast<const std::uint8_t*>(nonce.data()));
+  umac128_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
+  std::array<std::uint8_t, 16> out{};
+  umac128_digest(&ctx, out.size(), out.data());
   return out;
 }
 

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "code_arena.h"
+#include "kiln/jit/code_arena.h"
 #include "kiln/cache/hash.h"
 #include "kiln/jit/aot_pages.h"
 #include "kiln/jit/inlining.h"
@@ -34,7 +34,7 @@ std::string JitStats::summary() const {
          std::to_string(compile_ns / 1000000) + " ms), " + std::to_string(loaded) + " loaded from cache (" +
          std::to_string(load_ns / 1000) + " us), " + std::to_string(interpreted) + " interpreted, " +
          std::to_string(not_cacheable) + " not cacheable, rejected " + std::to_string(compare_rejected) +
-         " by compare / " + std::to_string(hmac_rejected) + " by HMAC / " + std::to_string(corrupt) + " corrupt";
+         " by compare / " + std::to_string(mac_rejected) + " by MAC / " + std::to_string(corrupt) + " corrupt";
 }
 
 struct JitRuntime::Impl {
@@ -80,8 +80,9 @@ struct JitRuntime::Impl {
   }
 
   // Copies `code` into the arena: read+execute, never writable and executable.
-  Result<abi::PageFunction> install(const std::vector<std::uint8_t>& code, std::uint32_t function_offset) {
-    auto at = arena.install(code);
+  Result<abi::PageFunction> install(const std::vector<std::uint8_t>& code, std::uint32_t function_offset,
+                                    std::uint32_t alignment) {
+    auto at = arena.install(code, alignment);
     if (!at) return at.error();
     return reinterpret_cast<abi::PageFunction>(const_cast<std::uint8_t*>(*at) + function_offset);
   }
@@ -102,7 +103,7 @@ struct JitRuntime::Impl {
   // Installs and publishes code that was compiled elsewhere (shipped or cached); false if it
   // cannot be mapped.
   bool serve(const Job& job, const StoredPage& code, Clock::time_point started) {
-    auto fn = install(code.code, code.function_offset);
+    auto fn = install(code.code, code.function_offset, code.alignment);
     if (!fn) return false;
     publish(job.slot, *fn, code.entries, job.mode);
     std::lock_guard lock(mu);
@@ -125,7 +126,7 @@ struct JitRuntime::Impl {
     {
       std::lock_guard lock(mu);
       stats.compare_rejected += std::uint64_t(found.compare_rejected);
-      stats.hmac_rejected += std::uint64_t(found.hmac_rejected);
+      stats.mac_rejected += std::uint64_t(found.mac_rejected);
       stats.corrupt += std::uint64_t(found.corrupt);
     }
     if (!found.hit) {
@@ -176,7 +177,7 @@ struct JitRuntime::Impl {
       give_up(job.slot);
       return;
     }
-    auto fn = install(compiled->code, compiled->function_offset);
+    auto fn = install(compiled->code, compiled->function_offset, compiled->alignment);
     if (!fn) {
       give_up(job.slot);
       return;

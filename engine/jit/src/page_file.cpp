@@ -1,6 +1,11 @@
 #include "kiln/jit/page_file.h"
 
+#include <sys/random.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -12,9 +17,9 @@ namespace kiln::jit {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'J', 'C', 0, 1};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kBitmapBytes = kPageWords / 8;
-constexpr std::size_t kHmacBytes = 32;
+constexpr std::size_t kMacBytes = 16;
 constexpr std::size_t kPageBytes = kPageWords * 4;
 
 struct Header {
@@ -22,7 +27,7 @@ struct Header {
   std::uint32_t version;
   std::uint32_t mode;
   std::uint64_t fingerprint;
-  std::uint64_t page_hash_high, page_hash_low;  // of the key words, for tools: a load compares the words
+  std::uint8_t nonce[16];  // the MAC's: random, one per file
   std::uint32_t code_length;
   std::uint32_t function_offset;
   std::uint32_t alignment;
@@ -49,6 +54,23 @@ std::uint64_t checksum_of(std::span<const std::byte> signed_part) {
                          signed_part.subspan(kChecksumOffset + sizeof zero)});
 }
 
+// The MAC's key: the first 16 bytes of the store's key (all of it random).
+std::span<const std::byte, cache::kUmacKeyBytes> mac_key(std::span<const std::byte> key) {
+  static constexpr std::byte kNoKey[cache::kUmacKeyBytes] = {};
+  if (key.size() < cache::kUmacKeyBytes) return kNoKey;  // never a store's key: its MACs match no store's
+  return key.first<cache::kUmacKeyBytes>();
+}
+
+// A nonce never used before under the key: the kernel's random bytes, or (should it refuse them)
+// the clock, the process and a counter.
+void fill_nonce(std::uint8_t (&nonce)[16]) {
+  if (::getrandom(nonce, sizeof nonce, GRND_NONBLOCK) == ssize_t(sizeof nonce)) return;
+  static std::atomic<std::uint64_t> counter{0};
+  const std::uint64_t words[2] = {std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()),
+                                  (std::uint64_t(::getpid()) << 32) ^ counter.fetch_add(1, std::memory_order_relaxed)};
+  std::memcpy(nonce, words, sizeof nonce);
+}
+
 PageFileCheck damaged(std::string problem) {
   PageFileCheck check;
   check.verdict = PageFileCheck::Verdict::kDamaged;
@@ -67,10 +89,7 @@ std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi
   h.mode = static_cast<std::uint32_t>(mode);
   h.fingerprint = fingerprint_hash;
   const std::size_t key_bytes = page.size() * 4;
-  const cache::Hash128 page_hash =
-      cache::xxh3_128(std::span<const std::byte>(reinterpret_cast<const std::byte*>(page.data()), key_bytes));
-  h.page_hash_high = page_hash.high;
-  h.page_hash_low = page_hash.low;
+  fill_nonce(h.nonce);
   h.code_length = static_cast<std::uint32_t>(compiled.code.size());
   h.function_offset = compiled.function_offset;
   h.alignment = compiled.alignment;
@@ -78,21 +97,21 @@ std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi
   for (std::uint16_t e : compiled.entries) h.entries[e / 8] |= std::uint8_t(1u << (e % 8));
   if (!compiled.used_words.empty())
     std::memcpy(h.used, compiled.used_words.data(), std::min(kBitmapBytes, compiled.used_words.size()));
-  std::vector<std::byte> bytes(sizeof h + key_bytes + compiled.code.size() + kHmacBytes);
+  std::vector<std::byte> bytes(sizeof h + key_bytes + compiled.code.size() + kMacBytes);
   std::memcpy(bytes.data(), &h, sizeof h);
   std::memcpy(bytes.data() + sizeof h, page.data(), key_bytes);
   if (!compiled.code.empty())
     std::memcpy(bytes.data() + sizeof h + key_bytes, compiled.code.data(), compiled.code.size());
-  const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kHmacBytes);
+  const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kMacBytes);
   h.checksum = cache::xxh3_64(signed_part);  // computed with the field still zero
   std::memcpy(bytes.data() + kChecksumOffset, &h.checksum, sizeof h.checksum);
-  const auto mac = cache::hmac_sha256(key, signed_part);
-  std::memcpy(bytes.data() + signed_part.size(), mac.data(), kHmacBytes);
+  const auto mac = cache::umac128(mac_key(key), std::as_bytes(std::span(h.nonce)), signed_part);
+  std::memcpy(bytes.data() + signed_part.size(), mac.data(), kMacBytes);
   return bytes;
 }
 
 PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const std::byte> key) {
-  if (bytes.size() < sizeof(Header) + kPageBytes + kHmacBytes)
+  if (bytes.size() < sizeof(Header) + kPageBytes + kMacBytes)
     return damaged("truncated: " + std::to_string(bytes.size()) + " bytes");
   if (bytes.size() > kMaxPageFileBytes) return damaged("too large: " + std::to_string(bytes.size()) + " bytes");
   Header h;
@@ -101,17 +120,17 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
   if (h.version != kVersion)
     return damaged("version " + std::to_string(h.version) + ", expected " + std::to_string(kVersion));
   const std::uint64_t key_bytes = kPageBytes + std::uint64_t(h.tail_words) * 4;
-  if (bytes.size() != sizeof h + key_bytes + std::uint64_t(h.code_length) + kHmacBytes)
+  if (bytes.size() != sizeof h + key_bytes + std::uint64_t(h.code_length) + kMacBytes)
     return damaged("size " + std::to_string(bytes.size()) + " does not match its key and code lengths " +
                    std::to_string(key_bytes) + " + " + std::to_string(h.code_length));
   if (h.function_offset >= h.code_length) return damaged("function offset outside the code");
-  const std::span<const std::byte> signed_part = bytes.first(bytes.size() - kHmacBytes);
+  const std::span<const std::byte> signed_part = bytes.first(bytes.size() - kMacBytes);
   if (checksum_of(signed_part) != h.checksum) return damaged("checksum mismatch");
-  const auto mac = cache::hmac_sha256(key, signed_part);
-  if (std::memcmp(mac.data(), bytes.data() + signed_part.size(), kHmacBytes) != 0) {
+  const auto mac = cache::umac128(mac_key(key), std::as_bytes(std::span(h.nonce)), signed_part);
+  if (std::memcmp(mac.data(), bytes.data() + signed_part.size(), kMacBytes) != 0) {
     PageFileCheck forged;
     forged.verdict = PageFileCheck::Verdict::kForged;
-    forged.problem = "HMAC mismatch";
+    forged.problem = "MAC mismatch";
     return forged;
   }
   PageFileCheck check;

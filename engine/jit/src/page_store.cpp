@@ -161,7 +161,7 @@ PageLookup PageStore::find(std::span<const std::uint32_t> page, std::span<const 
   if (!bytes) return result;
   PageFileCheck check = check_page_file(*bytes, impl_->key);
   if (check.verdict != PageFileCheck::Verdict::kValid) {
-    ++(check.verdict == PageFileCheck::Verdict::kForged ? result.hmac_rejected : result.corrupt);
+    ++(check.verdict == PageFileCheck::Verdict::kForged ? result.mac_rejected : result.corrupt);
     impl_->store->remove(impl_->ns, key);
     return result;
   }

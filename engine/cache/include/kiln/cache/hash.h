@@ -54,9 +54,12 @@ class Xxh3Stream {
 std::string sha256_hex(std::string_view data);
 std::string sha256_hex(std::span<const std::byte> data);
 
-// HMAC-SHA256 of `data` under `key`: proves who wrote a blob, where a checksum proves
-// only that it is intact.
-std::array<std::uint8_t, 32> hmac_sha256(std::span<const std::byte> key, std::span<const std::byte> data);
+// UMAC-128 (RFC 4418) of `data` under `key` and `nonce` (1 to 16 bytes; more are ignored): proves
+// who wrote a blob, where a checksum proves only that it is intact. A nonce must never be used twice
+// under one key (a random one per message: its 16 bytes make a repeat as unlikely as a guessed key).
+inline constexpr std::size_t kUmacKeyBytes = 16;
+std::array<std::uint8_t, 16> umac128(std::span<const std::byte, kUmacKeyBytes> key, std::span<const std::byte> nonce,
+                                     std::span<const std::byte> data);
 
 // 16 lowercase hex characters.
 std::string hex64(std::uint64_t value);

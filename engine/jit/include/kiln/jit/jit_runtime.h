@@ -72,7 +72,7 @@ struct JitStats {
   std::uint64_t compiled = 0;           // pages compiled
   std::uint64_t loaded = 0;             // pages loaded from the persistent cache
   std::uint64_t compare_rejected = 0;   // cached blobs whose page bytes differ from the request's
-  std::uint64_t hmac_rejected = 0;      // cached blobs whose HMAC is wrong (tampered or foreign): deleted
+  std::uint64_t mac_rejected = 0;       // cached blobs whose MAC is wrong (tampered or foreign): deleted
   std::uint64_t corrupt = 0;            // cached blobs that failed their checksum or format: deleted
   std::uint64_t not_cacheable = 0;      // compiled pages that need something outside themselves
   std::uint64_t compile_failed = 0;     // pages the compiler refused

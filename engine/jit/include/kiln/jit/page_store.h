@@ -1,17 +1,17 @@
 #pragma once
 // PageStore: the persistent page code cache, the "jit" kind of the cache store (kiln/cache).
 //
-//   <root>/jit/secret.key                                   per-user HMAC key, 0600
+//   <root>/jit/secret.key                                   per-user MAC key, 0600
 //   <root>/jit/<build>-<fingerprint>/<k0k1>/<key>.blob      one page's code in one mode
 //
 // The namespace is the code generator's build id (any change to it is a new build, pruned as the
 // store prunes builds) and the fingerprint of its settings and host CPU. An entry's key is a hash of
 // the page's 1024 words and the mode; its payload a page file (page_file.h): the code, the entries
-// it serves, the page's own words and an HMAC under the per-user key. A page has one entry: a miss
+// it serves, the page's own words and a MAC under the per-user key. A page has one entry: a miss
 // compiles the union of what was asked and what the entry served, which then replaces it.
 //
 // A hit must pass the store's checks (framing, checksum: else corrupt, deleted), the page file's
-// checksum and HMAC (else deleted as tampered or written by someone else), cover the requested
+// checksum and MAC (else deleted as tampered or written by someone else), cover the requested
 // entries, and hold exactly the requested page's bytes (else: a hash collision, a miss).
 //
 // Fault injection (proving the page compare is load-bearing): KILN_BREAK=jitcache-weak-key keys pages
@@ -45,7 +45,7 @@ struct StoredPage {
 struct PageLookup {
   std::optional<StoredPage> hit;
   std::vector<std::uint16_t> variant_entries;  // on a miss: the entries of the best valid variant of this page
-  int compare_rejected = 0, hmac_rejected = 0, corrupt = 0;
+  int compare_rejected = 0, mac_rejected = 0, corrupt = 0;
 };
 
 struct PageStoreOptions {
