@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -95,6 +98,31 @@ TEST_SUITE("jit") {
     REQUIRE((d && e));
     CHECK(reinterpret_cast<std::uintptr_t>(*d) % 4096 == 0);
     CHECK(*e - *d == 4096);
+  }
+
+  TEST_CASE("a forked child installs its code apart from the memory its parent runs") {
+    CodeArena arena;
+    auto a = arena.install(returns(1, 100));
+    REQUIRE(a);
+    const std::vector<std::uint8_t> before(*a, *a + 4096);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      bool ok = true;
+      for (std::uint32_t i = 0; i < 20; ++i) {
+        auto at = arena.install(returns(100 + i, 100));
+        ok = ok && at && holds(*at, returns(100 + i), 100 + i);
+      }
+      ::_exit(ok && holds(*a, returns(1), 1) ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    CHECK(std::vector<std::uint8_t>(*a, *a + 4096) == before);  // nothing written after the parent's code
+    auto b = arena.install(returns(2, 100));
+    REQUIRE(b);
+    CHECK(holds(*a, returns(1), 1));
+    CHECK(holds(*b, returns(2), 2));
   }
 
   TEST_CASE("an alignment that is not a power of two up to a page is refused") {

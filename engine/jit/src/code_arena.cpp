@@ -1,9 +1,11 @@
 #include "kiln/jit/code_arena.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -21,6 +23,16 @@ constexpr unsigned kMemfdExec = 0x10;
 std::size_t os_page() {
   static const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
   return page;
+}
+
+// Counts fork()s in this process's line: a child must not copy code into the shared memory its
+// parent runs, so it starts chunks of its own.
+std::atomic<unsigned> fork_generation{0};
+void count_fork() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
+unsigned current_fork_generation() {
+  static const bool registered = ::pthread_atfork(nullptr, nullptr, count_fork) == 0;
+  (void)registered;
+  return fork_generation.load(std::memory_order_relaxed);
 }
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
@@ -80,6 +92,10 @@ Result<const std::uint8_t*> CodeArena::install(std::span<const std::uint8_t> cod
   const std::size_t size = std::max<std::size_t>(code.size(), 1);
   std::lock_guard lock(mu_);
   if (layout_ == Layout::kPacked) {
+    if (const unsigned generation = current_fork_generation(); generation != fork_generation_) {
+      fork_generation_ = generation;
+      for (Chunk& chunk : chunks_) chunk.used = chunk.size;  // shared with the parent: full for this process
+    }
     const bool fits = !chunks_.empty() && round_up(chunks_.back().used, align) + size <= chunks_.back().size;
     if (!fits && !add_packed_chunk(std::max(kChunkBytes, round_up(size, page)))) {
       if (!chunks_.empty()) return make_error("cannot map memory for compiled code");

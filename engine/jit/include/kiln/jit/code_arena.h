@@ -6,7 +6,8 @@
 // copied through the first view and packed at its alignment one after the other, so a page of code
 // costs a copy and a share of a first touch, with no system call: a 1.5 KiB page no longer holds a
 // 4 KiB page of its own, and loading a cached page no longer changes a mapping. No address is ever
-// writable and executable at once.
+// writable and executable at once. A child process made by fork() shares the chunks with its parent,
+// so it packs its own code into new ones.
 //
 // Per page (the fallback when shared memory cannot be mapped executable, e.g. under a policy that
 // forbids it): chunks are private memory; a page's code is copied into the next free 4 KiB pages,
@@ -52,6 +53,7 @@ class CodeArena {
 
   mutable std::mutex mu_;  // guards everything below
   Layout layout_;
+  unsigned fork_generation_ = 0;  // of the process that filled the chunks
   std::vector<Chunk> chunks_;
 };
 
