@@ -32,12 +32,11 @@ struct Header {
   std::uint32_t function_offset;
   std::uint32_t alignment;
   std::uint32_t tail_words;  // key words after the page (inlined callees)
-  std::uint64_t checksum;    // XXH3-64 of header (this field zero), key words and code
+  std::uint64_t reserved;    // zero
   std::uint8_t entries[kBitmapBytes];
   std::uint8_t used[kBitmapBytes];
 };
 static_assert(sizeof(Header) == kPageFileHeaderBytes);
-constexpr std::size_t kChecksumOffset = offsetof(Header, checksum);
 
 std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
   std::vector<std::uint16_t> out;
@@ -45,13 +44,6 @@ std::vector<std::uint16_t> entries_of(const std::uint8_t* bitmap) {
     for (unsigned bits = bitmap[byte]; bits != 0; bits &= bits - 1)
       out.push_back(std::uint16_t(byte * 8 + unsigned(std::countr_zero(bits))));
   return out;
-}
-
-// The checksum of a file as written: its header's checksum field counted as zero.
-std::uint64_t checksum_of(std::span<const std::byte> signed_part) {
-  const std::byte zero[sizeof(std::uint64_t)] = {};
-  return cache::xxh3_64({signed_part.first(kChecksumOffset), std::span<const std::byte>(zero),
-                         signed_part.subspan(kChecksumOffset + sizeof zero)});
 }
 
 // The MAC's key: the first 16 bytes of the store's key (all of it random).
@@ -103,8 +95,6 @@ std::vector<std::byte> encode_page_file(std::span<const std::uint32_t> page, abi
   if (!compiled.code.empty())
     std::memcpy(bytes.data() + sizeof h + key_bytes, compiled.code.data(), compiled.code.size());
   const std::span<const std::byte> signed_part(bytes.data(), bytes.size() - kMacBytes);
-  h.checksum = cache::xxh3_64(signed_part);  // computed with the field still zero
-  std::memcpy(bytes.data() + kChecksumOffset, &h.checksum, sizeof h.checksum);
   const auto mac = cache::umac128(mac_key(key), std::as_bytes(std::span(h.nonce)), signed_part);
   std::memcpy(bytes.data() + signed_part.size(), mac.data(), kMacBytes);
   return bytes;
@@ -124,8 +114,8 @@ PageFileCheck check_page_file(std::span<const std::byte> bytes, std::span<const 
     return damaged("size " + std::to_string(bytes.size()) + " does not match its key and code lengths " +
                    std::to_string(key_bytes) + " + " + std::to_string(h.code_length));
   if (h.function_offset >= h.code_length) return damaged("function offset outside the code");
+  if (h.reserved != 0) return damaged("reserved header field is not zero");
   const std::span<const std::byte> signed_part = bytes.first(bytes.size() - kMacBytes);
-  if (checksum_of(signed_part) != h.checksum) return damaged("checksum mismatch");
   const auto mac = cache::umac128(mac_key(key), std::as_bytes(std::span(h.nonce)), signed_part);
   if (std::memcmp(mac.data(), bytes.data() + signed_part.size(), kMacBytes) != 0) {
     PageFileCheck forged;

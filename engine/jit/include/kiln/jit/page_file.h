@@ -1,14 +1,16 @@
 #pragma once
 // The page store's file (.jc): a 64-byte header (magic, version, mode, fingerprint hash, the MAC's
-// nonce, code length, function offset, alignment, key words after the page, XXH3-64 checksum) and two
-// bitmaps of the page's words (the entries the code serves, the words it depends on), the page's key
-// words (its 1024 words and the inlined callees: inlining.h), the code, and a UMAC-128 (RFC 4418) of
-// everything before it under the store's per-user key and a random nonce of the file's own. (UMAC:
+// nonce, code length, function offset, alignment, key words after the page, a reserved zero word) and
+// two bitmaps of the page's words (the entries the code serves, the words it depends on), the page's
+// key words (its 1024 words and the inlined callees: inlining.h), the code, and a UMAC-128 (RFC 4418)
+// of everything before it under the store's per-user key and a random nonce of the file's own. (UMAC:
 // a keyed MAC a few times faster than HMAC-SHA256 with SHA extensions, and a page's load checks one.)
 //
-// Reading checks the framing and the checksum (a torn or damaged file), then the MAC (a file this
-// user's Kiln did not write). What the file is for (fingerprint, mode, page bytes) is the caller's
-// to compare: a valid file in the wrong place is not damaged, only useless.
+// Reading checks the framing (a torn file), then the MAC (a file this user's Kiln did not write, or
+// one changed since). The file has no checksum of its own: it is the payload of a cache store entry,
+// whose checksum has already told a damaged entry from a forged one. What the file is for
+// (fingerprint, mode, page bytes) is the caller's to compare: a valid file in the wrong place is not
+// damaged, only useless.
 
 #include <cstdint>
 #include <span>
