@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace kiln::cache {
@@ -111,8 +112,11 @@ std::array<std::uint8_t, 16> umac128(std::span<const std::byte, kUmacKeyBytes> k
                                      std::span<const std::byte> data) {
   thread_local KeyedUmac keyed;
   umac128_ctx ctx = keyed.use(key);
-  umac128_set_nonce(&ctx, std::clamp<std::size_t>(nonce.size(), 1, 16),
-                    reinterpret_cast<const std::uint8_t*>(nonce.data()));
+  // Nettle takes 1 to 16 bytes: an empty nonce is one zero byte, a longer one its first 16.
+  std::uint8_t nonce_bytes[16] = {};
+  const std::size_t nonce_size = std::min<std::size_t>(nonce.size(), sizeof nonce_bytes);
+  if (nonce_size != 0) std::memcpy(nonce_bytes, nonce.data(), nonce_size);
+  umac128_set_nonce(&ctx, std::max<std::size_t>(nonce_size, 1), nonce_bytes);
   umac128_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
   std::array<std::uint8_t, 16> out{};
   umac128_digest(&ctx, out.size(), out.data());

@@ -54,7 +54,7 @@ class Xxh3Stream {
 std::string sha256_hex(std::string_view data);
 std::string sha256_hex(std::span<const std::byte> data);
 
-// UMAC-128 (RFC 4418) of `data` under `key` and `nonce` (1 to 16 bytes; more are ignored): proves
+// UMAC-128 (RFC 4418) of `data` under `key` and `nonce` (up to 16 bytes; more are ignored): proves
 // who wrote a blob, where a checksum proves only that it is intact. A nonce must never be used twice
 // under one key (a random one per message: its 16 bytes make a repeat as unlikely as a guessed key).
 inline constexpr std::size_t kUmacKeyBytes = 16;

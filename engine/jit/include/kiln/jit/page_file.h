@@ -24,7 +24,7 @@
 
 namespace kiln::jit {
 
-// Everything a file claims, once framing, checksum and MAC hold.
+// Everything a file claims, once framing and MAC hold.
 struct PageFileContents {
   std::uint32_t mode = 0;  // abi::JitMode as stored; the caller compares it
   std::uint64_t fingerprint_hash = 0;
@@ -35,7 +35,7 @@ struct PageFileContents {
 struct PageFileCheck {
   enum class Verdict { kValid, kDamaged, kForged };
   Verdict verdict = Verdict::kDamaged;
-  std::string problem;        // when not valid: "truncated", "checksum mismatch", "MAC mismatch", ...
+  std::string problem;        // when not valid: "truncated: ...", "not a page file", "MAC mismatch", ...
   PageFileContents contents;  // when valid
 };
 

@@ -11,7 +11,7 @@
 // compiles the union of what was asked and what the entry served, which then replaces it.
 //
 // A hit must pass the store's checks (framing, checksum: else corrupt, deleted), the page file's
-// checksum and MAC (else deleted as tampered or written by someone else), cover the requested
+// framing and MAC (else deleted as tampered or written by someone else), cover the requested
 // entries, and hold exactly the requested page's bytes (else: a hash collision, a miss).
 //
 // Fault injection (proving the page compare is load-bearing): KILN_BREAK=jitcache-weak-key keys pages
