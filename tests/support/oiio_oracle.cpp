@@ -1,35 +1,41 @@
 #include "oiio_oracle.h"
 
-#include <OpenImageIO/imageio.h>
-#include <OpenImageIO/texture.h>
+#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "oiio_plugin/oiio_plugin_api.h"
+
 namespace kiln::test {
 
 namespace {
 
-// An ImageInput at mip level `level`, alpha as stored (OIIO would otherwise premultiply straight alpha).
-std::unique_ptr<OIIO::ImageInput> open_level(const std::filesystem::path& path, int level) {
-  OIIO::ImageSpec config;
-  config.attribute("oiio:UnassociatedAlpha", 1);
-  auto in = OIIO::ImageInput::open(path.string(), &config);
-  REQUIRE_MESSAGE(in, OIIO::geterror());
-  REQUIRE_MESSAGE(in->seek_subimage(0, level), in->geterror());
-  return in;
+// The plugin, opened once and never closed (its TextureSystems live as long as the process).
+const OiioPluginApi& oiio() {
+  static const OiioPluginApi* api = [] {
+    void* handle = ::dlopen(KILN_TEST_OIIO, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE_MESSAGE(handle != nullptr, "cannot open the OpenImageIO oracle plugin: " << ::dlerror());
+    auto* entry = reinterpret_cast<decltype(&kiln_test_oiio_api)>(::dlsym(handle, "kiln_test_oiio_api"));
+    REQUIRE_MESSAGE(bool(entry), KILN_TEST_OIIO " has no kiln_test_oiio_api");
+    return entry();
+  }();
+  return *api;
+}
+
+OiioPixels read_level(const std::filesystem::path& path, int level, bool as_float) {
+  OiioPixels pixels;
+  const std::string error = oiio().read_level(path.string(), level, as_float, pixels);
+  REQUIRE_MESSAGE(error.empty(), error);
+  return pixels;
 }
 
 }  // namespace
 
 textures::Image oiio_read_level(const std::filesystem::path& path, int level) {
-  auto in = open_level(path, level);
-  const OIIO::ImageSpec spec = in->spec();
-  textures::Image raw{std::uint32_t(spec.width), std::uint32_t(spec.height), spec.nchannels, {}};
-  raw.pixels.resize(std::size_t(spec.width) * spec.height * spec.nchannels);
-  REQUIRE_MESSAGE(in->read_image(0, level, 0, spec.nchannels, OIIO::TypeDesc::UINT8, raw.pixels.data()),
-                  in->geterror());
+  OiioPixels pixels = read_level(path, level, false);
+  textures::Image raw{std::uint32_t(pixels.width), std::uint32_t(pixels.height), pixels.channels, std::move(pixels.u8)};
   return textures::to_rgba(raw);
 }
 
@@ -49,14 +55,11 @@ float max_difference_255(const FloatPixels& a, const FloatPixels& b) {
 }
 
 FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level) {
-  auto in = open_level(path, level);
-  const OIIO::ImageSpec spec = in->spec();
-  const int c = spec.nchannels;
-  std::vector<float> raw(std::size_t(spec.width) * spec.height * c);
-  REQUIRE_MESSAGE(in->read_image(0, level, 0, c, OIIO::TypeDesc::FLOAT, raw.data()), in->geterror());
-  FloatPixels out{spec.width, spec.height, c, std::vector<float>(std::size_t(spec.width) * spec.height * 4)};
-  for (std::size_t p = 0; p < std::size_t(spec.width) * spec.height; ++p) {
-    const float* s = &raw[p * c];
+  const OiioPixels pixels = read_level(path, level, true);
+  const int c = pixels.channels;
+  FloatPixels out{pixels.width, pixels.height, c, std::vector<float>(std::size_t(pixels.width) * pixels.height * 4)};
+  for (std::size_t p = 0; p < std::size_t(pixels.width) * pixels.height; ++p) {
+    const float* s = &pixels.f32[p * c];
     float* d = &out.rgba[p * 4];
     const bool gray = c <= 2;
     d[0] = s[0], d[1] = gray ? s[0] : s[1], d[2] = gray ? s[0] : s[2];
@@ -65,50 +68,38 @@ FloatPixels oiio_read_rgba(const std::filesystem::path& path, int level) {
   return out;
 }
 
+// OIIO's process-wide texture system: tests use their own temp files, so sharing its cache between
+// tests mixes nothing.
 struct OiioTextures::Impl {
-  OIIO::TextureSystem* ts = nullptr;
+  void* system = nullptr;
 };
 
-// OIIO's process-wide texture system, never destroyed: OIIO 2.4's TextureSystem::destroy() deletes
-// through the wrong type (AddressSanitizer: new-delete-type-mismatch). Tests use their own temp
-// files, so sharing its cache between tests mixes nothing.
 OiioTextures::OiioTextures(float budget_mb) : impl_(std::make_unique<Impl>()) {
-  impl_->ts = OIIO::TextureSystem::create(true);
-  impl_->ts->attribute("max_memory_MB", budget_mb);
+  impl_->system = oiio().create_texture_system(budget_mb);
 }
 
 OiioTextures::~OiioTextures() = default;
 
 namespace {
 
-std::array<float, 4> lookup(OIIO::TextureSystem* ts, const std::filesystem::path& path, OIIO::TextureOpt& opt,
-                            const std::string& wrap, float s, float t, float dsdx, float dtdx, float dsdy, float dtdy) {
-  const auto comma = wrap.find(',');
-  opt.swrap = OIIO::TextureOpt::decode_wrapmode(wrap.substr(0, comma).c_str());
-  opt.twrap =
-      OIIO::TextureOpt::decode_wrapmode(comma == std::string::npos ? wrap.c_str() : wrap.substr(comma + 1).c_str());
-  std::array<float, 4> out{0, 0, 0, 0};
-  const bool ok = ts->texture(OIIO::ustring(path.string()), opt, s, t, dsdx, dtdx, dsdy, dtdy, 4, out.data());
-  REQUIRE_MESSAGE(ok, ts->geterror());
-  return out;
+std::array<float, 4> lookup(void* system, const std::filesystem::path& path, bool trilinear, const std::string& wrap,
+                            const float (&st)[6]) {
+  float rgba[4] = {0, 0, 0, 0};
+  const std::string error = oiio().texture(system, path.string(), trilinear, wrap, st, rgba);
+  REQUIRE_MESSAGE(error.empty(), error);
+  return {rgba[0], rgba[1], rgba[2], rgba[3]};
 }
 
 }  // namespace
 
 std::array<float, 4> OiioTextures::bilinear(const std::filesystem::path& path, float s, float t,
                                             const std::string& wrap) {
-  OIIO::TextureOpt opt;
-  opt.mipmode = OIIO::TextureOpt::MipModeNoMIP;
-  opt.interpmode = OIIO::TextureOpt::InterpBilinear;
-  return lookup(impl_->ts, path, opt, wrap, s, t, 0, 0, 0, 0);
+  return lookup(impl_->system, path, false, wrap, {s, t, 0, 0, 0, 0});
 }
 
 std::array<float, 4> OiioTextures::trilinear(const std::filesystem::path& path, float s, float t, float dsdx,
                                              float dtdx, float dsdy, float dtdy, const std::string& wrap) {
-  OIIO::TextureOpt opt;
-  opt.mipmode = OIIO::TextureOpt::MipModeTrilinear;
-  opt.interpmode = OIIO::TextureOpt::InterpBilinear;
-  return lookup(impl_->ts, path, opt, wrap, s, t, dsdx, dtdx, dsdy, dtdy);
+  return lookup(impl_->system, path, true, wrap, {s, t, dsdx, dtdx, dsdy, dtdy});
 }
 
 }  // namespace kiln::test
