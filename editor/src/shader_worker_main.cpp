@@ -12,15 +12,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "kiln/core/sanitizers.h"
 #include "kiln/shadercache/isolated_compiler.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define KILN_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define KILN_SANITIZED 1
-#endif
-#endif
 
 namespace {
 

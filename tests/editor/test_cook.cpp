@@ -162,7 +162,8 @@ TEST_SUITE("editor") {
     for (const auto& e : fs::directory_iterator(dir / "b")) b[e.path().filename().string()] = slurp(e.path());
     CHECK(a.size() == 5);  // the manifest, three packs and the cook's lock file
     CHECK(a == b);
-    for (const auto& [name, bytes] : a) {
+    for (const auto& [file_name, bytes] : a) {
+      const std::string& name = file_name;  // lambdas (CAPTURE) cannot name a binding in clang 14
       CAPTURE(name);
       CHECK(bytes.find(dir.path().string()) == std::string::npos);  // no absolute paths
     }

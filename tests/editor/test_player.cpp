@@ -164,7 +164,8 @@ TEST_SUITE("editor") {
            return r;
          }()},
     };
-    for (const auto& [what, payload] : payloads) {
+    for (const auto& [case_name, payload] : payloads) {
+      const auto& what = case_name;  // lambdas (CAPTURE) cannot name a binding in clang 14
       CAPTURE(what);
       runtime::PackWriter shaders(runtime::PackKind::kShaders,
                                   runtime::encode_shaders_identity({{{"spirv-vulkan1.0", "ns"}}}));

@@ -29,7 +29,8 @@ TEST_SUITE("fuzz") {
   TEST_CASE("every fuzz target has a seed corpus - and every kept input runs clean through it") {
     const auto& targets = kiln::fuzz::registry();
     CHECK(targets.size() >= 11);
-    for (const auto& [name, body] : targets) {
+    for (const auto& [target_name, body] : targets) {
+      const auto& name = target_name;  // lambdas (CAPTURE) cannot name a binding in clang 14
       CAPTURE(name);
       const auto corpus = inputs_of(fs::path(KILN_FUZZ_DIR) / "corpus" / name);
       CHECK_MESSAGE(!corpus.empty(), "fuzz/corpus/" << name << " has no seeds");

@@ -229,7 +229,8 @@ TEST_SUITE("render") {
                                       std::pair{reflection("0", bad, "16", "64"), std::string("count")},
                                       std::pair{reflection("0", "1", bad, "64"), std::string("size")},
                                       std::pair{reflection("0", "1", "16", bad), std::string("local_size")}}) {
-        CAPTURE(key);
+        const std::string& field = key;  // lambdas (CAPTURE) cannot name a binding in clang 14
+        CAPTURE(field);
         auto refused = compute(json);
         REQUIRE_FALSE(refused);
         CHECK(refused.error().message.find("x.pack: v: comp: ") == 0);

@@ -160,8 +160,9 @@ TEST_SUITE("render") {
           std::lround(255 * textures::linear_to_srgb(float(textures::srgb_to_linear(float(srgb / 255.0)) * tint))));
     };
     for (const auto& [x, y] : {std::pair{128, 128}, {100, 150}, {160, 90}}) {
-      CAPTURE(x);
-      CAPTURE(y);
+      const int px = x, py = y;  // lambdas (CAPTURE) cannot name a binding in clang 14
+      CAPTURE(px);
+      CAPTURE(py);
       const auto got = pixel(probe, x, y);
       CHECK(std::abs(got[0] - expected(200, 0.5)) <= 1);
       CHECK(std::abs(got[1] - 100) <= 1);

@@ -276,7 +276,8 @@ TEST_SUITE("shadercache") {
                                                         {Backend::kEssl, "#version 310 es"},
                                                         {Backend::kHlsl, "float4"},
                                                         {Backend::kMsl, "#include <metal_stdlib>"}};
-    for (const auto& [backend, marker] : expected) {
+    for (const auto& [target, marker] : expected) {
+      const Backend backend = target;  // lambdas (CHECK_MESSAGE) cannot name a binding in clang 14
       ShaderLibrary library({.root = assets, .backend = backend});
       auto v = library.variant("shaders/post_bloom", "Main", {"HDR"});
       REQUIRE_MESSAGE(v, v.error().message);

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cstring>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "kiln/core/sanitizers.h"
+
+#if defined(KILN_ASAN)
 #include <dlfcn.h>
 #include <link.h>
 #endif
@@ -51,7 +53,7 @@ constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 // them: what a driver keeps for its process's life is then suppressed by library name
 // (tests/lsan-drivers.supp) instead of failing every process that rendered.
 void keep_loaded_libraries_mapped() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KILN_ASAN)
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void*) {
         if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
