@@ -3,7 +3,8 @@
 #   format   every C++ source laid out as .clang-format says (scripts/check_format.sh)
 #   asan     the whole suite (and the benchmarks built) under AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     the concurrent tests (label "concurrent") under ThreadSanitizer
-#   fuzz     every libFuzzer target for a few seconds from its seed corpus (scripts/fuzz.sh)
+#   fuzz     every libFuzzer target for a few seconds from its seed corpus (scripts/fuzz.sh), from the
+#            asan build when it is in the list (it has the targets too), else from the fuzz preset
 # Name presets to run others or fewer: `scripts/test.sh release` runs the whole suite on the
 # optimised build the main job uses; `scripts/test.sh release asan tsan fuzz` runs all four.
 set -euo pipefail
@@ -24,7 +25,10 @@ for preset in "${presets[@]}"; do
   fi
   if [[ "$preset" == fuzz ]]; then
     echo "== fuzz: build and a short run of every target"
-    scripts/fuzz.sh "${KILN_FUZZ_SECONDS:-6}" || failed+=(fuzz)
+    # With asan in the list, its build has the fuzz targets too; otherwise the fuzz preset alone.
+    fuzz_preset=fuzz
+    [[ " ${presets[*]} " == *" asan "* ]] && fuzz_preset=asan
+    KILN_FUZZ_PRESET="$fuzz_preset" scripts/fuzz.sh "${KILN_FUZZ_SECONDS:-6}" || failed+=(fuzz)
     phase_done fuzz
     continue
   fi
