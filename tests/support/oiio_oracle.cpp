@@ -1,11 +1,11 @@
 #include "oiio_oracle.h"
 
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "kiln/core/runtime_library.h"
 #include "oiio_plugin/oiio_plugin_api.h"
 
 namespace kiln::test {
@@ -15,10 +15,12 @@ namespace {
 // The plugin, opened once and never closed (its TextureSystems live as long as the process).
 const OiioPluginApi& oiio() {
   static const OiioPluginApi* api = [] {
-    void* handle = ::dlopen(KILN_TEST_OIIO, RTLD_NOW | RTLD_LOCAL);
-    REQUIRE_MESSAGE(handle != nullptr, "cannot open the OpenImageIO oracle plugin: " << ::dlerror());
-    auto* entry = reinterpret_cast<decltype(&kiln_test_oiio_api)>(::dlsym(handle, "kiln_test_oiio_api"));
-    REQUIRE_MESSAGE(bool(entry), KILN_TEST_OIIO " has no kiln_test_oiio_api");
+    auto plugin = RuntimeLibrary::open(KILN_TEST_OIIO, "the OpenImageIO oracle plugin");
+    REQUIRE_MESSAGE(plugin, plugin.error().message);
+    decltype(kiln_test_oiio_api)* entry = nullptr;
+    plugin->bind(entry, "kiln_test_oiio_api");
+    const Status bound = plugin->complete();
+    REQUIRE_MESSAGE(bound, bound.error().message);
     return entry();
   }();
   return *api;
