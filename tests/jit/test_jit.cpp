@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <tuple>
 
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
@@ -144,6 +146,51 @@ TEST_SUITE("jit") {
     for (std::size_t depth = 4; depth < 14; ++depth) {
       CAPTURE(depth);
       auto [i, c] = both(helpers + deep, {.max_call_depth = int(depth), .instruction_budget = 1'000'000});
+      CHECK(c == i);
+    }
+  }
+
+  TEST_CASE(
+      "a function calling itself from its compiled page stops - printing - range - budget - call depth - as the "
+      "interpreter does") {
+    test::TempDir dir("jit");
+    jitc::LlvmPageCompiler compiler;
+    auto both = [&](const std::string& source, VmOptions options) {
+      return interpreted_and_compiled(compiler, dir / "cache", source, options);
+    };
+    // The callee's print stops it at one depth (the interpreter finishes that call), its bottom
+    // reads t[n + k] (k = 2: out of range, an error raised deep inside the recursion).
+    auto walk = [](int k) {
+      return "local function walk(n, t)\n"
+             "  if n == 5 then print(n) end\n"
+             "  if n < 1 then return t[n + " +
+             std::to_string(k) +
+             "] end\n"
+             "  return 1 + walk(n - 1, t)\n"
+             "end\n"
+             "local t = {7}\nprint(walk(12, t))\nprint(walk(3, t))\n";
+    };
+    auto [interpreted, compiled] = both(walk(1), {.instruction_budget = 1'000'000});
+    CHECK(interpreted == "5\n19\n10\n");
+    CHECK(compiled == interpreted);
+    std::tie(interpreted, compiled) = both(walk(2), {.instruction_budget = 1'000'000});
+    CHECK(interpreted ==
+          "5\nERROR: calls.lua:3: array index 2 out of range (size 1; nil is outside Kiln's script subset)");
+    CHECK(compiled == interpreted);
+    const std::string fib =
+        "local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end\n"
+        "print(fib(12))\nprint(fib(9))\n";
+    std::tie(interpreted, compiled) = both(fib, {.instruction_budget = 1'000'000});
+    CHECK(interpreted == "144\n34\n");
+    CHECK(compiled == interpreted);
+    for (std::uint64_t budget = 10; budget < 1200; budget += 13) {  // runs out at every depth
+      CAPTURE(budget);
+      auto [i, c] = both(fib, {.instruction_budget = budget});
+      CHECK(c == i);
+    }
+    for (std::size_t depth = 2; depth < 16; ++depth) {
+      CAPTURE(depth);
+      auto [i, c] = both(walk(1), {.max_call_depth = int(depth), .instruction_budget = 1'000'000});
       CHECK(c == i);
     }
   }

@@ -9,9 +9,11 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   const std::string at = std::to_string(k);
   auto* start = llvm::BasicBlock::Create(C_, "call" + at, F_);
   auto* direct = llvm::BasicBlock::Create(C_, "direct" + at, F_);
+  auto* called = llvm::BasicBlock::Create(C_, "called" + at, F_);
   auto* indirect = llvm::BasicBlock::Create(C_, "indirect" + at, F_);
   auto* pop = llvm::BasicBlock::Create(C_, "pop" + at, F_);
   auto* finish = llvm::BasicBlock::Create(C_, "finish" + at, F_);
+  auto* resumed = llvm::BasicBlock::Create(C_, "resumed" + at, F_);
   auto* rebase = llvm::BasicBlock::Create(C_, "rebase" + at, F_);
   auto* returned = llvm::BasicBlock::Create(C_, "returned" + at, F_);
   auto* reload = llvm::BasicBlock::Create(C_, "reload" + at, F_);
@@ -19,10 +21,10 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   const bool checked = req_.mode == abi::JitMode::kChecked;
   auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
   auto* one = llvm::ConstantInt::get(i64_, 1);
+  auto* zero = llvm::ConstantInt::get(i64_, 0);
   B_.CreateBr(start);
 
   B_.SetInsertPoint(start);  // the argument stores go first (finish_calls)
-  if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
   auto* regs = current_regs(B_);
   auto* entries = ctx_load(B_, offsetof(abi::Context, entries), i64_->getPointerTo());
   auto* entry = B_.CreateInBoundsGEP(i64_, entries, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
@@ -32,12 +34,12 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   auto* native_left = load_field(offsetof(abi::Context, native_left), i64_);
   auto* top = B_.CreateInBoundsGEP(i64_, regs, B_.CreateAdd(needed, llvm::ConstantInt::get(i64_, a)));
   llvm::Value* ok = B_.CreateAnd(
-      B_.CreateAnd(B_.CreateICmpNE(code, llvm::ConstantInt::get(i64_, 0)),
+      B_.CreateAnd(B_.CreateICmpNE(code, zero),
                    B_.CreateICmpULT(frame_count, load_field(offsetof(abi::Context, frame_limit), i64_))),
-      B_.CreateAnd(B_.CreateICmpNE(native_left, llvm::ConstantInt::get(i64_, 0)),
+      B_.CreateAnd(B_.CreateICmpNE(native_left, zero),
                    B_.CreateICmpULE(B_.CreatePtrToInt(top, i64_),
                                     B_.CreatePtrToInt(load_field(offsetof(abi::Context, stack_end), ptr_ty), i64_))));
-  llvm::Value* count = nullptr;
+  llvm::Value* count = zero;
   if (checked) {  // one more tick within the budget, and not cancelled
     count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), one);
     ok = B_.CreateAnd(ok, B_.CreateNot(tick_stops(B_, count)));
@@ -54,31 +56,65 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
       llvm::ConstantInt::get(i64_, a));
   auto* frame = B_.CreateInBoundsGEP(i64_, frames, B_.CreateShl(frame_count, 2));
   B_.CreateStore(B_.CreateZExt(callee, i64_), frame);
-  B_.CreateStore(llvm::ConstantInt::get(i64_, 0), B_.CreateConstInBoundsGEP1_64(i64_, frame, 1));
+  B_.CreateStore(zero, B_.CreateConstInBoundsGEP1_64(i64_, frame, 1));
   B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 2));
   B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 3));
   store_field(offsetof(abi::Context, frame_count), B_.CreateAdd(frame_count, one));
   store_field(offsetof(abi::Context, native_left), B_.CreateSub(native_left, one));
-  if (checked) tagged(B_.CreateStore(count, counted(B_)), tbaa_count_);
   auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
-  store_field(offsetof(abi::Context, regs), B_.CreateConstInBoundsGEP1_64(i64_, regs, a));
+  auto* callee_regs = B_.CreateConstInBoundsGEP1_64(i64_, regs, a);
+  llvm::BasicBlock* self = nullptr;
+  llvm::Value *self_exit = nullptr, *self_count = nullptr;
+  if (llvm::isa<llvm::ConstantInt>(callee)) {
+    // The running function's own first page (recursion): its code proper, the registers and the
+    // count passed in machine registers.
+    self = llvm::BasicBlock::Create(C_, "self" + at, F_);
+    auto* other_code = llvm::BasicBlock::Create(C_, "any" + at, F_);
+    B_.CreateCondBr(B_.CreateICmpEQ(code, B_.CreatePtrToInt(page_, i64_)), self, other_code);
+    B_.SetInsertPoint(self);
+    auto* ran = B_.CreateCall(F_, {ctx_, callee_regs, count, llvm::ConstantInt::get(i32_, 0)});
+    ran->setCallingConv(F_->getCallingConv());
+    self_exit = B_.CreateExtractValue(ran, 0);
+    self_count = B_.CreateExtractValue(ran, 1);
+    B_.CreateBr(called);
+    B_.SetInsertPoint(other_code);
+  }
+  if (checked) tagged(B_.CreateStore(count, counted(B_)), tbaa_count_);
+  store_field(offsetof(abi::Context, regs), callee_regs);
   auto* page_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
   auto* stopped = B_.CreateCall(page_type, B_.CreateIntToPtr(code, page_type->getPointerTo()),
                                 {ctx_, llvm::ConstantInt::get(i32_, 0)});
   stopped->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* count_after =
+      checked ? static_cast<llvm::Value*>(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_)) : zero;
+  auto* any = B_.GetInsertBlock();
+  B_.CreateBr(called);
+  B_.SetInsertPoint(called);
+  auto* exit_phi = B_.CreatePHI(i64_, 2);
+  auto* count_phi = B_.CreatePHI(i64_, 2);
+  exit_phi->addIncoming(stopped, any);
+  count_phi->addIncoming(count_after, any);
+  if (self) {
+    exit_phi->addIncoming(self_exit, self);
+    count_phi->addIncoming(self_count, self);
+  }
   store_field(offsetof(abi::Context, native_left), native_left);
-  auto* came_back = B_.CreateICmpNE(B_.CreateAnd(stopped, llvm::ConstantInt::get(i64_, abi::kReturnedFlag)),
-                                    llvm::ConstantInt::get(i64_, 0));
+  auto* came_back = B_.CreateICmpNE(B_.CreateAnd(exit_phi, llvm::ConstantInt::get(i64_, abi::kReturnedFlag)), zero);
   B_.CreateCondBr(came_back, pop, finish);
   B_.SetInsertPoint(pop);
   store_field(offsetof(abi::Context, frame_count), frame_count);
+  if (checked) B_.CreateStore(count_phi, count_slot_);
   B_.CreateBr(rebase);
   B_.SetInsertPoint(finish);  // the callee stopped before its return: the interpreter finishes it
+  if (checked) tagged(B_.CreateStore(count_phi, counted(B_)), tbaa_count_);
   auto* resume_type = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i64_}, false);
   auto* resume = B_.CreateCall(resume_type, load_field(offsetof(abi::Context, resume), resume_type->getPointerTo()),
-                               {ctx_, stopped});
+                               {ctx_, exit_phi});
   resume->addFnAttr(llvm::Attribute::NoUnwind);
-  B_.CreateCondBr(B_.CreateICmpEQ(resume, llvm::ConstantInt::get(i32_, abi::kCallReturned)), rebase, failed);
+  B_.CreateCondBr(B_.CreateICmpEQ(resume, llvm::ConstantInt::get(i32_, abi::kCallReturned)), resumed, failed);
+  B_.SetInsertPoint(resumed);
+  if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_), count_slot_);
+  B_.CreateBr(rebase);
   B_.SetInsertPoint(rebase);  // the register stack may have moved: same offset, new place
   auto* moved = B_.CreateSub(load_field(offsetof(abi::Context, stack), i64_), stack_before);
   B_.CreateStore(B_.CreateIntToPtr(B_.CreateAdd(B_.CreatePtrToInt(regs, i64_), moved), ptr_ty), regs_slot_);
@@ -86,6 +122,7 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
 
   // Through the interpreter's call entry, which may also say no (the interpreter then runs it).
   B_.SetInsertPoint(indirect);
+  if (checked) tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
   auto* status = B_.CreateCall(call_type_, ctx_load(B_, offsetof(abi::Context, call), call_type_->getPointerTo()),
                                {ctx_, callee, llvm::ConstantInt::get(i32_, a)});
   status->addFnAttr(llvm::Attribute::NoUnwind);
@@ -94,12 +131,13 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   sw->addCase(llvm::ConstantInt::get(i32_, abi::kCallFailed), failed);
   B_.SetInsertPoint(returned);
   B_.CreateStore(load_field(offsetof(abi::Context, regs), ptr_ty), regs_slot_);
+  if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_), count_slot_);
   B_.CreateBr(reload);
 
   B_.SetInsertPoint(failed);  // the run is over: nothing to store
-  B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(k), true) | abi::kFailedFlag));
+  leave(abi::exit_code(int(k), true) | abi::kFailedFlag,
+        checked ? static_cast<llvm::Value*>(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_)) : zero);
   B_.SetInsertPoint(reload);
-  if (checked) B_.CreateStore(tagged(B_.CreateLoad(i64_, counted(B_)), tbaa_count_), count_slot_);
   B_.CreateBr(go(next));
   calls_.push_back({start, reload, a});
 }
@@ -123,7 +161,7 @@ void Emitter::tail_call(std::size_t k, int a, int args, std::uint32_t function, 
     auto* again = llvm::BasicBlock::Create(C_, "tailloop" + at, F_);
     auto* entries = ctx_load(B_, offsetof(abi::Context, entries), i64_->getPointerTo());
     auto* code = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entries, std::uint64_t(function) * 2));
-    llvm::Value* ok = B_.CreateICmpEQ(code, B_.CreatePtrToInt(F_, i64_));
+    llvm::Value* ok = B_.CreateICmpEQ(code, B_.CreatePtrToInt(page_, i64_));
     llvm::Value* count = nullptr;
     if (req_.mode == abi::JitMode::kChecked) {  // the call's tick
       count = B_.CreateAdd(B_.CreateLoad(i64_, count_slot_), llvm::ConstantInt::get(i64_, 1));

@@ -36,13 +36,23 @@ std::vector<std::uint16_t> Emitter::run() {
   i64_ = llvm::Type::getInt64Ty(C_);
   f64_ = llvm::Type::getDoubleTy(C_);
   helper_type_ = llvm::FunctionType::get(f64_, {f64_, f64_}, false);
+  auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
   auto* fn_type = llvm::FunctionType::get(i64_, {llvm::Type::getInt8PtrTy(C_), i32_}, false);
-  F_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, kPageFunctionName, M_);
-  F_->setDSOLocal(true);  // its own address (a tail call compares it) is PC-relative, not through a GOT
+  page_ = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, kPageFunctionName, M_);
+  page_->setDSOLocal(true);  // its own address (a call compares it) is PC-relative, not through a GOT
+  page_->addFnAttr(llvm::Attribute::NoUnwind);
+  page_->addFnAttr("frame-pointer", "none");
+  // The page's code proper takes the frame's registers and the budget count in machine registers
+  // and returns the count beside the exit, so a call of the running function from its own first
+  // page passes them without a round trip through memory (page_calls.cpp).
+  result_type_ = llvm::StructType::get(C_, {i64_, i64_});
+  auto* body_type = llvm::FunctionType::get(result_type_, {llvm::Type::getInt8PtrTy(C_), ptr_ty, i64_, i32_}, false);
+  F_ = llvm::Function::Create(body_type, llvm::Function::InternalLinkage, "kiln_page_body", M_);
+  F_->setCallingConv(llvm::CallingConv::Fast);
   F_->addFnAttr(llvm::Attribute::NoUnwind);
   F_->addFnAttr("frame-pointer", "none");
   ctx_ = F_->getArg(0);
-  entry_arg_ = F_->getArg(1);
+  entry_arg_ = F_->getArg(3);
   // Type-based alias classes: frame registers, module variables, array headers, array elements,
   // the budget counter, the element counter and the context never overlap, so LLVM may keep each in
   // registers across the others' stores (in a page a header changes only by an append's size).
@@ -63,13 +73,12 @@ std::vector<std::uint16_t> Emitter::run() {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
   entry_builder_.SetInsertPoint(entry);
   // The frame's registers: where the page was entered, and where they are now (a call may move them).
-  regs_ = entry_field(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_));
-  regs_slot_ = entry_builder_.CreateAlloca(llvm::Type::getInt64PtrTy(C_), nullptr, "regs");
+  regs_ = F_->getArg(1);
+  regs_slot_ = entry_builder_.CreateAlloca(ptr_ty, nullptr, "regs");
   entry_builder_.CreateStore(regs_, regs_slot_);
-  // The budget counter lives in a register while the page runs, stored back at every exit.
+  // The budget counter lives in a register while the page runs, returned at every exit.
   count_slot_ = entry_builder_.CreateAlloca(i64_, nullptr, "counted");
-  entry_builder_.CreateStore(tagged(entry_builder_.CreateLoad(i64_, counted(entry_builder_)), tbaa_count_),
-                             count_slot_);
+  entry_builder_.CreateStore(F_->getArg(2), count_slot_);
   // The last count a tick may reach (no budget: never stops), decided once per entry.
   auto* budget = entry_field(offsetof(abi::Context, budget), i64_);
   budget_ = entry_builder_.CreateSelect(entry_builder_.CreateICmpEQ(budget, llvm::ConstantInt::get(i64_, 0)),
@@ -93,9 +102,7 @@ std::vector<std::uint16_t> Emitter::run() {
     llvm::Value* result = llvm::ConstantInt::get(i64_, 0);
     if (site.value >= 0) result = slot_bits(B_, slots_.at(site.value));
     tagged(B_.CreateStore(result, reg_ptr(B_, regs, 0)), tbaa_reg_);
-    if (req_.mode == abi::JitMode::kChecked)
-      tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
-    B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(int(site.k), false) | abi::kReturnedFlag));
+    leave(abi::exit_code(int(site.k), false) | abi::kReturnedFlag, B_.CreateLoad(i64_, count_slot_));
   }
   // Every exit stores the registers the page writes that may be read from there on, then says
   // where to continue.
@@ -108,14 +115,13 @@ std::vector<std::uint16_t> Emitter::run() {
     for (int r : written_)
       if (!in_page || live[std::size_t(target)].test(std::size_t(r)))
         tagged(B_.CreateStore(slot_bits(B_, slots_.at(r)), reg_ptr(B_, regs, r)), tbaa_reg_);
-    if (req_.mode == abi::JitMode::kChecked)
-      tagged(B_.CreateStore(B_.CreateLoad(i64_, count_slot_), counted(B_)), tbaa_count_);
-    B_.CreateRet(llvm::ConstantInt::get(i64_, abi::exit_code(key.first, key.second)));
+    leave(abi::exit_code(key.first, key.second), B_.CreateLoad(i64_, count_slot_));
   }
   // Entering anywhere else: back to the interpreter, nothing changed.
   llvm::BasicBlock* other = llvm::BasicBlock::Create(C_, "not_an_entry", F_);
   B_.SetInsertPoint(other);
-  B_.CreateRet(B_.CreateOr(B_.CreateZExt(entry_arg_, i64_), llvm::ConstantInt::get(i64_, abi::kInterpretFlag)));
+  leave(B_.CreateOr(B_.CreateZExt(entry_arg_, i64_), llvm::ConstantInt::get(i64_, abi::kInterpretFlag)),
+        B_.CreateLoad(i64_, count_slot_));
   std::vector<std::uint16_t> served;
   for (std::uint16_t e : req_.entries)
     if (e < kPageWords && shape_->starts[e]) served.push_back(e);
@@ -130,7 +136,35 @@ std::vector<std::uint16_t> Emitter::run() {
     b.CreateBr(blocks_[e]);
     sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), enter);
   }
+  emit_page_entry();
   return served;
+}
+
+void Emitter::leave(llvm::Value* exit, llvm::Value* count) {
+  llvm::Value* result = llvm::UndefValue::get(result_type_);
+  result = B_.CreateInsertValue(result, exit, 0);
+  B_.CreateRet(B_.CreateInsertValue(result, count, 1));
+}
+
+void Emitter::leave(std::uint64_t exit, llvm::Value* count) { leave(llvm::ConstantInt::get(i64_, exit), count); }
+
+void Emitter::emit_page_entry() {
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(C_, "page", page_));
+  auto* ctx = page_->getArg(0);
+  auto load = [&](std::size_t offset, llvm::Type* type) {
+    return tagged(
+        b.CreateLoad(type, b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx, offset), type->getPointerTo())),
+        tbaa_context_);
+  };
+  const bool checked = req_.mode == abi::JitMode::kChecked;
+  auto* counter = load(offsetof(abi::Context, counted), i64_->getPointerTo());
+  llvm::Value* count = llvm::ConstantInt::get(i64_, 0);
+  if (checked) count = tagged(b.CreateLoad(i64_, counter), tbaa_count_);
+  auto* ran = b.CreateCall(
+      F_, {ctx, load(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_)), count, page_->getArg(1)});
+  ran->setCallingConv(F_->getCallingConv());
+  if (checked) tagged(b.CreateStore(b.CreateExtractValue(ran, 1), counter), tbaa_count_);
+  b.CreateRet(b.CreateExtractValue(ran, 0));
 }
 
 void Emitter::emit_instruction(std::size_t k) {

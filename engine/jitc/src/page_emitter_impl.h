@@ -325,6 +325,12 @@ class Emitter {
   }
 
   void emit_instruction(std::size_t k);
+  // Returns from the page's code: the exit (jit_abi.h) and the budget count.
+  void leave(llvm::Value* exit, llvm::Value* count);
+  void leave(std::uint64_t exit, llvm::Value* count);
+  // The page function of the ABI: loads the frame's registers and the count from the context,
+  // runs the code, stores the count back.
+  void emit_page_entry();
 
   llvm::LLVMContext& C_;
   llvm::Module& M_;
@@ -360,7 +366,9 @@ class Emitter {
   llvm::Type* f64_ = nullptr;
   llvm::FunctionType* helper_type_ = nullptr;
   llvm::FunctionType* call_type_ = nullptr;
-  llvm::Function* F_ = nullptr;
+  llvm::Function* F_ = nullptr;     // the page's code: (ctx, regs, count, entry) -> {exit, count}
+  llvm::Function* page_ = nullptr;  // the page function of the ABI, which runs F_
+  llvm::StructType* result_type_ = nullptr;
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
