@@ -655,7 +655,39 @@ TEST_SUITE("jit") {
   }
 }
 
+namespace {
+// The threads of this process now (its entries in /proc/self/task).
+std::size_t threads_now() {
+  return std::size_t(std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator()));
+}
+}  // namespace
+
 TEST_SUITE("jit") {
+  TEST_CASE("a runtime whose pages all come from the page cache starts no thread - a compile starts its pool") {
+    test::TempDir dir("jit-threads");
+    jitc::LlvmPageCompiler compiler;
+    auto program = compile_script("loop.lua", "local s = 0\nfor i = 1, 2000 do s = s + i * 2 end\nprint(s)\n");
+    REQUIRE(program);
+    const std::size_t before = threads_now();
+    {
+      auto cold = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .hot_threshold = 1});
+      REQUIRE(cold);
+      CHECK(threads_now() == before);  // nothing compiled yet: no pool, no cache writer
+      CHECK(run(*program, cold->get()) == "4002000\n");
+      (*cold)->flush();
+      CHECK((*cold)->stats().stored >= 1);
+      CHECK(threads_now() > before);  // the compile pool and the cache's writer
+    }
+    CHECK(threads_now() == before);
+    auto warm = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .hot_threshold = 1});
+    REQUIRE(warm);
+    CHECK(run(*program, warm->get()) == "4002000\n");
+    (*warm)->flush();
+    CHECK((*warm)->stats().loaded >= 1);
+    CHECK((*warm)->stats().compiled == 0);
+    CHECK(threads_now() == before);
+  }
+
   TEST_CASE(
       "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl or libtiff - the cold one loads the compiler "
       "when it "

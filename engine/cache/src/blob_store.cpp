@@ -27,9 +27,26 @@ void BlobStore::Impl::record_error(std::string message) {
 void BlobStore::Impl::request_prune() {
   {
     std::lock_guard lock(prune_mu);
+    if (prune_stop) return;
     prune_requested = true;
+    if (!pruner.joinable()) pruner = std::thread([this] { run_pruner(); });
   }
   prune_cv.notify_all();
+}
+
+void BlobStore::Impl::run_pruner() {
+  std::unique_lock lock(prune_mu);
+  for (;;) {
+    prune_cv.wait(lock, [&] { return prune_stop || prune_requested; });
+    if (!prune_requested) return;
+    prune_requested = false;
+    prune_running = true;
+    lock.unlock();
+    if (auto r = outer->prune(); !r) record_error(r.error().message);
+    lock.lock();
+    prune_running = false;
+    prune_cv.notify_all();
+  }
 }
 
 Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
@@ -64,21 +81,7 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   }
   std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
   Impl* self = store->impl_.get();
-  BlobStore* outer = store.get();
-  self->pruner = std::thread([self, outer] {
-    std::unique_lock lock(self->prune_mu);
-    for (;;) {
-      self->prune_cv.wait(lock, [&] { return self->prune_stop || self->prune_requested; });
-      if (!self->prune_requested) return;
-      self->prune_requested = false;
-      self->prune_running = true;
-      lock.unlock();
-      if (auto r = outer->prune(); !r) self->record_error(r.error().message);
-      lock.lock();
-      self->prune_running = false;
-      self->prune_cv.notify_all();
-    }
-  });
+  self->outer = store.get();
   self->writer = std::make_unique<BlobWriter>(
       self->options.background_writes, self->options.max_queued_bytes,
       [self](const fs::path& path, std::uint64_t bytes, const Status& s) {
@@ -104,12 +107,14 @@ BlobStore::BlobStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 BlobStore::~BlobStore() {
   // The writer first: its callback may request a prune. Then the pruner, then the locks.
   impl_->writer.reset();
+  std::thread pruner;
   {
     std::lock_guard lock(impl_->prune_mu);
     impl_->prune_stop = true;
+    pruner = std::move(impl_->pruner);
   }
   impl_->prune_cv.notify_all();
-  impl_->pruner.join();
+  if (pruner.joinable()) pruner.join();
   impl_->remote.reset();  // sends what waits, and counts it before the counts are kept
   for (const auto& [dir, fd] : impl_->namespace_locks) ::close(fd);
   const auto kinds = cache_kinds();

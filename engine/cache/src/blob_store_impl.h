@@ -37,7 +37,9 @@ struct BlobStore::Impl {
   // process takes the lock exclusively before it removes a namespace, so one in use is skipped.
   std::map<std::filesystem::path, int> namespace_locks;
 
-  // Auto-prune runs on its own thread so that the writer keeps draining meanwhile.
+  // Auto-prune runs on its own thread so that the writer keeps draining meanwhile; the first
+  // request starts it (under prune_mu).
+  BlobStore* outer = nullptr;  // the store this is the state of
   std::mutex prune_mu;
   std::condition_variable prune_cv;
   bool prune_requested = false, prune_running = false, prune_stop = false;
@@ -48,6 +50,7 @@ struct BlobStore::Impl {
 
   void record_error(std::string message);
   void request_prune();
+  void run_pruner();
 };
 
 // The outcome of reading one blob file.

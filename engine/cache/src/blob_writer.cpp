@@ -7,21 +7,21 @@
 namespace kiln::cache {
 
 BlobWriter::BlobWriter(bool background, std::uint64_t max_queued_bytes, Written on_written)
-    : on_written_(std::move(on_written)), max_queued_bytes_(max_queued_bytes) {
-  if (background) thread_ = std::thread([this] { run(); });
-}
+    : on_written_(std::move(on_written)), background_(background), max_queued_bytes_(max_queued_bytes) {}
 
 BlobWriter::~BlobWriter() {
+  std::thread writer;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    writer = std::move(thread_);
   }
   work_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (writer.joinable()) writer.join();
 }
 
 void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes> image) {
-  if (!thread_.joinable()) {
+  if (!background_) {
     write(Job{std::move(path), std::move(image)});
     return;
   }
@@ -33,6 +33,7 @@ void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes
     peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
     pending_[path] = image;
     queue_.push_back(Job{std::move(path), std::move(image), ++enqueued_seq_});
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   work_cv_.notify_one();
 }

@@ -22,7 +22,8 @@ class BlobWriter {
  public:
   using Written = std::function<void(const std::filesystem::path&, std::uint64_t bytes, const Status&)>;
 
-  // With `background`, a thread writes; enqueue() blocks while `max_queued_bytes` wait to be written.
+  // With `background`, a thread writes (started by the first enqueue: a store that only reads starts
+  // none); enqueue() blocks while `max_queued_bytes` wait to be written.
   BlobWriter(bool background, std::uint64_t max_queued_bytes, Written on_written);
   ~BlobWriter();  // writes what is queued, then stops
 
@@ -45,6 +46,7 @@ class BlobWriter {
   void write(const Job& job);
 
   Written on_written_;
+  const bool background_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
   std::condition_variable idle_cv_;
@@ -57,7 +59,7 @@ class BlobWriter {
   std::uint64_t enqueued_seq_ = 0;   // jobs are written in order: seq of the last enqueued...
   std::uint64_t completed_seq_ = 0;  // ...and of the last written
   bool stopping_ = false;
-  std::thread thread_;  // last: started after everything above exists
+  std::thread thread_;  // started under mu_ by the first enqueue
 };
 
 }  // namespace kiln::cache

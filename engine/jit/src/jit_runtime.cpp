@@ -63,7 +63,9 @@ struct JitRuntime::Impl {
   int in_pool = 0;        // tasks of this runtime handed to the pool and not yet returned
   bool stopping = false;
   std::condition_variable idle_cv;
-  std::unique_ptr<core::WorkerPool> own_pool;  // when the options name none
+  // When the options name no pool, the runtime's own, started by the first background compile: a
+  // run whose pages all come from the cache starts no thread.
+  std::unique_ptr<core::WorkerPool> own_pool;
   core::WorkerPool* pool = nullptr;
   JitStats stats;
 
@@ -230,13 +232,7 @@ Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
     if (!store) return store.error();
     impl->store = std::move(*store);
   }
-  if (!impl->options.synchronous) {
-    impl->pool = impl->options.pool;
-    if (!impl->pool) {
-      impl->own_pool = std::make_unique<core::WorkerPool>(std::max(1, impl->options.compile_threads));
-      impl->pool = impl->own_pool.get();
-    }
-  }
+  impl->pool = impl->options.pool;
   return std::unique_ptr<JitRuntime>(new JitRuntime(std::move(impl)));
 }
 
@@ -263,13 +259,19 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
     return job.slot;
   }
   std::shared_ptr<PageSlot> slot = job.slot;
+  core::WorkerPool* pool = nullptr;
   {
     std::lock_guard lock(impl_->mu);
     job.entries = std::move(union_entries);
     impl_->queue.push_back(std::move(job));
     ++impl_->in_pool;
+    if (!impl_->pool) {
+      impl_->own_pool = std::make_unique<core::WorkerPool>(std::max(1, impl_->options.compile_threads));
+      impl_->pool = impl_->own_pool.get();
+    }
+    pool = impl_->pool;
   }
-  impl_->pool->submit([impl = impl_.get()] { impl->run_queued(); });
+  pool->submit([impl = impl_.get()] { impl->run_queued(); });
   return slot;
 }
 
