@@ -1,35 +1,30 @@
-// `kiln`: the command of editors, build machines and tools. This file only dispatches to the
-// commands (cache, config, cook, editor, probe, script, shader, texture); command_line.h parses.
+// `kiln`: the command of editors, build machines and tools. Scripts and the settings commands
+// (script, version, info, config) run in this process. The commands that build (cache, cook,
+// editor, probe, shader, texture) run in kiln-tools beside it, which replaces this process: the
+// same pid, arguments, environment and descriptors, so exit codes and signals are its own. A
+// script run thus starts without loading the shader compilers, the Vulkan loader or the image
+// libraries (a third of a one-line script's start-up time was theirs).
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
-#include "kiln/texture_import/texture_import.h"
-#include "cache_commands.h"
-#include "script_commands.h"
-#include "shader_commands.h"
-#include "texture_commands.h"
-
-namespace kiln::cli {
-int run_cook_command(const Args& args);
-int run_editor_command(const Args& args);
-}  // namespace kiln::cli
 #include "cli_args.h"
 #include "command_line.h"
 #include "kiln/core/config.h"
+#include "kiln/core/program_files.h"
+#include "script_commands.h"
 
 int main(int argc, char** argv) {
   using namespace kiln;
-  texture_import::register_source_reader();  // JPEG, TGA, EXR, HDR, PSD, ... sources
   auto parsed = cli::parse_command_line(argc, argv);
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
   const std::string command = args.words[0];
-  if (command == "probe") return cli::run_probe_command(args);
   if (command == "script") return cli::run_script_command(args);
-  if (command == "texture") return cli::run_texture_command(args);
-  if (command == "cook") return cli::run_cook_command(args);
-  if (command == "editor") return cli::run_editor_command(args);
   if (command == "version") {
     if (args.json)
       std::printf("{\"version\": \"%s\", \"build_type\": \"%s\"}\n", KILN_VERSION, KILN_BUILD_TYPE);
@@ -37,18 +32,23 @@ int main(int argc, char** argv) {
       std::printf("%s\n", cli::version_line().c_str());
     return cli::kExitOk;
   }
-  auto config = load_config(args.config);
-  if (!config) {
-    std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
-    return cli::kExitUsage;
-  }
   if (command == "info" || command == "config") {
+    auto config = load_config(args.config);
+    if (!config) {
+      std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
+      return cli::kExitUsage;
+    }
     if (command == "info" && !args.json) std::printf("%s\n", cli::version_line().c_str());
     std::printf("%s", format_config(*config, args.json).c_str());
     return cli::kExitOk;
   }
-  if (command == "cache") return cli::run_cache_command(args, *config);
-  if (command == "shader") return cli::run_shader_command(args, *config);
-  std::fprintf(stderr, "kiln: unknown command '%s' (see kiln --help)\n", command.c_str());
-  return cli::kExitUsage;
+  const std::filesystem::path tools = find_program_file("kiln-tools", /*executable=*/true);
+  if (tools.empty()) {
+    std::fprintf(stderr, "kiln: '%s' runs in kiln-tools, which is not installed beside this program\n",
+                 command.c_str());
+    return cli::kExitFailed;
+  }
+  ::execv(tools.c_str(), argv);
+  std::fprintf(stderr, "kiln: cannot run %s: %s\n", tools.c_str(), std::strerror(errno));
+  return cli::kExitFailed;
 }

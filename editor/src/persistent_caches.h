@@ -8,8 +8,6 @@
 
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/config.h"
-#include "kiln/jit/compiler_plugin.h"
-#include "kiln/jit/jit_runtime.h"
 #include "kiln/shadercache/isolated_compiler.h"
 
 namespace kiln::cli {
@@ -21,15 +19,6 @@ std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const s
 
 // The store for shader variants: nullptr when shaders.disk_cache is off or it cannot be opened.
 std::unique_ptr<cache::BlobStore> open_variant_store(const Config& config, const std::string& who);
-
-// The script page compiler (LLVM, loaded when a page must first be compiled); nullptr, said on
-// stderr, when it is not available (scripts then run interpreted). A plugin that fails to load
-// later says so once on stderr.
-std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(const Config& config, const std::string& who);
-
-// A script runtime with `options`; when its page cache (options.cache_root) cannot be opened, one
-// without it. Fails only for what a runtime without a cache fails for.
-Result<std::unique_ptr<jit::JitRuntime>> open_jit_runtime(jit::JitOptions options, const std::string& who);
 
 // How the tools run glslang: in kiln-shader-worker processes beside this program, limited by
 // shaders.compile_memory_max and shaders.compile_timeout, unless shaders.compile_workers is off.

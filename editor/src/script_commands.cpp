@@ -8,7 +8,7 @@
 
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
-#include "persistent_caches.h"
+#include "script_runtime.h"
 #include "script_host.h"
 
 namespace kiln::cli {

@@ -49,6 +49,33 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(r.exit_code == 0, r.output);
     CHECK(r.output.find("prune ") == 0);
   }
+
+  TEST_CASE("kiln hands the commands that build to kiln-tools in its place - and says so when kiln-tools is missing") {
+    test::TempDir dir("cli");
+    const std::string tools = (std::filesystem::path(KILN_CLI).parent_path() / "kiln-tools").string();
+    const std::string root = (dir / "cache").string();
+    auto through_kiln = test::run_process({KILN_CLI, "cache", "verify", "--json", "--cache-root", root});
+    auto direct = test::run_process({tools, "cache", "verify", "--json", "--cache-root", root});
+    REQUIRE_MESSAGE(through_kiln.exit_code == 0, through_kiln.output);
+    CHECK(through_kiln.output == direct.output);
+    // A failure keeps its exit code and message.
+    auto missing = test::run_process({KILN_CLI, "texture", "info", (dir / "none.tx").string()});
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.output == test::run_process({tools, "texture", "info", (dir / "none.tx").string()}).output);
+    // kiln alone: scripts and settings still run, a command that builds names what is missing.
+    const auto lone = dir / "lone" / "kiln";
+    std::filesystem::create_directories(lone.parent_path());
+    std::filesystem::copy_file(KILN_CLI, lone);
+    std::filesystem::permissions(lone, std::filesystem::perms::owner_all);
+    std::ofstream(dir / "one.lua") << "print(6 * 7)\n";
+    auto script = test::run_process({lone.string(), "script", "run", (dir / "one.lua").string(), "--jit", "off"});
+    CHECK(script.exit_code == 0);
+    CHECK(script.output == "42\n");
+    CHECK(test::run_process({lone.string(), "config"}).exit_code == 0);
+    auto cook = test::run_process({lone.string(), "cache", "verify", "--cache-root", root});
+    CHECK(cook.exit_code == 1);
+    CHECK(cook.output == "kiln: 'cache' runs in kiln-tools, which is not installed beside this program\n");
+  }
 }
 
 TEST_SUITE("editor") {

@@ -689,7 +689,8 @@ TEST_SUITE("jit") {
   }
 
   TEST_CASE(
-      "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl or libtiff - the cold one loads the compiler "
+      "a warm kiln script run maps no libLLVM or OpenImageIO or libcurl or libtiff or the tools - the cold one loads "
+      "the compiler "
       "when it "
       "compiles") {
     test::TempDir dir("jit-lazy-llvm");
@@ -712,7 +713,9 @@ TEST_SUITE("jit") {
     CHECK(warm.output.find("file=libOpenImageIO") == std::string::npos);
     CHECK(warm.output.find("kiln-teximport") == std::string::npos);
     // Nor libcurl or libtiff and the libraries they need: only an HTTP remote or a TIFF loads them.
-    for (const char* library : {"file=libcurl", "file=libtiff"}) {
+    // Nor the tools' program and what it links (the Vulkan loader, libpng, hiredis).
+    for (const char* library :
+         {"file=libcurl", "file=libtiff", "file=libvulkan", "file=libpng", "file=libhiredis", "kiln-tools"}) {
       CHECK(cold.output.find(library) == std::string::npos);
       CHECK(warm.output.find(library) == std::string::npos);
     }

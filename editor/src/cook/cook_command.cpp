@@ -16,6 +16,7 @@
 
 #include "cli_args.h"
 #include "persistent_caches.h"
+#include "script_runtime.h"
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
 #include "cook/cook_previews.h"

@@ -3,7 +3,7 @@
 #include <optional>
 #include <set>
 
-#include "persistent_caches.h"
+#include "script_runtime.h"
 #include "kiln/jit/aot_pages.h"
 #include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"

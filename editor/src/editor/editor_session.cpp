@@ -1,5 +1,6 @@
 #include "editor/editor_session.h"
 #include "persistent_caches.h"
+#include "script_runtime.h"
 #include "script_host.h"
 #include "variant_records.h"
 
