@@ -30,8 +30,8 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   auto* entry = B_.CreateInBoundsGEP(i64_, entries, B_.CreateShl(B_.CreateZExt(callee, i64_), 1));
   auto* code = B_.CreateLoad(i64_, entry);
   auto* needed = B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, entry, 1));
-  auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
-  auto* native_left = load_field(offsetof(abi::Context, native_left), i64_);
+  auto* frame_count = frame_count_;
+  auto* native_left = native_left_;
   auto* top = B_.CreateInBoundsGEP(i64_, regs, B_.CreateAdd(needed, llvm::ConstantInt::get(i64_, a)));
   llvm::Value* ok = B_.CreateAnd(
       B_.CreateAnd(B_.CreateICmpNE(code, zero),
@@ -49,11 +49,10 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   // Direct: push the callee's frame (its base is this frame's plus a) and enter its code at 0.
   B_.SetInsertPoint(direct);
   auto* frames = load_field(offsetof(abi::Context, frames), ptr_ty);
-  auto* base = B_.CreateAdd(
-      B_.CreateLoad(i64_, B_.CreateInBoundsGEP(i64_, frames,
-                                               B_.CreateAdd(B_.CreateShl(frame_count, 2),
-                                                            llvm::ConstantInt::get(i64_, std::uint64_t(-2))))),
-      llvm::ConstantInt::get(i64_, a));
+  // This frame's base, from where its registers are in the stack (not read back from its frame).
+  auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
+  auto* base = B_.CreateAdd(B_.CreateLShr(B_.CreateSub(B_.CreatePtrToInt(regs, i64_), stack_before), 3),
+                            llvm::ConstantInt::get(i64_, a));
   auto* frame = B_.CreateInBoundsGEP(i64_, frames, B_.CreateShl(frame_count, 2));
   B_.CreateStore(B_.CreateZExt(callee, i64_), frame);
   B_.CreateStore(zero, B_.CreateConstInBoundsGEP1_64(i64_, frame, 1));
@@ -61,7 +60,6 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   B_.CreateStore(base, B_.CreateConstInBoundsGEP1_64(i64_, frame, 3));
   store_field(offsetof(abi::Context, frame_count), B_.CreateAdd(frame_count, one));
   store_field(offsetof(abi::Context, native_left), B_.CreateSub(native_left, one));
-  auto* stack_before = load_field(offsetof(abi::Context, stack), i64_);
   auto* callee_regs = B_.CreateConstInBoundsGEP1_64(i64_, regs, a);
   llvm::BasicBlock* self = nullptr;
   llvm::Value *self_exit = nullptr, *self_count = nullptr;
@@ -72,7 +70,8 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
     auto* other_code = llvm::BasicBlock::Create(C_, "any" + at, F_);
     B_.CreateCondBr(B_.CreateICmpEQ(code, B_.CreatePtrToInt(page_, i64_)), self, other_code);
     B_.SetInsertPoint(self);
-    auto* ran = B_.CreateCall(F_, {ctx_, callee_regs, count, llvm::ConstantInt::get(i32_, 0)});
+    auto* ran = B_.CreateCall(F_, {ctx_, callee_regs, count, llvm::ConstantInt::get(i32_, 0),
+                                   B_.CreateAdd(frame_count, one), B_.CreateSub(native_left, one)});
     ran->setCallingConv(F_->getCallingConv());
     self_exit = B_.CreateExtractValue(ran, 0);
     self_count = B_.CreateExtractValue(ran, 1);
@@ -148,7 +147,7 @@ void Emitter::tail_call(std::size_t k, int a, int args, std::uint32_t function, 
   auto* other = llvm::BasicBlock::Create(C_, "tailother" + at, F_);
   auto* ptr_ty = llvm::Type::getInt64PtrTy(C_);
   auto* frames = load_field(offsetof(abi::Context, frames), ptr_ty);
-  auto* frame_count = load_field(offsetof(abi::Context, frame_count), i64_);
+  auto* frame_count = frame_count_;
   auto* running = B_.CreateLoad(
       i64_,
       B_.CreateInBoundsGEP(i64_, frames, B_.CreateSub(B_.CreateShl(frame_count, 2), llvm::ConstantInt::get(i64_, 4))));
@@ -244,9 +243,9 @@ llvm::Value* Emitter::inline_allowed(std::uint32_t function, int depth) {
   if (allowed) return allowed;
   auto& room = frame_room_[depth];
   if (!room)
-    room = entry_builder_.CreateICmpULE(entry_builder_.CreateAdd(entry_field(offsetof(abi::Context, frame_count), i64_),
-                                                                 llvm::ConstantInt::get(i64_, std::uint64_t(depth))),
-                                        entry_field(offsetof(abi::Context, frame_limit), i64_));
+    room = entry_builder_.CreateICmpULE(
+        entry_builder_.CreateAdd(frame_count_, llvm::ConstantInt::get(i64_, std::uint64_t(depth))),
+        entry_field(offsetof(abi::Context, frame_limit), i64_));
   auto* defined = entry_field(offsetof(abi::Context, defined), i8_->getPointerTo());
   auto* is_defined = entry_builder_.CreateLoad(i8_, entry_builder_.CreateConstInBoundsGEP1_64(i8_, defined, function));
   allowed = entry_builder_.CreateAnd(entry_builder_.CreateICmpNE(is_defined, llvm::ConstantInt::get(i8_, 0)), room);

@@ -42,17 +42,23 @@ std::vector<std::uint16_t> Emitter::run() {
   page_->setDSOLocal(true);  // its own address (a call compares it) is PC-relative, not through a GOT
   page_->addFnAttr(llvm::Attribute::NoUnwind);
   page_->addFnAttr("frame-pointer", "none");
-  // The page's code proper takes the frame's registers and the budget count in machine registers
-  // and returns the count beside the exit, so a call of the running function from its own first
-  // page passes them without a round trip through memory (page_calls.cpp).
+  // The page's code proper takes in machine registers what a call of it would otherwise read back
+  // from the context right after its caller stored it: the frame's registers, the budget count
+  // (returned beside the exit), the frame count and the calls that may still nest natively (both
+  // the same at every instruction of a frame: calls return to it). So a call of the running
+  // function from its own first page passes them without a round trip through memory
+  // (page_calls.cpp); the context's copies are still stored for the interpreter.
   result_type_ = llvm::StructType::get(C_, {i64_, i64_});
-  auto* body_type = llvm::FunctionType::get(result_type_, {llvm::Type::getInt8PtrTy(C_), ptr_ty, i64_, i32_}, false);
+  auto* body_type =
+      llvm::FunctionType::get(result_type_, {llvm::Type::getInt8PtrTy(C_), ptr_ty, i64_, i32_, i64_, i64_}, false);
   F_ = llvm::Function::Create(body_type, llvm::Function::InternalLinkage, "kiln_page_body", M_);
   F_->setCallingConv(llvm::CallingConv::Fast);
   F_->addFnAttr(llvm::Attribute::NoUnwind);
   F_->addFnAttr("frame-pointer", "none");
   ctx_ = F_->getArg(0);
   entry_arg_ = F_->getArg(3);
+  frame_count_ = F_->getArg(4);
+  native_left_ = F_->getArg(5);
   // Type-based alias classes: frame registers, module variables, array headers, array elements,
   // the budget counter, the element counter and the context never overlap, so LLVM may keep each in
   // registers across the others' stores (in a page a header changes only by an append's size).
@@ -161,7 +167,8 @@ void Emitter::emit_page_entry() {
   llvm::Value* count = llvm::ConstantInt::get(i64_, 0);
   if (checked) count = tagged(b.CreateLoad(i64_, counter), tbaa_count_);
   auto* ran = b.CreateCall(
-      F_, {ctx, load(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_)), count, page_->getArg(1)});
+      F_, {ctx, load(offsetof(abi::Context, regs), llvm::Type::getInt64PtrTy(C_)), count, page_->getArg(1),
+           load(offsetof(abi::Context, frame_count), i64_), load(offsetof(abi::Context, native_left), i64_)});
   ran->setCallingConv(F_->getCallingConv());
   if (checked) tagged(b.CreateStore(b.CreateExtractValue(ran, 1), counter), tbaa_count_);
   b.CreateRet(b.CreateExtractValue(ran, 0));

@@ -370,6 +370,7 @@ class Emitter {
   llvm::Function* page_ = nullptr;  // the page function of the ABI, which runs F_
   llvm::StructType* result_type_ = nullptr;
   llvm::Value *ctx_ = nullptr, *entry_arg_ = nullptr;
+  llvm::Value *frame_count_ = nullptr, *native_left_ = nullptr;  // the context's, as they are while the page runs
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
                *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr;
