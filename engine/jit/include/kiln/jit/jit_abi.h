@@ -27,6 +27,11 @@
 // the page exits to the interpreter at the call; when the callee failed (an error to report) the
 // page exits at once with kFailedFlag, the error kept by the interpreter.
 //
+// Inside a page these steps are the same, but when the callee's first page is the calling page itself
+// (recursion), the page enters its own code directly, passing the callee's registers, the budget
+// count, the frame count and native_left in machine registers rather than through the context (which
+// it still updates for the interpreter).
+//
 // A call of a small leaf function may be compiled into the caller's page instead (inlining.h): it
 // checks what the interpreter's call would (defined, call depth, one budget tick, cancellation),
 // pushes no frame, and when its code stops before returning, it exits to the interpreter at the
