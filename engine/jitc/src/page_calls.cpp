@@ -64,10 +64,10 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   llvm::BasicBlock* self = nullptr;
   llvm::Value *self_exit = nullptr, *self_count = nullptr;
   if (llvm::isa<llvm::ConstantInt>(callee)) {
-    // The running function's own first page (recursion): its code proper, the registers and the
-    // count passed in machine registers.
+    // The running function's own first page (recursion): its code proper, entered with the callee's
+    // registers, the count, the frame count and native_left in machine registers (run()).
     self = llvm::BasicBlock::Create(C_, "self" + at, F_);
-    auto* other_code = llvm::BasicBlock::Create(C_, "any" + at, F_);
+    auto* other_code = llvm::BasicBlock::Create(C_, "other" + at, F_);
     B_.CreateCondBr(B_.CreateICmpEQ(code, B_.CreatePtrToInt(page_, i64_)), self, other_code);
     B_.SetInsertPoint(self);
     auto* ran = B_.CreateCall(F_, {ctx_, callee_regs, count, llvm::ConstantInt::get(i32_, 0),
