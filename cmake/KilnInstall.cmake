@@ -2,7 +2,7 @@
 # links (static), their headers, and KilnConfig.cmake so that `find_package(Kiln)` gives the targets
 # kiln::core, kiln::cache, kiln::materials, kiln::jit, kiln::lang, kiln::textures and kiln::runtime.
 # The tools' own modules (glslang and LLVM behind them) are not installed as libraries. Components:
-# `development` (libraries, headers, CMake package) and `tools` (kiln, kiln-player).
+# `development` (libraries, headers, CMake package) and `tools` (kiln, kiln-tools, kiln-player).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -13,7 +13,9 @@ foreach(module IN LISTS kiln_installed_modules)
           COMPONENT development)
 endforeach()
 if(KILN_BUILD_TOOLS)
-  install(TARGETS kiln kiln-player kiln-shader-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
+  # kiln-tools beside kiln, which runs it for the commands that build; the shader worker beside both.
+  install(TARGETS kiln kiln-tools kiln-player kiln-shader-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+          COMPONENT tools)
   # The plugins, where kiln looks: <bin>/../lib/kiln
   install(TARGETS kiln-jitc kiln-teximport LIBRARY DESTINATION lib/kiln COMPONENT tools)
 endif()

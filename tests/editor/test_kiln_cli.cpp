@@ -76,6 +76,23 @@ TEST_SUITE("editor") {
     CHECK(cook.exit_code == 1);
     CHECK(cook.output == "kiln: 'cache' runs in kiln-tools, which is not installed beside this program\n");
   }
+
+  TEST_CASE("an installed kiln runs scripts and hands the commands that build to the kiln-tools installed with it") {
+    test::TempDir dir("cli");
+    const std::string prefix = (dir / "prefix").string();
+    auto installed =
+        test::run_process({KILN_CMAKE, "--install", KILN_BINARY_DIR, "--prefix", prefix, "--component", "tools"});
+    REQUIRE_MESSAGE(installed.exit_code == 0, installed.output);
+    const std::string kiln = prefix + "/bin/kiln";
+    std::ofstream(dir / "one.lua") << "print(6 * 7)\n";
+    auto script = test::run_process(
+        {kiln, "script", "run", (dir / "one.lua").string(), "--cache-root", (dir / "cache").string()});
+    CHECK(script.exit_code == 0);
+    CHECK(script.output == "42\n");
+    auto verify = test::run_process({kiln, "cache", "verify", "--json", "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(verify.exit_code == 0, verify.output);
+    CHECK(nlohmann::json::parse(verify.output)["corrupt"] == 0);
+  }
 }
 
 TEST_SUITE("editor") {
