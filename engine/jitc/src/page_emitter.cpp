@@ -157,11 +157,7 @@ void Emitter::leave(std::uint64_t exit, llvm::Value* count) { leave(llvm::Consta
 void Emitter::emit_page_entry() {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(C_, "page", page_));
   auto* ctx = page_->getArg(0);
-  auto load = [&](std::size_t offset, llvm::Type* type) {
-    return tagged(
-        b.CreateLoad(type, b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx, offset), type->getPointerTo())),
-        tbaa_context_);
-  };
+  auto load = [&](std::size_t offset, llvm::Type* type) { return ctx_load(b, offset, type, ctx); };
   const bool checked = req_.mode == abi::JitMode::kChecked;
   auto* counter = load(offsetof(abi::Context, counted), i64_->getPointerTo());
   llvm::Value* count = llvm::ConstantInt::get(i64_, 0);

@@ -313,15 +313,17 @@ class Emitter {
   }
   // A context field, loaded where it is used: nothing stays live across the page for it (a call
   // would spill it), and loads between calls fold into one (only calls and context stores alias).
-  llvm::Value* ctx_load(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* type) {
-    return tagged(b.CreateLoad(type, field_addr_at(b, offset, type)), tbaa_context_);
+  // `ctx`: the context pointer of the function being built (the page's code's own by default).
+  llvm::Value* ctx_load(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* type, llvm::Value* ctx = nullptr) {
+    return tagged(b.CreateLoad(type, field_addr_at(b, offset, type, ctx)), tbaa_context_);
   }
   llvm::Value* counted(llvm::IRBuilder<>& b) {
     return ctx_load(b, offsetof(abi::Context, counted), i64_->getPointerTo());
   }
   llvm::Value* module_ptr() { return ctx_load(B_, offsetof(abi::Context, module), i64_->getPointerTo()); }
-  llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee) {
-    return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx_, offset), pointee->getPointerTo());
+  llvm::Value* field_addr_at(llvm::IRBuilder<>& b, std::size_t offset, llvm::Type* pointee,
+                             llvm::Value* ctx = nullptr) {
+    return b.CreateBitCast(b.CreateConstInBoundsGEP1_64(i8_, ctx ? ctx : ctx_, offset), pointee->getPointerTo());
   }
 
   void emit_instruction(std::size_t k);
