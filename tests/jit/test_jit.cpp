@@ -194,4 +194,86 @@ TEST_SUITE("jit") {
       CHECK(c == i);
     }
   }
+
+  TEST_CASE(
+      "arrays indexed by a counted loop's variable stop out of range - past either end - fractional - grown in the "
+      "loop - as the interpreter does") {
+    test::TempDir dir("jit");
+    jitc::LlvmPageCompiler compiler;
+    auto both = [&](const std::string& source, VmOptions options = {.instruction_budget = 1'000'000}) {
+      return interpreted_and_compiled(compiler, dir / "cache", source, options);
+    };
+    // Each loop indexes t by its variable in a function of its own: `f` (a page entered at its start,
+    // the loop's range checked at its FORPREP), `g` with a print in the body (the page entered again
+    // inside the loop after each print), `h` after a print (the interpreter starts the loop, the page
+    // is entered at its first iteration).
+    auto loop = [](const std::string& range, const std::string& body, const char* run) {
+      const std::string head = "  local s = 0\n  for i = " + range + " do ";
+      return "local function f(t)\n" + head + body + " end\n  return s\nend\n" + "local function g(t)\n" + head +
+             "print(i) " + body + " end\n  return s\nend\n" + "local function h(t)\n  print('-')\n" + head + body +
+             " end\n  return s\nend\n" + "local t = {}\nfor k = 1, 5 do t[#t + 1] = k * 10 end\nprint(" + run +
+             "(t))\n";
+    };
+    const std::string range_error = "ERROR: calls.lua:3: array index ";
+    struct Case {
+      std::string range, body, printed;  // what f prints
+    };
+    const std::string sum = "s = s + t[i]";
+    const std::vector<Case> cases = {
+        {"1, 5", sum, "150\n"},
+        {"5, 1, -1", sum, "150\n"},
+        {"2, 5, 2", sum, "60\n"},
+        {"1, 5.5", sum, "150\n"},
+        {"1, 0 / 0", sum, "0\n"},
+        // The counter starts at 1 - 2^60, which rounds: the first value is 0, as in Lua 5.1.
+        {"1, 3, 2 ^ 60", sum, range_error + "0 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"1, 6", sum, range_error + "6 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"0, 5", sum, range_error + "0 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"6, 1, -1", sum, range_error + "6 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"5, 0, -1", sum, range_error + "0 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"1.5, 5", sum, range_error + "1.5 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"1, 5, 0.5", sum, range_error + "1.5 out of range (size 5; nil is outside Kiln's script subset)"},
+        {"-2 ^ 53, 5, 2 ^ 53", sum,
+         range_error + "-9.007199254741e+15 out of range (size 5; nil is outside Kiln's script subset)"},
+        // Written in range, then past the end (appending), then beyond it.
+        {"1, 5", "t[i] = t[i] + 1 s = s + t[i]", "155\n"},
+        {"1, 7", "if i > #t then t[i] = i end s = s + t[i]", "163\n"},
+        {"2, 9, 2", "t[i] = i",
+         "ERROR: calls.lua:3: array index 8 out of range for a write (size 6; arrays grow by a[#a + 1] = v)"},
+        // Grown inside the loop: every other index is read only once the array reached it, then one
+        // is read too far.
+        {"1, 12", "if i % 2 == 0 then t[#t + 1] = i end s = s + t[i]",
+         range_error + "11 out of range (size 10; nil is outside Kiln's script subset)"},
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.range);
+      CAPTURE(c.body);
+      auto [interpreted, compiled] = both(loop(c.range, c.body, "f"));
+      CHECK(interpreted == c.printed);
+      CHECK(compiled == interpreted);
+      std::tie(interpreted, compiled) = both(loop(c.range, c.body, "g"));
+      CHECK(compiled == interpreted);
+      std::tie(interpreted, compiled) = both(loop(c.range, c.body, "h"));
+      std::string printed = c.printed;  // h's loop is on line 14
+      if (printed.starts_with("ERROR")) printed.replace(printed.find(":3:"), 3, ":14:");
+      CHECK(interpreted == "-\n" + printed);
+      CHECK(compiled == interpreted);
+    }
+    // Grown by a call in the body.
+    const std::string grown_by_call =
+        "local function grow(a) a[#a + 1] = #a + 1 return 0 end\n"
+        "local function f(t, n)\n  local s = 0\n  for i = 1, n do s = s + grow(t) + t[i] end\n  return s\nend\n"
+        "local t = {}\nprint(f(t, 20))\nlocal u = {}\nprint(f(u, 0))\nprint(f(t, 50))\n";
+    auto [interpreted, compiled] = both(grown_by_call);
+    CHECK(interpreted == "210\n0\n1275\n");
+    CHECK(compiled == interpreted);
+    // Every budget: the loop's proven range changes nothing of where a run stops.
+    for (std::uint64_t budget = 30; budget < 400; budget += 11) {
+      CAPTURE(budget);
+      for (const char* run : {"f", "g", "h"}) {
+        auto [i, c] = both(loop("1, 6", "s = s + t[i] * 2", run), {.instruction_budget = budget});
+        CHECK(c == i);
+      }
+    }
+  }
 }

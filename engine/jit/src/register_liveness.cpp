@@ -80,6 +80,26 @@ RegisterSet from(unsigned first) {
 
 }  // namespace
 
+RegisterSet written_registers(std::span<const std::uint32_t> page, std::size_t k) {
+  const std::uint32_t w = page[k];
+  const unsigned a = a_of(w);
+  RegisterSet written;
+  switch (op_of(w)) {
+    case Op::kForPrep: written.set(a); return written;
+    case Op::kForLoop:
+      written.set(a);
+      if (a + 3 < 256) written.set(a + 3);
+      return written;
+    case Op::kCall:
+    case Op::kCallR:
+    case Op::kTailCall: return from(a);
+    default: break;
+  }
+  const UseDef u = use_def(page, k);
+  if (u.uses_all && u.all_from == 0 && u.def.none()) return from(0);  // not an instruction known here
+  return u.def;
+}
+
 std::vector<RegisterSet> live_registers(std::span<const std::uint32_t> page, const PageShape& shape) {
   const RegisterSet all = from(0);
   std::vector<RegisterSet> live(page.size(), all);

@@ -94,6 +94,17 @@ std::vector<std::uint16_t> Emitter::run() {
   call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
 
   arrays_ = array_registers(words_, *shape_);
+  // Each counted loop's flags start unproven: only its FORPREP and the entries inside it set them.
+  loops_ = jit::counted_loops(words_, *shape_);
+  for (std::size_t l = 0; l < loops_.size(); ++l) {
+    for (std::uint8_t array : loops_[l].arrays) {
+      auto* flag = entry_builder_.CreateAlloca(entry_builder_.getInt1Ty(), nullptr,
+                                               "proven" + std::to_string(loops_[l].prep) + "r" + std::to_string(array));
+      entry_builder_.CreateStore(entry_builder_.getFalse(), flag);
+      proven_[{l, array}] = flag;
+    }
+    for (const jit::IndexedAccess& access : loops_[l].accesses) in_range_at_[access.at] = proven_.at({l, access.array});
+  }
   for (std::size_t k = 0; k < kPageWords; ++k)
     if (shape_->starts[k]) blocks_[k] = llvm::BasicBlock::Create(C_, "w" + std::to_string(k), F_);
   for (std::size_t k = 0; k < kPageWords; ++k)
@@ -139,6 +150,14 @@ std::vector<std::uint16_t> Emitter::run() {
     for (const auto& [r, home] : slots_)
       if (live[e].test(std::size_t(r)))
         store_slot(b, tagged(b.CreateLoad(i64_, reg_ptr(b, regs_, r)), tbaa_reg_), home);
+    // Inside a counted loop the variable's next value is the counter's (at the FORLOOP) or its
+    // current one (in the body, where the counter holds it).
+    for (std::size_t l = 0; l < loops_.size(); ++l) {
+      if (!loops_[l].in_body(e)) continue;
+      llvm::Value* counter = slot_as(b, slot(loops_[l].base), f64_);
+      if (e == loops_[l].loop) counter = b.CreateFAdd(counter, slot_as(b, slot(loops_[l].base + 2), f64_));
+      prove_in_range(b, l, counter);
+    }
     b.CreateBr(blocks_[e]);
     sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), enter);
   }
@@ -168,6 +187,24 @@ void Emitter::emit_page_entry() {
   ran->setCallingConv(F_->getCallingConv());
   if (checked) tagged(b.CreateStore(b.CreateExtractValue(ran, 1), counter), tbaa_count_);
   b.CreateRet(b.CreateExtractValue(ran, 0));
+}
+
+void Emitter::prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first) {
+  const jit::CountedLoop& counted = loops_[loop];
+  auto* limit = slot_as(b, slot(counted.base + 1), f64_);
+  auto* step = slot_as(b, slot(counted.base + 2), f64_);
+  auto* floor = llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::floor, {f64_});
+  auto whole = [&](llvm::Value* x) { return b.CreateFCmpOEQ(b.CreateCall(floor, {x}), x); };
+  auto* whole_values = b.CreateAnd(whole(first), whole(step));
+  auto* up = b.CreateFCmpOGT(step, real(0));
+  for (std::uint8_t array : counted.arrays) {
+    auto* header = b.CreateIntToPtr(slot_bits(b, slot(array)), llvm::Type::getInt64PtrTy(C_));
+    auto* size = tagged(b.CreateLoad(i64_, b.CreateConstInBoundsGEP1_64(i64_, header, 1)), tbaa_header_);
+    auto* end = b.CreateSIToFP(b.CreateAdd(size, llvm::ConstantInt::get(i64_, 1)), f64_);  // #array + 1
+    auto* rising = b.CreateAnd(b.CreateFCmpOGE(first, real(1)), b.CreateFCmpOLT(limit, end));
+    auto* falling = b.CreateAnd(b.CreateFCmpOLT(first, end), b.CreateFCmpOGT(limit, real(0)));
+    b.CreateStore(b.CreateAnd(whole_values, b.CreateSelect(up, rising, falling)), proven_.at({loop, array}));
+  }
 }
 
 void Emitter::emit_instruction(std::size_t k) {
@@ -221,6 +258,8 @@ void Emitter::emit_instruction(std::size_t k) {
     }
     case Op::kForPrep:
       set(a, B_.CreateFSub(num(a), num(a + 2)));
+      for (std::size_t l = 0; l < loops_.size() && !inline_; ++l)
+        if (loops_[l].prep == k) prove_in_range(B_, l, B_.CreateFAdd(num(a), num(a + 2)));  // as FORLOOP adds
       B_.CreateBr(go(int(k) + 1 + jit::d_of(w)));
       return;
     case Op::kForLoop: {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/jit/counted_loops.h"
 #include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/jit/register_liveness.h"
@@ -204,7 +205,9 @@ class Emitter {
 
   // The element pointer of array register `arr` at number `index`, branching to the interpreter
   // at instruction k unless 1 <= index <= #arr and index is whole. A write (`appended` is the value)
-  // at #arr + 1 appends it instead, within the array's capacity, and goes on at k's successor.
+  // at #arr + 1 appends it instead, within the array's capacity, and goes on at k's successor. An
+  // access of a counted loop (counted_loops.h) whose range was proven at the loop's start skips
+  // the check.
   llvm::Value* element(std::size_t k, int arr, llvm::Value* index, llvm::Value* appended = nullptr) {
     const ArrayHeader h = header(arr);
     // x86's truncating conversion (defined for every input, unlike LLVM's fptosi) gives INT64_MIN for
@@ -215,9 +218,14 @@ class Emitter {
         B_.CreateInsertElement(llvm::UndefValue::get(llvm::FixedVectorType::get(f64_, 2)), index, std::uint64_t{0});
     auto* whole = B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::x86_sse2_cvttsd2si64), {vector});
     auto* i = B_.CreateSub(whole, llvm::ConstantInt::get(i64_, 1));
+    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
+    if (const auto proven = in_range_at_.find(k); !inline_ && proven != in_range_at_.end()) {
+      auto* check = llvm::BasicBlock::Create(C_, "check" + std::to_string(k), F_);
+      B_.CreateCondBr(B_.CreateLoad(B_.getInt1Ty(), proven->second), in_range, check);
+      B_.SetInsertPoint(check);
+    }
     auto* is_whole = B_.CreateFCmpOEQ(B_.CreateSIToFP(whole, f64_), index);
     auto* ok = B_.CreateAnd(is_whole, B_.CreateICmpULT(i, h.size));
-    auto* in_range = llvm::BasicBlock::Create(C_, "in" + std::to_string(k), F_);
     llvm::BasicBlock* outside = exit(int(k), true);
     if (appended) {
       outside = llvm::BasicBlock::Create(C_, "outside" + std::to_string(k), F_);
@@ -235,6 +243,12 @@ class Emitter {
     B_.SetInsertPoint(in_range);
     return B_.CreateInBoundsGEP(i64_, h.data, i);
   }
+  // Sets each of counted loop `loop`'s flags: whether, from the loop variable's value `first` on
+  // (and the registers as they are where `b` is), every value is whole and within [1, #array].
+  // The values run from `first` by the step while not past the limit (FORLOOP: above it when the
+  // step is positive, else below it), and an array only grows; a value that is whole stays exact
+  // in that range. NaN fails every comparison.
+  void prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first);
 
   // An array register's header (abi::ArrayData): where it is, its elements and their count.
   struct ArrayHeader {
@@ -396,6 +410,9 @@ class Emitter {
   jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
   std::set<int> written_;
   std::map<std::size_t, llvm::BasicBlock*> blocks_;
+  std::vector<jit::CountedLoop> loops_;                              // the page's counted loops (counted_loops.h)
+  std::map<std::pair<std::size_t, int>, llvm::AllocaInst*> proven_;  // per loop and array: its range is proven
+  std::map<std::size_t, llvm::AllocaInst*> in_range_at_;             // per access of a counted loop: its flag
   std::map<std::pair<int, bool>, llvm::BasicBlock*> exits_;
 };
 

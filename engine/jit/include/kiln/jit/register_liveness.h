@@ -22,4 +22,9 @@ using RegisterSet = std::bitset<256>;
 // instruction at k or anything after it may read before writing.
 std::vector<RegisterSet> live_registers(std::span<const std::uint32_t> page, const PageShape& shape);
 
+// The registers the instruction at k may write: a call its result and every register of the
+// callee's frame above it, a FORPREP its counter, a FORLOOP its counter and variable, an
+// instruction not known here every register.
+RegisterSet written_registers(std::span<const std::uint32_t> page, std::size_t k);
+
 }  // namespace kiln::jit
