@@ -112,9 +112,44 @@ TEST_SUITE("jit") {
     CHECK(loops().empty());
     page[3] = encode_abc(Op::kAdd, 1, 1, 7);
     REQUIRE(loops().size() == 1);
+    // A call in the body whose frame covers the array's register (or the loop's).
+    page[3] = encode_ad(Op::kCall, 0, 0);
+    CHECK(loops().empty());
+    page[3] = encode_ad(Op::kCall, 4, 0);
+    CHECK(loops().empty());
+    page[3] = encode_ad(Op::kCall, 8, 0);  // above them all
+    REQUIRE(loops().size() == 1);
+    page[3] = encode_abc(Op::kAdd, 1, 1, 7);
+    // A FORLOOP of another base, or jumping elsewhere: not this loop's.
+    page[4] = encode_ad(Op::kForLoop, 3, -4);
+    CHECK(loops().empty());
+    page[4] = encode_ad(Op::kForLoop, 2, -3);
+    CHECK(loops().empty());
+    page[4] = encode_ad(Op::kForLoop, 2, -4);
+    REQUIRE(loops().size() == 1);
     // A jump from after the loop into its body.
     page[5] = encode_ad(Op::kJmp, 0, -4);  // 5: JMP -> 2
     page[6] = encode_abc(Op::kRet, 1, 0, 0);
     CHECK(loops().empty());
+  }
+
+  TEST_CASE("counted loops - a jump from before the loop into its body disqualifies it") {
+    std::vector<std::uint32_t> page(kPageWords, 0);
+    // 0: JMPIF r1 -> 3; 1: FORPREP r2 -> 5; 2: MOVE r6 r5; 3: GETI r7 r0 r6; 4: ADD r1 r1 r7;
+    // 5: FORLOOP r2 -> 2; 6: RET r1
+    page[0] = encode_ad(Op::kJmpIf, 1, 2);
+    page[1] = encode_ad(Op::kForPrep, 2, 3);
+    page[2] = encode_abc(Op::kMove, 6, 5, 0);
+    page[3] = encode_abc(Op::kGetI, 7, 0, 6);
+    page[4] = encode_abc(Op::kAdd, 1, 1, 7);
+    page[5] = encode_ad(Op::kForLoop, 2, -4);
+    page[6] = encode_abc(Op::kRet, 1, 0, 0);
+    const std::uint16_t entry = 0;
+    auto loops = [&] { return counted_loops(page, analyze_page(page, std::span<const std::uint16_t>(&entry, 1))); };
+    CHECK(loops().empty());
+    page[0] = encode_ad(Op::kJmpIf, 1, 5);  // 0: JMPIF r1 -> 6, past the loop
+    REQUIRE(loops().size() == 1);
+    CHECK(loops()[0].prep == 1);
+    CHECK(loops()[0].accesses.size() == 1);
   }
 }

@@ -150,13 +150,16 @@ std::vector<std::uint16_t> Emitter::run() {
     for (const auto& [r, home] : slots_)
       if (live[e].test(std::size_t(r)))
         store_slot(b, tagged(b.CreateLoad(i64_, reg_ptr(b, regs_, r)), tbaa_reg_), home);
-    // Inside a counted loop the variable's next value is the counter's (at the FORLOOP) or its
-    // current one (in the body, where the counter holds it).
+    // Inside a counted loop the values left run from the counter's (the current value in the body;
+    // at the FORLOOP one more than needed). Only from registers loaded here: where the loop's own
+    // are not live, no path from here reaches its FORLOOP again, and an array not live is not read
+    // again; their flags stay unproven.
     for (std::size_t l = 0; l < loops_.size(); ++l) {
-      if (!loops_[l].in_body(e)) continue;
-      llvm::Value* counter = slot_as(b, slot(loops_[l].base), f64_);
-      if (e == loops_[l].loop) counter = b.CreateFAdd(counter, slot_as(b, slot(loops_[l].base + 2), f64_));
-      prove_in_range(b, l, counter);
+      const jit::CountedLoop& counted = loops_[l];
+      if (!counted.in_body(e) || !live[e].test(counted.base) || !live[e].test(counted.base + 1u) ||
+          !live[e].test(counted.base + 2u))
+        continue;
+      prove_in_range(b, l, slot_as(b, slot(counted.base), f64_), live[e]);
     }
     b.CreateBr(blocks_[e]);
     sw->addCase(llvm::ConstantInt::get(llvm::Type::getInt32Ty(C_), e), enter);
@@ -189,7 +192,8 @@ void Emitter::emit_page_entry() {
   b.CreateRet(b.CreateExtractValue(ran, 0));
 }
 
-void Emitter::prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first) {
+void Emitter::prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first,
+                             const jit::RegisterSet& loaded) {
   const jit::CountedLoop& counted = loops_[loop];
   auto* limit = slot_as(b, slot(counted.base + 1), f64_);
   auto* step = slot_as(b, slot(counted.base + 2), f64_);
@@ -198,6 +202,7 @@ void Emitter::prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value
   auto* whole_values = b.CreateAnd(whole(first), whole(step));
   auto* up = b.CreateFCmpOGT(step, real(0));
   for (std::uint8_t array : counted.arrays) {
+    if (!loaded.test(array)) continue;
     auto* header = b.CreateIntToPtr(slot_bits(b, slot(array)), llvm::Type::getInt64PtrTy(C_));
     auto* size = tagged(b.CreateLoad(i64_, b.CreateConstInBoundsGEP1_64(i64_, header, 1)), tbaa_header_);
     auto* end = b.CreateSIToFP(b.CreateAdd(size, llvm::ConstantInt::get(i64_, 1)), f64_);  // #array + 1
@@ -258,8 +263,8 @@ void Emitter::emit_instruction(std::size_t k) {
     }
     case Op::kForPrep:
       set(a, B_.CreateFSub(num(a), num(a + 2)));
-      for (std::size_t l = 0; l < loops_.size() && !inline_; ++l)
-        if (loops_[l].prep == k) prove_in_range(B_, l, B_.CreateFAdd(num(a), num(a + 2)));  // as FORLOOP adds
+      for (std::size_t l = 0; l < loops_.size() && !inline_; ++l)  // the first value as FORLOOP computes it
+        if (loops_[l].prep == k) prove_in_range(B_, l, B_.CreateFAdd(num(a), num(a + 2)), jit::RegisterSet().set());
       B_.CreateBr(go(int(k) + 1 + jit::d_of(w)));
       return;
     case Op::kForLoop: {

@@ -243,12 +243,12 @@ class Emitter {
     B_.SetInsertPoint(in_range);
     return B_.CreateInBoundsGEP(i64_, h.data, i);
   }
-  // Sets each of counted loop `loop`'s flags: whether, from the loop variable's value `first` on
-  // (and the registers as they are where `b` is), every value is whole and within [1, #array].
-  // The values run from `first` by the step while not past the limit (FORLOOP: above it when the
-  // step is positive, else below it), and an array only grows; a value that is whole stays exact
-  // in that range. NaN fails every comparison.
-  void prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first);
+  // Sets counted loop `loop`'s flag of each array in `loaded`: whether, from the loop variable's
+  // value `first` on (and the registers as they are where `b` is), every value is whole and within
+  // [1, #array]. The values run from `first` by the step while not past the limit (FORLOOP: above
+  // it when the step is positive, else below it), and an array only grows; a value that is whole
+  // stays exact in that range. NaN fails every comparison.
+  void prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first, const jit::RegisterSet& loaded);
 
   // An array register's header (abi::ArrayData): where it is, its elements and their count.
   struct ArrayHeader {
