@@ -13,6 +13,7 @@
 
 #include "blob_format.h"
 #include "blob_store_impl.h"
+#include "kiln/core/thread_start.h"
 #include "kiln/cache/cache_kinds.h"
 #include "kiln/cache/private_files.h"
 
@@ -29,7 +30,15 @@ void BlobStore::Impl::request_prune() {
     std::lock_guard lock(prune_mu);
     if (prune_stop) return;
     prune_requested = true;
-    if (!pruner.joinable()) pruner = std::thread([this] { run_pruner(); });
+    if (!pruner.joinable()) {
+      auto started = core::start_thread([this] { run_pruner(); });
+      if (!started) {  // the next request tries again; the cache only grows past its cap meanwhile
+        prune_requested = false;
+        record_error("cannot prune the cache in the background: " + started.error().message);
+        return;
+      }
+      pruner = std::move(*started);
+    }
   }
   prune_cv.notify_all();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kiln/cache/private_files.h"
+#include "kiln/core/thread_start.h"
 
 namespace kiln::cache {
 
@@ -26,14 +27,21 @@ void BlobWriter::enqueue(std::filesystem::path path, std::shared_ptr<const Bytes
     return;
   }
   {
-    // Backpressure: a producer faster than the disk waits here instead of growing the queue.
     std::unique_lock lock(mu_);
-    space_cv_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + image->size() <= max_queued_bytes_; });
-    queued_bytes_ += image->size();
-    peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
-    pending_[path] = image;
-    queue_.push_back(Job{std::move(path), std::move(image), ++enqueued_seq_});
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable())
+      if (auto started = core::start_thread([this] { run(); })) thread_ = std::move(*started);
+    if (thread_.joinable()) {
+      // Backpressure: a producer faster than the disk waits here instead of growing the queue.
+      space_cv_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + image->size() <= max_queued_bytes_; });
+      queued_bytes_ += image->size();
+      peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
+      pending_[path] = image;
+      queue_.push_back(Job{std::move(path), std::move(image), ++enqueued_seq_});
+    }
+  }
+  if (image) {  // no writer thread (the system refused one): written here, as without background writes
+    write(Job{std::move(path), std::move(image)});
+    return;
   }
   work_cv_.notify_one();
 }

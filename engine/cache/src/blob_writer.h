@@ -59,7 +59,7 @@ class BlobWriter {
   std::uint64_t enqueued_seq_ = 0;   // jobs are written in order: seq of the last enqueued...
   std::uint64_t completed_seq_ = 0;  // ...and of the last written
   bool stopping_ = false;
-  std::thread thread_;  // started under mu_ by the first enqueue
+  std::thread thread_;  // started under mu_ by the first enqueue (refused: enqueue writes itself)
 };
 
 }  // namespace kiln::cache

@@ -2,6 +2,7 @@
 
 #include "blob_format.h"
 #include "kiln/cache/cache_kinds.h"
+#include "kiln/core/thread_start.h"
 
 namespace kiln::cache {
 namespace {
@@ -17,7 +18,21 @@ constexpr int kSenders = 4;
 RemoteLevel::RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
                          std::function<void(const std::string&)> warn)
     : storage_(std::move(storage)), read_only_(read_only), use_(use), warn_(std::move(warn)) {
-  for (int i = 0; i < kSenders; ++i) senders_.emplace_back([this] { run(); });
+  std::string refused;
+  for (int i = 0; i < kSenders; ++i) {
+    auto sender = core::start_thread([this] { run(); });
+    if (!sender) {
+      refused = sender.error().message;
+      break;
+    }
+    senders_.push_back(std::move(*sender));
+  }
+  if (senders_.empty()) {  // nothing would send an upload: read from the remote, write to it no more
+    writes_off_.store(true);
+    trouble_ = "remote cache " + storage_->address() + ": " + refused + ": reading from it, writing no more";
+    warned_.store(true);
+    if (warn_) warn_(trouble_);
+  }
 }
 
 RemoteLevel::~RemoteLevel() {

@@ -83,7 +83,7 @@ class RemoteLevel {
   std::uint64_t last_seq_ = 0;            // of the newest upload queued
   std::multiset<std::uint64_t> running_;  // sequence numbers being sent now
   bool stopping_ = false;
-  std::vector<std::thread> senders_;  // last: started after everything above exists
+  std::vector<std::thread> senders_;  // last: started after everything above exists (none: no writes)
 };
 
 }  // namespace kiln::cache

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <memory>
 
+#include "kiln/core/thread_start.h"
+
 namespace kiln::core {
 
 int worker_count(int jobs) { return jobs > 0 ? jobs : std::max(1, int(std::thread::hardware_concurrency())); }
@@ -11,7 +13,11 @@ int worker_count(int jobs) { return jobs > 0 ? jobs : std::max(1, int(std::threa
 WorkerPool::WorkerPool(int threads) {
   const int n = worker_count(threads);
   threads_.reserve(std::size_t(n));
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { run(); });
+  for (int i = 0; i < n; ++i) {
+    auto thread = start_thread([this] { run(); });
+    if (!thread) break;  // the workers started do the work; with none, the callers do
+    threads_.push_back(std::move(*thread));
+  }
 }
 
 WorkerPool::~WorkerPool() {
@@ -24,6 +30,10 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::submit(std::function<void()> task) {
+  if (threads_.empty()) {
+    task();
+    return;
+  }
   {
     std::lock_guard lock(mu_);
     queue_.push_back(std::move(task));
@@ -68,7 +78,7 @@ void WorkerPool::parallel_for(std::size_t n, const std::function<void(std::size_
     if (shared->done == n) shared->all_done.notify_all();
   };
   // The caller is one of the size() threads a parallel_for may occupy: `jobs` bounds the work.
-  const std::size_t helpers = std::min(n, threads_.size()) - 1;
+  const std::size_t helpers = threads_.empty() ? 0 : std::min(n, threads_.size()) - 1;
   for (std::size_t h = 0; h < helpers; ++h) submit(work);
   work();
   std::unique_lock lock(shared->mu);

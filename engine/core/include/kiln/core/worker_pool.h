@@ -7,10 +7,15 @@
 // it makes progress when every worker is busy with someone else's tasks, and may be called from
 // inside a task.
 //
+// When the system refuses threads (core::start_thread), the pool keeps the workers it could start;
+// with none, submit() runs the task at once on the calling thread and parallel_for() runs on the
+// calling thread alone: slower, never lost.
+//
 // Thread-safety: submit() and parallel_for() may be called from any thread. The destructor runs
 // what is still queued, then joins; whoever submitted tasks that touch other objects must wait for
 // them before those objects go (the script runtime counts its own).
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -23,13 +28,14 @@ namespace kiln::core {
 
 class WorkerPool {
  public:
-  // `threads` <= 0: one per hardware thread.
+  // `threads` <= 0: one per hardware thread (fewer if the system refuses some).
   explicit WorkerPool(int threads);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  int size() const { return int(threads_.size()); }
+  // The threads work runs on: the workers, or the calling thread alone when none could start.
+  int size() const { return std::max(1, int(threads_.size())); }
   void submit(std::function<void()> task);
   // body(i) for every i in [0, n), on at most size() threads: the calling thread and size() - 1
   // workers. Returns when every call has returned.
