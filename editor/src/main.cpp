@@ -5,17 +5,13 @@
 // script run thus starts without loading the shader compilers, the Vulkan loader or the image
 // libraries (a third of a one-line script's start-up time was theirs).
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "cli_args.h"
 #include "command_line.h"
+#include "hand_over.h"
 #include "kiln/core/config.h"
-#include "kiln/core/program_files.h"
 #include "script_commands.h"
 
 int main(int argc, char** argv) {
@@ -42,13 +38,5 @@ int main(int argc, char** argv) {
     std::printf("%s", format_config(*config, args.json).c_str());
     return cli::kExitOk;
   }
-  const std::filesystem::path tools = find_program_file("kiln-tools", /*executable=*/true);
-  if (tools.empty()) {
-    std::fprintf(stderr, "kiln: '%s' runs in kiln-tools, which is not installed beside this program\n",
-                 command.c_str());
-    return cli::kExitFailed;
-  }
-  ::execv(tools.c_str(), argv);
-  std::fprintf(stderr, "kiln: cannot run %s: %s\n", tools.c_str(), std::strerror(errno));
-  return cli::kExitFailed;
+  return cli::hand_over("kiln-tools", command, argv);
 }

@@ -1,5 +1,6 @@
 // `kiln-tools`: the commands of `kiln` that build (cache, cook, editor, probe, shader, texture),
-// which `kiln` runs in its place (main.cpp). This file only dispatches; command_line.h parses.
+// which `kiln` runs in its place (main.cpp); run directly with a command of kiln's own (script,
+// version, info, config), it hands it back. This file only dispatches; command_line.h parses.
 
 #include <cstdio>
 #include <string>
@@ -15,6 +16,7 @@ int run_editor_command(const Args& args);
 }  // namespace kiln::cli
 #include "cli_args.h"
 #include "command_line.h"
+#include "hand_over.h"
 #include "kiln/core/config.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
   const std::string command = args.words[0];
+  if (command == "script" || command == "version" || command == "info" || command == "config")
+    return cli::hand_over("kiln", command, argv);
   if (command == "probe") return cli::run_probe_command(args);
   if (command == "texture") return cli::run_texture_command(args);
   if (command == "cook") return cli::run_cook_command(args);

@@ -50,7 +50,9 @@ TEST_SUITE("editor") {
     CHECK(r.output.find("prune ") == 0);
   }
 
-  TEST_CASE("kiln hands the commands that build to kiln-tools in its place - and says so when kiln-tools is missing") {
+  TEST_CASE(
+      "kiln hands the commands that build to kiln-tools in its place and back - and says so when the other is "
+      "missing") {
     test::TempDir dir("cli");
     const std::string tools = (std::filesystem::path(KILN_CLI).parent_path() / "kiln-tools").string();
     const std::string root = (dir / "cache").string();
@@ -75,6 +77,18 @@ TEST_SUITE("editor") {
     auto cook = test::run_process({lone.string(), "cache", "verify", "--cache-root", root});
     CHECK(cook.exit_code == 1);
     CHECK(cook.output == "kiln: 'cache' runs in kiln-tools, which is not installed beside this program\n");
+    // kiln-tools run directly hands scripts and settings back to kiln; alone, it names kiln.
+    auto back = test::run_process({tools, "script", "run", (dir / "one.lua").string(), "--jit", "off"});
+    CHECK_MESSAGE(back.exit_code == 0, back.output);
+    CHECK(back.output == "42\n");
+    CHECK(test::run_process({tools, "version"}).output == test::run_process({KILN_CLI, "version"}).output);
+    const auto lone_tools = dir / "lone-tools" / "kiln-tools";
+    std::filesystem::create_directories(lone_tools.parent_path());
+    std::filesystem::copy_file(tools, lone_tools);
+    std::filesystem::permissions(lone_tools, std::filesystem::perms::owner_all);
+    auto orphan = test::run_process({lone_tools.string(), "version"});
+    CHECK(orphan.exit_code == 1);
+    CHECK(orphan.output == "kiln: 'version' runs in kiln, which is not installed beside this program\n");
   }
 
   TEST_CASE("an installed kiln runs scripts and hands the commands that build to the kiln-tools installed with it") {
