@@ -7,8 +7,14 @@
 
 namespace kiln::cli {
 
-// Replaces this process with `program` (found beside it) and `argv`; returns only when that fails,
-// with the exit code after saying why on standard error.
-int hand_over(const char* program, const std::string& command, char** argv);
+// Whether another program handed this process its command. Clears the mark from the environment
+// so that the processes this one starts begin unmarked; call once, first thing in main.
+bool take_hand_over_mark();
+
+// Replaces this process with `program` (found beside it) and `argv`, marked as handed over; returns
+// only when that fails, with the exit code after saying why on standard error. A process that was
+// itself handed the command (`handed_in`) refuses: the two installed programs do not match, and
+// handing on would loop for ever.
+int hand_over(const char* program, const std::string& command, char** argv, bool handed_in);
 
 }  // namespace kiln::cli

@@ -16,6 +16,7 @@
 
 int main(int argc, char** argv) {
   using namespace kiln;
+  const bool handed_in = cli::take_hand_over_mark();
   auto parsed = cli::parse_command_line(argc, argv);
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
@@ -38,5 +39,5 @@ int main(int argc, char** argv) {
     std::printf("%s", format_config(*config, args.json).c_str());
     return cli::kExitOk;
   }
-  return cli::hand_over("kiln-tools", command, argv);
+  return cli::hand_over("kiln-tools", command, argv, handed_in);
 }

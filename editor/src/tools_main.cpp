@@ -21,13 +21,14 @@ int run_editor_command(const Args& args);
 
 int main(int argc, char** argv) {
   using namespace kiln;
+  const bool handed_in = cli::take_hand_over_mark();
   texture_import::register_source_reader();  // JPEG, TGA, EXR, HDR, PSD, ... sources
   auto parsed = cli::parse_command_line(argc, argv);
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
   const std::string command = args.words[0];
   if (command == "script" || command == "version" || command == "info" || command == "config")
-    return cli::hand_over("kiln", command, argv);
+    return cli::hand_over("kiln", command, argv, handed_in);
   if (command == "probe") return cli::run_probe_command(args);
   if (command == "texture") return cli::run_texture_command(args);
   if (command == "cook") return cli::run_cook_command(args);

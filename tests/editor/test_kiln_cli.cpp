@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,25 @@ TEST_SUITE("editor") {
     auto orphan = test::run_process({lone_tools.string(), "version"});
     CHECK(orphan.exit_code == 1);
     CHECK(orphan.output == "kiln: 'version' runs in kiln, which is not installed beside this program\n");
+  }
+
+  TEST_CASE("a kiln-tools that hands the command straight back ends with an error - not a loop") {
+    // An install whose kiln-tools is another kiln (a wrong copy or link) would hand `cache` to and
+    // fro for ever, each exec replacing the last with the same pid.
+    test::TempDir dir("cli");
+    const auto mixed = dir / "mixed";
+    std::filesystem::create_directories(mixed);
+    for (const char* name : {"kiln", "kiln-tools"}) {
+      std::filesystem::copy_file(KILN_CLI, mixed / name);
+      std::filesystem::permissions(mixed / name, std::filesystem::perms::owner_all);
+    }
+    test::ChildProcess child({(mixed / "kiln").string(), "cache", "verify", "--cache-root", (dir / "c").string()});
+    auto line = child.read_line(std::chrono::seconds(20));
+    if (!line) child.kill(SIGKILL);
+    REQUIRE(line.has_value());
+    CHECK(*line == "kiln: 'cache' came back to kiln from the program that should run it: kiln-tools beside " +
+                       std::string("kiln is not the one built with it"));
+    CHECK(child.wait() == 1);
   }
 
   TEST_CASE("an installed kiln runs scripts and hands the commands that build to the kiln-tools installed with it") {

@@ -23,6 +23,13 @@ std::map<std::string, std::string> cooked_files(const fs::path& out) {
   return files;
 }
 
+// How many lines of `output` contain `text`.
+int count_lines(const std::string& output, const std::string& text) {
+  int count = 0;
+  for (std::size_t at = 0; (at = output.find(text, at)) != std::string::npos; at = output.find('\n', at)) ++count;
+  return count;
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -53,8 +60,14 @@ TEST_SUITE("editor") {
                             "unavailable") != std::string::npos);
     CHECK(alone.output.find("keeps its previous set") != std::string::npos);
     // The remote cache has no thread to upload with: read from, not written to, and said once.
-    CHECK(alone.output.find(": cannot start a thread: Resource temporarily unavailable: reading from it, writing "
-                            "no more") != std::string::npos);
+    CHECK(count_lines(alone.output,
+                      ": cannot start a thread: Resource temporarily unavailable: reading from it, "
+                      "writing no more") == 1);
+    // A remote it only reads from loses nothing without that thread: not a word of it.
+    const auto reading = cook({{"LD_PRELOAD", KILN_REFUSE_THREADS}},
+                              {"--cache-remote", redis.url(), "--cache-remote-read-only", "true"});
+    CHECK_MESSAGE(reading.exit_code == 1, reading.output);
+    CHECK(reading.output.find("writing no more") == std::string::npos);
     CHECK(cooked_files(out) == before);
   }
 

@@ -29,9 +29,12 @@ RemoteLevel::RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only,
   }
   if (senders_.empty()) {  // nothing would send an upload: read from the remote, write to it no more
     writes_off_.store(true);
-    trouble_ = "remote cache " + storage_->address() + ": " + refused + ": reading from it, writing no more";
-    warned_.store(true);
-    if (warn_) warn_(trouble_);
+    // A read-only remote loses nothing; otherwise say so, and leave the one line of trouble a run
+    // prints free for the remote becoming unavailable later.
+    if (!read_only_) {
+      trouble_ = "remote cache " + storage_->address() + ": " + refused + ": reading from it, writing no more";
+      if (warn_) warn_(trouble_);
+    }
   }
 }
 
