@@ -49,6 +49,7 @@ TEST_SUITE("editor") {
     };
     const auto threaded = cook({}, {});
     REQUIRE_MESSAGE(threaded.exit_code == 0, threaded.output);
+    CHECK(threaded.output.find("worker threads started") == std::string::npos);
     const auto before = cooked_files(out);
     fs::remove_all(dir / "cache");  // nothing to take from the cache: every variant must compile
     test::RedisServer redis(dir / "redis");
@@ -56,6 +57,9 @@ TEST_SUITE("editor") {
                             {"--cache-remote", redis.url()});
     CHECK_MESSAGE(alone.exit_code == 1, alone.output);
     CHECK(fs::exists(log));  // the cook did ask for threads, and was refused
+    CHECK(count_lines(alone.output,
+                      "cook: 0 of 4 worker threads started (cannot start a thread: Resource "
+                      "temporarily unavailable): slower than --jobs asks") == 1);
     CHECK(alone.output.find("shaders/lit.frag: error: cannot start a compile thread: Resource temporarily "
                             "unavailable") != std::string::npos);
     CHECK(alone.output.find("keeps its previous set") != std::string::npos);

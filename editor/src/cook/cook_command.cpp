@@ -149,6 +149,7 @@ int run_cook_command(const Args& args) {
   const Config& config = loaded->config;
   const bool verify = args.has("--verify");
   core::WorkerPool pool(config.jobs);  // every stage's parallel work
+  if (!pool.shortfall().empty()) std::fprintf(stderr, "cook: %s: slower than --jobs asks\n", pool.shortfall().c_str());
   cook::Progress progress(::isatty(STDERR_FILENO) != 0);
   cook::CookErrors errors(root);
   nlohmann::json report = {{"project", root.string()}};

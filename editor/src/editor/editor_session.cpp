@@ -5,6 +5,7 @@
 #include "variant_records.h"
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -34,6 +35,8 @@ bool has_extension(const std::string& path, std::initializer_list<const char*> e
 
 EditorSession::EditorSession(fs::path root, const Config& config)
     : root_(std::move(root)), config_(config), pool_(config.jobs) {
+  if (!pool_.shortfall().empty())
+    std::fprintf(stderr, "kiln editor: %s: slower than --jobs asks\n", pool_.shortfall().c_str());
   store_ = cli::open_variant_store(config, "kiln editor");
   library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
       .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});

@@ -15,7 +15,11 @@ WorkerPool::WorkerPool(int threads) {
   threads_.reserve(std::size_t(n));
   for (int i = 0; i < n; ++i) {
     auto thread = start_thread([this] { run(); });
-    if (!thread) break;  // the workers started do the work; with none, the callers do
+    if (!thread) {  // the workers started do the work; with none, the callers do
+      shortfall_ =
+          std::to_string(i) + " of " + std::to_string(n) + " worker threads started (" + thread.error().message + ")";
+      break;
+    }
     threads_.push_back(std::move(*thread));
   }
 }

@@ -21,6 +21,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,6 +41,9 @@ class WorkerPool {
   // body(i) for every i in [0, n), on at most size() threads: the calling thread and size() - 1
   // workers. Returns when every call has returned.
   void parallel_for(std::size_t n, const std::function<void(std::size_t)>& body);
+  // Empty when every worker asked for started; else how many did and why the rest did not, for
+  // the tool to say (a run slower than its `jobs` setting should not be a mystery).
+  const std::string& shortfall() const { return shortfall_; }
 
  private:
   void run();
@@ -49,6 +53,7 @@ class WorkerPool {
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
+  std::string shortfall_;
 };
 
 // The worker count a `jobs` setting means: itself when positive, else one per hardware thread.
