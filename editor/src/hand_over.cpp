@@ -17,6 +17,10 @@ namespace {
 constexpr const char* kHandedOver = "KILN_HANDED_OVER";
 }  // namespace
 
+bool runs_in_kiln(const std::string& command) {
+  return command == "script" || command == "version" || command == "info" || command == "config";
+}
+
 bool take_hand_over_mark() {
   const bool marked = std::getenv(kHandedOver) != nullptr;
   if (marked) ::unsetenv(kHandedOver);

@@ -7,6 +7,10 @@
 
 namespace kiln::cli {
 
+// Whether `kiln` runs `command` itself (script, version, info, config); every other command runs
+// in `kiln-tools`. Both programs decide by this one list, so they cannot disagree.
+bool runs_in_kiln(const std::string& command);
+
 // Whether another program handed this process its command. Clears the mark from the environment
 // so that the processes this one starts begin unmarked; call once, first thing in main.
 bool take_hand_over_mark();

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
   const std::string command = args.words[0];
+  if (!cli::runs_in_kiln(command)) return cli::hand_over("kiln-tools", command, argv, handed_in);
   if (command == "script") return cli::run_script_command(args);
   if (command == "version") {
     if (args.json)
@@ -29,15 +30,12 @@ int main(int argc, char** argv) {
       std::printf("%s\n", cli::version_line().c_str());
     return cli::kExitOk;
   }
-  if (command == "info" || command == "config") {
-    auto config = load_config(args.config);
-    if (!config) {
-      std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
-      return cli::kExitUsage;
-    }
-    if (command == "info" && !args.json) std::printf("%s\n", cli::version_line().c_str());
-    std::printf("%s", format_config(*config, args.json).c_str());
-    return cli::kExitOk;
+  auto config = load_config(args.config);
+  if (!config) {
+    std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
+    return cli::kExitUsage;
   }
-  return cli::hand_over("kiln-tools", command, argv, handed_in);
+  if (command == "info" && !args.json) std::printf("%s\n", cli::version_line().c_str());
+  std::printf("%s", format_config(*config, args.json).c_str());
+  return cli::kExitOk;
 }

@@ -27,8 +27,7 @@ int main(int argc, char** argv) {
   if (!parsed.args) return parsed.exit_code;
   const cli::Args& args = *parsed.args;
   const std::string command = args.words[0];
-  if (command == "script" || command == "version" || command == "info" || command == "config")
-    return cli::hand_over("kiln", command, argv, handed_in);
+  if (cli::runs_in_kiln(command)) return cli::hand_over("kiln", command, argv, handed_in);
   if (command == "probe") return cli::run_probe_command(args);
   if (command == "texture") return cli::run_texture_command(args);
   if (command == "cook") return cli::run_cook_command(args);

@@ -71,6 +71,7 @@ TEST_SUITE("editor") {
     const auto reading = cook({{"LD_PRELOAD", KILN_REFUSE_THREADS}},
                               {"--cache-remote", redis.url(), "--cache-remote-read-only", "true"});
     CHECK_MESSAGE(reading.exit_code == 1, reading.output);
+    CHECK(reading.output.find("cannot start a compile thread") != std::string::npos);  // as far as the first
     CHECK(reading.output.find("writing no more") == std::string::npos);
     CHECK(cooked_files(out) == before);
   }
