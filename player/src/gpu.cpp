@@ -90,6 +90,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   auto cache = render::PersistentPipelineCache::open(*self->context_, store.get());
   if (!cache) return cache.error();
   self->cache_ = std::move(*cache);
+  if (store && self->cache_->load().outcome == render::PipelineCacheLoad::Outcome::kDisabled)
+    std::fprintf(stderr, "kiln-player: pipeline cache off: %s\n", self->cache_->load().why.c_str());
   report.pipeline_cache = render::outcome_name(self->cache_->load().outcome);
   report.pipeline_cache_why = self->cache_->load().why;
   report.pipeline_cache_loaded = self->cache_->load().bytes;
@@ -103,9 +105,11 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   report.create_ms = stats.create_ms;
   report.driver_feedback = stats.feedback;
   report.driver_cache_hits = stats.driver_cache_hits;
-  auto saved = self->cache_->save();
-  if (!saved) return saved.error();
-  report.pipeline_cache_saved = *saved;
+  // A pipeline cache that cannot be saved costs the next start time, never this one.
+  if (auto saved = self->cache_->save())
+    report.pipeline_cache_saved = *saved;
+  else
+    std::fprintf(stderr, "kiln-player: pipeline cache not saved: %s\n", saved.error().message.c_str());
   self->cache_.reset();
   store.reset();  // flushed by save()
 

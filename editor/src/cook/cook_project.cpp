@@ -108,7 +108,7 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
     }
     for (const auto& [slot, texture] : material->textures) {
       const std::string where = shown(rel) + ": /textures/" + json_pointer_token(slot) + ": ";
-      if (!fs::is_regular_file(root / texture, ec))
+      if (!input_present(root / texture))
         project.errors.push_back(where + "no such file " + shown(texture));
       else if (auto why = outside(texture))
         project.errors.push_back(where + texture + " " + *why);

@@ -2,7 +2,8 @@
 // cache current as files change, one line per event (JSON lines with --json). It runs until SIGINT
 // or SIGTERM (a last "stopped" event, exit 0), so it can run in the background or under an IDE.
 // With --stdin it also takes commands from standard input: `status` prints the statistics of the
-// three caches, `quit` (or the end of the input) ends it.
+// three caches, `quit` (a "stopped" event) or the end of the input ends it; a line longer than any
+// command is ignored with a "command_error" event.
 
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "cli_args.h"
 #include "editor/editor_session.h"
@@ -57,7 +59,10 @@ std::string human(const nlohmann::json& e) {
   if (kind == "material_error" || kind == "script_error" || kind == "texture_error")
     return e.value("error", "") + (e.value("kept_previous", false) ? " (previous version kept)" : "");
   if (kind == "watch_warning") return "warning: " + e.value("message", "");
-  if (kind == "stopped") return "stopped (" + e.value("signal", "") + ")";
+  if (kind == "project_error") return "error: " + e.value("error", "");
+  if (kind == "project_restored") return e.value("message", "");
+  if (kind == "stopped") return "stopped (" + e.value("signal", e.value("command", "")) + ")";
+  if (kind == "command_error") return "error: " + e.value("message", "");
   if (kind == "status") return "status: " + e.dump();
   return kind + " " + file;
 }
@@ -121,10 +126,14 @@ int run_editor_command(const Args& args) {
   emit(session.start(), args.json);
   for (const std::string& warning : (*watcher)->take_warnings())
     emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
-  std::string input;
+  std::string input;  // the command line read so far
+  bool overlong = false;
+  constexpr std::size_t kMaxCommandLine = 4096;
   for (;;) {
     pollfd fds[3] = {{(*watcher)->fd(), POLLIN, 0}, {signals, POLLIN, 0}, {commands ? STDIN_FILENO : -1, POLLIN, 0}};
-    if (::poll(fds, 3, -1) < 0) continue;
+    // While the project directory is gone nothing is watched: look for it twice a second.
+    const bool root_lost = (*watcher)->root_lost();
+    if (::poll(fds, 3, root_lost ? 500 : -1) < 0) continue;
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
@@ -132,22 +141,41 @@ int run_editor_command(const Args& args) {
         return kExitOk;
       }
     }
-    if (fds[0].revents & POLLIN) {
+    if ((fds[0].revents & POLLIN) || root_lost) {
       const auto batch = (*watcher)->collect(std::chrono::milliseconds(30));
       for (const std::string& warning : (*watcher)->take_warnings())
         emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
+      for (const editor::RootEvent& root_event : (*watcher)->take_root_events())
+        emit({{"event", root_event.back ? "project_restored" : "project_error"},
+              {root_event.back ? "message" : "error", root_event.message}},
+             args.json);
       for (const auto& event : session.handle(batch)) emit(event, args.json);
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
-      char chunk[256];
+      char chunk[65536];
       const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
       if (n <= 0) return kExitOk;  // end of input
-      input.append(chunk, std::size_t(n));
-      for (std::size_t nl; (nl = input.find('\n')) != std::string::npos;) {
-        const std::string command = input.substr(0, nl);
-        input.erase(0, nl + 1);
-        if (command == "quit") return kExitOk;
-        if (command == "status") emit(session.status(), args.json);
+      // Each byte is looked at once, and a line longer than any command is dropped as it arrives:
+      // a flood without newlines costs neither time nor memory, and events keep flowing.
+      for (const char c : std::string_view(chunk, std::size_t(n))) {
+        if (c != '\n') {
+          if (input.size() < kMaxCommandLine)
+            input += c;
+          else
+            overlong = true;
+          continue;
+        }
+        if (overlong)
+          emit({{"event", "command_error"},
+                {"message", "a line of more than " + std::to_string(kMaxCommandLine) + " bytes was ignored"}},
+               args.json);
+        else if (input == "quit") {
+          emit({{"event", "stopped"}, {"command", "quit"}}, args.json);
+          return kExitOk;
+        } else if (input == "status")
+          emit(session.status(), args.json);
+        input.clear();
+        overlong = false;
       }
     }
   }

@@ -63,6 +63,8 @@ void FileWatcher::warn(std::string message) { warnings_.push_back(std::move(mess
 
 std::vector<std::string> FileWatcher::take_warnings() { return std::exchange(warnings_, {}); }
 
+std::vector<RootEvent> FileWatcher::take_root_events() { return std::exchange(root_events_, {}); }
+
 void FileWatcher::scan(Snapshot& files) {
   std::map<std::pair<dev_t, ino_t>, bool> seen;
   const std::map<int, std::string> before = dirs_;
@@ -80,7 +82,10 @@ void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std
   if (!seen.emplace(std::pair{st.st_dev, st.st_ino}, true).second) return;  // a bind mount loop
   // Watch before listing: a file created while the directory is read still raises an event.
   // Re-adding a watched directory returns its descriptor, which now maps to where it is.
-  const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask | IN_ONLYDIR | (rel.empty() ? 0 : IN_DONT_FOLLOW));
+  // The root also reports itself going away (deleted, or renamed: its watch would then follow the
+  // moved tree, whose paths are no longer the project's).
+  const int wd = ::inotify_add_watch(
+      fd_, dir.c_str(), kMask | IN_ONLYDIR | (rel.empty() ? IN_DELETE_SELF | IN_MOVE_SELF : IN_DONT_FOLLOW));
   if (wd >= 0) {
     dirs_[wd] = rel;
   } else if (errno == ENOSPC && !warned_watch_limit_) {
@@ -125,11 +130,19 @@ bool FileWatcher::drain(std::map<std::string, FileChange>& pending) {
         rescan_ = true;
         continue;
       }
+      auto dir = dirs_.find(ev->wd);
+      const bool is_root = dir != dirs_.end() && dir->second.empty();
+      if (is_root && (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) && !root_lost_) {
+        root_lost_ = true;
+        rescan_ = true;  // finds nothing where the root was: every file is reported removed
+        root_events_.push_back({false, root_.string() + ": the project directory " +
+                                           ((ev->mask & IN_MOVE_SELF) ? "was moved or renamed away" : "was removed") +
+                                           "; watching for it to come back"});
+      }
       if (ev->mask & IN_IGNORED) {  // the directory is gone
         dirs_.erase(ev->wd);
         continue;
       }
-      auto dir = dirs_.find(ev->wd);
       if (dir == dirs_.end() || ev->len == 0) continue;
       const std::string name = ev->name;
       if (ignored(name)) continue;
@@ -157,6 +170,13 @@ std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;  // quiet: the burst is over
     drain(pending);
+  }
+  // A lost root that is a directory again (re-created, or moved back) is watched and read again.
+  struct stat root_st {};
+  if (root_lost_ && ::stat(root_.c_str(), &root_st) == 0 && S_ISDIR(root_st.st_mode)) {
+    root_lost_ = false;
+    rescan_ = true;
+    root_events_.push_back({true, root_.string() + ": the project directory is back; watching it again"});
   }
   auto mark = [&](const std::string& path) {
     auto [it, inserted] = pending.try_emplace(path);

@@ -7,6 +7,10 @@
 // are ignored: hidden and backup files (".name", "name~", "*.swp"), "#name#", JetBrains'
 // "name___jb_tmp___" and "name___jb_old___", sed -i's "sedXXXXXX".
 //
+// The root itself going away — deleted, renamed or moved — is an event of its own (take_root_events),
+// and every file is then reported removed; when a directory is at the root's path again (re-created,
+// or moved back) it is watched and read again, its files reported as added.
+//
 // Structure changes are reported file by file: a directory deleted, renamed, moved in or out of
 // the tree reports each file it held as removed or added. The watcher keeps a snapshot of the
 // tree (path -> inode, size, mtime) for this; after a directory event, or when the kernel's event
@@ -31,6 +35,12 @@
 
 namespace kiln::editor {
 
+// The project root going away (deleted, renamed, moved) or coming back.
+struct RootEvent {
+  bool back = false;
+  std::string message;  // names the root and what happened
+};
+
 struct FileChange {
   std::string path;  // relative to the root, generic form
   bool exists = false;
@@ -50,6 +60,11 @@ class FileWatcher {
   std::vector<FileChange> collect(std::chrono::milliseconds quiet);
   // Problems met while watching (a watch limit reached, a lost event queue), each once, in order.
   std::vector<std::string> take_warnings();
+  // The root went away or came back since the last call, in order. While it is away every file is
+  // reported removed, and collect() looks for it on each call: the caller calls it every
+  // `root_lost()` poll interval, not only when fd() is readable (nothing is watched meanwhile).
+  std::vector<RootEvent> take_root_events();
+  bool root_lost() const { return root_lost_; }
   std::size_t watched_directories() const { return dirs_.size(); }
 
  private:
@@ -78,6 +93,8 @@ class FileWatcher {
   bool rescan_ = false;              // a directory changed or events were lost since the last batch
   std::vector<std::string> warnings_;
   bool warned_watch_limit_ = false;
+  bool root_lost_ = false;
+  std::vector<RootEvent> root_events_;
 };
 
 }  // namespace kiln::editor

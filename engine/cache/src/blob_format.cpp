@@ -55,11 +55,20 @@ std::optional<HeaderProblem> check_header(std::span<const std::byte> header, con
   if (get_le(h + 12, 4) != kHeaderSize) return corrupt("bad header size");
   if (get_be(h + 16) != key.hash.high || get_be(h + 24) != key.hash.low) return corrupt("key does not match file name");
   const std::uint64_t length = get_le(h + 32, 8);
+  if (file_size == kUnknownSize) {
+    if (length > kMaxBlobBytes) return corrupt("payload length " + std::to_string(length) + " over the 1 GiB limit");
+    return std::nullopt;
+  }
   if (length != file_size - kHeaderSize)
     return corrupt("payload length " + std::to_string(length) + " but " + std::to_string(file_size - kHeaderSize) +
                    " bytes present");
   if (length > kMaxBlobBytes) return corrupt("payload length " + std::to_string(length) + " over the 1 GiB limit");
   return std::nullopt;
+}
+
+Result<std::uint64_t> blob_size_from_header(std::span<const std::byte> header, const BlobKey& key) {
+  if (auto problem = check_header(header, key, kUnknownSize)) return make_error(problem->text);
+  return kHeaderSize + get_le(header.data() + 32, 8);
 }
 
 std::optional<std::string> check(std::span<const std::byte> file, const BlobKey& key) {

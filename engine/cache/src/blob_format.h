@@ -39,8 +39,14 @@ struct HeaderProblem {
 
 // Checks the 64-byte header alone against `key` and the file's size, before the payload is read.
 // A sound header of another format version is not corruption: another build's blob, a miss.
+// kUnknownSize: the size is not known yet (a blob arriving from a server), only bounded.
+inline constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
 std::optional<HeaderProblem> check_header(std::span<const std::byte> header, const BlobKey& key,
                                           std::uint64_t file_size);
+
+// The whole size of the blob of `key` whose header is `header` (64 bytes), or what is wrong with
+// the header: what a remote read checks before it takes in the rest.
+Result<std::uint64_t> blob_size_from_header(std::span<const std::byte> header, const BlobKey& key);
 
 // The problem with `file` as the blob of `key`, or nothing if it is sound.
 std::optional<std::string> check(std::span<const std::byte> file, const BlobKey& key);

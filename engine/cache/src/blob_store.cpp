@@ -70,6 +70,9 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   struct stat st;
   if (::lstat(root.c_str(), &st) != 0)
     return make_error(root.string() + ": cannot stat cache root: " + std::strerror(errno));
+  if (S_ISLNK(st.st_mode))
+    return make_error(root.string() +
+                      ": cache root is a symbolic link; refusing to use it (name the directory itself)");
   if (!S_ISDIR(st.st_mode)) return make_error(root.string() + ": cache root is not a directory");
   if (st.st_uid != me)
     return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +

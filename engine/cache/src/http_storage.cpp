@@ -20,19 +20,53 @@ struct HttpConnection {
 };
 
 struct Body {
+  const CurlLibrary* curl_library = nullptr;
+  CURL* curl = nullptr;
+  const EntryLimits* limits = nullptr;  // GET only
   std::vector<std::byte> bytes;
-  bool too_large = false;
+  std::uint64_t expected = 0;  // the entry's size once known (announced, or from its header)
+  bool head_checked = false;
+  long status = 0;
+  std::string unusable;  // why the body was refused
 };
+
+// Stops the transfer (curl ends with CURLE_WRITE_ERROR) with `why`.
+std::size_t refuse(Body& body, std::string why) {
+  body.unusable = std::move(why);
+  return 0;
+}
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* body = static_cast<Body*>(user);
   const std::size_t n = size * count;
-  if (body->bytes.size() + n > blob_format::kMaxBlobBytes) {
-    body->too_large = true;
-    return 0;  // curl stops with CURLE_WRITE_ERROR
+  const EntryLimits* limits = body->limits;
+  const std::uint64_t max = limits ? limits->max_bytes : blob_format::kMaxBlobBytes;
+  if (!body->status) body->curl_library->easy_getinfo(body->curl, CURLINFO_RESPONSE_CODE, &body->status);
+  if (body->status < 200 || body->status >= 300) return n;  // an error page, not an entry: dropped
+  if (body->bytes.empty() && body->expected == 0) {         // the headers are in: what did the server announce?
+    curl_off_t announced = -1;
+    body->curl_library->easy_getinfo(body->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
+    if (announced > 0 && std::uint64_t(announced) > max)
+      return refuse(*body, "an entry of " + std::to_string(announced) + " bytes, more than the " + std::to_string(max) +
+                               " an entry may have");
+    if (announced > 0) {
+      body->expected = std::uint64_t(announced);
+      body->bytes.reserve(std::size_t(announced));
+    }
   }
+  const std::uint64_t bound = body->expected ? body->expected : max;
+  if (body->bytes.size() + n > bound)
+    return refuse(*body, body->expected ? "an entry longer than it said" : "an entry larger than an entry may be");
   const auto* bytes = reinterpret_cast<const std::byte*>(data);
   body->bytes.insert(body->bytes.end(), bytes, bytes + n);
+  if (limits && limits->head_size && !body->head_checked && body->bytes.size() >= limits->head_bytes) {
+    body->head_checked = true;
+    auto size = limits->head_size(std::span(body->bytes).first(limits->head_bytes));
+    if (!size) return refuse(*body, size.error().message);
+    if ((body->expected && *size != body->expected) || *size > max || *size < body->bytes.size())
+      return refuse(*body, "an entry whose header says " + std::to_string(*size) + " bytes");
+    body->expected = *size;
+  }
   return n;
 }
 
@@ -44,7 +78,9 @@ class HttpStorage final : public RemoteStorage {
             std::to_string(url_.port) + "/" + (url_.path.empty() ? "" : url_.path + "/");
   }
 
-  RemoteReply get(const std::string& key) override { return request("GET", key, {}); }
+  RemoteReply get(const std::string& key, const EntryLimits& limits) override {
+    return request("GET", key, {}, &limits);
+  }
   RemoteReply put(const std::string& key, std::span<const std::byte> value) override {
     return request("PUT", key, value);
   }
@@ -53,7 +89,8 @@ class HttpStorage final : public RemoteStorage {
   const std::string& address() const override { return address_; }
 
  private:
-  RemoteReply request(const char* method, const std::string& key, std::span<const std::byte> value) {
+  RemoteReply request(const char* method, const std::string& key, std::span<const std::byte> value,
+                      const EntryLimits* limits = nullptr) {
     RemoteReply out;
     std::unique_ptr<HttpConnection> c = pool_.take();
     if (!c) c = std::make_unique<HttpConnection>(libcurl_);
@@ -66,6 +103,9 @@ class HttpStorage final : public RemoteStorage {
     libcurl_.easy_reset(curl);
     const std::string url = base_ + key;
     Body body;
+    body.curl_library = &libcurl_;
+    body.curl = curl;
+    body.limits = limits;
     libcurl_.easy_setopt(curl, CURLOPT_URL, url.c_str());
     libcurl_.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: threads call this
     libcurl_.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_.count()));
@@ -89,9 +129,9 @@ class HttpStorage final : public RemoteStorage {
     }
     const CURLcode code = libcurl_.easy_perform(curl);
     if (code != CURLE_OK) {
-      if (body.too_large) {  // the entry is bad, not the server
+      if (!body.unusable.empty()) {  // the entry is bad, not the server
         out.outcome = RemoteReply::kUnusable;
-        out.problem = "an entry larger than the cache allows";
+        out.problem = body.unusable;
         return out;
       }
       out.outcome = RemoteReply::kUnreachable;

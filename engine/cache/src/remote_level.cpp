@@ -74,7 +74,9 @@ void RemoteLevel::failed(const RemoteReply& reply, bool writing) {
 std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& key) {
   if (off_.load(std::memory_order_relaxed)) return std::nullopt;
   const int kind = cache_kind_index(ns.kind);
-  RemoteReply reply = storage_->get(remote_key(ns, key));
+  EntryLimits limits{blob_format::kHeaderSize + blob_format::kMaxBlobBytes, blob_format::kHeaderSize,
+                     [&key](std::span<const std::byte> head) { return blob_format::blob_size_from_header(head, key); }};
+  RemoteReply reply = storage_->get(remote_key(ns, key), limits);
   switch (reply.outcome) {
     case RemoteReply::kOk: break;
     case RemoteReply::kAbsent: use_.add(kind, KindUseCounters::kRemoteMisses); return std::nullopt;

@@ -153,8 +153,8 @@ const std::vector<Setting>& settings() {
       bool_setting("cache.remote_read_only", &Config::cache_remote_read_only, "false",
                    "use the remote cache without filling it (a machine that may read the farm's results)"),
       int_setting("cache.remote_timeout", &Config::cache_remote_timeout_ms, 1, 600000, "2000",
-                  "milliseconds to connect to the remote cache, and for each lookup or upload; a remote that "
-                  "does not answer in time is left for the rest of the run (one warning)"),
+                  "milliseconds each lookup or upload of the remote cache may take in all, connecting included; a "
+                  "remote that does not finish in time is left for the rest of the run (one warning)"),
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
                    "in-memory budget for compiled shader variants and script pages", false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",

@@ -22,9 +22,13 @@ std::string describe_bytes(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
+bool input_present(const std::filesystem::path& file) {
+  struct stat st {};
+  return ::lstat(file.c_str(), &st) == 0;
+}
+
+Result<OpenedInput> open_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
   const std::string name = file.string();
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below refuses it.
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return make_error(name + ": cannot open " + std::string(what) + ": " + std::strerror(errno));
   struct stat st {};
@@ -44,7 +48,22 @@ Result<std::string> read_input_file(const std::filesystem::path& file, std::uint
     return make_error(name + ": " + describe_bytes(std::uint64_t(st.st_size)) + ", more than the " +
                       describe_bytes(max_bytes) + " limit for a " + std::string(what));
   }
-  std::string text(std::size_t(st.st_size), '\0');
+  return OpenedInput{fd, std::uint64_t(st.st_size)};
+}
+
+Status check_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
+  auto opened = open_input_file(file, max_bytes, what);
+  if (!opened) return opened.error();
+  ::close(opened->fd);
+  return {};
+}
+
+Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
+  const std::string name = file.string();
+  auto opened = open_input_file(file, max_bytes, what);
+  if (!opened) return opened.error();
+  const int fd = opened->fd;
+  std::string text(std::size_t(opened->size), '\0');
   std::size_t got = 0;
   while (got < text.size()) {
     const ssize_t r = ::read(fd, text.data() + got, text.size() - got);

@@ -59,13 +59,14 @@ void list_dir(const fs::path& root, const std::string& rel, const std::string& e
     const std::string child = rel + "/" + name;
     struct stat st {};
     if (::lstat((root / child).c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
+    // Whatever carries the extension is an input, whatever its type: a directory, FIFO, device or
+    // dangling link named like one is listed so that reading it refuses it by name, never skipped.
+    const bool named_as_input = !extension.empty() && fs::path(name).extension() == extension;
+    if (S_ISDIR(st.st_mode) && !named_as_input) {
       subdirs.push_back(child);
       continue;
     }
-    if (S_ISLNK(st.st_mode) && ::stat((root / child).c_str(), &st) != 0) continue;  // dangling
-    if (!S_ISREG(st.st_mode)) continue;
-    if (extension.empty() || fs::path(name).extension() == extension) out.push_back(child);
+    if (named_as_input || (extension.empty() && !S_ISDIR(st.st_mode))) out.push_back(child);
   }
   ::closedir(d);
   for (const std::string& s : subdirs) list_dir(root, s, extension, out, depth + 1);

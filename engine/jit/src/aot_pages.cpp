@@ -1,6 +1,7 @@
 #include "kiln/jit/aot_pages.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "kiln/cache/hash.h"
@@ -15,6 +16,7 @@ struct AotHeader {
   std::uint32_t tail_words;  // key words after the page (inlined callees)
 };
 constexpr std::uint32_t kAotMagic = 0x544F414B;
+constexpr std::uint32_t kMaxCodeAlignment = 4096;
 
 }  // namespace
 
@@ -52,6 +54,10 @@ Result<std::optional<StoredPage>> decode_aot_page(std::span<const std::byte> byt
   if (h.magic != kAotMagic || h.entry_count > kPageWords || bytes.size() != expected ||
       h.function_offset >= h.code_length)
     return make_error(name + ": damaged compiled page");
+  // What the code arena can honour (a power of two up to the smallest page): anything else was
+  // not written by a compiler, and is damage, not a page to run interpreted without a word.
+  if (!std::has_single_bit(h.alignment) || h.alignment > kMaxCodeAlignment)
+    return make_error(name + ": damaged compiled page (code alignment " + std::to_string(h.alignment) + ")");
   const std::byte* at = bytes.data() + sizeof h;
   StoredPage code;
   code.entries.resize(h.entry_count);

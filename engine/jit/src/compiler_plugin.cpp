@@ -6,6 +6,7 @@
 #include "kiln/cache/private_files.h"
 #include "kiln/core/input_limits.h"
 #include "kiln/core/program_files.h"
+#include "kiln/core/runtime_library.h"
 #include "kiln/jit/host_features.h"
 #include "kiln/jit/jit_runtime.h"
 
@@ -63,6 +64,8 @@ Result<PageCompiler*> PluginPageCompiler::load() {
     return make_error(load_error_);
   };
   if (options_.plugin.empty()) return fail("the script compiler (kiln-jitc.so) is not installed beside this program");
+  if (Status usable = check_plugin_file(options_.plugin, "the script compiler"); !usable)
+    return fail(usable.error().message);
   handle_ = ::dlopen(options_.plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) return fail(options_.plugin.string() + ": cannot load the script compiler: " + ::dlerror());
   auto create = reinterpret_cast<CreateCompilerFunction>(::dlsym(handle_, kCreateCompilerSymbol));
@@ -72,7 +75,9 @@ Result<PageCompiler*> PluginPageCompiler::load() {
   if (!made) return fail(options_.plugin.string() + ": a script compiler built from another Kiln than this program");
   const std::string actual = made->fingerprint();
   // Kept for the next process; a failure to write only means the next one asks the plugin again.
-  if (!kept_.empty() && actual != fingerprint_ && cache::make_private_dirs(kept_.parent_path()))
+  // Only into a root that is this user's own directory (not a link, not another user's).
+  if (!kept_.empty() && actual != fingerprint_ && cache::use_private_dir(options_.cache_root) &&
+      cache::use_private_dir(kept_.parent_path()))
     (void)cache::write_file_atomic(kept_, std::as_bytes(std::span(actual.data(), actual.size())));
   if (fingerprint_.empty()) {
     fingerprint_ = actual;  // from create(): nothing was kept

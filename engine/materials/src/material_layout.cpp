@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -218,7 +220,25 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         wrong = true;
         break;
       }
-      if (member->base() != "float") {
+      if (member->base() == "float") {
+        // A float holds magnitudes from about 1.4e-45 to 3.4e38: beyond them a value would become
+        // infinity or zero without a word.
+        for (std::size_t c = 0; c < values.size() && !wrong; ++c) {
+          const double v = values[c], magnitude = std::fabs(v);
+          if (magnitude <= double(std::numeric_limits<float>::max()) &&
+              (v == 0 || magnitude >= double(std::numeric_limits<float>::denorm_min()) / 2))
+            continue;
+          const std::string pointer = material.file + ": /params/" + json_pointer_token(param) +
+                                      (values.size() > 1 ? "/" + std::to_string(c) : "");
+          char shown[32];
+          std::snprintf(shown, sizeof shown, "%g", v);
+          problems.push_back(pointer + ": " + shown + " is outside the range of a float (" + member->type + " '" +
+                             param + "' of shader " + material.shader +
+                             " takes magnitudes up to 3.4e38 and from 1.4e-45)");
+          wrong = true;
+        }
+        if (wrong) break;
+      } else {
         // Integer members take integers in their range; anything else would be converted silently.
         const double lo = member->base() == "int" ? -2147483648.0 : 0.0;
         const double hi = member->base() == "int" ? 2147483647.0 : member->base() == "bool" ? 1.0 : 4294967295.0;

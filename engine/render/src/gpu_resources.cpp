@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace kiln::render {
 
@@ -46,6 +47,27 @@ void Buffer::write(std::span<const std::byte> bytes, VkDeviceSize offset) {
 }
 
 Result<std::unique_ptr<Image>> Image::create(const VulkanContext& context, const ImageDesc& desc) {
+  // What the device can hold is asked before anything reaches the driver: an image past its limits
+  // is undefined behaviour there (lavapipe crashes on a 65536x1 one), here an error.
+  VkPhysicalDeviceProperties device{};
+  vkGetPhysicalDeviceProperties(context.physical_device(), &device);
+  VkImageFormatProperties can{};
+  const VkResult supported = vkGetPhysicalDeviceImageFormatProperties(
+      context.physical_device(), desc.format, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL, desc.usage, 0, &can);
+  if (supported == VK_ERROR_FORMAT_NOT_SUPPORTED)
+    return make_error("this device has no images of VkFormat " + std::to_string(int(desc.format)) + " for this use");
+  if (supported != VK_SUCCESS)
+    return make_error(std::string("cannot ask the device about images: ") + vk_result_name(supported));
+  const std::uint32_t max_side =
+      std::min({device.limits.maxImageDimension2D, can.maxExtent.width, can.maxExtent.height});
+  if (desc.width == 0 || desc.height == 0 ||
+      desc.width > std::min(device.limits.maxImageDimension2D, can.maxExtent.width) ||
+      desc.height > std::min(device.limits.maxImageDimension2D, can.maxExtent.height) ||
+      desc.mip_levels > can.maxMipLevels)
+    return make_error(std::to_string(desc.width) + "x" + std::to_string(desc.height) + " with " +
+                      std::to_string(desc.mip_levels) + " levels is more than this device's images hold (at most " +
+                      std::to_string(max_side) + " pixels per side, " + std::to_string(can.maxMipLevels) +
+                      " levels); cook it smaller");
   std::unique_ptr<Image> self(new Image());
   self->device_ = context.device();
   self->desc_ = desc;

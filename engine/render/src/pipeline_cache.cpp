@@ -69,10 +69,19 @@ Result<std::unique_ptr<PersistentPipelineCache>> PersistentPipelineCache::open(c
   std::optional<cache::Bytes> data;
   if (store) {
     auto entry = pipeline_cache_entry(*store, context.identity());
-    if (!entry) return entry.error();
-    self->entry_ = *entry;
+    if (!entry) {
+      // The cache only saves time: one that cannot be used (a read-only root, another user's
+      // directory) leaves the pipelines to be made from scratch, and says why.
+      self->store_ = nullptr;
+      self->load_.why = entry.error().message;
+      store = nullptr;
+    } else {
+      self->entry_ = *entry;
+    }
+  }
+  if (store) {
     bool corrupt = false;
-    data = store->get(entry->first, entry->second, &corrupt);
+    data = store->get(self->entry_->first, self->entry_->second, &corrupt);
     self->load_.outcome = PipelineCacheLoad::Outcome::kMiss;
     if (corrupt) {
       self->load_.outcome = PipelineCacheLoad::Outcome::kRejected;

@@ -1,4 +1,5 @@
 #include "kiln/runtime/cooked_set.h"
+#include "kiln/runtime/shader_interface.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -142,7 +143,12 @@ Result<VariantRecord> CookedSet::variant(std::string_view name, std::string_view
   const std::string id = variant_id(chosen, name);
   auto bytes = entry(EntryKind::kVariant, id);
   if (!bytes) return bytes.error();
-  return decode_variant_record(*bytes, shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, id));
+  const std::string where = shaders_->path().string() + ": " + entry_name(EntryKind::kVariant, id);
+  auto record = decode_variant_record(*bytes, where);
+  if (!record) return record.error();
+  // Reflection that disagrees with its SPIR-V would become a layout the driver is handed.
+  for (const StageRecord& stage : record->stages) KILN_TRY(check_stage_reflection(stage, where));
+  return record;
 }
 
 Result<std::span<const std::byte>> CookedSet::program(std::string_view file) const {

@@ -1,16 +1,17 @@
 #include "kiln/runtime/pack.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
 
 namespace kiln::runtime {
 namespace {
@@ -141,30 +142,44 @@ std::uint64_t pack_checksum(std::span<const std::byte> bytes) {
   return h.header_checksum;
 }
 
-Pack::~Pack() {
-  if (base_) ::munmap(const_cast<std::byte*>(base_), length_);
-}
+Pack::~Pack() = default;
 
 Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, PackKind kind) {
   const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return make_error(name + ": cannot open the pack: " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(name + ": not a regular file");
-  }
-  const auto length = static_cast<std::size_t>(st.st_size);
+  auto opened = open_input_file(path, std::numeric_limits<std::uint64_t>::max(), "pack");
+  if (!opened) return opened.error();
+  const int fd = opened->fd;
+  const auto length = static_cast<std::size_t>(opened->size);
   if (length < sizeof(Header)) {
     ::close(fd);
     return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");
   }
-  void* mem = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mem == MAP_FAILED) return make_error(name + ": cannot map the pack");
+  // Read whole into memory this reader owns, never mapped: a pack truncated or rewritten in place
+  // while the game runs must not end it with SIGBUS. A pack that changes while it is read is an
+  // error naming it.
   std::unique_ptr<Pack> pack(new Pack());
+  pack->bytes_ = std::make_unique_for_overwrite<std::byte[]>(length);
+  std::size_t got = 0;
+  while (got < length) {
+    const ssize_t n = ::pread(fd, pack->bytes_.get() + got, length - got, off_t(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      return make_error(name + ": cannot read the pack: " + std::strerror(e));
+    }
+    if (n == 0) break;
+    got += std::size_t(n);
+  }
+  std::byte extra;
+  const bool grew = got == length && ::pread(fd, &extra, 1, off_t(length)) == 1;
+  ::close(fd);
+  if (got != length || grew)
+    return make_error(name + ": the pack changed while it was read (" + std::to_string(length) +
+                      " bytes when opened, " + (grew ? "more" : std::to_string(got)) +
+                      " read); a pack must not be rewritten in place");
   pack->path_ = path;
-  pack->base_ = static_cast<const std::byte*>(mem);
+  pack->base_ = pack->bytes_.get();
   pack->length_ = length;
 
   Header h;

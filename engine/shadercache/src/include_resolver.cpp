@@ -23,10 +23,9 @@ std::vector<fs::path> include_candidates(const std::string& name, const fs::path
 
 std::optional<fs::path> resolve_include(const std::string& name, const fs::path& includer, const IncludeRules& rules,
                                         std::string* refusal, std::set<fs::path>* probed) {
-  std::error_code ec;
   for (const fs::path& candidate : include_candidates(name, includer, rules.dirs)) {
     if (probed) probed->insert(candidate);
-    if (!fs::is_regular_file(candidate, ec)) continue;
+    if (!input_present(candidate)) continue;
     fs::path resolved;
     if (!rules.roots.empty() && !resolves_inside(candidate, rules.roots, &resolved)) {
       if (refusal) *refusal = "leads outside the project and its include directories (to " + resolved.string() + ")";

@@ -1,6 +1,7 @@
 #include "kiln/shadercache/shader_library.h"
 
 #include "include_resolver.h"
+#include "kiln/core/input_limits.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/cache/hash.h"
 #include "kiln/materials/variant_rules.h"
@@ -95,9 +96,8 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   }
   auto made = std::make_shared<ShaderProgram>();
   made->id = id;
-  std::error_code ec;
   for (const auto& candidate : stage_candidates(id))
-    if (fs::is_regular_file(absolute(candidate), ec)) made->stage_files.push_back(candidate);
+    if (input_present(absolute(candidate))) made->stage_files.push_back(candidate);
   if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
                       (stage_from_path(id) ? "" : "{.vert,.tesc,.tese,.geom,.frag,.comp}") + ")");
@@ -149,10 +149,9 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
 Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   Build b;
   b.key = key;
-  std::error_code ec;
   for (const auto& candidate : stage_candidates(key.shader)) {
     b.dependencies.insert(candidate);
-    if (fs::is_regular_file(absolute(candidate), ec)) b.stage_files.push_back(candidate);
+    if (input_present(absolute(candidate))) b.stage_files.push_back(candidate);
   }
   if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
   KILN_TRY(stages_inside(key.shader, b.stage_files));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kiln/core/program_files.h"
+#include "kiln/core/runtime_library.h"
 
 namespace kiln::texture_import {
 namespace {
@@ -30,6 +31,10 @@ void open_importer(Importer& self) {
   const std::filesystem::path plugin = find_program_file(kPluginName);
   if (plugin.empty()) {
     self.error = std::string("the image importer (") + kPluginName + ") is not installed beside this program";
+    return;
+  }
+  if (Status usable = check_plugin_file(plugin, "the image importer"); !usable) {
+    self.error = usable.error().message;
     return;
   }
   void* handle = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);

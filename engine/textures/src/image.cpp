@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <limits>
+
+#include <unistd.h>
 
 #include "box_footprints.h"
+#include "kiln/core/input_limits.h"
 #include "image_formats.h"
 
 namespace kiln::textures {
@@ -42,13 +45,14 @@ SourceReader g_source_reader = nullptr;
 void set_source_reader(SourceReader reader) { g_source_reader = reader; }
 
 Result<Image> read_image(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path.string() + ": cannot open");
+  // The decoders open the file by name: only after the check that refuses a FIFO or a device.
+  auto opened = open_input_file(path, std::numeric_limits<std::uint64_t>::max(), "texture");
+  if (!opened) return opened.error();
   unsigned char magic[4] = {};
-  in.read(reinterpret_cast<char*>(magic), 4);
-  if (in.gcount() == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G')
-    return read_png(path);
-  if (in.gcount() == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
+  const ssize_t got = ::pread(opened->fd, magic, 4, 0);
+  ::close(opened->fd);
+  if (got == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G') return read_png(path);
+  if (got == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
     return read_tiff(path);
   if (g_source_reader) return g_source_reader(path);
   return make_error(path.string() + ": not a PNG or TIFF image (unknown signature)");

@@ -1,5 +1,7 @@
 #include "kiln/textures/texture_path.h"
 
+#include "kiln/core/input_limits.h"
+
 namespace kiln::textures {
 namespace fs = std::filesystem;
 
@@ -15,7 +17,7 @@ TexturePath resolve_texture_path(const fs::path& source) {
   for (const fs::path& candidate : {replaced, appended}) {
     std::error_code e;
     const auto tx_time = fs::last_write_time(candidate, e);
-    if (e || !fs::is_regular_file(candidate, e)) continue;
+    if (e || !input_present(candidate)) continue;  // a FIFO or directory there is refused by name
     if (!source_exists || tx_time >= source_time) return {candidate, true};
   }
   return {source, false};

@@ -76,8 +76,7 @@ fs::path texture_sidecar_path(const fs::path& source) { return fs::path(source.s
 
 Result<std::optional<TextureOptions>> read_texture_sidecar(const fs::path& source) {
   const fs::path sidecar = texture_sidecar_path(source);
-  std::error_code ec;
-  if (!fs::exists(sidecar, ec)) return std::optional<TextureOptions>{};
+  if (!input_present(sidecar)) return std::optional<TextureOptions>{};
   auto text = read_input_file(sidecar, limits::kJsonFileBytes, "texture settings");
   if (!text) return text.error();
   auto doc = parse_json_document(sidecar.string(), *text);

@@ -2,7 +2,6 @@
 #include "kiln/textures/tx_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,19 +144,14 @@ const char* wrap_mode_name(WrapMode mode) {
 struct TxFile::Handle {
   TIFF* tiff = nullptr;
   std::span<const std::byte> memory;  // open_memory(): the bytes libtiff reads
-  std::uint64_t at = 0;               // open_memory() and open_at(): the read position
-  int fd = -1;                        // open_at(): the file, read from `offset` on
+  std::uint64_t at = 0;               // the read position
+  int fd = -1;                        // open() and open_at(): the file, read from `offset` on
   std::uint64_t offset = 0, size = 0;
-  int read_fd = -1;  // the file raw tiles are read from (fd, or libtiff's own for open()); -1 in memory
-  // The whole file mapped, when it has raw tiles: they are copied out of the mapping (a miss then
-  // costs a copy, not a system call), as libtiff maps the files it opens by name.
-  const std::byte* mapped = nullptr;
-  std::uint64_t mapped_size = 0;
+  int read_fd = -1;  // the file raw tiles are read from (fd); -1 in memory
   // Per level: the offset of every tile when its tiles are raw and read as stored (see tx_file.h),
   // else empty. Written by open, read-only afterwards: read without the lock.
   std::vector<std::vector<std::uint64_t>> raw_tile_offsets;
   ~Handle() {
-    if (mapped) ::munmap(const_cast<std::byte*>(mapped), mapped_size);
     if (tiff) textures::tiff().close(tiff);
     if (fd >= 0) ::close(fd);
   }
@@ -242,28 +236,20 @@ TxFile::TxFile(std::filesystem::path path, std::unique_ptr<Handle> handle, TxInf
 }
 TxFile::~TxFile() { g_open_handles.fetch_sub(1, std::memory_order_relaxed); }
 
-Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
-  auto handle = std::make_unique<Handle>();
-  handle->tiff = tiff().open(name.c_str(), "r");
-  if (!handle->tiff)
-    return make_error(name + ": cannot open as TIFF" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
-  handle->read_fd = tiff().fileno(handle->tiff);
-  return read_levels(path, std::move(handle));
-}
+Result<std::unique_ptr<TxFile>> TxFile::open(const std::filesystem::path& path) { return open_at(path, 0); }
 
 Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& path, std::uint64_t offset) {
   const std::string name = path.string();
   if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
+  // Read through positional reads, never a mapping: a file that shrinks under a reader is then a
+  // short read naming it, not SIGBUS (libtiff maps the files it opens by name).
+  auto opened = open_input_file(path, std::numeric_limits<std::uint64_t>::max(), "texture");
+  if (!opened) return opened.error();
   auto handle = std::make_unique<Handle>();
-  handle->fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (handle->fd < 0 || ::fstat(handle->fd, &st) != 0)
-    return make_error(name + ": cannot open: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode) || std::uint64_t(st.st_size) < offset) return make_error(name + ": not a .tx entry");
+  handle->fd = opened->fd;
+  if (opened->size < offset) return make_error(name + ": not a .tx entry (the file ends before it)");
   handle->offset = offset;
-  handle->size = std::uint64_t(st.st_size) - offset;
+  handle->size = opened->size - offset;
   handle->read_fd = handle->fd;
   handle->tiff = tiff().client_open(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
                                     file_size, no_map, memory_unmap);
@@ -357,16 +343,6 @@ Result<std::unique_ptr<TxFile>> TxFile::read_levels(std::filesystem::path path, 
     ++directory;
   } while (tiff().read_directory(tif));
   if (!tiff_error().empty()) return make_error(name + ": " + tiff_error());
-  const bool has_raw_tiles = std::any_of(handle->raw_tile_offsets.begin(), handle->raw_tile_offsets.end(),
-                                         [](const auto& offsets) { return !offsets.empty(); });
-  struct stat st;
-  if (has_raw_tiles && handle->read_fd >= 0 && ::fstat(handle->read_fd, &st) == 0 && st.st_size > 0) {
-    void* mem = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_SHARED, handle->read_fd, 0);
-    if (mem != MAP_FAILED) {  // else positional reads serve
-      handle->mapped = static_cast<const std::byte*>(mem);
-      handle->mapped_size = std::uint64_t(st.st_size);
-    }
-  }
   // maketx's chain always ends at 1x1: one that stops earlier lost its last levels.
   if (const TxLevel& last = info.levels.back(); last.width != 1 || last.height != 1)
     return make_error(name + ": missing levels: the mip chain ends at " + std::to_string(last.width) + "x" +
@@ -406,13 +382,6 @@ Status TxFile::read_raw(std::uint64_t at, std::span<std::uint8_t> out) const {
   if (!h.memory.empty()) {
     if (at > h.memory.size() || out.size() > h.memory.size() - at) return make_error("the data ends inside the tile");
     std::memcpy(out.data(), h.memory.data() + at, out.size());
-    return {};
-  }
-  if (h.mapped) {
-    const std::uint64_t start = h.offset + at;
-    if (start < at || start > h.mapped_size || out.size() > h.mapped_size - start)
-      return make_error("the file ends inside the tile (truncated?)");
-    std::memcpy(out.data(), h.mapped + start, out.size());
     return {};
   }
   for (std::size_t done = 0; done < out.size();) {

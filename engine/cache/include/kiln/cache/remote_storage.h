@@ -9,13 +9,15 @@
 // The backend only moves bytes under a key; what the bytes are and whether they can be trusted is
 // the store's business (remote_level.h checks every entry before using it). Connections are opened
 // when first needed, not when the backend is made, so a server that is down costs nothing until a
-// lookup, and every operation is bounded by the timeout.
+// lookup, and every operation — connecting, sending and the whole reply — ends by one deadline,
+// the timeout after it started: a server that answers a byte at a time cannot stretch it.
 //
 // Thread-safety: every member function may be called from any thread; each call uses a
 // connection of its own from a small pool.
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,10 +41,22 @@ struct RemoteReply {
   std::string problem;  // for kUnreachable and kRefused: one line for people
 };
 
+// How much of an entry a get may read. The size is known before the body is read: from what the
+// server announces (a Redis bulk length, an HTTP Content-Length), and from the entry's own header
+// once its first `head_bytes` have arrived (`head_size` answers the entry's whole size, or a
+// problem). An entry larger than `max_bytes`, or than its header says, is refused as soon as that
+// is known (kUnusable): nothing past it is ever buffered.
+struct EntryLimits {
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  std::size_t head_bytes = 0;
+  std::function<Result<std::uint64_t>(std::span<const std::byte> head)> head_size;
+};
+
 class RemoteStorage {
  public:
   virtual ~RemoteStorage() = default;
-  virtual RemoteReply get(const std::string& key) = 0;
+  virtual RemoteReply get(const std::string& key, const EntryLimits& limits) = 0;
+  RemoteReply get(const std::string& key) { return get(key, EntryLimits{}); }
   virtual RemoteReply put(const std::string& key, std::span<const std::byte> value) = 0;
   virtual RemoteReply remove(const std::string& key) = 0;
   // Whether an entry is there (kOk) or not (kAbsent), without reading it.
@@ -53,7 +67,7 @@ class RemoteStorage {
 
 struct RemoteOptions {
   std::string url;                          // cache.remote
-  std::chrono::milliseconds timeout{2000};  // cache.remote_timeout: connect, and each operation
+  std::chrono::milliseconds timeout{2000};  // cache.remote_timeout: each operation, connecting included
 };
 
 // The backend `options.url` names. Fails (naming the URL and what is wrong with it) for a URL Kiln

@@ -32,6 +32,24 @@ namespace kiln {
 // ("script", "material"): "x.lua: 52 MiB, more than the 8 MiB limit for a script".
 Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
 
+// The one check every input goes through, for a reader that reads the file itself: opened without
+// waiting (a FIFO must not block for a writer), a regular file, at most `max_bytes`. The caller
+// owns (and closes) `fd`; `size` is the size seen when it was checked.
+struct OpenedInput {
+  int fd = -1;
+  std::uint64_t size = 0;
+};
+Result<OpenedInput> open_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
+
+// The same checks as read_input_file, for an input a library then opens by name (an image
+// decoder, a plugin): refused naming the file before anything could wait on it.
+Status check_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
+
+// Whether anything is at `file`: a regular file, a directory, a FIFO, a device or a dangling
+// link. Inputs are looked for with this rather than by type, so that something other than a
+// regular file where an input belongs is refused by read_input_file naming it, never skipped.
+bool input_present(const std::filesystem::path& file);
+
 // "52 MiB", "812 KiB", "17 bytes".
 std::string describe_bytes(std::uint64_t bytes);
 

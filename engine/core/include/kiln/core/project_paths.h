@@ -29,10 +29,12 @@ std::vector<std::filesystem::path> canonical_roots(const std::vector<std::filesy
 bool resolves_inside(const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots,
                      std::filesystem::path* resolved = nullptr);
 
-// The regular files below root/dir (relative to root, generic, sorted) whose name ends with
-// `extension` (empty: any). Does not follow symbolic links to directories, skips hidden names,
-// and never throws: an unreadable or vanished directory is skipped. Symbolic links to files are
-// listed under their own name: the caller checks where they lead.
+// The files below root/dir (relative to root, generic, sorted) whose name ends with `extension`
+// (empty: any). Anything so named is listed whatever its type — a directory, FIFO, device or
+// dangling link too — so that the reader refuses it by name instead of it going missing from a
+// cook; with no extension, everything but directories. Does not descend into symbolic links to
+// directories, skips hidden names, and never throws: an unreadable or vanished directory is
+// skipped. Symbolic links are listed under their own name: the caller checks where they lead.
 std::vector<std::string> list_project_files(const std::filesystem::path& root, const std::string& dir,
                                             const std::string& extension);
 

@@ -6,11 +6,20 @@
 // Thread-safety: one RuntimeLibrary per thread while its functions are bound; the functions bound
 // are then plain pointers, usable from any thread.
 
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "kiln/core/result.h"
 
 namespace kiln {
+
+// The check a plugin passes before it is loaded by path (dlopen would wait on a FIFO, and map a
+// truncated file, which ends the process with SIGBUS when a missing page is touched): a regular
+// file owned by this user or root and not writable by others, whose ELF header and loadable
+// segments lie inside it. The error names the file and the problem; `what` names the plugin
+// ("the script compiler").
+Status check_plugin_file(const std::filesystem::path& file, std::string_view what);
 
 class RuntimeLibrary {
  public:

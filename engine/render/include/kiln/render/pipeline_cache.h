@@ -39,14 +39,16 @@ Result<std::pair<cache::BlobNamespace, cache::BlobKey>> pipeline_cache_entry(cac
 struct PipelineCacheLoad {
   enum class Outcome { kDisabled, kMiss, kHit, kRejected };
   Outcome outcome = Outcome::kDisabled;
-  std::string why;          // kRejected: what was wrong with the stored blob
+  std::string why;          // kRejected: what was wrong with the stored blob; kDisabled: why a store
+                            // given could not be used (empty when none was given)
   std::uint64_t bytes = 0;  // kHit: the data handed to the driver
 };
 const char* outcome_name(PipelineCacheLoad::Outcome outcome);  // "off", "miss", "hit", "rejected"
 
 class PersistentPipelineCache {
  public:
-  // `store` null: the cache is off (an empty VkPipelineCache, nothing saved).
+  // `store` null, or a store whose pipelines entry cannot be opened (load().why says why): the
+  // cache is off (an empty VkPipelineCache, nothing saved). Fails only when the driver does.
   static Result<std::unique_ptr<PersistentPipelineCache>> open(const VulkanContext& context, cache::BlobStore* store);
   ~PersistentPipelineCache();
   PersistentPipelineCache(const PersistentPipelineCache&) = delete;

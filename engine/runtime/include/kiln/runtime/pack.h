@@ -1,7 +1,6 @@
 #pragma once
 // Packs: what the cook writes and the shipped game reads, one file per content kind (shader
-// variants, scripts, textures). Nothing needs parsing before use: the file is mapped and read in
-// place.
+// variants, scripts, textures). Nothing needs parsing before use: entries are read in place.
 //
 //   header   magic, format version, kind, entry count, sizes, the checksum of everything from the
 //            index to the last name, and its own checksum
@@ -16,6 +15,9 @@
 // names every byte. A truncated, bit-flipped, hand-made or other-version pack is refused naming the
 // pack and the entry; offsets are checked without overflow. The same entries always make the same
 // bytes (sorted, no times, no paths).
+//
+// A pack is read whole into memory the reader owns, not mapped: a file truncated or rewritten in
+// place while a game runs is then an error when it is opened, never SIGBUS afterwards.
 //
 // Thread-safety: PackWriter is owned by one thread; a Pack may be read from any thread.
 
@@ -61,7 +63,7 @@ std::uint64_t pack_checksum(std::span<const std::byte> bytes);
 
 class Pack {
  public:
-  // Maps and checks the header, the index and the names (payloads are checked when read).
+  // Reads the pack and checks the header, the index and the names (payloads are checked when read).
   static Result<std::unique_ptr<Pack>> open(const std::filesystem::path& path, PackKind kind);
   ~Pack();
   Pack(const Pack&) = delete;
@@ -81,6 +83,7 @@ class Pack {
  private:
   Pack() = default;
   std::filesystem::path path_;
+  std::unique_ptr<std::byte[]> bytes_;
   const std::byte* base_ = nullptr;
   std::size_t length_ = 0;
   std::size_t count_ = 0;

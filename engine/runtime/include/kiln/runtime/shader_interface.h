@@ -72,6 +72,12 @@ struct ShaderInterface {
 // descriptor array, reflection that is not what the cook writes.
 Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where);
 
+// One stage's stored reflection checked against the SPIR-V it describes: the same descriptor
+// bindings (set, binding, kind, count, block size), push-constant blocks and input locations.
+// A layout made from reflection that disagrees would hand the driver a pipeline that reads
+// what no descriptor provides. Errors start with `where` and the stage.
+Status check_stage_reflection(const runtime::StageRecord& stage, const std::string& where);
+
 const char* descriptor_kind_name(DescriptorKind kind);
 
 }  // namespace kiln::runtime

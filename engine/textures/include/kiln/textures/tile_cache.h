@@ -104,7 +104,7 @@ class TileCache {
 
   // The .tx at `path`, reopened if the file changed on disk since it was last opened.
   Result<std::shared_ptr<TiledImage>> open(const std::filesystem::path& path);
-  // A .tx held in memory — a pack's entry, mapped — read in place, never written anywhere. `name`
+  // A .tx held in memory — a pack's entry — read in place, never written anywhere. `name`
   // identifies it (one name, one image); `bytes` must stay valid while the cache may read it.
   Result<std::shared_ptr<TiledImage>> open_memory(const std::string& name, std::span<const std::byte> bytes);
   // A texture an asset names: its current .tx (resolve_texture_path), or the plain source

@@ -13,10 +13,10 @@
 // the texture counts as having no alpha.
 //
 // Raw (uncompressed) tiles of 8-bit samples, or of the machine's byte order, are read without
-// libtiff: copied out of the file, which is then mapped (as libtiff maps the files it opens by name,
-// and packs are mapped), or out of the caller's memory, at the offset open() took from the file's
-// tile tables. Every other tile goes through libtiff. A .tx must not be truncated in place while
-// open (Kiln replaces files by rename, which leaves open ones whole).
+// libtiff: read from the file with positional reads, or copied out of the caller's memory, at the
+// offset open() took from the file's tile tables. Every other tile goes through libtiff, whose
+// reads come through the same positional reads. A file is never mapped: one truncated while open
+// is a short read, an error naming it (a mapping would end the process with SIGBUS).
 //
 // Thread-safety: info() from any thread; read_tile_rgba8() from any thread (a libtiff handle is not
 // thread-safe, so libtiff reads of one TxFile are serialised by its mutex; parallel loads of
@@ -98,13 +98,13 @@ struct TxInfo {
 
 class TxFile {
  public:
-  // Fails naming the file and the problem: not a TIFF, not tiled, a level that is not half the
-  // previous, unsupported sample formats...
+  // Fails naming the file and the problem: not a regular file (a FIFO is refused, not waited on),
+  // not a TIFF, not tiled, a level that is not half the previous, unsupported sample formats...
   static Result<std::unique_ptr<TxFile>> open(const std::filesystem::path& path);
   // The same from a .tx stored at `offset` bytes into a file (a cache entry after its header),
   // read through libtiff's client I/O with positional reads.
   static Result<std::unique_ptr<TxFile>> open_at(const std::filesystem::path& path, std::uint64_t offset);
-  // The same from bytes in memory (a pack entry mapped in place), read through libtiff's client
+  // The same from bytes in memory (a pack entry), read through libtiff's client
   // I/O without a copy. `bytes` must outlive the TxFile; `name` stands for the path in errors.
   static Result<std::unique_ptr<TxFile>> open_memory(const std::string& name, std::span<const std::byte> bytes);
   ~TxFile();

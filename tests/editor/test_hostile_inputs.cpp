@@ -1,0 +1,348 @@
+// Inputs that are not what they seem, through the real `kiln` and `kiln-player`: a FIFO, a
+// directory or a dangling link where a file belongs, a file that shrinks while it is read, a
+// truncated plugin, a pack whose entries carry valid checksums but lie. Each is an error naming
+// the file and the problem — never skipped, never waited on, never a signal.
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "kiln/runtime/manifest.h"
+#include "kiln/runtime/pack.h"
+#include "kiln/runtime/pack_contents.h"
+#include "kiln/runtime/variant_record.h"
+#include "lavapipe.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+test::RunResult cook(const fs::path& project, const fs::path& out, const fs::path& cache) {
+  return test::run_process({KILN_CLI, "cook", project.string(), "--out", out.string(), "--cache-root", cache.string()});
+}
+
+test::RunResult play(const fs::path& set, const fs::path& cache, std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {KILN_PLAYER, set.string(), "--cache-root", cache.string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return test::run_process(argv, test::lavapipe_env());
+}
+
+// A copy of the cooked set `from` at `to` whose entries went through `edit` (kind, name, payload ->
+// payload), every pack and the manifest with valid checksums: only what the entries say is wrong.
+void rewrite_set(
+    const fs::path& from, const fs::path& to,
+    const std::function<std::vector<std::byte>(runtime::PackKind, const std::string&, std::vector<std::byte>)>& edit) {
+  fs::create_directories(to);
+  auto manifest_text = test::slurp(from / runtime::kManifestFile);
+  auto manifest = runtime::decode_manifest(manifest_text, "manifest");
+  REQUIRE(manifest);
+  runtime::Manifest out = *manifest;
+  for (auto& [kind, named] : out.packs) {
+    auto pack = runtime::Pack::open(from / named.file, kind);
+    REQUIRE(pack);
+    runtime::PackWriter writer(kind, (*pack)->identity());
+    for (const std::string& name : (*pack)->names()) {
+      auto payload = (*pack)->find(name);
+      REQUIRE(payload);
+      REQUIRE(payload->has_value());
+      writer.add(name, edit(kind, name, std::vector<std::byte>((*payload)->begin(), (*payload)->end())));
+    }
+    auto bytes = writer.encode("pack");
+    REQUIRE(bytes);
+    named.checksum = runtime::pack_checksum(*bytes);
+    named.bytes = bytes->size();
+    named.file = runtime::pack_file_name(kind, named.checksum);
+    test::spit(to / named.file, std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  }
+  test::spit(to / runtime::kManifestFile, runtime::encode_manifest(out));
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE(
+      "a material - script or shader stage that is a FIFO - a directory or a dangling link is an error naming it") {
+    test::TempDir dir("hostile");
+    struct Case {
+      std::string file, kind;
+    };
+    for (const Case& c : {Case{"materials/sky.json", "fifo"}, Case{"materials/sky.json", "directory"},
+                          Case{"materials/sky.json", "dangling"}, Case{"scripts/zz.lua", "fifo"},
+                          Case{"scripts/zz.lua", "directory"}, Case{"shaders/unlit.frag", "fifo"}}) {
+      CAPTURE(c.file);
+      CAPTURE(c.kind);
+      const fs::path project = test::copy_assets(dir, "p-" + c.kind + "-" + fs::path(c.file).stem().string());
+      const fs::path file = project / c.file;
+      fs::remove(file);
+      if (c.kind == "fifo") REQUIRE(::mkfifo(file.c_str(), 0644) == 0);
+      if (c.kind == "directory") fs::create_directories(file / "inside");
+      if (c.kind == "dangling") fs::create_symlink(project / "nowhere.json", file);
+      const auto r = cook(project, dir / ("out-" + c.kind), dir / "cache");
+      CHECK_MESSAGE(r.exit_code == 1, r.output);
+      CHECK_MESSAGE(contains(r.output, c.file), r.output);
+      if (c.kind != "dangling")
+        CHECK_MESSAGE(contains(r.output, "not a regular file"), r.output);
+      else
+        CHECK_MESSAGE(contains(r.output, "No such file"), r.output);
+      CHECK_FALSE(fs::exists(dir / ("out-" + c.kind) / runtime::kManifestFile));
+    }
+  }
+
+  TEST_CASE("kiln texture on a FIFO or a device is refused by name - never waited on") {
+    test::TempDir dir("hostile");
+    const fs::path fifo = dir / "f.tx";
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    const std::vector<std::vector<std::string>> commands = {
+        {"texture", "info", fifo.string()},
+        {"texture", "export", fifo.string(), "--level", "0", (dir / "x.png").string()},
+        {"texture", "thumb", "/dev/zero", "--size", "8", (dir / "t.png").string()},
+        {"texture", "thumb", (dir / "f.tx").string(), "--size", "8", (dir / "t.png").string()}};
+    for (auto args : commands) {
+      CAPTURE(args[1]);
+      CAPTURE(args[2]);
+      args.insert(args.begin(), KILN_CLI);
+      // With nothing writing to the FIFO a reader that opens it waits for ever: the guard is the
+      // check before the open, and the test's own timeout the symptom of its absence.
+      test::ChildProcess child(args);
+      const std::string output = child.read_all();
+      CHECK_MESSAGE(child.wait() == 1, output);
+      CHECK_MESSAGE(contains(output, "not a regular file"), output);
+    }
+  }
+
+  TEST_CASE("a script compiler plugin that is a FIFO or truncated is refused - scripts run interpreted") {
+    test::TempDir dir("hostile");
+    const fs::path tools = fs::path(KILN_CLI).parent_path();
+    for (const std::string kind : {"fifo", "truncated", "writable by all"}) {
+      CAPTURE(kind);
+      const fs::path bin = dir / ("bin-" + kind);
+      fs::create_directories(bin);
+      fs::copy_file(KILN_CLI, bin / "kiln");
+      const fs::path plugin = bin / "kiln-jitc.so";
+      if (kind == "fifo") {
+        REQUIRE(::mkfifo(plugin.c_str(), 0644) == 0);
+      } else {
+        const std::string whole = test::slurp(tools / "kiln-jitc.so");
+        REQUIRE(whole.size() > 200000);
+        test::spit(plugin, kind == "truncated" ? whole.substr(0, 100000) : whole);
+        if (kind != "truncated") fs::permissions(plugin, fs::perms::others_write, fs::perm_options::add);
+      }
+      const fs::path script = dir / "loop.lua";
+      std::ofstream(script) << "local s = 0\nfor i = 1, 20000 do s = s + i end\nprint(s)\n";
+      test::ChildProcess child({(bin / "kiln").string(), "script", "run", script.string(), "--cache-root",
+                                (dir / ("cache-" + kind)).string(), "--jit", "on"});
+      const std::string output = child.read_all();
+      const int code = child.wait();
+      CHECK_MESSAGE(code == 0, output);  // interpreted: the answer is the same
+      CHECK_MESSAGE(contains(output, "200010000"), output);
+      CHECK_MESSAGE(contains(output, plugin.string()), output);
+      CHECK_MESSAGE(contains(output, "scripts run interpreted"), output);
+    }
+  }
+
+  TEST_CASE("a .tx truncated after it was opened is a read error naming it - not SIGBUS") {
+    test::TempDir dir("hostile");
+    const fs::path tx = dir / "raw.tx";
+    // Raw (uncompressed) tiles are what was read out of a mapping.
+    auto made = test::run_process(
+        {"/usr/bin/oiiotool", "--pattern", "noise", "1024x1024", "4", "-d", "uint8", "-o", (dir / "n.tif").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    made = test::run_process({"/usr/bin/maketx", "--compression", "none", "--tile", "64", "64", "-o", tx.string(),
+                              (dir / "n.tif").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    // Truncated while a reader runs, at several moments: whatever the moment, an answer or an
+    // error, never a signal.
+    for (const int delay_ms : {0, 20, 60, 150}) {
+      CAPTURE(delay_ms);
+      const fs::path copy = dir / ("t" + std::to_string(delay_ms) + ".tx");
+      fs::copy_file(tx, copy);
+      test::ChildProcess child({KILN_CLI, "texture", "thumb", copy.string(), "--size", "1024",
+                                (dir / ("o" + std::to_string(delay_ms) + ".png")).string()});
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      REQUIRE(::truncate(copy.c_str(), 100000) == 0);
+      const std::string output = child.read_all();
+      const int code = child.wait();
+      CHECK_MESSAGE((code == 0 || code == 1), code << " " << output);
+      if (code == 1) CHECK_MESSAGE(contains(output, copy.filename().string()), output);
+    }
+  }
+
+  TEST_CASE("a pack truncated while the player runs never ends it with a signal") {
+    test::TempDir dir("hostile");
+    REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "base", dir / "cache").exit_code == 0);
+    for (const std::string kind : {"shaders", "scripts", "textures"})
+      for (const int delay_ms : {0, 50, 100, 200}) {
+        CAPTURE(kind);
+        CAPTURE(delay_ms);
+        const fs::path set = dir / (kind + std::to_string(delay_ms));
+        fs::copy(dir / "base", set);
+        fs::path pack;
+        for (const auto& e : fs::directory_iterator(set))
+          if (e.path().filename().string().rfind(kind, 0) == 0) pack = e.path();
+        REQUIRE(!pack.empty());
+        std::vector<std::string> argv = {KILN_PLAYER,           set.string(), "--cache-root",
+                                         (dir / "pc").string(), "--frames",   "20"};
+        test::ChildProcess child(argv, test::lavapipe_env());
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        REQUIRE(::truncate(pack.c_str(), 5000) == 0);
+        const std::string output = child.read_all();
+        const int code = child.wait();
+        CHECK_MESSAGE((code == 0 || code == 1), code << " " << output);
+        if (code == 1) CHECK_MESSAGE(contains(output, pack.filename().string()), output);
+      }
+  }
+
+  TEST_CASE("variant reflection that disagrees with its SPIR-V is refused naming the pack - variant and stage") {
+    test::TempDir dir("hostile");
+    REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "base", dir / "cache").exit_code == 0);
+    // Rewritten unchanged: the set the cook wrote passes the check, whatever its shaders declare.
+    rewrite_set(dir / "base", dir / "same", [](auto, const std::string&, std::vector<std::byte> p) { return p; });
+    const auto same = play(dir / "same", dir / "pc", {"--frames", "1"});
+    CHECK_MESSAGE(same.exit_code == 0, same.output);
+
+    struct Case {
+      std::string name, field, value, message;
+    };
+    for (const Case& c : {Case{"no bindings", "bindings", "[]", "is declared by the SPIR-V but missing"},
+                          Case{"bindings null", "bindings", "null", "\"bindings\" is not a list"},
+                          Case{"bindings object", "bindings", "{}", "\"bindings\" is not a list"},
+                          Case{"no push constants", "push_constants", "[]", "push constants"},
+                          Case{"no inputs", "inputs", "[]", "inputs: 0 in the reflection"}}) {
+      CAPTURE(c.name);
+      const fs::path set = dir / ("set-" + std::to_string(std::hash<std::string>{}(c.name)));
+      std::string changed_variant;
+      rewrite_set(dir / "base", set, [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
+        if (kind != runtime::PackKind::kShaders || !changed_variant.empty() || name.find("unlit") == std::string::npos)
+          return p;
+        auto record = runtime::decode_variant_record(p, name);
+        if (!record || !record->stage("vert")) return p;
+        for (auto& stage : record->stages) {
+          if (stage.stage != "vert") continue;
+          auto r = nlohmann::json::parse(stage.reflection_json);
+          if (c.field == "push_constants" && r["push_constants"].empty()) return p;
+          r[c.field] = nlohmann::json::parse(c.value);
+          stage.reflection_json = r.dump();
+        }
+        changed_variant = name;
+        return runtime::encode_variant_record(*record);
+      });
+      REQUIRE(!changed_variant.empty());
+      const auto played = play(set, dir / "pc");
+      CHECK_MESSAGE(played.exit_code == 1, played.output);
+      CHECK_MESSAGE(contains(played.output, "shaders."), played.output);
+      CHECK_MESSAGE(contains(played.output, "unlit"), played.output);
+      CHECK_MESSAGE(contains(played.output, ": vert: "), played.output);
+      CHECK_MESSAGE(contains(played.output, c.message), played.output);
+    }
+  }
+
+  TEST_CASE("a texture larger than the device holds is refused naming it - the driver never sees it") {
+    test::TempDir dir("hostile");
+    const fs::path project = test::copy_assets(dir);
+    // 65536 pixels wide: inside Kiln's own limit, past what lavapipe's images hold.
+    const auto made = test::run_process({"/usr/bin/oiiotool", "--pattern", "constant:color=1,0,0", "65536x1", "3", "-d",
+                                         "uint8", "-o", (project / "textures" / "wide.png").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    const fs::path material = project / "materials" / "sky.json";
+    auto m = nlohmann::json::parse(test::slurp(material));
+    m["textures"]["main_texture"] = "textures/wide.png";
+    test::spit(material, m.dump());
+    const auto cooked = cook(project, dir / "out", dir / "cache");
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+    const auto played = play(dir / "out", dir / "pc", {"--frames", "1"});
+    CHECK_MESSAGE(played.exit_code == 1, played.output);
+    CHECK_MESSAGE(contains(played.output, "textures/wide.png"), played.output);
+    CHECK_MESSAGE(contains(played.output, "65536x1 with 17 levels is more than this device's images hold"),
+                  played.output);
+  }
+
+  TEST_CASE("the player runs when its pipeline cache cannot be used - and says so in one line") {
+    test::TempDir dir("hostile");
+    REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "base", dir / "cache").exit_code == 0);
+    // A cache root the player filled once, then mounted read-only (root may mount; otherwise a
+    // pipelines directory that is a file fails the same way, for any user, root included).
+    struct Mount {
+      fs::path at;
+      bool mounted = false;
+      ~Mount() {
+        if (mounted) (void)test::run_process({"/bin/umount", at.string()});
+      }
+    } disk{dir / "ro"};
+    fs::create_directories(disk.at);
+    disk.mounted =
+        !std::getenv("KILN_TEST_NO_MOUNT") &&
+        test::run_process({"/bin/mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk.at.string()}).exit_code == 0;
+    const fs::path root = disk.at / "cache";
+    fs::create_directories(root);
+    if (disk.mounted) {
+      const auto filled = play(dir / "base", root, {"--frames", "1"});
+      REQUIRE_MESSAGE(filled.exit_code == 0, filled.output);
+      REQUIRE(fs::is_directory(root / "pipelines"));
+      REQUIRE(test::run_process({"/bin/mount", "-o", "remount,ro", disk.at.string()}).exit_code == 0);
+    } else {
+      std::ofstream(root / "pipelines") << "not a directory";
+    }
+    MESSAGE(std::string(disk.mounted ? "a read-only tmpfs" : "a file in place of the pipelines directory"));
+    const auto played = play(dir / "base", root, {"--frames", "1"});
+    CHECK_MESSAGE(played.exit_code == 0, played.output);
+    CHECK_MESSAGE(contains(played.output, "kiln-player: pipeline cache off: "), played.output);
+    CHECK_MESSAGE(contains(played.output, (root / "pipelines").string()), played.output);
+  }
+
+  TEST_CASE("a compiled page whose code alignment no compiler writes is reported as damaged") {
+    test::TempDir dir("hostile");
+    REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "base", dir / "cache").exit_code == 0);
+    for (const std::uint32_t alignment : {0u, 3u, 1u << 31}) {
+      CAPTURE(alignment);
+      const fs::path set = dir / ("a" + std::to_string(alignment));
+      rewrite_set(dir / "base", set, [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
+        if (kind == runtime::PackKind::kScripts && name.rfind("page:", 0) == 0 && p.size() > 12)
+          std::memcpy(p.data() + 8, &alignment, 4);  // the header: magic, function offset, alignment
+        return p;
+      });
+      const auto played =
+          test::run_process({KILN_PLAYER, set.string(), "--cache-root", (dir / "pc").string(), "--json"},
+                            {{"KILN_RENDER_DEVICE", "none"}});
+      CHECK_MESSAGE(played.exit_code == 0, played.output);
+      CHECK_MESSAGE(contains(played.output, "damaged compiled page (code alignment " + std::to_string(alignment) + ")"),
+                    played.output);
+      const auto at = played.output.find('{');
+      REQUIRE(at != std::string::npos);
+      const auto report = nlohmann::json::parse(played.output.substr(at, played.output.rfind('}') - at + 1));
+      CHECK(report["pages_damaged"].get<int>() >= 1);
+      CHECK(report["pages_loaded"] == 0);
+    }
+  }
+
+  TEST_CASE("a material number outside a float's range is an error naming its JSON pointer") {
+    test::TempDir dir("hostile");
+    for (const std::string value : {"1e308", "-1e39", "5e-324"}) {
+      CAPTURE(value);
+      const fs::path project = test::copy_assets(dir, "p" + std::to_string(std::hash<std::string>{}(value)));
+      const fs::path material = project / "materials" / "sky.json";
+      auto m = nlohmann::json::parse(test::slurp(material));
+      REQUIRE(m["params"].contains("color"));
+      m["params"]["color"][1] = nlohmann::json::parse(value);
+      test::spit(material, m.dump());
+      const auto r = cook(project, dir / "out", dir / "cache");
+      CHECK_MESSAGE(r.exit_code == 1, r.output);
+      CHECK_MESSAGE(contains(r.output, "materials/sky.json: /params/color/1: "), r.output);
+      CHECK_MESSAGE(contains(r.output, "outside the range of a float"), r.output);
+    }
+  }
+}
