@@ -19,15 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Project {
-  test::TempDir dir{"editor-control"};
-  fs::path root = test::copy_assets(dir);
-  test::EditorProcess start(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {KILN_CLI, "editor",       root.string(),
-                                     "--json", "--cache-root", (dir / "cache").string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return test::EditorProcess(argv);
-  }
+struct Project : test::EditorProject {
+  Project() : EditorProject("editor-control") {}
 };
 
 std::set<std::string> files_of(const std::vector<nlohmann::json>& events) {

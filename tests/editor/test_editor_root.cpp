@@ -16,15 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Project {
-  test::TempDir dir{"editor-root"};
-  fs::path root = test::copy_assets(dir);
-  test::EditorProcess start(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> argv = {KILN_CLI, "editor",       root.string(),
-                                     "--json", "--cache-root", (dir / "cache").string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return test::EditorProcess(argv);
-  }
+struct Project : test::EditorProject {
+  Project() : EditorProject("editor-root") {}
 };
 
 // Events until one of kind `event` (that one included); fails when none comes.

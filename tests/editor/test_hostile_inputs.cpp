@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -70,6 +71,19 @@ void rewrite_set(
     test::spit(to / named.file, std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
   }
   test::spit(to / runtime::kManifestFile, runtime::encode_manifest(out));
+}
+
+// Runs `argv` and truncates `file` to `size` bytes `delay_ms` after it started: whatever the moment,
+// an answer (0) or an error naming the file (1), never a signal.
+void check_truncated_while_running(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                                   const fs::path& file, std::uintmax_t size, int delay_ms) {
+  test::ChildProcess child(argv, env);
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+  REQUIRE(::truncate(file.c_str(), off_t(size)) == 0);
+  const std::string output = child.read_all();
+  const int code = child.wait();
+  CHECK_MESSAGE((code == 0 || code == 1), code << " " << output);
+  if (code == 1) CHECK_MESSAGE(contains(output, file.filename().string()), output);
 }
 
 }  // namespace
@@ -171,14 +185,9 @@ TEST_SUITE("editor") {
       CAPTURE(delay_ms);
       const fs::path copy = dir / ("t" + std::to_string(delay_ms) + ".tx");
       fs::copy_file(tx, copy);
-      test::ChildProcess child({KILN_CLI, "texture", "thumb", copy.string(), "--size", "1024",
-                                (dir / ("o" + std::to_string(delay_ms) + ".png")).string()});
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-      REQUIRE(::truncate(copy.c_str(), 100000) == 0);
-      const std::string output = child.read_all();
-      const int code = child.wait();
-      CHECK_MESSAGE((code == 0 || code == 1), code << " " << output);
-      if (code == 1) CHECK_MESSAGE(contains(output, copy.filename().string()), output);
+      check_truncated_while_running({KILN_CLI, "texture", "thumb", copy.string(), "--size", "1024",
+                                     (dir / ("o" + std::to_string(delay_ms) + ".png")).string()},
+                                    {}, copy, 100000, delay_ms);
     }
   }
 
@@ -195,15 +204,9 @@ TEST_SUITE("editor") {
         for (const auto& e : fs::directory_iterator(set))
           if (e.path().filename().string().rfind(kind, 0) == 0) pack = e.path();
         REQUIRE(!pack.empty());
-        std::vector<std::string> argv = {KILN_PLAYER,           set.string(), "--cache-root",
-                                         (dir / "pc").string(), "--frames",   "20"};
-        test::ChildProcess child(argv, test::lavapipe_env());
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-        REQUIRE(::truncate(pack.c_str(), 5000) == 0);
-        const std::string output = child.read_all();
-        const int code = child.wait();
-        CHECK_MESSAGE((code == 0 || code == 1), code << " " << output);
-        if (code == 1) CHECK_MESSAGE(contains(output, pack.filename().string()), output);
+        check_truncated_while_running(
+            {KILN_PLAYER, set.string(), "--cache-root", (dir / "pc").string(), "--frames", "10"}, test::lavapipe_env(),
+            pack, 5000, delay_ms);
       }
   }
 

@@ -57,6 +57,24 @@ TEST_SUITE("runtime") {
     CHECK((*pack)->names().size() == 50);
   }
 
+  TEST_CASE("an open pack truncated on disk still answers every entry - it was read whole when opened") {
+    test::TempDir dir("pack");
+    PackWriter writer(PackKind::kTextures, "t");
+    for (int i = 0; i < 64; ++i) writer.add("e" + std::to_string(i), bytes_of(std::string(8192, char('a' + i % 26))));
+    REQUIRE(writer.write(dir / "big.pack"));
+    auto pack = Pack::open(dir / "big.pack", PackKind::kTextures);
+    REQUIRE_MESSAGE(pack, pack.error().message);
+    // A mapping of the file would now end this process with SIGBUS on the first payload read.
+    fs::resize_file(dir / "big.pack", 100);
+    for (int i = 0; i < 64; ++i) {
+      auto found = (*pack)->find("e" + std::to_string(i));
+      REQUIRE_MESSAGE(found, found.error().message);
+      REQUIRE(found->has_value());
+      CHECK((*found)->size() == 8192);
+      CHECK(std::all_of((*found)->begin(), (*found)->end(), [&](std::byte b) { return b == std::byte('a' + i % 26); }));
+    }
+  }
+
   TEST_CASE("truncated - bit-flipped - other-version and other-kind packs are refused naming the pack and the entry") {
     test::TempDir dir("pack");
     const fs::path path = make_pack(dir, "good.pack");

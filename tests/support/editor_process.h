@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "temp_dir.h"
+#include "test_files.h"
 
 namespace kiln::test {
 
@@ -51,6 +53,20 @@ struct EditorProcess {
     std::vector<nlohmann::json> events;
     while (auto e = poll(quiet)) events.push_back(std::move(*e));
     return events;
+  }
+};
+
+// A private copy of the sample project and the `kiln editor --json` to start on it, with its own
+// cache root beside it.
+struct EditorProject {
+  explicit EditorProject(std::string_view label) : dir(label), root(copy_assets(dir)) {}
+  TempDir dir;
+  std::filesystem::path root;
+  EditorProcess start(const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> argv = {KILN_CLI, "editor",       root.string(),
+                                     "--json", "--cache-root", (dir / "cache").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return EditorProcess(argv);
   }
 };
 

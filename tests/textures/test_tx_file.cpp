@@ -2,6 +2,8 @@
 
 #include <tiffio.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -71,6 +73,24 @@ void check_every_level(const test::TempDir& dir, const fs::path& tx, int max_dif
 }  // namespace
 
 TEST_SUITE("textures") {
+  TEST_CASE("a .tx truncated after it was opened is a read error naming it - raw and compressed tiles") {
+    // The file is read with positional reads: a tile past the new end is a short read, where a
+    // mapping of it would end the process with SIGBUS.
+    test::TempDir dir("tx");
+    for (const std::string compression : {"none", "zip"}) {
+      CAPTURE(compression);
+      const fs::path tx =
+          make_tx(dir, "cut-" + compression, 512, 512, 4, {"--compression", compression, "--tile", "64", "64"});
+      auto file = TxFile::open(tx);
+      REQUIRE_MESSAGE(file, file.error().message);
+      REQUIRE(::truncate(tx.c_str(), 4096) == 0);
+      const TxLevel& l = (*file)->info().levels[0];
+      auto tile = (*file)->read_tile_rgba8(0, l.tiles_x() - 1, l.tiles_y() - 1);
+      REQUIRE_FALSE(tile);
+      CHECK_MESSAGE(tile.error().message.find(tx.string() + ": level 0 tile 7,7") == 0, tile.error().message);
+    }
+  }
+
   TEST_CASE("every level of maketx files reads as OIIO reads it: RGB RGBA gray non-power-of-two and tiles 32 and 64") {
     test::TempDir dir("tx");
     SUBCASE("RGB 300x200, 64x64 tiles") { check_every_level(dir, make_tx(dir, "rgb", 300, 200, 3)); }

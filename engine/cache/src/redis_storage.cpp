@@ -4,6 +4,7 @@
 #include <sys/time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <span>
 
@@ -78,10 +79,10 @@ class RedisStorage final : public RemoteStorage {
   // (`unusable` when the entry, not the server, is at fault); the connection is then not reusable.
   static Reply exchange(redisContext* c, Clock::time_point deadline, const EntryLimits* limits, std::string& problem,
                         bool& unusable) {
-    // A read or write that timed out ends with EAGAIN: the deadline, said as such.
+    // A read or write that waited out the time left (SO_RCVTIMEO, SO_SNDTIMEO) ends with EAGAIN:
+    // the deadline, said as such.
     auto io_problem = [&](const char* otherwise) {
-      problem =
-          Clock::now() + std::chrono::milliseconds(5) >= deadline ? "no whole reply within the timeout" : otherwise;
+      problem = errno == EAGAIN || errno == EWOULDBLOCK ? "no whole reply within the timeout" : otherwise;
     };
     auto time_left = [&] {
       const auto left = deadline - Clock::now();

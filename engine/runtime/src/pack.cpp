@@ -1,11 +1,6 @@
 #include "kiln/runtime/pack.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -146,40 +141,18 @@ Pack::~Pack() = default;
 
 Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, PackKind kind) {
   const std::string name = path.string();
-  auto opened = open_input_file(path, std::numeric_limits<std::uint64_t>::max(), "pack");
-  if (!opened) return opened.error();
-  const int fd = opened->fd;
-  const auto length = static_cast<std::size_t>(opened->size);
-  if (length < sizeof(Header)) {
-    ::close(fd);
-    return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");
-  }
-  // Read whole into memory this reader owns, never mapped: a pack truncated or rewritten in place
-  // while the game runs must not end it with SIGBUS. A pack that changes while it is read is an
-  // error naming it.
+  // Read whole, through the one input check, into memory this reader owns, never mapped: a pack
+  // truncated or rewritten in place while the game runs must not end it with SIGBUS. One that
+  // shrinks while it is read fails the length checks below; one that grows is refused there.
+  auto read = read_input_file(path, std::numeric_limits<std::uint64_t>::max(), "pack");
+  if (!read) return read.error();
   std::unique_ptr<Pack> pack(new Pack());
-  pack->bytes_ = std::make_unique_for_overwrite<std::byte[]>(length);
-  std::size_t got = 0;
-  while (got < length) {
-    const ssize_t n = ::pread(fd, pack->bytes_.get() + got, length - got, off_t(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      ::close(fd);
-      return make_error(name + ": cannot read the pack: " + std::strerror(e));
-    }
-    if (n == 0) break;
-    got += std::size_t(n);
-  }
-  std::byte extra;
-  const bool grew = got == length && ::pread(fd, &extra, 1, off_t(length)) == 1;
-  ::close(fd);
-  if (got != length || grew)
-    return make_error(name + ": the pack changed while it was read (" + std::to_string(length) +
-                      " bytes when opened, " + (grew ? "more" : std::to_string(got)) +
-                      " read); a pack must not be rewritten in place");
+  pack->bytes_ = std::move(*read);
+  const std::size_t length = pack->bytes_.size();
+  if (length < sizeof(Header))
+    return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");
   pack->path_ = path;
-  pack->base_ = pack->bytes_.get();
+  pack->base_ = reinterpret_cast<const std::byte*>(pack->bytes_.data());
   pack->length_ = length;
 
   Header h;

@@ -132,8 +132,6 @@ Result<ShaderInterface> shader_interface(const VariantRecord& variant, const std
   }
   if (out.compute && variant.stages.size() != 1) return make_error(where + ": a compute shader with other stages");
   if (!out.compute && !variant.stage("vert")) return make_error(where + ": a graphics variant needs a vert stage");
-  // Well-formed and consistent over the stages: now what each stage's SPIR-V itself declares.
-  for (const StageRecord& s : variant.stages) KILN_TRY(check_stage_reflection(s, where));
   std::sort(out.bindings.begin(), out.bindings.end(),
             [](const auto& a, const auto& b) { return std::tie(a.set, a.binding) < std::tie(b.set, b.binding); });
   std::sort(out.vertex_inputs.begin(), out.vertex_inputs.end(),

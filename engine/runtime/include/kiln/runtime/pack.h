@@ -83,7 +83,7 @@ class Pack {
  private:
   Pack() = default;
   std::filesystem::path path_;
-  std::unique_ptr<std::byte[]> bytes_;
+  std::string bytes_;  // the whole file
   const std::byte* base_ = nullptr;
   std::size_t length_ = 0;
   std::size_t count_ = 0;

@@ -75,7 +75,8 @@ Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, 
 // One stage's stored reflection checked against the SPIR-V it describes: the same descriptor
 // bindings (set, binding, kind, count, block size), push-constant blocks and input locations.
 // A layout made from reflection that disagrees would hand the driver a pipeline that reads
-// what no descriptor provides. Errors start with `where` and the stage.
+// what no descriptor provides. Errors start with `where` and the stage. CookedSet::variant runs
+// it on every record it reads, so shader_interface() takes records already checked.
 Status check_stage_reflection(const runtime::StageRecord& stage, const std::string& where);
 
 const char* descriptor_kind_name(DescriptorKind kind);
