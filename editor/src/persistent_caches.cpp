@@ -7,6 +7,8 @@ namespace kiln::cli {
 std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const std::string& who, bool fill_remote) {
   cache::BlobStoreOptions options{
       .root = config.cache_root, .max_bytes = config.cache_disk_max_bytes, .keep_namespaces = config.cache_keep_builds};
+  // A kind the store cannot open, and a remote's first failure: one line each, naming who.
+  options.warn = [who](const std::string& message) { std::fprintf(stderr, "%s: %s\n", who.c_str(), message.c_str()); };
   if (!config.cache_remote.empty()) {
     auto remote = cache::open_remote_storage(
         {.url = config.cache_remote, .timeout = std::chrono::milliseconds(config.cache_remote_timeout_ms)});
@@ -14,9 +16,6 @@ std::unique_ptr<cache::BlobStore> open_cache_store(const Config& config, const s
       options.remote = std::move(*remote);
       options.remote_read_only = config.cache_remote_read_only;
       options.remote_fill_from_local = fill_remote;
-      options.warn = [who](const std::string& message) {
-        std::fprintf(stderr, "%s: %s\n", who.c_str(), message.c_str());
-      };
     } else {
       std::fprintf(stderr, "%s: remote cache off: %s\n", who.c_str(), remote.error().message.c_str());
     }

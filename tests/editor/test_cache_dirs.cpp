@@ -174,6 +174,46 @@ TEST_SUITE("editor") {
     CHECK(second.output.find("owned by uid 65534") != std::string::npos);
   }
 
+  TEST_CASE("a cache a cook cannot use changes nothing it writes - and is said once - naming the directory") {
+    test::TempDir dir("cachedirs");
+    REQUIRE(cook(dir / "base", dir / "cache").exit_code == 0);
+    const std::string base = test::slurp(dir / "base" / "manifest.json");
+    auto lines_with = [](const std::string& text, const std::string& part) {
+      int n = 0;
+      for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+      return n;
+    };
+    // A file where the root should be: no store at all.
+    test::spit(dir / "a-file", "not a directory");
+    auto r = cook(dir / "out-file", dir / "a-file");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK_MESSAGE(lines_with(r.output, "kiln cook: persistent cache off: " + (dir / "a-file").string()) == 1, r.output);
+    CHECK(test::slurp(dir / "out-file" / "manifest.json") == base);
+    // A symbolic link to a directory of one's own: refused for being a link, nothing written through it.
+    fs::create_directories(dir / "target");
+    fs::create_symlink(dir / "target", dir / "link");
+    r = cook(dir / "out-link", dir / "link");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK_MESSAGE(r.output.find("cache root is a symbolic link") != std::string::npos, r.output);
+    CHECK(fs::is_empty(dir / "target"));
+    CHECK(test::slurp(dir / "out-link" / "manifest.json") == base);
+    if (::geteuid() != 0) {
+      MESSAGE("not root: cannot make a kind directory owned by another user here");
+      return;
+    }
+    // The shaders kind of a filled cache given to another user: one line for it, the set unchanged.
+    fs::copy(dir / "cache", dir / "given", fs::copy_options::recursive);
+    const fs::path shaders = dir / "given" / "shaders";
+    for (const auto& e : fs::recursive_directory_iterator(shaders))
+      REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
+    REQUIRE(::lchown(shaders.c_str(), 65534, 65534) == 0);
+    r = cook(dir / "out-given", dir / "given");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK_MESSAGE(lines_with(r.output, "kiln cook: shaders cache off: " + shaders.string()) == 1, r.output);
+    CHECK_MESSAGE(r.output.find("owned by uid 65534") != std::string::npos, r.output);
+    CHECK(test::slurp(dir / "out-given" / "manifest.json") == base);
+  }
+
   TEST_CASE("cook --verify removes a cached variant that differs - the next cook ships a fresh compile") {
     test::TempDir dir("cachedirs");
     const fs::path cache = dir / "cache";

@@ -244,10 +244,8 @@ int run_cook_command(const Args& args) {
 
   // The set: written beside the previous one, switched in by its manifest.
   runtime::ShadersIdentity shaders_identity;
-  for (const auto& target : targets) {
-    const auto& ns = target.library->disk_namespace();
-    shaders_identity.targets.emplace_back(target.target.id(), ns ? ns->id : "no-cache");
-  }
+  for (const auto& target : targets)
+    shaders_identity.targets.emplace_back(target.target.id(), target.library->namespace_id());
   runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler->fingerprint()});
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i)

@@ -27,9 +27,6 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   if (!set) return set.error();
   auto cache = render::PersistentPipelineCache::open(**context, config.render_pipeline_cache ? store : nullptr);
   if (!cache) return cache.error();
-  if (config.render_pipeline_cache && store &&
-      (*cache)->load().outcome == render::PipelineCacheLoad::Outcome::kDisabled)
-    std::fprintf(stderr, "cook: pipeline cache off: %s\n", (*cache)->load().why.c_str());
   auto pipelines = render::PipelineSet::build(**context, **set, (*cache)->handle());
   if (!pipelines) return pipelines.error();
   if (auto saved = (*cache)->save(); !saved)

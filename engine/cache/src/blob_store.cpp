@@ -151,17 +151,45 @@ std::string canonical_identity(Identity identity, std::string& readable) {
 
 }  // namespace
 
-Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity build, Identity settings, bool local) {
-  if (!is_cache_kind(kind)) return make_error("blob store: unknown cache kind '" + std::string(kind) + "'");
+namespace {
+
+// The namespace id of `build` and `settings`, and their readable form for NAMESPACE.txt.
+std::string namespace_id(Identity build, Identity settings, std::string& readable) {
   // The blob format is part of every build: a build with another format never shares a namespace.
   build.emplace_back("kiln.blob_format", std::to_string(blob_format::kFormatVersion));
-  std::string readable = "# build\n";
+  readable = "# build\n";
   const std::string build_id = xxh3_128(canonical_identity(std::move(build), readable)).hex().substr(0, 16);
   readable += "# settings\n";
-  const std::string settings_id = xxh3_128(canonical_identity(std::move(settings), readable)).hex().substr(0, 16);
+  return build_id + "-" + xxh3_128(canonical_identity(std::move(settings), readable)).hex().substr(0, 16);
+}
+
+}  // namespace
+
+std::string namespace_id(Identity build, Identity settings) {
+  std::string readable;
+  return namespace_id(std::move(build), std::move(settings), readable);
+}
+
+Result<BlobNamespace> BlobStore::open_namespace(std::string_view kind, Identity build, Identity settings, bool local) {
+  auto ns = make_namespace(kind, std::move(build), std::move(settings), local);
+  if (!ns && is_cache_kind(kind) && impl_->options.warn) {
+    // Its users go on without the persistent level: said once per kind, naming where and why.
+    bool first;
+    {
+      std::lock_guard lock(impl_->mu);
+      first = impl_->unusable_kinds.insert(std::string(kind)).second;
+    }
+    if (first) impl_->options.warn(std::string(kind) + " cache off: " + ns.error().message);
+  }
+  return ns;
+}
+
+Result<BlobNamespace> BlobStore::make_namespace(std::string_view kind, Identity build, Identity settings, bool local) {
+  if (!is_cache_kind(kind)) return make_error("blob store: unknown cache kind '" + std::string(kind) + "'");
+  std::string readable;
   BlobNamespace ns;
   ns.kind = std::string(kind);
-  ns.id = build_id + "-" + settings_id;
+  ns.id = namespace_id(std::move(build), std::move(settings), readable);
   ns.dir = impl_->options.root / ns.kind / ns.id;
   ns.shared = !local && cache_kinds()[std::size_t(cache_kind_index(kind))].shared;
   KILN_TRY(use_private_dir(impl_->options.root / ns.kind));

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <condition_variable>
 #include <map>
+#include <set>
 #include <thread>
 #include <string>
 #include <variant>
@@ -31,8 +32,9 @@ struct BlobStore::Impl {
   std::atomic<std::uint64_t> removed{0};  // entries remove() took out
   KindUseCounters use;                    // per kind, added to <root>/<kind>/STATS on close
 
-  mutable std::mutex mu;  // guards last_error and namespace_locks
+  mutable std::mutex mu;  // guards last_error, namespace_locks and unusable_kinds
   std::string last_error;
+  std::set<std::string> unusable_kinds;  // kinds whose namespace could not be opened, said once each
   // Namespaces this store uses, each with an open LOCK file under a shared flock: a pruner in any
   // process takes the lock exclusively before it removes a namespace, so one in use is skipped.
   std::map<std::filesystem::path, int> namespace_locks;

@@ -61,11 +61,11 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   body->bytes.insert(body->bytes.end(), bytes, bytes + n);
   if (limits && limits->head_size && !body->head_checked && body->bytes.size() >= limits->head_bytes) {
     body->head_checked = true;
-    auto size = limits->head_size(std::span(body->bytes).first(limits->head_bytes));
-    if (!size) return refuse(*body, size.error().message);
-    if ((body->expected && *size != body->expected) || *size > max || *size < body->bytes.size())
-      return refuse(*body, "an entry whose header says " + std::to_string(*size) + " bytes");
-    body->expected = *size;
+    auto whole = limits->head_size(std::span(body->bytes).first(limits->head_bytes));
+    if (!whole) return refuse(*body, whole.error().message);
+    if ((body->expected && *whole != body->expected) || *whole > max || *whole < body->bytes.size())
+      return refuse(*body, "an entry whose header says " + std::to_string(*whole) + " bytes");
+    body->expected = *whole;
   }
   return n;
 }

@@ -93,6 +93,10 @@ struct BlobNamespace {
   bool shared = false;  // its entries go to the remote level (see open_namespace)
 };
 
+// The id open_namespace gives `build` and `settings` ("<build>-<settings>"), without a store: what
+// names a build's outputs whether or not a cache could be used.
+std::string namespace_id(Identity build, Identity settings = {});
+
 struct BlobStoreStats {
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
@@ -164,7 +168,9 @@ class BlobStore {
   // changes), `settings` what one build varies; nothing is served across either. Marks the namespace
   // as the newest. Fails when a directory on the way is not the user's own (see use_private_dir).
   // Entries of a kind that machines share (CacheKind::shared) use the remote level unless `local`
-  // (keys that only mean something on this machine, such as a file's inode).
+  // (keys that only mean something on this machine, such as a file's inode). A kind whose
+  // namespace cannot be opened (a read-only root, a kind directory of another user) is said once
+  // through `warn`, when set ("shaders cache off: <dir>: why"); its users go on without it.
   Result<BlobNamespace> open_namespace(std::string_view kind, Identity build, Identity settings = {},
                                        bool local = false);
 
@@ -221,6 +227,7 @@ class BlobStore {
   struct Impl;
   explicit BlobStore(std::unique_ptr<Impl> impl);
   Status lock_namespace(const std::filesystem::path& dir);
+  Result<BlobNamespace> make_namespace(std::string_view kind, Identity build, Identity settings, bool local);
   std::unique_ptr<Impl> impl_;
 };
 

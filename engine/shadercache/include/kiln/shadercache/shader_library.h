@@ -98,6 +98,9 @@ class ShaderLibrary {
   // varies and pruning keeps together.
   static cache::Identity build_identity();
   cache::Identity settings_identity() const;
+  // The id of that namespace, whether or not a store is open: what a cooked set names its
+  // shaders by, so that a cache that cannot be used never changes what a cook writes.
+  std::string namespace_id() const { return cache::namespace_id(build_identity(), settings_identity()); }
 
  private:
   struct Build;
