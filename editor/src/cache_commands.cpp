@@ -12,7 +12,7 @@
 namespace kiln::cli {
 namespace {
 
-constexpr const char* kUsage = "usage: kiln cache stats|verify|prune|clear [--kind shaders|jit|textures] [--json]\n";
+const std::string kUsage = "usage: kiln cache stats|clear [--kind K] [--json]; kiln cache verify|prune [--json]\n";
 // --kind selects what stats shows and what clear removes; verify and prune always cover every kind
 // (the cap is one over all of them).
 
@@ -73,16 +73,16 @@ void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show
 int run_cache_command(const Args& args, const LoadedConfig& loaded) {
   const std::string verb = args.words.size() > 1 ? args.words[1] : "";
   if (verb != "stats" && verb != "verify" && verb != "prune" && verb != "clear") {
-    std::fprintf(stderr, "kiln cache: expected stats, verify, prune or clear\n%s", kUsage);
+    std::fprintf(stderr, "kiln cache: expected stats, verify, prune or clear\n%s", kUsage.c_str());
     return kExitUsage;
   }
   if (auto s = args.check_options({"--kind"}); !s) {
-    std::fprintf(stderr, "kiln cache: %s\n%s", s.error().message.c_str(), kUsage);
+    std::fprintf(stderr, "kiln cache: %s\n%s", s.error().message.c_str(), kUsage.c_str());
     return kExitUsage;
   }
   const std::string kind = args.option("--kind");
   if (!kind.empty() && !cache::is_cache_kind(kind)) {
-    std::fprintf(stderr, "kiln cache: unknown kind '%s' (shaders, jit or textures)\n", kind.c_str());
+    std::fprintf(stderr, "kiln cache: unknown kind '%s' (%s)\n", kind.c_str(), cache::cache_kind_names().c_str());
     return kExitUsage;
   }
   if (!kind.empty() && (verb == "verify" || verb == "prune")) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/cache/cache_kinds.h"
 #include "kiln/core/config.h"
 
 namespace kiln::cli {
@@ -41,6 +42,8 @@ struct Command {
 const Switch kJson{"--json", "machine-readable output (JSON) on standard output"};
 
 std::vector<Command> commands() {
+  // The kinds from the one list the store keeps (cache_kinds.h), never spelt out here.
+  static const std::string kind_help = "only this kind: " + cache::cache_kind_names();
   const std::vector<ValueOption> shader_options = {
       {"--keywords", "the variant's keywords, comma-separated: FOG,SKIN"},
       {"--pass", "the pass (default: the first the shader declares)"},
@@ -49,7 +52,9 @@ std::vector<Command> commands() {
       {"--root", "the root the shader is named under (default: the project above it, else its directory)"},
       {"--target-env", "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (default vulkan1.0)"},
       {"--backend", "spirv, glsl, essl, hlsl or msl (default spirv)"},
-      {"-o", "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/)"}};
+      {"-o",
+       "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/); for reflect, "
+       "the JSON file"}};
   return {
       {{"info"}, "the version and the resolved configuration", {}, {}, {kJson}, "kiln info"},
       {{"version"}, "the version", {}, {}, {kJson}, "kiln version"},
@@ -62,7 +67,7 @@ std::vector<Command> commands() {
       {{"cache", "stats"},
        "entries, bytes, hits, misses and evictions of each persistent cache",
        {},
-       {{"--kind", "only this kind: shaders, jit or textures"}},
+       {{"--kind", kind_help.c_str()}},
        {kJson},
        "kiln cache stats --kind shaders"},
       {{"cache", "verify"},
@@ -80,7 +85,7 @@ std::vector<Command> commands() {
       {{"cache", "clear"},
        "remove every entry that no running tool uses",
        {},
-       {{"--kind", "only this kind: shaders, jit or textures"}},
+       {{"--kind", kind_help.c_str()}},
        {kJson},
        "kiln cache clear --kind textures"},
       {{"shader", "compile"},
@@ -145,13 +150,13 @@ std::vector<Command> commands() {
       {{"texture", "export"},
        "one mip level as an RGBA PNG, read through the tile cache",
        {{"texture", "a .tx or a plain image"}, {"out", "the PNG to write"}},
-       {{"--level", "the mip level (0 is the largest)", false, ValueOption::kCount}},
+       {{"--level", "the mip level (default 0, the largest)", false, ValueOption::kCount}},
        {},
        "kiln texture export textures/brick.png --level 2 brick-2.png"},
       {{"texture", "thumb"},
        "a thumbnail from the smallest level at least as wide",
        {{"texture", "a .tx or a plain image"}, {"out", "the PNG to write"}},
-       {{"--size", "the thumbnail's width in pixels", false, ValueOption::kWhole}},
+       {{"--size", "the thumbnail's width in pixels (default 256)", false, ValueOption::kWhole}},
        {},
        "kiln texture thumb textures/brick.png --size 64 brick-thumb.png"},
   };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/core/atomic_output.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/core/text.h"
 #include "persistent_caches.h"
@@ -154,13 +155,22 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   print_warnings(stages, root);
 
   if (verb == "reflect") {
+    nlohmann::json out = {{"file", file}, {"pass", pass}, {"stages", nlohmann::json::array()}};
+    for (const auto& stage : stages) {
+      auto reflection = nlohmann::json::parse(stage.reflection_json);
+      reflection["stage"] = stage.stage;
+      out["stages"].push_back(std::move(reflection));
+    }
+    // -o: the JSON into a file, as spirv-cross --reflect --output writes it.
+    if (const std::string path = args.option("-o"); !path.empty()) {
+      const std::string text = out.dump(2) + "\n";
+      if (Status w = write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size()))); !w)
+        return fail("kiln shader: " + w.error().message);
+      std::printf("%s: reflection of %zu stage%s written to %s\n", file.c_str(), stages.size(),
+                  stages.size() == 1 ? "" : "s", path.c_str());
+      return kExitOk;
+    }
     if (args.json) {
-      nlohmann::json out = {{"file", file}, {"pass", pass}, {"stages", nlohmann::json::array()}};
-      for (const auto& stage : stages) {
-        auto reflection = nlohmann::json::parse(stage.reflection_json);
-        reflection["stage"] = stage.stage;
-        out["stages"].push_back(std::move(reflection));
-      }
       std::printf("%s\n", out.dump(2).c_str());
       return kExitOk;
     }

@@ -15,8 +15,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: kiln texture info <file.tx> [--json]\n"
-    "       kiln texture export <texture> --level N <out.png>\n"
-    "       kiln texture thumb <texture> --size S <out.png>\n";
+    "       kiln texture export <texture> [--level N] <out.png>\n"
+    "       kiln texture thumb <texture> [--size S] <out.png>\n";
 
 int usage() {
   std::fprintf(stderr, "%s", kUsage);
@@ -85,8 +85,9 @@ int info_command(const Args& args) {
   return kExitOk;
 }
 
-// A non-negative integer option, or nullopt (with a message) when missing or malformed.
-std::optional<std::uint32_t> number_option(const Args& args, const std::string& name) {
+// A non-negative integer option (`fallback` when not given), or nullopt (with a message) when malformed.
+std::optional<std::uint32_t> number_option(const Args& args, const std::string& name, std::uint32_t fallback) {
+  if (args.option_values(name).empty()) return fallback;
   const std::string text = args.option(name);
   char* end = nullptr;
   const unsigned long value = std::strtoul(text.c_str(), &end, 10);
@@ -97,6 +98,8 @@ std::optional<std::uint32_t> number_option(const Args& args, const std::string& 
   return std::uint32_t(value);
 }
 
+constexpr std::uint32_t kDefaultThumbnailSize = 256;
+
 // export and thumb: a source image is read from its current .tx, or converted once into the cache
 // root, as the engine reads textures. A thumbnail comes through the tile cache; an exported level is
 // read at the file's precision. Both are written with straight alpha, as image files hold it.
@@ -106,7 +109,8 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "kiln texture: %s\n", s.error().message.c_str());
     return kExitUsage;
   }
-  const auto number = number_option(args, option);
+  // Level 0 (as oiiotool --selectmip reads by default); a thumbnail as wide as a file browser's.
+  const auto number = number_option(args, option, verb == "export" ? 0 : kDefaultThumbnailSize);
   if (!number) return kExitUsage;
   auto config = load_config(args.config);
   if (!config) {

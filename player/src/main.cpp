@@ -92,7 +92,7 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
   app.add_option("cooked", o.cooked, "the cooked directory (what kiln cook --out wrote)")->required();
   app.add_option_function<std::string>(
          "--cache-root", [&o](const std::string& v) { o.config.flags.emplace_back("--cache-root", v); },
-         "the cache root (the player reads its packs only and writes nothing there)")
+         "the cache root (the player keeps only the driver's pipeline cache there: render.pipeline_cache)")
       ->type_name("DIR");
   for (const SettingInfo& s : config_settings()) {
     if (s.name.rfind("render.", 0) != 0) continue;
@@ -103,10 +103,13 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
         ->type_name(s.type);
   }
   app.add_flag("--stats", o.stats, "pipeline and pipeline-cache statistics");
-  app.add_option("--frames", o.gpu.frames, "frames of the sample scene to render (each material on a lit sphere)")
-      ->check(CLI::Range(0, 1000000));
+  auto* frames =
+      app.add_option("--frames", o.gpu.frames, "frames of the sample scene to render (each material on a lit sphere)")
+          ->check(CLI::Range(0, 1000000))
+          ->type_name("N");
   app.add_option("--render", o.gpu.render_dir,
-                 "write the last frame's pictures here: one PNG per material and frame.png (needs --frames)")
+                 "write the last frame's pictures here: one PNG per material and frame.png (one frame unless "
+                 "--frames says more)")
       ->type_name("DIR");
   app.add_flag("--validate", o.gpu.validate,
                "enable the Vulkan validation layer; any message it prints fails the run (as render.validate)");
@@ -121,6 +124,7 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (!o.gpu.render_dir.empty() && frames->count() == 0) o.gpu.frames = 1;  // pictures need a frame
   return o;
 }
 
@@ -200,7 +204,7 @@ int main(int argc, char** argv) {
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   const Options* options = &std::get<Options>(parsed);
   if (!options->gpu.render_dir.empty() && options->gpu.frames == 0) {
-    std::fprintf(stderr, "kiln-player: --render needs --frames N (N >= 1)\n");
+    std::fprintf(stderr, "kiln-player: --render with --frames 0 draws nothing: give at least one frame\n");
     return 2;
   }
   auto config = load_config(options->config);

@@ -17,6 +17,13 @@ constexpr std::array kKinds = {
 
 std::span<const CacheKind> cache_kinds() { return kKinds; }
 
+std::string cache_kind_names() {
+  std::string out;
+  for (std::size_t i = 0; i < kKinds.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == kKinds.size() ? " or " : ", ") + std::string(kKinds[i].name);
+  return out;
+}
+
 bool is_cache_kind(std::string_view name) { return cache_kind_index(name) >= 0; }
 
 int cache_kind_index(std::string_view name) {

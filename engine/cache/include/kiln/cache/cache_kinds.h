@@ -4,6 +4,7 @@
 // is left alone.
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace kiln::cache {
@@ -17,6 +18,8 @@ struct CacheKind {
 };
 
 std::span<const CacheKind> cache_kinds();
+// Their names for people: "shaders, jit, textures or pipelines".
+std::string cache_kind_names();
 bool is_cache_kind(std::string_view name);
 int cache_kind_index(std::string_view name);  // its place in cache_kinds(), or -1
 
