@@ -36,6 +36,33 @@ TEST_SUITE("editor") {
                            (dir / "no/such/dir/report.json").string(), "--cache-root", (dir / "cache").string()});
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(contains(r.output, "no/such/dir/report.json"), r.output);
+    // Known before the work: no set is written, and the summary counts the error.
+    CHECK_MESSAGE(contains(r.output, "no/such/dir/report.json: cannot write the report there (no such directory)"),
+                  r.output);
+    CHECK_MESSAGE(contains(r.output, "cook: 1 error, nothing written\n"), r.output);
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
+
+  TEST_CASE("a failed cook says the output keeps its previous set only when it has one") {
+    test::TempDir dir("messages");
+    const fs::path project = copy_assets(dir);
+    std::ofstream(project / "scripts" / "broken.lua") << "local x = \n";
+    auto cook = [&] {
+      return test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
+                                (dir / "cache").string()});
+    };
+    auto r = cook();
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(contains(r.output, "cook: 1 error, nothing written\n"), r.output);
+    CHECK_FALSE(contains(r.output, "keeps its previous set"));
+    fs::remove(project / "scripts" / "broken.lua");
+    REQUIRE(cook().exit_code == 0);
+    std::ofstream(project / "scripts" / "broken.lua") << "local x = \n";
+    r = cook();
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(
+        contains(r.output, "cook: 1 error, nothing written; " + (dir / "out").string() + " keeps its previous set"),
+        r.output);
   }
 
   TEST_CASE("an empty stage or one without #version is an error at line 1 saying so") {

@@ -189,7 +189,7 @@ TEST_SUITE("editor") {
     CHECK(out.find("scripts/broken.lua:2:") != std::string::npos);
     CHECK(out.find("materials/monster.json: /keywords: shader shaders/lit declares the keywords ALPHA_TEST SKIN "
                    "invalid together") != std::string::npos);
-    CHECK(out.find("cook: 5 errors, nothing cooked") != std::string::npos);
+    CHECK(out.find("cook: 5 errors, nothing written") != std::string::npos);
     REQUIRE(broken.report["errors"].size() == 5);
     for (const auto& e : broken.report["errors"]) {
       const std::string file = e["file"].get<std::string>();  // project-relative

@@ -31,7 +31,9 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/program_io.h"
+#include "kiln/core/text.h"
 #include "kiln/runtime/cooked_set_writer.h"
+#include "kiln/runtime/manifest.h"
 
 namespace kiln::cli {
 namespace fs = std::filesystem;
@@ -120,7 +122,7 @@ int run_cook_command(const Args& args) {
     return kExitUsage;
   }
   const fs::path root = args.words[1], out = args.option("--out");
-  const std::string report_file = args.option("--report");
+  std::string report_file = args.option("--report");
   // A scheduler's variables make a shard only of a cook that writes no packs: the assembling cook
   // may run in the same job array.
   auto shard = cook::shard_of_cook(args.option("--shard"), args.option("--shard-count"),
@@ -153,11 +155,14 @@ int run_cook_command(const Args& args) {
   cook::Progress progress(::isatty(STDERR_FILENO) != 0);
   cook::CookErrors errors(root);
   nlohmann::json report = {{"project", root.string()}};
-  // Errors come before the summary, once each; the output directory keeps its previous set.
-  auto fail = [&](const char* what) {
+  // Errors come before the summary, once each; the output directory keeps its previous set, when
+  // it has one.
+  auto fail = [&] {
     for (const auto& line : errors.lines()) std::fprintf(stderr, "%s\n", line.c_str());
-    std::fprintf(stderr, "cook: %zu errors, %s; %s keeps its previous set\n", errors.size(), what,
-                 out.string().c_str());
+    std::error_code ec;
+    const bool had_set = !out.empty() && fs::exists(out / runtime::kManifestFile, ec);
+    std::fprintf(stderr, "cook: %s, nothing written%s\n", count_of(errors.size(), "error").c_str(),
+                 had_set ? ("; " + out.string() + " keeps its previous set").c_str() : "");
     report["errors"] = errors.to_json();
     report["totals"]["errors"] = errors.size();
     report["totals"]["wall_ms"] = ms_since(started);
@@ -166,10 +171,24 @@ int run_cook_command(const Args& args) {
     return kExitFailed;
   };
 
+  // A report that cannot be written fails the cook: known before any work, so no set is written.
+  if (!report_file.empty()) {
+    std::error_code ec;
+    const fs::path dir =
+        fs::path(report_file).parent_path().empty() ? fs::path(".") : fs::path(report_file).parent_path();
+    const char* why = !fs::is_directory(dir, ec)         ? "no such directory"
+                      : ::access(dir.c_str(), W_OK) != 0 ? "the directory is not writable"
+                                                         : nullptr;
+    if (why) {
+      errors.add(report_file + ": cannot write the report there (" + why + ")");
+      report_file.clear();  // nothing to write it to
+      return fail();
+    }
+  }
   auto settings = cook::load_cook_settings(root);
   if (!settings) {
     errors.add(settings.error().message);
-    return fail("nothing cooked");
+    return fail();
   }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
   const std::unique_ptr<cache::BlobStore> cache_store =
@@ -194,7 +213,7 @@ int run_cook_command(const Args& args) {
   // Validate everything; report every error.
   cook::Project project = cook::load_project(root, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
-  if (!errors.empty()) return fail("nothing cooked");
+  if (!errors.empty()) return fail();
   if (*shard)
     return run_shard(**shard, project, targets, cache_store.get(), pool, progress, errors, report, report_file,
                      args.json, started);
@@ -225,10 +244,10 @@ int run_cook_command(const Args& args) {
       compiler ? compiler->ensure_loaded() : Status(make_error("the script compiler (kiln-jitc.so) is not available"));
   if (!compiler_ready) {
     errors.add("kiln cook: " + compiler_ready.error().message);
-    return fail("nothing written");
+    return fail();
   }
   cook::CookedScripts scripts;
-  if (!cook::cook_scripts(project, config, verify, *compiler, pool, scripts, errors)) return fail("nothing written");
+  if (!cook::cook_scripts(project, config, verify, *compiler, pool, scripts, errors)) return fail();
   progress.line("cook: " + std::to_string(project.scripts.size()) + " scripts, " +
                 std::to_string(scripts.stats.requested) + " pages (" + std::to_string(scripts.stats.compiled) +
                 " compiled, " + std::to_string(scripts.stats.loaded) + " from the page cache)");
@@ -240,7 +259,7 @@ int run_cook_command(const Args& args) {
   // The report of what was built.
   const cook::VariantCounts counts =
       cook::report_cooked(project, targets, scripts, textures, conversions.discarded(), report);
-  if (!errors.empty()) return fail("nothing written");
+  if (!errors.empty()) return fail();
 
   // The set: written beside the previous one, switched in by its manifest.
   runtime::ShadersIdentity shaders_identity;
@@ -256,7 +275,7 @@ int run_cook_command(const Args& args) {
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));
   if (auto written = set.commit(out); !written) {
     errors.add(written.error().message);
-    return fail("nothing written");
+    return fail();
   }
 
   bool previews_failed = false;
@@ -279,8 +298,8 @@ int run_cook_command(const Args& args) {
   if (args.json)
     std::printf("%s\n", cook::report_text(report).c_str());
   else
-    std::printf("cook: %zu variants, %zu compiled, %zu cache hits, 0 errors, %.2f s\n", project.variants.size(),
-                counts.compiled, counts.cache_hits, wall / 1000);
+    std::printf("cook: %s, %zu compiled, %s, 0 errors, %.2f s\n", count_of(project.variants.size(), "variant").c_str(),
+                counts.compiled, count_of(counts.cache_hits, "cache hit").c_str(), wall / 1000);
   return reported && !previews_failed ? kExitOk : kExitFailed;
 }
 

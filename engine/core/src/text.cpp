@@ -26,4 +26,8 @@ std::string without_credentials(std::string_view text) {
   return std::string(text.substr(0, host_start)) + "***" + std::string(text.substr(host_start + at));
 }
 
+std::string count_of(std::size_t count, std::string_view noun) {
+  return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
 }  // namespace kiln

@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by modules.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,5 +15,8 @@ std::vector<std::string> split_nonempty(std::string_view text, char separator);
 // (the user-info part ends at the last '@' before the path). Text that is not such a URL is
 // returned as it is. For messages and printed settings.
 std::string without_credentials(std::string_view text);
+
+// "1 error", "3 errors", "0 errors": a count with its noun agreeing (nouns that take an "s").
+std::string count_of(std::size_t count, std::string_view noun);
 
 }  // namespace kiln
