@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/cache/hash.h"
 #include "kiln/core/atomic_output.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/core/text.h"
@@ -152,6 +153,14 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const std::vector<CompiledStage>& stages = (*variant)->stages;
   const auto key = library.key(id, pass, keywords);
+  // The digest a user quotes names this output: the variant, and the -D defines compiled into it.
+  std::string digest = key.digest(), defines_shown;
+  if (!options.defines.empty()) {
+    std::string identity = key.shader + "|" + key.pass + "|" + key.keywords + "|" + std::to_string(key.source_revision);
+    for (const auto& d : options.defines)
+      identity += "|define:" + d, defines_shown += (defines_shown.empty() ? "" : ",") + d;
+    digest = cache::sha256_hex(identity).substr(0, 12);
+  }
   print_warnings(stages, root);
 
   if (verb == "reflect") {
@@ -202,7 +211,8 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
     nlohmann::json j = {{"file", file},
                         {"pass", pass},
                         {"keywords", key.keywords},
-                        {"digest", key.digest()},
+                        {"defines", options.defines},
+                        {"digest", digest},
                         {"result", how},
                         {"spirv_bytes", spirv_bytes},
                         {"ms", ms},
@@ -214,8 +224,9 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   } else {
     std::string outputs;
     for (const auto& w : written) outputs += (outputs.empty() ? " -> " : ", ") + w;
-    std::printf("%s %s pass=%s keywords=%s digest=%s: %zu stages, %zu bytes of SPIR-V, %.1f ms%s\n", how, file.c_str(),
-                pass.c_str(), key.keywords.empty() ? "-" : key.keywords.c_str(), key.digest().c_str(), stages.size(),
+    std::printf("%s %s pass=%s keywords=%s%s%s digest=%s: %zu stages, %zu bytes of SPIR-V, %.1f ms%s\n", how,
+                file.c_str(), pass.c_str(), key.keywords.empty() ? "-" : key.keywords.c_str(),
+                defines_shown.empty() ? "" : " defines=", defines_shown.c_str(), digest.c_str(), stages.size(),
                 spirv_bytes, ms, outputs.c_str());
   }
   if (store) store->flush();

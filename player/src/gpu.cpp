@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/core/text.h"
 #include "kiln/render/pipeline_cache.h"
 #include "kiln/render/pipeline_set.h"
 #include "kiln/render/scene_renderer.h"
@@ -31,13 +32,14 @@ nlohmann::json GpuReport::to_json() const {
 std::vector<std::string> GpuReport::lines(bool stats) const {
   if (!available) return {"no GPU rendering (" + unavailable_reason + "): checks only"};
   char line[512];
-  std::snprintf(line, sizeof line, "%u pipelines (%u graphics, %u compute) on %s in %.1f ms, pipeline cache %s",
-                graphics + compute, graphics, compute, device.c_str(), create_ms, pipeline_cache.c_str());
+  std::snprintf(line, sizeof line, "%s (%u graphics, %u compute) on %s in %.1f ms, pipeline cache %s",
+                count_of(graphics + compute, "pipeline").c_str(), graphics, compute, device.c_str(), create_ms,
+                pipeline_cache.c_str());
   std::vector<std::string> out = {line};
   if (frames > 0) {
-    std::snprintf(line, sizeof line, "%d frames, %.1f ms per frame (first %.1f ms)%s", frames, frame_ms_mean,
-                  frame_ms_first,
-                  pictures.empty() ? "" : (", " + std::to_string(pictures.size()) + " pictures").c_str());
+    std::snprintf(line, sizeof line, "%s, %.1f ms per frame (first %.1f ms)%s",
+                  count_of(std::size_t(frames), "frame").c_str(), frame_ms_mean, frame_ms_first,
+                  pictures.empty() ? "" : (", " + count_of(pictures.size(), "picture")).c_str());
     out.push_back(line);
   }
   if (!stats) return out;

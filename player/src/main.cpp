@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/text.h"
 #include "kiln/cache/hash.h"
 #include "kiln/core/config.h"
 #include "kiln/jit/host_features.h"
@@ -182,16 +183,17 @@ void print_report(bool json, bool stats, const MaterialsChecked& materials, cons
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
   }
-  std::printf("player: %zu materials, %zu variants resolved\n", materials.materials, materials.variants);
+  std::printf("player: %s, %s resolved\n", count_of(materials.materials, "material").c_str(),
+              count_of(materials.variants, "variant").c_str());
   for (const auto& s : scripts)
-    std::printf("player: %s %s in %.1f ms (%lld lines, output %s)\n", s["script"].get<std::string>().c_str(),
+    std::printf("player: %s %s in %.1f ms (%s of output, digest %s)\n", s["script"].get<std::string>().c_str(),
                 s["ok"].get<bool>() ? "ran" : ("failed: " + s["error"].get<std::string>()).c_str(),
-                s["ms"].get<double>(), static_cast<long long>(s["lines"].get<std::ptrdiff_t>()),
+                s["ms"].get<double>(), count_of(s["lines"].get<std::size_t>(), "line").c_str(),
                 s["output_digest"].get<std::string>().c_str());
   std::printf("player: script pages %llu loaded compiled, %llu interpreted, %llu damaged, %llu compiles\n",
               static_cast<unsigned long long>(jit_stats.loaded), static_cast<unsigned long long>(jit_stats.interpreted),
               static_cast<unsigned long long>(pages_damaged), static_cast<unsigned long long>(jit_stats.compiled));
-  std::printf("player: %zu textures checked\n", textures_checked);
+  std::printf("player: %s checked\n", count_of(textures_checked, "texture").c_str());
   for (const std::string& line : gpu.lines(stats)) std::printf("player: %s\n", line.c_str());
   std::printf("player: ready in %.1f ms\n", startup_ms);
 }

@@ -19,15 +19,6 @@ using test::copy_assets;
 }  // namespace
 
 TEST_SUITE("editor") {
-  TEST_CASE("a cook of a project that does not exist says so - not that it has no materials") {
-    test::TempDir dir("messages");
-    const auto r = test::run_process({KILN_CLI, "cook", (dir / "nowhere").string(), "--out", (dir / "out").string(),
-                                      "--cache-root", (dir / "cache").string()});
-    CHECK(r.exit_code == 1);
-    CHECK_MESSAGE(contains(r.output, "nowhere: no such project directory"), r.output);
-    CHECK_FALSE(contains(r.output, "no materials"));
-  }
-
   TEST_CASE("a cook whose report cannot be written fails - and says where") {
     test::TempDir dir("messages");
     const fs::path project = copy_assets(dir);

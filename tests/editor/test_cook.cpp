@@ -47,7 +47,7 @@ using test::slurp;
 }  // namespace
 
 TEST_SUITE("editor") {
-  TEST_CASE("kiln cook builds every used variant - script page and texture into packs - and says so in one line") {
+  TEST_CASE("kiln cook builds every used variant - script page and texture into packs - and says so per stage") {
     test::TempDir dir("cook");
     const fs::path project = copy_assets(dir);
     const Cooked first = cook(dir, project, dir / "out", dir / "cache");
@@ -63,9 +63,20 @@ TEST_SUITE("editor") {
     CHECK(totals["declared"] == 6);
     CHECK(totals["stripped"] == 3);
     CHECK(first.run.output.find("6 declared to ship, 3 stripped as invalid") != std::string::npos);
-    CHECK(first.run.output.find("cook: " + std::to_string(totals["variants"].get<int>()) + " variants, " +
-                                std::to_string(totals["compiled"].get<int>()) +
-                                " compiled, 0 cache hits, 0 errors, ") != std::string::npos);
+    // One summary line per stage with its counts and time, then the errors and where the set is.
+    CHECK_MESSAGE(first.run.output.find("cook: " + std::to_string(totals["variants"].get<int>()) + " variants (" +
+                                        std::to_string(totals["compiled"].get<int>()) + " compiled, 0 cache hits), ") !=
+                      std::string::npos,
+                  first.run.output);
+    CHECK_MESSAGE(
+        first.run.output.find("cook: 3 scripts (" + std::to_string(first.report["scripts"]["pages"].get<int>()) +
+                              " pages: ") != std::string::npos,
+        first.run.output);
+    CHECK_MESSAGE(first.run.output.find("cook: 6 textures (6 converted, 0 from the cache), ") != std::string::npos,
+                  first.run.output);
+    CHECK_MESSAGE(first.run.output.find("cook: 0 errors, ") != std::string::npos, first.run.output);
+    for (const char* stage : {"variants", "scripts", "textures"})
+      CHECK(first.report["stage_ms"][stage].get<double>() >= 0);
     CHECK(first.report["scripts"]["files"] == 3);
     CHECK(first.report["scripts"]["compiled"] == first.report["scripts"]["pages"]);
     CHECK(first.report["textures"]["files"] == 6);
@@ -215,12 +226,14 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(tty.exit_code == 0, tty.output);
     CHECK(tty.output.find("\r[") != std::string::npos);
     CHECK(tty.output.find(" variants  ") != std::string::npos);
+    CHECK_MESSAGE(tty.output.find("/6 textures  ") != std::string::npos, tty.output);
     CHECK(tty.output.find("ETA ") != std::string::npos);
     auto piped = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
                                     (dir / "cache").string()});
     REQUIRE(piped.exit_code == 0);
     CHECK(piped.output.find('\r') == std::string::npos);
     CHECK(piped.output.find("cook: 24/24 variants built\n") != std::string::npos);
+    CHECK(piped.output.find("cook: 6/6 textures built\n") != std::string::npos);
   }
 }
 

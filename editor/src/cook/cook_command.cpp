@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +57,27 @@ std::map<std::string, std::string> scheduler_env() {
   return env;
 }
 
+// Where the set may go: not the project, not above it, not inside its sources or include
+// directories, where the next cook would read the set's files as inputs. Paths are compared with
+// their symbolic links resolved.
+std::optional<std::string> misplaced_output(const fs::path& root, const fs::path& out,
+                                            const std::vector<std::string>& include_dirs) {
+  std::error_code ec;
+  const fs::path r = fs::weakly_canonical(fs::absolute(root, ec), ec),
+                 o = fs::weakly_canonical(fs::absolute(out, ec), ec);
+  const auto inside = [](const fs::path& child, const fs::path& parent) {
+    const auto [p, c] = std::mismatch(parent.begin(), parent.end(), child.begin(), child.end());
+    return p == parent.end();
+  };
+  if (inside(r, o)) return o == r ? "is the project itself" : "contains the project";
+  std::vector<std::string> sources = {"materials", "shaders", "scripts", "textures"};
+  sources.insert(sources.end(), include_dirs.begin(), include_dirs.end());
+  for (const auto& dir : sources)
+    if (inside(o, fs::weakly_canonical(r / dir, ec)))
+      return "is inside the project's sources (" + dir + "/): the next cook would read the set as input";
+  return std::nullopt;
+}
+
 nlohmann::json remote_report(const cache::BlobStore* store) {
   if (!store || store->remote_address().empty()) return nullptr;
   const cache::KindUse use = store->remote_use();
@@ -79,7 +102,7 @@ int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook
     progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
   cook::build_variants(project, targets, pool, progress, errors);
   cook::TextureConversions conversions(store);
-  const cook::CookedTextures textures = cook::cook_textures(project, conversions, false, pool, errors);
+  const cook::CookedTextures textures = cook::cook_textures(project, conversions, false, pool, progress, errors);
   if (store) store->flush();  // on disk and on the remote before this shard says it is done
 
   const cook::VariantCounts counts = cook::count_variants(targets);
@@ -185,10 +208,18 @@ int run_cook_command(const Args& args) {
       return fail();
     }
   }
+  if (std::error_code ec; !fs::is_directory(root, ec)) {
+    std::fprintf(stderr, "kiln cook: %s: no such project directory\n", root.c_str());
+    return kExitUsage;
+  }
   auto settings = cook::load_cook_settings(root);
   if (!settings) {
     errors.add(settings.error().message);
     return fail();
+  }
+  if (const auto why = out.empty() ? std::nullopt : misplaced_output(root, out, settings->include_dirs)) {
+    std::fprintf(stderr, "kiln cook: --out %s %s\n%s", out.c_str(), why->c_str(), kUsage);
+    return kExitUsage;
   }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
   const std::unique_ptr<cache::BlobStore> cache_store =
@@ -217,13 +248,13 @@ int run_cook_command(const Args& args) {
   if (*shard)
     return run_shard(**shard, project, targets, cache_store.get(), pool, progress, errors, report, report_file,
                      args.json, started);
-  progress.line("cook: " + std::to_string(project.variants.size()) + " variants (" + std::to_string(project.used) +
-                " used by " + std::to_string(project.materials.size()) + " materials, " +
-                std::to_string(project.declared) + " declared to ship, " + std::to_string(project.stripped) +
-                " stripped as invalid), " + std::to_string(project.scripts.size()) + " scripts, " +
-                std::to_string(project.textures.size()) + " textures");
+  progress.line("cook: " + count_of(project.variants.size(), "variant") + " (" + std::to_string(project.used) +
+                " used by " + count_of(project.materials.size(), "material") + ", " + std::to_string(project.declared) +
+                " declared to ship, " + std::to_string(project.stripped) + " stripped as invalid), " +
+                count_of(project.scripts.size(), "script") + ", " + count_of(project.textures.size(), "texture"));
 
   // Variants; --verify: what the cache served must be what compiling it now gives, byte for byte.
+  auto stage_started = Clock::now();
   cook::build_variants(project, targets, pool, progress, errors);
   cook::report_warnings(targets, report);
   cook::lay_out_materials(project, targets.front(), errors);
@@ -236,9 +267,11 @@ int run_cook_command(const Args& args) {
     const std::size_t checked = cook::verify_variants(project, targets, fresh_options, pool, errors);
     progress.line("cook: verified " + std::to_string(checked) + " variants against a fresh compile");
   }
+  report["stage_ms"]["variants"] = ms_since(stage_started);
 
   // Scripts.
   // The cook ships every page compiled: the compiler must load, not only be known.
+  stage_started = Clock::now();
   const auto compiler = open_page_compiler(config, "kiln cook");
   const Status compiler_ready =
       compiler ? compiler->ensure_loaded() : Status(make_error("the script compiler (kiln-jitc.so) is not available"));
@@ -248,17 +281,16 @@ int run_cook_command(const Args& args) {
   }
   cook::CookedScripts scripts;
   if (!cook::cook_scripts(project, config, verify, *compiler, pool, scripts, errors)) return fail();
-  progress.line("cook: " + std::to_string(project.scripts.size()) + " scripts, " +
-                std::to_string(scripts.stats.requested) + " pages (" + std::to_string(scripts.stats.compiled) +
-                " compiled, " + std::to_string(scripts.stats.loaded) + " from the page cache)");
+  report["stage_ms"]["scripts"] = ms_since(stage_started);
 
   // Textures.
+  stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
-  cook::CookedTextures textures = cook::cook_textures(project, conversions, verify, pool, errors);
+  cook::CookedTextures textures = cook::cook_textures(project, conversions, verify, pool, progress, errors);
+  report["stage_ms"]["textures"] = ms_since(stage_started);
 
   // The report of what was built.
-  const cook::VariantCounts counts =
-      cook::report_cooked(project, targets, scripts, textures, conversions.discarded(), report);
+  cook::report_cooked(project, targets, scripts, textures, conversions.discarded(), report);
   if (!errors.empty()) return fail();
 
   // The set: written beside the previous one, switched in by its manifest.
@@ -279,6 +311,7 @@ int run_cook_command(const Args& args) {
   }
 
   bool previews_failed = false;
+  stage_started = Clock::now();
   if (args.has("--previews"))
     if (auto previews = cook::write_previews(out, config, cache_store.get(), report); !previews) {
       // The set is written and stays; the pictures asked for are missing, so the cook fails.
@@ -286,6 +319,7 @@ int run_cook_command(const Args& args) {
       report["previews"]["failed"] = previews.error().message;
       previews_failed = true;
     }
+  if (args.has("--previews")) report["stage_ms"]["previews"] = ms_since(stage_started);
   if (cache_store) cache_store->flush();  // the remote has what this cook made before it is counted
   report["cache"]["remote"] = remote_report(cache_store.get());
   const double wall = ms_since(started);
@@ -298,8 +332,7 @@ int run_cook_command(const Args& args) {
   if (args.json)
     std::printf("%s\n", cook::report_text(report).c_str());
   else
-    std::printf("cook: %s, %zu compiled, %s, 0 errors, %.2f s\n", count_of(project.variants.size(), "variant").c_str(),
-                counts.compiled, count_of(counts.cache_hits, "cache hit").c_str(), wall / 1000);
+    for (const auto& line : cook::summary_lines(report, out)) std::printf("%s\n", line.c_str());
   return reported && !previews_failed ? kExitOk : kExitFailed;
 }
 

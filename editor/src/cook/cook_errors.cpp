@@ -24,12 +24,14 @@ CookErrors::CookErrors(const fs::path& root) {
 std::string CookErrors::relative(const std::string& file) const {
   for (const auto& prefix : prefixes_)
     if (file.rfind(prefix, 0) == 0) return file.substr(prefix.size());
+  if (file.rfind("./", 0) == 0) return file.substr(2);  // a cook of "." names files as the project does
   return file;
 }
 
 void CookErrors::add(const std::string& text, const std::string& variant) {
-  // "file:line: message" (compilers, scripts) or "file: message" (JSON pointers, I/O). Scanned by
-  // hand: a diagnostic line can be long, and std::regex recurses per character.
+  // "file:line:column: message" (scripts, JSON), "file:line: message" (compilers) or "file: message"
+  // (JSON pointers, I/O). Scanned by hand: a diagnostic line can be long, and std::regex recurses
+  // per character.
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
@@ -47,7 +49,13 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
       if (digits > colon + 1 && digits < line.size() && line[digits] == ':' && digits - colon - 1 <= 9) {
         e.file = relative(file);
         e.line = std::stoi(line.substr(colon + 1, digits - colon - 1));
-        e.message = line.substr(digits + 1 + (digits + 1 < line.size() && line[digits + 1] == ' '));
+        std::size_t rest = digits + 1, column_end = rest;
+        while (column_end < line.size() && std::isdigit(static_cast<unsigned char>(line[column_end]))) ++column_end;
+        if (column_end > rest && column_end - rest <= 9 && column_end < line.size() && line[column_end] == ':') {
+          e.column = std::stoi(line.substr(rest, column_end - rest));
+          rest = column_end + 1;
+        }
+        e.message = line.substr(rest + (rest < line.size() && line[rest] == ' '));
       } else if (dot != std::string::npos && dot + 1 < file.size() && file.find(' ') == std::string::npos &&
                  colon + 1 < line.size() && line[colon + 1] == ' ') {
         e.file = relative(file);
@@ -56,7 +64,7 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
     }
     while (!e.message.empty() && std::isspace(static_cast<unsigned char>(e.message.back()))) e.message.pop_back();
     auto same = std::find_if(entries_.begin(), entries_.end(), [&](const CookError& o) {
-      return o.file == e.file && o.line == e.line && o.message == e.message;
+      return o.file == e.file && o.line == e.line && o.column == e.column && o.message == e.message;
     });
     if (same == entries_.end()) same = entries_.insert(entries_.end(), std::move(e));
     if (!variant.empty() && std::find(same->variants.begin(), same->variants.end(), variant) == same->variants.end())
@@ -67,8 +75,9 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
 std::vector<std::string> CookErrors::lines() const {
   std::vector<std::string> out;
   for (const auto& e : entries_) {
-    std::string s =
-        e.file.empty() ? e.message : e.file + (e.line ? ":" + std::to_string(e.line) : "") + ": " + e.message;
+    std::string s = e.file.empty() ? e.message
+                                   : e.file + (e.line ? ":" + std::to_string(e.line) : "") +
+                                         (e.column ? ":" + std::to_string(e.column) : "") + ": " + e.message;
     if (!e.variants.empty()) {
       s += e.variants.size() == 1 ? " (in variant " : " (in " + std::to_string(e.variants.size()) + " variants: ";
       for (std::size_t i = 0; i < std::min(e.variants.size(), kVariantsShown); ++i)
@@ -85,7 +94,8 @@ std::vector<std::string> CookErrors::lines() const {
 nlohmann::json CookErrors::to_json() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& e : entries_)
-    out.push_back({{"file", e.file}, {"line", e.line}, {"message", e.message}, {"variants", e.variants}});
+    out.push_back(
+        {{"file", e.file}, {"line", e.line}, {"column", e.column}, {"message", e.message}, {"variants", e.variants}});
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "kiln/core/atomic_output.h"
+#include "kiln/core/text.h"
 
 namespace kiln::cook {
 
@@ -55,6 +56,40 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                         {"from_tx", textures.from_tx},
                         {"cache_discarded", textures_discarded}};
   return counts;
+}
+
+std::vector<std::string> summary_lines(const nlohmann::json& report, const std::filesystem::path& out) {
+  const auto count = [&](const char* part, const char* field) { return report[part].value(field, std::size_t{0}); };
+  const auto seconds = [](double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f s", ms / 1000);
+    return std::string(text);
+  };
+  const auto stage_time = [&](const char* stage) {
+    const auto& times = report["stage_ms"];
+    return seconds(times.contains(stage) ? times[stage].get<double>() : 0.0);
+  };
+  std::vector<std::string> lines;
+  lines.push_back("cook: " + count_of(count("totals", "variants"), "variant") + " (" +
+                  std::to_string(count("totals", "compiled")) + " compiled, " +
+                  count_of(count("totals", "cache_hits"), "cache hit") + "), " + stage_time("variants"));
+  lines.push_back("cook: " + count_of(count("scripts", "files"), "script") + " (" +
+                  count_of(count("scripts", "pages"), "page") + ": " + std::to_string(count("scripts", "compiled")) +
+                  " compiled, " + std::to_string(count("scripts", "cache_hits")) + " from the page cache), " +
+                  stage_time("scripts"));
+  const std::size_t from_tx = count("textures", "from_tx");
+  lines.push_back("cook: " + count_of(count("textures", "files"), "texture") + " (" +
+                  std::to_string(count("textures", "converted")) + " converted, " +
+                  std::to_string(count("textures", "cache_hits")) + " from the cache" +
+                  (from_tx ? ", " + std::to_string(from_tx) + " from .tx files" : std::string()) + "), " +
+                  stage_time("textures"));
+  if (report.contains("previews") && report["previews"].contains("files"))
+    lines.push_back("cook: " + count_of(report["previews"]["files"].size(), "preview") + " in " +
+                    (out / "previews").string() + ", " + stage_time("previews"));
+  const bool previews_failed = report.contains("previews") && report["previews"].contains("failed");
+  lines.push_back(std::string("cook: ") + (previews_failed ? "previews failed" : "0 errors") + ", " +
+                  seconds(report["totals"].value("wall_ms", 0.0)) + "; the set is in " + out.string());
+  return lines;
 }
 
 void report_warnings(const std::vector<TargetVariants>& targets, nlohmann::json& report) {

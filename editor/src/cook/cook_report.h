@@ -5,6 +5,7 @@
 //
 // Thread-safety: plain functions, called from the cook's thread.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
 // Each distinct compiler warning once, in the order first met, with the number of variants it
 // concerns: into report["warnings"], and on stderr ("... (in 21 variants)").
 void report_warnings(const std::vector<TargetVariants>& targets, nlohmann::json& report);
+
+// The plain summary of a cook that wrote `out`: one line per stage with its counts and time, then
+// the errors and the whole time.
+std::vector<std::string> summary_lines(const nlohmann::json& report, const std::filesystem::path& out);
 
 // The report as text: indented JSON, invalid UTF-8 in messages replaced.
 std::string report_text(const nlohmann::json& report);

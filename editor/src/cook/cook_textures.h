@@ -12,6 +12,7 @@
 
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
+#include "cook/progress.h"
 #include "cook/texture_conversions.h"
 #include "kiln/core/worker_pool.h"
 
@@ -22,7 +23,8 @@ struct CookedTextures {
   std::size_t converted = 0, from_tx = 0;                             // converted now; served by an artist's .tx
 };
 
+// `progress` ticks once per texture: a conversion of large sources takes seconds each.
 CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,
-                             core::WorkerPool& pool, CookErrors& errors);
+                             core::WorkerPool& pool, Progress& progress, CookErrors& errors);
 
 }  // namespace kiln::cook

@@ -30,6 +30,7 @@ void Progress::tick(const char* what, std::size_t done, std::size_t total) {
 
 void Progress::done(const char* what, std::size_t failed) {
   std::lock_guard lock(mu_);
+  started_ = std::chrono::steady_clock::now();  // the next stage's rate counts from here
   if (drawing_) std::fputc('\n', stderr), drawing_ = false;
   if (failed > 0)
     std::fprintf(stderr, "cook: %zu/%zu %s built, %zu failed\n", last_done_ - failed, last_total_, what, failed);

@@ -33,6 +33,12 @@ Status check_tx(const std::string& name, std::span<const std::byte> bytes) {
   return {};
 }
 
+// A reader's message names the file it read; after "<source>: cannot convert" that is said twice.
+std::string without_name(const std::string& message, const fs::path& source) {
+  const std::string prefix = source.string() + ": ";
+  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+}
+
 }  // namespace
 
 TextureConversions::TextureConversions(cache::BlobStore* store) : store_(store) {
@@ -72,7 +78,8 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source,
                                                           std::to_string(made.fetch_add(1)) + ".tx"));
   if (!temp) return make_error(source.string() + ": " + temp.error().message);
   auto bytes = textures::convert_to_tx_bytes(source, *temp, settings);
-  if (!bytes) return make_error(source.string() + ": cannot convert to .tx: " + bytes.error().message);
+  if (!bytes)
+    return make_error(source.string() + ": cannot convert to .tx: " + without_name(bytes.error().message, source));
   if (auto ok = check_tx(source.string() + " (converted)", *bytes); !ok)
     return make_error(source.string() + ": the conversion does not read back: " + ok.error().message);
   if (cached && *cached == *bytes) return Tx{std::move(*cached), false};

@@ -97,6 +97,18 @@ class Includer final : public glslang::TShader::Includer {
   std::set<fs::path> seen_;
 };
 
+// glslang's "'' :  syntax error, unexpected IDENTIFIER " (an empty token, a double space, a trailing
+// space) -> "syntax error, unexpected IDENTIFIER".
+std::string tidy_message(std::string message) {
+  while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back()))) message.pop_back();
+  if (message.rfind("'' :", 0) == 0) {
+    std::size_t start = 4;
+    while (start < message.size() && message[start] == ' ') ++start;
+    message.erase(0, start);
+  }
+  return message;
+}
+
 // "ERROR: path:12: 'x' : undeclared identifier" -> "path:12: error: 'x' : undeclared identifier".
 // Parsed by hand: the first ":<digits>: " after the severity ends the path.
 std::string rewrite_log(const std::string& log, const fs::path& file) {
@@ -125,7 +137,9 @@ std::string rewrite_log(const std::string& log, const fs::path& file) {
       std::size_t d = colon + 1;
       while (d < rest.size() && std::isdigit(static_cast<unsigned char>(rest[d]))) ++d;
       if (d > colon + 1 && rest.compare(d, 2, ": ") == 0) {
-        out += rest.substr(0, d) + ": " + severity + ": " + rest.substr(d + 2) + "\n";
+        const std::string message = tidy_message(rest.substr(d + 2));
+        // "'' : compilation terminated" follows a fatal error and names nothing.
+        if (message != "compilation terminated") out += rest.substr(0, d) + ": " + severity + ": " + message + "\n";
         located = true;
         break;
       }

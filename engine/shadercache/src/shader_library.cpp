@@ -111,10 +111,25 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
     stages.push_back(*decl);
   }
   made->declaration = materials::merge_declarations(stages);
+  KILN_TRY(defines_leave_keywords(id, made->declaration));
   std::shared_ptr<const ShaderProgram> shared = std::move(made);
   std::lock_guard lock(mu_);
   if (generation == generation_) programs_[id] = shared;  // else a file changed meanwhile: read again next time
   return shared;
+}
+
+// A define applies to every variant: one naming a keyword would turn it on where the material did
+// not ask for it, past `#pragma kiln invalid`, under a variant key that does not say so.
+Status ShaderLibrary::defines_leave_keywords(const std::string& id,
+                                             const materials::ShaderDeclaration& declaration) const {
+  for (const auto& define : options_.defines) {
+    const std::string name = define.substr(0, define.find('='));
+    if (declaration.keywords.count(name))
+      return make_error("shader " + id + ": the define " + name + " (-D, cook.defines) names a keyword the shader " +
+                        "declares: choose keywords per variant (--keywords, a material's \"keywords\"), not for " +
+                        "every variant");
+  }
+  return {};
 }
 
 Status ShaderLibrary::stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const {
@@ -165,6 +180,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   }
   // Defines from the snapshot's own pragmas, so they always match the hashed text.
   const auto declaration = materials::merge_declarations(declarations);
+  KILN_TRY(defines_leave_keywords(key.shader, declaration));
   b.defines = options_.defines;
   for (auto& k : key.keyword_list()) b.defines.push_back(std::move(k));
   if (declaration.declares_passes) b.defines.push_back(materials::pass_define(key.pass));

@@ -113,6 +113,7 @@ class ShaderLibrary {
   std::string root_relative_log(const std::string& log) const;
   static std::string normal_id(const std::string& id);
   Status stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const;
+  Status defines_leave_keywords(const std::string& id, const materials::ShaderDeclaration& declaration) const;
 
   ShaderLibraryOptions options_;
   std::vector<std::filesystem::path> include_dirs_;  // absolute
