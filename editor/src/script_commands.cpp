@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/text.h"
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "script_runtime.h"
@@ -108,10 +109,12 @@ int run_script_command(const Args& args) {
     if (!ran) std::fprintf(stderr, "%s\n", ran.error().message.c_str());
     if (args.has("--stats")) std::fprintf(stderr, "jit %s\n", stats.summary().c_str());
   }
+  // A cached page that differs from a fresh compile fails the run, as it fails a cook.
   if (stats.verify_mismatches)
-    std::fprintf(stderr, "kiln script: verify: %llu cached pages differ from a fresh compile\n",
-                 static_cast<unsigned long long>(stats.verify_mismatches));
-  return ran ? kExitOk : kExitFailed;
+    std::fprintf(stderr, "kiln script: verify: %s %s from a fresh compile\n",
+                 count_of(stats.verify_mismatches, "cached page").c_str(),
+                 stats.verify_mismatches == 1 ? "differs" : "differ");
+  return ran && !stats.verify_mismatches ? kExitOk : kExitFailed;
 }
 
 }  // namespace kiln::cli

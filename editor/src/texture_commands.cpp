@@ -125,27 +125,38 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "%s\n", image.error().message.c_str());
     return kExitFailed;
   }
-  const auto render = [&]() -> Result<textures::Image> {
+  // An export keeps the file's precision: a 16-bit or float file becomes a 16-bit PNG (an 8-bit
+  // file an 8-bit one, as oiiotool writes them).
+  const bool deep = verb == "export" && (*image)->info().bits_per_sample > 8;
+  std::uint32_t width = 0, height = 0;
+  const auto written = [&]() -> Status {
     if (verb == "export") {
       auto file = textures::TileCache::open_file(**image);  // at the file's precision, not the cache's RGBA8
       if (!file) return file.error();
-      return textures::export_level(**file, *number, cache.budget_bytes());
+      if (deep) {
+        auto level = textures::export_level16(**file, *number, cache.budget_bytes());
+        if (!level) return level.error();
+        width = level->width, height = level->height;
+        return textures::write_png16(*level, args.words[3]);
+      }
+      auto level = textures::export_level(**file, *number, cache.budget_bytes());
+      if (!level) return level.error();
+      width = level->width, height = level->height;
+      return textures::write_png(*level, args.words[3]);
     }
     auto thumb = textures::make_thumbnail(cache, *image, std::max(1u, *number));
-    if (thumb && (*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*thumb);
-    return thumb;
-  };
-  Result<textures::Image> out = render();
-  if (!out) {
-    std::fprintf(stderr, "%s\n", out.error().message.c_str());
-    return kExitFailed;
-  }
-  if (auto written = textures::write_png(*out, args.words[3]); !written) {
+    if (!thumb) return thumb.error();
+    if ((*image)->info().alpha != textures::TxAlpha::kNone) textures::unpremultiply(*thumb);
+    width = thumb->width, height = thumb->height;
+    return textures::write_png(*thumb, args.words[3]);
+  }();
+  if (!written) {
     std::fprintf(stderr, "%s\n", written.error().message.c_str());
     return kExitFailed;
   }
   const auto stats = cache.stats();
-  std::printf("%s: %ux%u from level %zu (%llu tiles read)\n", args.words[3].c_str(), out->width, out->height,
+  std::printf("%s: %ux%u%s from level %zu (%llu tiles read)\n", args.words[3].c_str(), width, height,
+              deep ? " 16-bit" : "",
               verb == "export" ? std::size_t(*number) : textures::thumbnail_level((*image)->info(), *number),
               static_cast<unsigned long long>(stats.tiles.loads));
   return kExitOk;

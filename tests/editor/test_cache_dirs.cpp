@@ -236,7 +236,7 @@ TEST_SUITE("editor") {
     CHECK(slurp(dir / "again" / "manifest.json") == clean_set);
   }
 
-  TEST_CASE("with the page cache verified no cached page runs before it is compared") {
+  TEST_CASE("with the page cache verified no cached page runs before it is compared - and a difference fails the run") {
     test::TempDir dir("cachedirs");
     const fs::path cache = dir / "cache";
     const fs::path script = one_page_script(dir.path());
@@ -245,11 +245,14 @@ TEST_SUITE("editor") {
     // Pages signed with the user's own key whose code is all breakpoints (int3): run, they trap.
     const int forged = test::forge_cached_pages(cache, 0xCC);
     REQUIRE(forged > 0);
+    // The script runs on fresh code and prints what it printed; the difference fails the run, as it
+    // fails a cook.
     const auto verified = run_script(cache, {{"KILN_JIT_CACHE_VERIFY", "1"}}, script);
-    CHECK_MESSAGE(verified.exit_code == 0, verified.output);
+    CHECK_MESSAGE(verified.exit_code == 1, verified.output);
     CHECK(verified.output.find(first.output) == 0);
-    CHECK(verified.output.find(std::to_string(forged) + " cached pages differ from a fresh compile") !=
-          std::string::npos);
+    CHECK(verified.output.find(std::to_string(forged) +
+                               (forged == 1 ? " cached page differs" : " cached pages differ") +
+                               " from a fresh compile") != std::string::npos);
     // The differing pages were replaced: a plain run now serves good code.
     const auto after = run_script(cache, {}, script);
     CHECK_MESSAGE(after.exit_code == 0, after.output);

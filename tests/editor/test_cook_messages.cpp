@@ -134,4 +134,18 @@ TEST_SUITE("editor") {
     CHECK(digest(kiln_in(dir, project, "shader compile shaders/unlit.frag -DTINT_SCALE=2").output) ==
           digest(defined.output));
   }
+  TEST_CASE("a cook lists a shader's compile errors together with a material's - in one run") {
+    test::TempDir dir("cook-messages");
+    const fs::path project = test::copy_assets(dir);
+    test::spit(project / "materials" / "sky.json", "{\"shader\": ");
+    std::string frag = test::slurp(project / "shaders" / "lit.frag");
+    frag.replace(frag.find("void main"), 9, "nope x; void main");
+    test::spit(project / "shaders" / "lit.frag", frag);
+    const auto r = kiln_in(dir, project, "cook . --out ../out");
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(contains(r.output, "\nmaterials/sky.json:"), r.output);
+    CHECK_MESSAGE(contains(r.output, "\nshaders/lit.frag:"), r.output);
+    CHECK_MESSAGE(contains(r.output, "cook: 2 errors, nothing written"), r.output);
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
 }

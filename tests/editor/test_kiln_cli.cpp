@@ -190,6 +190,40 @@ TEST_SUITE("editor") {
     CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
   }
 
+  TEST_CASE("kiln texture export keeps a 16-bit or float file's precision - a 16-bit PNG as oiiotool writes it") {
+    test::TempDir dir("cli");
+    const std::string cache_flag = "--cache-root=" + (dir / "cache").string();
+    const auto run = [](const std::string& command) { return test::run_process({"/bin/sh", "-c", command}); };
+    const std::string d = dir.path().string() + "/";
+    // A 16-bit opaque file: the oracle is oiiotool's own 16-bit PNG, exactly.
+    REQUIRE(run("/usr/bin/oiiotool --pattern noise 64x48 3 -d uint16 -o " + d + "s16.tif && /usr/bin/maketx " + d +
+                "s16.tif -d uint16 -o " + d + "t16.tx")
+                .exit_code == 0);
+    auto r = test::run_process({KILN_CLI, "texture", "export", d + "t16.tx", d + "k16.png", cache_flag});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("64x48 16-bit from level 0") != std::string::npos);
+    const std::string k16 = test::slurp(d + "k16.png");
+    REQUIRE(k16.size() > 24);
+    CHECK(int(k16[24]) == 16);  // the IHDR's bit depth
+    REQUIRE(run("/usr/bin/oiiotool " + d + "t16.tx -o " + d + "o16.png").exit_code == 0);
+    r = run("/usr/bin/oiiotool " + d + "k16.png --ch R,G,B " + d + "o16.png --diff");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+
+    // A float file with alpha: 16 bits of it, within two steps of oiiotool's 16-bit conversion.
+    REQUIRE(run("/usr/bin/oiiotool --pattern noise 64x64 4 -d float -o " + d + "f.exr && /usr/bin/maketx " + d +
+                "f.exr -d float -o " + d + "f.tx")
+                .exit_code == 0);
+    r = test::run_process({KILN_CLI, "texture", "export", d + "f.tx", d + "kf.png", cache_flag});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    REQUIRE(run("/usr/bin/oiiotool " + d + "f.tx -d uint16 -o " + d + "of.png").exit_code == 0);
+    r = run("/usr/bin/oiiotool " + d + "kf.png " + d + "of.png --fail 4e-5 --diff");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    // An 8-bit file stays an 8-bit PNG.
+    const auto tx = test::make_tx(dir, "t8", 40, 30, 4);
+    REQUIRE(test::run_process({KILN_CLI, "texture", "export", tx.string(), d + "k8.png", cache_flag}).exit_code == 0);
+    CHECK(int(test::slurp(d + "k8.png")[24]) == 8);
+  }
+
   TEST_CASE("kiln texture export and thumb write PNGs through the tiles - and refuse bad requests") {
     test::TempDir dir("cli");
     const auto tx = test::make_tx(dir, "t", 300, 200, 4);

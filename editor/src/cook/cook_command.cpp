@@ -244,7 +244,9 @@ int run_cook_command(const Args& args) {
   // Validate everything; report every error.
   cook::Project project = cook::load_project(root, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
-  if (!errors.empty()) return fail();
+  // A broken project still builds what is sound, so that one run lists the shaders' errors, the
+  // scripts' and the textures' together with the project's (a shard stops here).
+  if (!errors.empty() && (*shard || project.variants.empty())) return fail();
   if (*shard)
     return run_shard(**shard, project, targets, cache_store.get(), pool, progress, errors, report, report_file,
                      args.json, started);

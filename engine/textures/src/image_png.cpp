@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kiln/core/input_limits.h"
 #include "image_formats.h"
@@ -85,7 +86,66 @@ bool decode_png(std::FILE* file, PngErrors* errors, Image* image) {
   return true;
 }
 
+// Where png_write_png puts the file: kept by the caller, appended to by libpng.
+void append_png_bytes(png_structp png, png_bytep data, png_size_t size) {
+  auto* out = static_cast<std::vector<std::byte>*>(png_get_io_ptr(png));
+  const auto* bytes = reinterpret_cast<const std::byte*>(data);
+  bool grown = true;
+  try {
+    out->insert(out->end(), bytes, bytes + size);
+  } catch (const std::bad_alloc&) {
+    grown = false;  // reported by longjmp below, outside the handler: no exception crosses libpng
+  }
+  if (!grown) png_error(png, "out of memory");
+}
+void flush_nothing(png_structp) {}
+
+// Encodes `rows` (big-endian 16-bit samples) into `out`. Returns false with errors->message set.
+bool encode_png16(const Image16& image, png_bytep* rows, PngErrors* errors, std::vector<std::byte>* out) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, errors, on_png_error, on_png_warning);
+  if (!png) return std::snprintf(errors->message, sizeof errors->message, "out of memory"), false;
+  png_infop info = png_create_info_struct(png);
+  if (!info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, info ? &info : nullptr);
+    if (!errors->message[0]) std::snprintf(errors->message, sizeof errors->message, "out of memory");
+    return false;
+  }
+  static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                              PNG_COLOR_TYPE_RGB_ALPHA};
+  png_set_write_fn(png, out, append_png_bytes, flush_nothing);
+  png_set_IHDR(png, info, image.width, image.height, 16, types[image.channels - 1], PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_rows(png, info, rows);
+  png_write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return true;
+}
+
 }  // namespace
+
+Status write_png16(const Image16& image, const std::filesystem::path& path) {
+  if (image.channels < 1 || image.channels > 4 || image.width == 0 || image.height == 0 ||
+      image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
+    return make_error(path.string() + ": nothing to write (empty image)");
+  // PNG stores 16-bit samples most significant byte first.
+  std::vector<png_byte> samples(image.pixels.size() * 2);
+  for (std::size_t i = 0; i < image.pixels.size(); ++i) {
+    samples[2 * i] = png_byte(image.pixels[i] >> 8);
+    samples[2 * i + 1] = png_byte(image.pixels[i] & 0xff);
+  }
+  const std::size_t row_bytes = std::size_t(image.width) * image.channels * 2;
+  std::vector<png_bytep> rows(image.height);
+  for (std::uint32_t y = 0; y < image.height; ++y) rows[y] = samples.data() + y * row_bytes;
+  PngErrors errors;
+  std::vector<std::byte> bytes;
+  try {
+    if (!encode_png16(image, rows.data(), &errors, &bytes))
+      return make_error(path.string() + ": cannot encode PNG: " + errors.message);
+  } catch (const std::bad_alloc&) {
+    return make_error(path.string() + ": out of memory encoding the PNG");
+  }
+  return write_file_atomically(path, bytes);
+}
 
 Result<Image> read_png(const std::filesystem::path& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kiln/core/input_limits.h"
 
@@ -49,23 +50,31 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
   return out;
 }
 
-Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget_bytes) {
+namespace {
+
+// Level `level` of `file`, straight, into 4-channel pixels of `Sample` (8 or 16 bits).
+template <class Picture>
+Result<Picture> export_pixels(TxFile& file, std::size_t level, std::uint64_t budget_bytes, bool round_float_to_8) {
+  using Sample = typename decltype(Picture::pixels)::value_type;
+  constexpr float kMax = float(std::numeric_limits<Sample>::max());
+  const auto to_sample = [](float v) {
+    return !(v > 0) ? Sample(0) : v >= 1 ? Sample(kMax) : Sample(v * kMax + 0.5f);  // NaN: 0
+  };
   const TxInfo& info = file.info();
   if (level >= info.levels.size())
     return make_error(file.path().string() + ": no level " + std::to_string(level) + " (the file has " +
                       std::to_string(info.levels.size()) + ")");
   const TxLevel& l = info.levels[level];
-  const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4;
+  const std::uint64_t bytes = std::uint64_t(l.width) * l.height * 4 * sizeof(Sample);
   const std::uint64_t allowed = std::min<std::uint64_t>(limits::kDecodedImageBytes, budget_bytes);
   if (bytes > allowed)
     return make_error(file.path().string() + ": level " + std::to_string(level) + " is " + std::to_string(l.width) +
-                      "x" + std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA8), more than the " +
-                      describe_bytes(allowed) + " a whole level may take (textures.memory_max); read a smaller level");
+                      "x" + std::to_string(l.height) + " (" + describe_bytes(bytes) + " as RGBA" +
+                      std::to_string(8 * sizeof(Sample)) + "), more than the " + describe_bytes(allowed) +
+                      " a whole level may take (textures.memory_max); read a smaller level");
   const bool straighten = info.alpha != TxAlpha::kNone;
-  // Integer samples are un-premultiplied at their precision. Float samples are rounded to 8 bits
-  // first, as OpenImageIO converts them for a PNG, so that an export is what oiiotool writes.
-  const bool round_first = info.is_float;
-  Image out{l.width, l.height, 4, std::vector<std::uint8_t>(std::size_t(l.width) * l.height * 4)};
+  const bool round_first = round_float_to_8 && info.is_float;
+  Picture out{l.width, l.height, 4, std::vector<Sample>(std::size_t(l.width) * l.height * 4)};
   for (std::uint32_t ty = 0; ty < l.tiles_y(); ++ty) {
     for (std::uint32_t tx = 0; tx < l.tiles_x(); ++tx) {
       auto tile = file.read_tile_rgba(level, tx, ty);
@@ -75,18 +84,30 @@ Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget
       for (std::uint32_t y = 0; y < h; ++y) {
         for (std::uint32_t x = 0; x < w; ++x) {
           const float* in = &(*tile)[(std::size_t(y) * l.tile_width + x) * 4];
-          std::uint8_t* px = &out.pixels[(std::size_t(y0 + y) * l.width + x0 + x) * 4];
+          Sample* px = &out.pixels[(std::size_t(y0 + y) * l.width + x0 + x) * 4];
           const float a = round_first ? to_unit8(in[3]) / 255.0f : in[3];
           for (int c = 0; c < 4; ++c) {
             float v = round_first ? to_unit8(in[c]) / 255.0f : in[c];
             if (c < 3 && straighten) v = a > 0 ? v / a : 0.0f;
-            px[c] = to_unit8(v);
+            px[c] = to_sample(v);
           }
         }
       }
     }
   }
   return out;
+}
+
+}  // namespace
+
+// Integer samples are un-premultiplied at their precision. Float samples are rounded to 8 bits
+// first, as OpenImageIO converts them for a PNG, so that an 8-bit export is what oiiotool writes.
+Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget_bytes) {
+  return export_pixels<Image>(file, level, budget_bytes, true);
+}
+
+Result<Image16> export_level16(TxFile& file, std::size_t level, std::uint64_t budget_bytes) {
+  return export_pixels<Image16>(file, level, budget_bytes, false);
 }
 
 Result<Image> make_thumbnail(TileCache& cache, const std::shared_ptr<TiledImage>& image, std::uint32_t size) {

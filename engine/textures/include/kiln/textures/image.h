@@ -1,7 +1,8 @@
 #pragma once
 // Plain 8-bit images: what source files (PNG, untiled TIFF) decode to, what the .tx writer takes,
 // what export and thumbnails produce. Channels are kept as the source has them (1 gray, 2 gray +
-// alpha, 3 RGB, 4 RGBA), interleaved, rows top to bottom.
+// alpha, 3 RGB, 4 RGBA), interleaved, rows top to bottom. 16-bit images are what an export of a
+// 16-bit or float .tx writes.
 //
 // Thread-safety: plain values and free functions; no shared state.
 
@@ -26,6 +27,13 @@ struct Image {
   }
 };
 
+// The same layout at 16 bits per channel (0..65535).
+struct Image16 {
+  std::uint32_t width = 0, height = 0;
+  int channels = 0;
+  std::vector<std::uint16_t> pixels;  // width * height * channels
+};
+
 // Reads a PNG (any bit depth, palette, transparency; 16-bit rounded to 8) or a TIFF (any layout
 // libtiff decodes) into 8 bits per channel, colour straight (not premultiplied); any other format
 // through the reader a tool registered (set_source_reader). Errors name the file and the problem.
@@ -40,6 +48,9 @@ void set_source_reader(SourceReader reader);
 // Writes `image` as an 8-bit PNG through a temporary file renamed over `path`: a crash never
 // leaves a torn file.
 Status write_png(const Image& image, const std::filesystem::path& path);
+
+// Writes `image` as a 16-bit PNG, atomically as write_png does.
+Status write_png16(const Image16& image, const std::filesystem::path& path);
 
 // `image` with 4 channels: gray spread to RGB, a missing alpha opaque.
 Image to_rgba(const Image& image);

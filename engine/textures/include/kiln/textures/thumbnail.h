@@ -23,6 +23,9 @@ Result<Image> read_level(TileCache& cache, const std::shared_ptr<TiledImage>& im
 // precision and un-premultiplied before rounding, as OpenImageIO writes a PNG. A level larger than
 // `budget_bytes` as RGBA8 (the user's texture memory) is refused.
 Result<Image> export_level(TxFile& file, std::size_t level, std::uint64_t budget_bytes);
+// The same at 16 bits per channel: for a 16-bit or float file, whose precision 8 bits would lose
+// (float clamped to 0..1).
+Result<Image16> export_level16(TxFile& file, std::size_t level, std::uint64_t budget_bytes);
 
 // An RGBA thumbnail whose longer side is `size` (or the image's, if smaller), aspect kept, box
 // filtered from thumbnail_level().
