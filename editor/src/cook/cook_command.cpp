@@ -78,6 +78,12 @@ std::optional<std::string> misplaced_output(const fs::path& root, const fs::path
   return std::nullopt;
 }
 
+std::vector<cook::TextureTarget> texture_targets(const std::vector<cook::TargetVariants>& targets) {
+  std::vector<cook::TextureTarget> out;
+  for (const auto& t : targets) out.push_back({t.target.id(), t.target.max_size});
+  return out;
+}
+
 nlohmann::json remote_report(const cache::BlobStore* store) {
   if (!store || store->remote_address().empty()) return nullptr;
   const cache::KindUse use = store->remote_use();
@@ -102,7 +108,8 @@ int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook
     progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
   cook::build_variants(project, targets, pool, progress, errors);
   cook::TextureConversions conversions(store);
-  const cook::CookedTextures textures = cook::cook_textures(project, conversions, false, pool, progress, errors);
+  const cook::CookedTextures textures =
+      cook::cook_textures(project, conversions, false, texture_targets(targets), pool, progress, errors);
   if (store) store->flush();  // on disk and on the remote before this shard says it is done
 
   const cook::VariantCounts counts = cook::count_variants(targets);
@@ -288,7 +295,8 @@ int run_cook_command(const Args& args) {
   // Textures.
   stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
-  cook::CookedTextures textures = cook::cook_textures(project, conversions, verify, pool, progress, errors);
+  cook::CookedTextures textures =
+      cook::cook_textures(project, conversions, verify, texture_targets(targets), pool, progress, errors);
   report["stage_ms"]["textures"] = ms_since(stage_started);
 
   // The report of what was built.
@@ -307,6 +315,7 @@ int run_cook_command(const Args& args) {
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));
+  for (auto& t : textures.target_files) set.add_texture(t.file, std::move(t.tx), t.target);
   if (auto written = set.commit(out); !written) {
     errors.add(written.error().message);
     return fail();

@@ -54,6 +54,7 @@ VariantCounts report_cooked(const Project& project, const std::vector<TargetVari
                         {"converted", textures.converted},
                         {"cache_hits", textures.files.size() - textures.converted - textures.from_tx},
                         {"from_tx", textures.from_tx},
+                        {"target_copies", textures.target_files.size()},
                         {"cache_discarded", textures_discarded}};
   return counts;
 }
@@ -81,8 +82,11 @@ std::vector<std::string> summary_lines(const nlohmann::json& report, const std::
   lines.push_back("cook: " + count_of(count("textures", "files"), "texture") + " (" +
                   std::to_string(count("textures", "converted")) + " converted, " +
                   std::to_string(count("textures", "cache_hits")) + " from the cache" +
-                  (from_tx ? ", " + std::to_string(from_tx) + " from .tx files" : std::string()) + "), " +
-                  stage_time("textures"));
+                  (from_tx ? ", " + std::to_string(from_tx) + " from .tx files" : std::string()) +
+                  (count("textures", "target_copies")
+                       ? ", " + std::to_string(count("textures", "target_copies")) + " sized for other targets"
+                       : std::string()) +
+                  "), " + stage_time("textures"));
   if (report.contains("previews") && report["previews"].contains("files"))
     lines.push_back("cook: " + count_of(report["previews"]["files"].size(), "preview") + " in " +
                     (out / "previews").string() + ", " + stage_time("previews"));

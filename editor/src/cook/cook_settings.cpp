@@ -93,8 +93,15 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
                 target.target_env = *e;
               else
                 problem(ti + "/target_env", "unknown target environment '" + value + "' (vulkan1.0 to vulkan1.3)");
+            } else if (f.key() == "max_size") {
+              if (f->is_number_unsigned() && f->get<std::uint64_t>() >= 1 &&
+                  f->get<std::uint64_t>() <= limits::kImageSide)
+                target.max_size = f->get<std::uint32_t>();
+              else
+                problem(ti + "/max_size", "expected a whole number of pixels from 1 to " +
+                                              std::to_string(limits::kImageSide) + ", got " + f->dump());
             } else {
-              problem(ti + "/" + json_pointer_token(f.key()), "unknown field (expected backend, target_env)");
+              problem(ti + "/" + json_pointer_token(f.key()), "unknown field (expected backend, target_env, max_size)");
             }
           }
           settings.targets.push_back(target);

@@ -1,30 +1,54 @@
 #include "cook/cook_textures.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace kiln::cook {
 
 CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,
-                             core::WorkerPool& pool, Progress& progress, CookErrors& errors) {
-  const std::size_t count = project.textures.size();
-  std::vector<Result<TextureConversions::Tx>> results(count, make_error("not converted"));
+                             const std::vector<TextureTarget>& targets, core::WorkerPool& pool, Progress& progress,
+                             CookErrors& errors) {
+  // One conversion of every texture per distinct size cap; the default target's is the set's own.
+  std::vector<std::uint32_t> caps;
+  for (const auto& t : targets)
+    if (std::find(caps.begin(), caps.end(), t.max_size) == caps.end()) caps.push_back(t.max_size);
+  if (caps.empty()) caps.push_back(0);
+  const std::size_t count = project.textures.size(), total = count * caps.size();
+  std::vector<Result<TextureConversions::Tx>> results(total, make_error("not converted"));
   std::atomic<std::size_t> done{0}, failed{0};
-  pool.parallel_for(count, [&](std::size_t i) {
-    results[i] = conversions.get(project.root / project.textures[i], project.texture_settings[i], verify);
-    failed += !results[i];
-    progress.tick("textures", ++done, count);
+  pool.parallel_for(total, [&](std::size_t job) {
+    const std::size_t i = job % count;
+    textures::TextureSettings settings = project.texture_settings[i];
+    settings.max_size = caps[job / count];
+    results[job] = conversions.get(project.root / project.textures[i], settings, verify);
+    failed += !results[job];
+    progress.tick("textures", ++done, total);
   });
-  if (count > 0) progress.done("textures", failed);
+  if (total > 0) progress.done("textures", failed);
+
   CookedTextures out;
-  for (std::size_t i = 0; i < results.size(); ++i) {  // in the project's order: a deterministic pack and report
-    if (!results[i]) {
-      errors.add(results[i].error().message);
+  for (std::size_t job = 0; job < total; ++job) {  // in the project's order: a deterministic pack and report
+    if (!results[job]) {
+      errors.add(results[job].error().message);
       continue;
     }
-    out.converted += results[i]->converted;
-    out.from_tx += !results[i]->artist_tx.empty();
-    out.files.emplace_back(project.textures[i], std::move(results[i]->bytes));
+    out.converted += results[job]->converted;
+    out.from_tx += !results[job]->artist_tx.empty();
   }
+  const auto bytes_of = [&](std::size_t cap_index, std::size_t i) -> const std::vector<std::byte>* {
+    const auto& r = results[cap_index * count + i];
+    return r ? &r->bytes : nullptr;
+  };
+  for (std::size_t i = 0; i < count; ++i)
+    if (const auto* bytes = bytes_of(0, i)) out.files.emplace_back(project.textures[i], *bytes);
+  for (std::size_t t = 1; t < targets.size(); ++t) {
+    const std::size_t cap_index = std::find(caps.begin(), caps.end(), targets[t].max_size) - caps.begin();
+    if (cap_index == 0) continue;  // the default's textures serve it
+    for (std::size_t i = 0; i < count; ++i)
+      if (const auto* bytes = bytes_of(cap_index, i))
+        out.target_files.push_back({targets[t].id, project.textures[i], *bytes});
+  }
+  out.capped = caps.size() > 1 || caps.front() != 0;
   return out;
 }
 

@@ -18,13 +18,29 @@
 
 namespace kiln::cook {
 
-struct CookedTextures {
-  std::vector<std::pair<std::string, std::vector<std::byte>>> files;  // project-relative source -> .tx
-  std::size_t converted = 0, from_tx = 0;                             // converted now; served by an artist's .tx
+// A cook target as its textures see it: its name and the longest side it ships (0: no cap).
+struct TextureTarget {
+  std::string id;
+  std::uint32_t max_size = 0;
 };
 
-// `progress` ticks once per texture: a conversion of large sources takes seconds each.
+// A texture of a target whose size cap differs from the default target's.
+struct TargetTexture {
+  std::string target, file;
+  std::vector<std::byte> tx;
+};
+
+struct CookedTextures {
+  std::vector<std::pair<std::string, std::vector<std::byte>>> files;  // project-relative source -> .tx
+  std::vector<TargetTexture> target_files;                            // the other caps' conversions, by target
+  std::size_t converted = 0, from_tx = 0;                             // conversions made now; served by an artist's .tx
+  bool capped = false;                                                // some target has a size cap
+};
+
+// Converts every texture once per distinct size cap of `targets` (the first is the default; none:
+// one uncapped conversion). `progress` ticks once per conversion: large sources take seconds each.
 CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,
-                             core::WorkerPool& pool, Progress& progress, CookErrors& errors);
+                             const std::vector<TextureTarget>& targets, core::WorkerPool& pool, Progress& progress,
+                             CookErrors& errors);
 
 }  // namespace kiln::cook

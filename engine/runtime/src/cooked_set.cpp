@@ -155,7 +155,13 @@ Result<std::span<const std::byte>> CookedSet::program(std::string_view file) con
   return entry(EntryKind::kProgram, file);
 }
 
-Result<std::span<const std::byte>> CookedSet::texture(std::string_view file) const {
+Result<std::span<const std::byte>> CookedSet::texture(std::string_view file, std::string_view target) const {
+  if (!target.empty()) {
+    const std::string own = variant_id(target, file);
+    auto found = textures_->find(entry_name(EntryKind::kTexture, own));
+    if (!found) return found.error();
+    if (*found) return entry(EntryKind::kTexture, own);
+  }
   return entry(EntryKind::kTexture, file);
 }
 

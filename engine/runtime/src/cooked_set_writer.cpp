@@ -101,8 +101,8 @@ void CookedSetWriter::add_program(const std::string& file, std::vector<std::byte
 void CookedSetWriter::add_page(const std::string& page_id, std::vector<std::byte> code) {
   scripts_.add(entry_name(EntryKind::kPage, page_id), std::move(code));
 }
-void CookedSetWriter::add_texture(const std::string& file, std::vector<std::byte> tx_bytes) {
-  textures_.add(entry_name(EntryKind::kTexture, file), std::move(tx_bytes));
+void CookedSetWriter::add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target) {
+  textures_.add(entry_name(EntryKind::kTexture, target.empty() ? file : variant_id(target, file)), std::move(tx_bytes));
 }
 
 Status CookedSetWriter::commit(const fs::path& dir) const {

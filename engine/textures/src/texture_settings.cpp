@@ -121,7 +121,8 @@ Result<TextureSettings> settings_for_file(const fs::path& source) {
 std::string describe_settings(const TextureSettings& s) {
   return std::string(s.source_color_space ? "declared-else-" : "") + color_space_name(s.color_space) +
          (s.normal_map ? " normal-map" : "") + " wrap " + wrap_mode_name(s.wrap_s) + "," + wrap_mode_name(s.wrap_t) +
-         " filter " + filter_name(s.filter) + " compression " + compression_name(s.compression);
+         " filter " + filter_name(s.filter) + " compression " + compression_name(s.compression) +
+         (s.max_size ? " max_size " + std::to_string(s.max_size) : std::string());
 }
 
 std::optional<ColorSpace> parse_color_space(std::string_view name) {

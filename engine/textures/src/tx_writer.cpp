@@ -137,10 +137,15 @@ Status write_tx(const Image& image, const std::filesystem::path& path, const TxW
   if (!tif)
     return make_error(path.string() + ": cannot create" + (tiff_error().empty() ? "" : " (" + tiff_error() + ")"));
   const std::vector<Image> chain = build_mip_chain(image, options.settings);
-  const std::string description = describe(chain.front(), options.settings);
+  // A size cap drops the levels above it: what is shipped is the chain's own next level, not a
+  // second resampling.
+  std::size_t first = 0;
+  const std::uint32_t cap = options.settings.max_size;
+  while (cap && first + 1 < chain.size() && std::max(chain[first].width, chain[first].height) > cap) ++first;
+  const std::string description = describe(chain[first], options.settings);
   Status status;
-  for (std::size_t l = 0; l < chain.size() && status; ++l)
-    status = write_level(tif, chain[l], options, description, l > 0);
+  for (std::size_t l = first; l < chain.size() && status; ++l)
+    status = write_level(tif, chain[l], options, description, l > first);
   if (status && !tiff().flush(tif)) status = make_error("cannot flush");
   tiff().close(tif);
   if (!status)

@@ -47,7 +47,9 @@ class CookedSet {
   // SPIR-V (check_stage_reflection): a disagreement is an error naming the pack, variant and stage.
   Result<VariantRecord> variant(std::string_view name, std::string_view target = {}) const;
   Result<std::span<const std::byte>> program(std::string_view file) const;
-  Result<std::span<const std::byte>> texture(std::string_view file) const;
+  // The .tx of `file` for `target` (empty: the default target): the target's own copy when the cook
+  // made one (a smaller size cap), else the one every target shares.
+  Result<std::span<const std::byte>> texture(std::string_view file, std::string_view target = {}) const;
   // The scripts pack's identity; nullopt when it is not one.
   std::optional<ScriptsIdentity> scripts_identity() const;
 

@@ -30,7 +30,9 @@ class CookedSetWriter {
   void add_material(const MaterialRecord& record);
   void add_program(const std::string& file, std::vector<std::byte> bytecode);
   void add_page(const std::string& page_id, std::vector<std::byte> code);
-  void add_texture(const std::string& file, std::vector<std::byte> tx_bytes);
+  // `target` (empty: every target) names the one target these bytes are for, when its textures
+  // differ from the default target's (a smaller size cap).
+  void add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target = {});
 
   Status commit(const std::filesystem::path& dir) const;
 

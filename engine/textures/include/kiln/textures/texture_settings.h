@@ -44,6 +44,9 @@ struct TextureSettings {
   WrapMode wrap_s = WrapMode::Periodic, wrap_t = WrapMode::Periodic;
   TextureFilter filter = TextureFilter::kLinear;
   TileCompression compression = TileCompression::kZip;
+  // The longest side level 0 may have (0: no cap): the levels above it are left out, so level 0 is
+  // the first mip level that fits, filtered as every level is.
+  std::uint32_t max_size = 0;
   bool operator==(const TextureSettings&) const = default;
 };
 
