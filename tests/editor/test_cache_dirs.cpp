@@ -66,6 +66,23 @@ std::vector<fs::path> special_files(const fs::path& dir) {
   return out;
 }
 
+// Every file or directory below `dir` (and `dir`) that group or others may touch.
+std::vector<fs::path> open_to_others(const fs::path& dir) {
+  std::vector<fs::path> out;
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) == 0 && (st.st_mode & 077)) out.push_back(dir);
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (::lstat(e.path().c_str(), &st) == 0 && !S_ISLNK(st.st_mode) && (st.st_mode & 077)) out.push_back(e.path());
+  return out;
+}
+
+// chmod -R 0777 `dir`, as a careless copy or another tool leaves a cache.
+void open_everything(const fs::path& dir) {
+  fs::permissions(dir, fs::perms::all);
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (!e.is_symlink()) fs::permissions(e.path(), fs::perms::all);
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -384,5 +401,25 @@ TEST_SUITE("editor") {
       CAPTURE(temp);
       CHECK_FALSE(fs::exists(temp));
     }
+  }
+
+  TEST_CASE("a cache left open to others is made private by the next tool - every file and directory in it") {
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "out", cache).exit_code == 0);
+    REQUIRE(run_script(cache, {}, one_page_script(dir.path())).exit_code == 0);
+    const auto stats = [&] { return test::run_process({KILN_CLI, "cache", "stats", "--cache-root", cache.string()}); };
+    // The whole tree, root included.
+    open_everything(cache);
+    REQUIRE(open_to_others(cache).size() > 20);
+    REQUIRE(stats().exit_code == 0);
+    auto left = open_to_others(cache);
+    CHECK_MESSAGE(left.empty(), left.size() << " left, first " << (left.empty() ? "" : left.front().string()));
+    // Everything beneath a root that is private already.
+    open_everything(cache);
+    fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
+    REQUIRE(stats().exit_code == 0);
+    left = open_to_others(cache);
+    CHECK_MESSAGE(left.empty(), left.size() << " left, first " << (left.empty() ? "" : left.front().string()));
   }
 }

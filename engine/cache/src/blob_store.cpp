@@ -77,8 +77,23 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   if (st.st_uid != me)
     return make_error(root.string() + ": cache root is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
                       std::to_string(me) + "; refusing to use it");
-  if ((st.st_mode & 077) != 0 && ::chmod(root.c_str(), 0700) != 0)
-    return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
+  if ((st.st_mode & 077) != 0) {
+    if (::chmod(root.c_str(), 0700) != 0)
+      return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
+    make_tree_private(root);  // a cache another tool left open to others: everything in it
+  } else {
+    // Under a private root, each top-level entry (the kinds, a handful) is looked at; one left open
+    // to others is made private with everything beneath it.
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+      struct stat entry;
+      if (::lstat(it->path().c_str(), &entry) != 0 || S_ISLNK(entry.st_mode) || (entry.st_mode & 077) == 0 ||
+          entry.st_uid != me)
+        continue;
+      (void)::chmod(it->path().c_str(), entry.st_mode & 07700);
+      if (S_ISDIR(entry.st_mode)) make_tree_private(it->path());
+    }
+  }
 
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);

@@ -45,9 +45,25 @@ Status use_private_dir(const std::filesystem::path& dir) {
   if (st.st_uid != me)
     return make_error(dir.string() + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
                       std::to_string(me) + "; refusing to use it");
-  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
-    return make_error(dir.string() + ": cannot make it private: " + errno_text(errno));
+  if ((st.st_mode & 077) != 0) {
+    if (::chmod(dir.c_str(), 0700) != 0)
+      return make_error(dir.string() + ": cannot make it private: " + errno_text(errno));
+    make_tree_private(dir);
+  }
   return {};
+}
+
+void make_tree_private(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // Symbolic links are neither followed nor changed; only bits are taken away, so an entry swapped
+  // for a link meanwhile loses nothing it should keep.
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0) continue;
+    if (st.st_uid == ::geteuid()) (void)::chmod(it->path().c_str(), st.st_mode & 07700);
+  }
 }
 
 bool is_temp_file_name(std::string_view name) { return name.rfind(".tmp.", 0) == 0; }

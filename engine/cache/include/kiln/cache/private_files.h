@@ -13,8 +13,12 @@ Status make_private_dirs(const std::filesystem::path& dir);
 
 // A directory of the store, made fit for use: created (0700, parents too) when missing; refused
 // when it is a symbolic link, not a directory, or owned by another user ("owned by uid N"); made
-// private (0700) when group or others have any access.
+// private (0700) when group or others have any access, and then everything beneath it too.
 Status use_private_dir(const std::filesystem::path& dir);
+
+// Takes group's and others' access from every file and directory beneath `dir` that this user
+// owns (symbolic links are left alone). Best effort: what cannot be changed stays as it is.
+void make_tree_private(const std::filesystem::path& dir);
 
 // Writes `data` to `path` through a temp file in the same directory, fsync and rename: readers
 // see the old file, no file, or the whole new one, whatever crashes when. Creates the directory
