@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/cache/cache_kinds.h"
 #include "kiln/core/config.h"
+#include "kiln/core/text.h"
 
 namespace kiln::cli {
 namespace {
@@ -101,7 +103,7 @@ std::vector<Command> commands() {
        {kJson},
        "kiln shader reflect shaders/lit --json"},
       {{"probe", "variants"},
-       "the variant cache's regression checks on a live cache",
+       "a self-test of the variant cache's keys and invalidation (it uses no project)",
        {},
        {},
        {},
@@ -211,6 +213,9 @@ class Builder {
   CLI::App* parent_of(CLI::App& app, const char* name, const char* help) {
     if (auto* existing = find(app, name)) return existing;
     auto* sub = app.add_subcommand(name, help);
+    // probe is a self-test of the variant cache, for Kiln's own checks: it runs, but a user's help
+    // does not list it next to the commands that work on a project.
+    if (std::string_view(name) == "probe") sub->group("");
     sub->require_subcommand(1, 1);
     sub->fallthrough();
     return sub;
@@ -271,7 +276,7 @@ class Builder {
     const std::string n = name;
     if (n == "cache") return "the persistent caches: stats, verify, prune, clear";
     if (n == "shader") return "shader variants: compile, reflect";
-    if (n == "probe") return "checks on live caches: variants";
+    if (n == "probe") return "self-tests of Kiln's caches (not of a project): variants";
     if (n == "script") return "scripts: run, disasm";
     if (n == "texture") return "textures: info, export, thumb";
     return "";
@@ -284,6 +289,61 @@ class Builder {
 
 std::string version_line() { return std::string("kiln ") + KILN_VERSION + " (" + KILN_BUILD_TYPE + ")"; }
 
+namespace {
+
+// An unknown option or word, or a missing subcommand, said naming the command it was given to and
+// the nearest name it knows; nothing for the other errors, which CLI11 says well.
+std::optional<std::string> usage_error(CLI::App& app, const CLI::ParseError& e) {
+  // By type: CLI11 names an ExtrasError after the command that threw it.
+  const bool extra = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+  const bool required = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
+  if (!extra && !required) return std::nullopt;
+  CLI::App* at = &app;
+  std::string command = "kiln";
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands())
+    at = subs.front(), command += " " + at->get_name();
+  std::vector<std::string> extras = app.remaining(true);
+  if (extras.empty() && extra) {
+    // CLI11 keeps them only in its message: "The following arguments were not expected: 2 --jbos".
+    const std::string what = e.what();
+    if (const auto colon = what.find(": "); colon != std::string::npos)
+      extras = split_nonempty(std::string_view(what).substr(colon + 2), ' ');
+  }
+  if (required) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (names.empty()) return std::nullopt;  // a required option: CLI11's message names it
+    std::string listed;
+    for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    const std::string given = extras.empty() ? "" : extras.front();
+    return command + ": " + (given.empty() ? "which one? " : "unknown command '" + given + "'") +
+           (given.empty() ? "" : did_you_mean(given, names)) + (given.empty() ? "" : "; ") + "it takes " + listed +
+           " (" + command + " --help)";
+  }
+  std::vector<std::string> options;
+  for (const CLI::App* level = at; level; level = level->get_parent())
+    for (const CLI::Option* o : level->get_options()) {
+      for (const auto& n : o->get_lnames()) options.push_back("--" + n);
+      for (const auto& n : o->get_snames()) options.push_back("-" + n);
+    }
+  for (const auto& extra : extras)
+    if (extra.size() > 1 && extra.front() == '-') {
+      const std::string name = extra.substr(0, extra.find('='));
+      return command + ": unknown option " + name + did_you_mean(name, options) + "; " + command +
+             " --help lists its options";
+    }
+  if (extras.empty()) return std::nullopt;
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; }))
+    if (!sub->get_group().empty()) commands.push_back(sub->get_name());
+  if (!commands.empty())
+    return command + ": unknown command '" + extras.front() + "'" + did_you_mean(extras.front(), commands) + " (" +
+           command + " --help lists them)";
+  return command + ": unexpected argument '" + extras.front() + "' (" + command + " --help)";
+}
+
+}  // namespace
+
 ParsedCommandLine parse_command_line(int argc, char** argv) {
   Args args;
   args.config.env = ConfigInputs::process_env();
@@ -293,6 +353,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   try {
     app.parse(argc, argv);  // short options take joined values too: -DNAME=VALUE, -Idir
   } catch (const CLI::ParseError& e) {
+    if (auto said = usage_error(app, e)) {
+      std::fprintf(stderr, "%s\n", said->c_str());
+      return {std::nullopt, kExitUsage};
+    }
     const int code = app.exit(e);  // prints the help, the version or the error
     return {std::nullopt, code == 0 ? kExitOk : kExitUsage};
   }

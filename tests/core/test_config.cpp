@@ -101,7 +101,8 @@ TEST_SUITE("core") {
       write(dir / "kiln.json", R"({"cache": {"disk_maxx": "1GiB"}})");
       auto c = load_config(in);
       REQUIRE_FALSE(c);
-      CHECK(c.error().message == file + ": /cache/disk_maxx: unknown setting 'cache.disk_maxx'");
+      CHECK(c.error().message ==
+            file + ": /cache/disk_maxx: unknown setting 'cache.disk_maxx' (did you mean 'cache.disk_max'?)");
     }
     SUBCASE("bad value") {
       write(dir / "kiln.json", R"({"cache": {"disk_max": "lots"}})");

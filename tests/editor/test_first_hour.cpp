@@ -99,4 +99,54 @@ TEST_SUITE("editor") {
       CHECK_MESSAGE(contains(r.output, "only this kind: shaders, jit, textures or pipelines"), r.output);
     }
   }
+
+  TEST_CASE("a typo gets a did-you-mean naming the command - flags, commands, settings and host functions") {
+    test::TempDir dir("first-hour");
+    auto r = run_kiln(dir, {"cook", "project", "--out", "o", "--jbos", "2"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.output, "kiln cook: unknown option --jbos (did you mean '--jobs'?)"), r.output);
+    r = run_kiln(dir, {"cache", "stats", "--knd", "jit"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.output, "kiln cache stats: unknown option --knd (did you mean '--kind'?)"), r.output);
+    r = run_kiln(dir, {"cokk"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.output, "kiln: unknown command 'cokk' (did you mean 'cook'?)"), r.output);
+    r = run_kiln(dir, {"cache", "stat"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.output, "kiln cache: unknown command 'stat' (did you mean 'stats'?)"), r.output);
+    // Nothing near: no guess.
+    r = run_kiln(dir, {"cook", "project", "--out", "o", "--frobnicate"});
+    CHECK_MESSAGE(contains(r.output, "kiln cook: unknown option --frobnicate; kiln cook --help lists its options"),
+                  r.output);
+
+    test::spit(dir / "kiln.json", R"({"cache": {"disk_maxx": "1GiB"}})");
+    r = run_kiln(dir, {"--config", (dir / "kiln.json").string(), "config"});
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(contains(r.output,
+                           "/cache/disk_maxx: unknown setting 'cache.disk_maxx' (did you mean "
+                           "'cache.disk_max'?)"),
+                  r.output);
+
+    const fs::path project = test::copy_assets(dir);
+    std::string script = test::slurp(project / "scripts" / "material_anim.lua");
+    script.replace(script.find("engine.ui_panel_color"), 21, "engine.ui_panel_colr");
+    test::spit(project / "scripts" / "material_anim.lua", script);
+    r = run_kiln(dir, {"cook", project.string(), "--out", (dir / "out").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(contains(r.output,
+                           "unknown host function 'engine.ui_panel_colr' (did you mean "
+                           "'engine.ui_panel_color'?)"),
+                  r.output);
+  }
+
+  TEST_CASE("kiln --help lists the commands that work on a project - not the cache's self-test - which still runs") {
+    test::TempDir dir("first-hour");
+    const auto help = run_kiln(dir, {"--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(contains(help.output, "  cook "));
+    CHECK_FALSE(contains(help.output, "probe"));
+    const auto probe = run_kiln(dir, {"probe", "variants"});
+    CHECK_MESSAGE(probe.exit_code == 0, probe.output);
+    CHECK(contains(probe.output, "RESULT passed="));
+  }
 }

@@ -187,7 +187,18 @@ TEST_SUITE("editor") {
     std::ofstream(dir / "bad.tx") << "nope";
     r = test::run_process({KILN_CLI, "texture", "info", (dir / "bad.tx").string()});
     CHECK(r.exit_code == 1);
-    CHECK(r.output.find("bad.tx: cannot open as TIFF") != std::string::npos);
+    CHECK(r.output.find("bad.tx: not a .tx file (not a TIFF)") != std::string::npos);
+    // A source image, and a file that is not there, are named for what they are.
+    r = test::run_process(
+        {KILN_CLI, "texture", "info", (std::filesystem::path(KILN_SOURCE_DIR) / "assets/textures/brick.png").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find("brick.png: not a .tx file (a PNG image): kiln texture export and thumb read source "
+                                "images, a cook converts them") != std::string::npos,
+                  r.output);
+    r = test::run_process({KILN_CLI, "texture", "info", (dir / "absent.tx").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find("absent.tx: cannot open texture: No such file or directory") != std::string::npos,
+                  r.output);
   }
 
   TEST_CASE("kiln texture export keeps a 16-bit or float file's precision - a 16-bit PNG as oiiotool writes it") {

@@ -148,8 +148,21 @@ TEST_SUITE("textures") {
       std::ofstream(dir / "text.tx") << "hello, not an image";
       auto r = TxFile::open(dir / "text.tx");
       REQUIRE_FALSE(r);
-      CHECK(r.error().message.rfind((dir / "text.tx").string() + ": cannot open as TIFF", 0) == 0);
+      CHECK(r.error().message.rfind((dir / "text.tx").string() + ": not a .tx file (not a TIFF)", 0) == 0);
     }
+    SUBCASE("a source image named for what it is") {
+      fs::copy_file(fs::path(KILN_SOURCE_DIR) / "assets" / "textures" / "brick.png", dir / "brick.tx");
+      auto r = TxFile::open(dir / "brick.tx");
+      REQUIRE_FALSE(r);
+      CHECK_MESSAGE(r.error().message.rfind((dir / "brick.tx").string() + ": not a .tx file (a PNG image)", 0) == 0,
+                    r.error().message);
+      std::ifstream in(dir / "brick.tx", std::ios::binary);
+      const std::string png((std::istreambuf_iterator<char>(in)), {});
+      auto m = TxFile::open_memory("in memory", std::as_bytes(std::span(png.data(), png.size())));
+      REQUIRE_FALSE(m);
+      CHECK(m.error().message.rfind("in memory: not a .tx file (a PNG image)", 0) == 0);
+    }
+
     SUBCASE("missing file") {
       auto r = TxFile::open(dir / "absent.tx");
       REQUIRE_FALSE(r);

@@ -251,7 +251,11 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
       }
       const auto& table = settings();
       auto setting = std::find_if(table.begin(), table.end(), [&](const Setting& s) { return s.info.name == name; });
-      if (setting == table.end()) return make_error(file.string() + ": " + ptr + ": unknown setting '" + name + "'");
+      if (setting == table.end()) {
+        std::vector<std::string> names;
+        for (const Setting& s : table) names.push_back(s.info.name);
+        return make_error(file.string() + ": " + ptr + ": unknown setting '" + name + "'" + did_you_mean(name, names));
+      }
       auto value_text = scalar_text(*it);
       std::optional<std::string> problem =
           value_text ? setting->set(config, *value_text, base) : std::optional<std::string>("expected a scalar value");

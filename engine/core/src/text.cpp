@@ -1,6 +1,7 @@
 #include "kiln/core/text.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kiln {
 
@@ -28,6 +29,43 @@ std::string without_credentials(std::string_view text) {
 
 std::string count_of(std::size_t count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
+namespace {
+
+// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`: the optimal string
+// alignment distance, so that "--jbos" is one edit from "--jobs".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
+    }
+    std::swap(before, previous);
+    std::swap(previous, row);
+  }
+  return previous[b.size()];
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view name, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& c : candidates)
+    if (const std::size_t d = edit_distance(name, c); d < best_distance) best_distance = d, best = c;
+  return best;
+}
+
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
+  const std::string best = closest_name(name, candidates);
+  if (best.empty()) return {};
+  const std::size_t d = edit_distance(name, best);
+  return d > 0 && d <= std::max<std::size_t>(1, name.size() / 3) && d < name.size() ? " (did you mean '" + best + "'?)"
+                                                                                    : std::string();
 }
 
 }  // namespace kiln

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include "kiln/core/text.h"
+
 #include "type_solver.h"
 
 namespace kiln::lang {
@@ -641,7 +643,11 @@ class Checker {
   Result<int> host_call(const Expr& e) {
     const std::string& name = e.a->text;
     const auto h = std::find_if(host_.begin(), host_.end(), [&](const HostSignature& sig) { return sig.name == name; });
-    if (h == host_.end()) return fail(e.a->pos, "unknown host function 'engine." + name + "'");
+    if (h == host_.end()) {
+      std::vector<std::string> names;
+      for (const HostSignature& sig : host_) names.push_back("engine." + sig.name);
+      return fail(e.a->pos, "unknown host function 'engine." + name + "'" + did_you_mean("engine." + name, names));
+    }
     auto args = call_args(e);
     if (!args) return args.error();
     if (args->size() != h->params.size())

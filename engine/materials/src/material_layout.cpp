@@ -1,3 +1,4 @@
+#include "kiln/core/text.h"
 #include "kiln/materials/material_layout.h"
 
 #include <algorithm>
@@ -151,26 +152,6 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
 }
 
 }  // namespace
-
-std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_distance = SIZE_MAX;
-  for (const auto& c : candidates) {
-    std::vector<std::size_t> row(c.size() + 1);
-    for (std::size_t j = 0; j <= c.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= name.size(); ++i) {
-      std::size_t diagonal = row[0];
-      row[0] = i;
-      for (std::size_t j = 1; j <= c.size(); ++j) {
-        const std::size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (name[i - 1] == c[j - 1] ? 0 : 1)});
-        diagonal = up;
-      }
-    }
-    if (row[c.size()] < best_distance) best_distance = row[c.size()], best = c;
-  }
-  return best;
-}
 
 Status lay_out_material(const Material& material, const std::map<std::string, std::vector<std::string>>& reflections,
                         runtime::MaterialRecord& record) {

@@ -7,6 +7,7 @@
 
 #include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
+#include "kiln/core/text.h"
 
 namespace kiln::textures {
 namespace fs = std::filesystem;
@@ -65,7 +66,9 @@ Result<TextureOptions> parse_texture_options(const std::string& where, const jso
       if (!compression) problem(key, "expected \"zip\", \"zstd\" or \"none\", got " + v.dump());
       out.compression = compression;
     } else {
-      problem(json_pointer_token(key), "unknown setting (expected color_space, normal_map, wrap, filter, compression)");
+      problem(json_pointer_token(key),
+              "unknown setting (expected color_space, normal_map, wrap, filter, compression)" +
+                  did_you_mean(key, {"color_space", "normal_map", "wrap", "filter", "compression"}));
     }
   }
   if (!problems.empty()) return make_error(problems);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <span>
+#include <optional>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -216,7 +218,24 @@ int no_map(thandle_t, void**, toff_t*) { return 0; }
 
 namespace {
 std::atomic<std::uint64_t> g_open_handles{0};
+
+// A file that is not a TIFF at all is named for what it is, not by libtiff's "bad magic number".
+std::optional<std::string> not_a_tiff(std::span<const unsigned char> head) {
+  const auto starts = [&](std::initializer_list<unsigned char> magic) {
+    return head.size() >= magic.size() && std::equal(magic.begin(), magic.end(), head.begin());
+  };
+  if (starts({'I', 'I', 42, 0}) || starts({'M', 'M', 0, 42}) || starts({'I', 'I', 43, 0}) || starts({'M', 'M', 0, 43}))
+    return std::nullopt;
+  const char* what = starts({0x89, 'P', 'N', 'G'})      ? "a PNG image"
+                     : starts({0xff, 0xd8, 0xff})       ? "a JPEG image"
+                     : starts({0x76, 0x2f, 0x31, 0x01}) ? "an OpenEXR image"
+                     : starts({'#', '?'})               ? "a Radiance HDR image"
+                     : head.empty()                     ? "empty"
+                                                        : "not a TIFF";
+  return std::string("not a .tx file (") + what +
+         "): kiln texture export and thumb read source images, a cook converts them";
 }
+}  // namespace
 
 std::uint64_t TxFile::open_handles() { return g_open_handles.load(std::memory_order_relaxed); }
 
@@ -251,6 +270,9 @@ Result<std::unique_ptr<TxFile>> TxFile::open_at(const std::filesystem::path& pat
   handle->offset = offset;
   handle->size = opened->size - offset;
   handle->read_fd = handle->fd;
+  unsigned char head[4] = {};
+  const ssize_t got = ::pread(handle->fd, head, sizeof head, off_t(offset));
+  if (auto why = not_a_tiff(std::span(head, got > 0 ? std::size_t(got) : 0))) return make_error(name + ": " + *why);
   handle->tiff = tiff().client_open(name.c_str(), "rm", handle.get(), file_read, memory_write, file_seek, memory_close,
                                     file_size, no_map, memory_unmap);
   if (!handle->tiff)
@@ -262,6 +284,9 @@ Result<std::unique_ptr<TxFile>> TxFile::open_memory(const std::string& name, std
   if (Status loaded = begin_tiff_call(); !loaded) return make_error(name + ": " + loaded.error().message);
   auto handle = std::make_unique<Handle>();
   handle->memory = bytes;
+  if (auto why = not_a_tiff(
+          std::span(reinterpret_cast<const unsigned char*>(bytes.data()), std::min<std::size_t>(bytes.size(), 4))))
+    return make_error(name + ": " + *why);
   handle->tiff = tiff().client_open(name.c_str(), "r", handle.get(), memory_read, memory_write, memory_seek,
                                     memory_close, memory_size, memory_map, memory_unmap);
   if (!handle->tiff)

@@ -19,4 +19,12 @@ std::string without_credentials(std::string_view text);
 // "1 error", "3 errors", "0 errors": a count with its noun agreeing (nouns that take an "s").
 std::string count_of(std::size_t count, std::string_view noun);
 
+// The candidate nearest to `name` by edit distance (the first of equals); empty when there are none.
+// For "did you mean" in messages.
+std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
+
+// " (did you mean 'x'?)" for the candidate nearest to `name` when it is close (at most a third of
+// its letters differ, and at least one is kept), else empty.
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+
 }  // namespace kiln

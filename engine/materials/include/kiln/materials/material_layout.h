@@ -30,7 +30,4 @@ namespace kiln::materials {
 Status lay_out_material(const Material& material, const std::map<std::string, std::vector<std::string>>& reflections,
                         runtime::MaterialRecord& record);
 
-// The name in `candidates` nearest to `name` (edit distance); empty when there is none.
-std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
-
 }  // namespace kiln::materials
