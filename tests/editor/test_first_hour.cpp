@@ -100,7 +100,7 @@ TEST_SUITE("editor") {
     }
   }
 
-  TEST_CASE("a typo gets a did-you-mean naming the command - flags, commands, settings and host functions") {
+  TEST_CASE("a typo gets a did-you-mean naming the command - for flags and commands and settings and host functions") {
     test::TempDir dir("first-hour");
     auto r = run_kiln(dir, {"cook", "project", "--out", "o", "--jbos", "2"});
     CHECK(r.exit_code == 2);

@@ -10,61 +10,107 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "cli_args.h"
 #include "editor/editor_session.h"
 #include "kiln/cache/hash.h"
+#include "kiln/core/text.h"
 #include "editor/file_watcher.h"
 
 namespace kiln::cli {
 namespace {
 
+// "a, b and 2 more" of a list of names.
+std::string names_of(const nlohmann::json& list) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(list.size(), 3);
+  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + list[i].get<std::string>();
+  if (list.size() > shown) out += " and " + std::to_string(list.size() - shown) + " more";
+  return out;
+}
+
+// The plain line of an event: "<file>: <what happened>", as the JSON says it, for people.
 std::string human(const nlohmann::json& e) {
   const std::string kind = e.value("event", "");
   const std::string file = e.value("file", "");
   auto ms = [&](const char* key) { return std::to_string(int(e.value(key, 0.0) + 0.5)) + " ms"; };
-  if (kind == "ready")
-    return "ready: " + std::to_string(e["materials"].get<int>()) + " materials, " +
-           std::to_string(e["variants"].get<int>()) + " variants (" + std::to_string(e["compiled"].get<int>()) +
-           " compiled, " + std::to_string(e["cache_hits"].get<int>()) + " from cache), " +
-           std::to_string(e["scripts"].get<int>()) + " scripts, " + std::to_string(e["textures"].get<int>()) +
-           " textures in " + ms("ms");
+  auto n = [&](const char* key, std::string_view noun) { return count_of(e.value(key, std::size_t{0}), noun); };
+  auto num = [&](const char* key) { return std::to_string(e.value(key, std::size_t{0})); };
+  // Where the pictures of this event went, and those that could not be made.
+  auto pictures = [&] {
+    std::string out;
+    if (e.contains("preview")) out += "; preview " + e["preview"].get<std::string>();
+    if (e.contains("previews") && !e["previews"].empty())
+      out += "; " + count_of(e["previews"].size(), "preview") + " in " +
+             (e.contains("previews_dir")
+                  ? e["previews_dir"].get<std::string>()
+                  : std::filesystem::path(e["previews"][0].get<std::string>()).parent_path().string());
+    if (e.contains("preview_error")) out += "; no preview: " + e["preview_error"].get<std::string>();
+    for (const auto& err : e.value("preview_errors", nlohmann::json::array()))
+      out += "; no preview: " + err.get<std::string>();
+    return out;
+  };
+  if (kind == "ready") {
+    std::string errors;
+    for (const auto& err : e.value("errors", nlohmann::json::array())) errors += err.get<std::string>() + "\n";
+    return errors + "ready: " + n("materials", "material") + ", " + n("variants", "variant") + " (" + num("compiled") +
+           " compiled, " + num("cache_hits") + " from cache), " + n("scripts", "script") + ", " +
+           n("textures", "texture") + " in " + ms("ms") + pictures();
+  }
   std::string warnings;  // before the event's own line, one per line
   for (const auto& w : e.value("warnings", nlohmann::json::array())) warnings += w.get<std::string>() + "\n";
-  if (kind == "shader")
-    return warnings + file + ": " + std::to_string(e["invalidated"].get<int>()) + " variants invalidated, " +
-           std::to_string(e["recompiled"].get<int>()) + " recompiled, " + std::to_string(e["cache_hits"].get<int>()) +
-           " from cache in " + ms("compile_ms");
+  if (kind == "shader") {
+    if (e.value("invalidated", 0) == 0 && e.value("recompiled", 0) == 0 && e.value("cache_hits", 0) == 0)
+      return warnings + file + ": no material uses it, nothing to rebuild";
+    return warnings + file + ": " + n("invalidated", "variant") + " invalidated, " + num("recompiled") +
+           " recompiled, " + num("cache_hits") + " from cache in " + ms("compile_ms") + pictures();
+  }
   if (kind == "shader_error") {
     std::string out;
     for (const auto& err : e["errors"]) out += err.get<std::string>() + "\n";
-    return out + file + ": kept the last good variants (" + std::to_string(e["kept_last_good"].get<int>()) + ", stale)";
+    return out + file + ": kept the last good variants (" + num("kept_last_good") + ", stale)";
   }
   if (kind == "material")
-    return file + ": " + std::to_string(e["variants"].get<int>()) + " variants, " +
-           std::to_string(e["recompiled"].get<int>()) + " compiled, " + std::to_string(e["cache_hits"].get<int>()) +
-           " from cache";
+    return file + ": " + n("variants", "variant") + ", " + num("recompiled") + " compiled, " + num("cache_hits") +
+           " from cache" + pictures();
+  if (kind == "material_removed" || kind == "script_removed") return file + ": removed";
   if (kind == "script")
-    return file + ": " + std::to_string(e["changed_pages"].get<int>()) + " of " +
-           std::to_string(e["pages"].get<int>()) + " pages changed, " + std::to_string(e["compiled"].get<int>()) +
+    return file + ": " + num("changed_pages") + " of " + n("pages", "page") + " changed, " + num("compiled") +
            " compiled in " + ms("compile_ms");
-  if (kind == "texture")
-    return file + ": " + std::to_string(e["tiles_dropped"].get<int>()) + " tiles of " + e["image"].get<std::string>() +
-           " dropped, reloaded";
-  if (kind == "material_error" || kind == "script_error" || kind == "texture_error")
-    return e.value("error", "") + (e.value("kept_previous", false) ? " (previous version kept)" : "");
+  if (kind == "texture") {
+    // What the README says the event names: its colour space, compression and wrap.
+    std::string how = e.value("color_space", "");
+    how += (how.empty() ? "" : ", ") + e.value("compression", "") + ", wrap " + e.value("wrap", "");
+    const std::string users =
+        e.contains("materials") && !e["materials"].empty() ? ", used by " + names_of(e["materials"]) : std::string();
+    return file + ": reloaded (" + how + "), " + n("tiles_dropped", "tile") + " dropped" + users + pictures();
+  }
+  if (kind == "texture_error") {
+    const std::string users = e.contains("materials") && !e["materials"].empty()
+                                  ? " (used by " + names_of(e["materials"]) + ")"
+                                  : std::string();
+    return e.value("error", "") + users + (e.value("kept_previous", false) ? "; previous version kept" : "");
+  }
+  if (kind == "material_error" || kind == "script_error") {
+    std::string out = e.value("error", "");
+    for (const auto& err : e.value("errors", nlohmann::json::array()))
+      out += (out.empty() ? "" : "\n") + err.get<std::string>();
+    return (out.empty() ? file + ": error" : out) + (e.value("kept_previous", false) ? "; previous version kept" : "");
+  }
   if (kind == "watch_warning") return "warning: " + e.value("message", "");
   if (kind == "project_error") return "error: " + e.value("error", "");
   if (kind == "project_restored") return e.value("message", "");
   if (kind == "stopped") return "stopped (" + e.value("signal", e.value("command", "")) + ")";
   if (kind == "command_error") return "error: " + e.value("message", "");
   if (kind == "status") return "status: " + e.dump();
-  return kind + " " + file;
+  return file.empty() ? kind : file + ": " + kind;
 }
 
 void emit(const nlohmann::json& event, bool json) {

@@ -159,16 +159,24 @@ nlohmann::json EditorSession::start() {
     pages += program->page_count();
     scripts_[rel] = std::move(*program);
   }
-  return project_relative({{"event", "ready"},
-                           {"materials", materials_.size()},
-                           {"variants", all.size()},
-                           {"compiled", built.compiled},
-                           {"cache_hits", built.cache_hits},
-                           {"scripts", scripts_.size()},
-                           {"pages", pages},
-                           {"textures", images_.size()},
-                           {"errors", errors},
-                           {"ms", ms_between(t0, Clock::now())}});
+  nlohmann::json event = {{"event", "ready"},
+                          {"materials", materials_.size()},
+                          {"variants", all.size()},
+                          {"compiled", built.compiled},
+                          {"cache_hits", built.cache_hits},
+                          {"scripts", scripts_.size()},
+                          {"pages", pages},
+                          {"textures", images_.size()},
+                          {"errors", errors}};
+  // Every material has its picture from the start, not only after its first edit.
+  if (previews_) {
+    std::vector<std::string> all_materials;
+    for (const auto& [rel, state] : materials_) all_materials.push_back(rel);
+    add_previews(event, all_materials);
+    event["previews_dir"] = previews_->dir().string();
+  }
+  event["ms"] = ms_between(t0, Clock::now());
+  return project_relative(std::move(event));
 }
 
 std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>& batch) {
@@ -409,9 +417,13 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
   // Regenerates the .tx of a plain source and reads the preview again. A broken file keeps the
   // previous image (if there was one) and stays watched: its fix is the next event.
   if (auto loaded = load_texture(source); !loaded)
-    return {{"event", "texture_error"}, {"file", change.path},
-            {"image", source},          {"error", loaded.error().message},
-            {"tiles_dropped", dropped}, {"kept_previous", images_.count(source) > 0}};
+    return {{"event", "texture_error"},
+            {"file", change.path},
+            {"image", source},
+            {"error", loaded.error().message},
+            {"materials", materials_naming_texture(source)},
+            {"tiles_dropped", dropped},
+            {"kept_previous", images_.count(source) > 0}};
   const textures::TxInfo& info = images_.at(source)->info();
   nlohmann::json event = {
       {"event", "texture"},
@@ -422,15 +434,21 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
       {"tiles_dropped", dropped},
       {"compile_ms", ms_between(t0, Clock::now())}};
   if (!info.color_space.empty()) event["color_space"] = info.color_space;
+  const std::vector<std::string> users = materials_naming_texture(source);
+  event["materials"] = users;
+  add_previews(event, users);
+  return event;
+}
+
+std::vector<std::string> EditorSession::materials_naming_texture(const std::string& texture) const {
   std::vector<std::string> users;
   for (const auto& [rel, state] : materials_)
-    for (const auto& [slot, texture] : state.material.textures)
-      if (texture == source) {
+    for (const auto& [slot, named] : state.material.textures)
+      if (named == texture) {
         users.push_back(rel);
         break;
       }
-  add_previews(event, users);
-  return event;
+  return users;
 }
 
 nlohmann::json EditorSession::status() const {

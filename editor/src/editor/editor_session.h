@@ -71,6 +71,7 @@ class EditorSession {
   Result<std::filesystem::path> preview(const std::string& rel, const MaterialState& state);
   // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
   void add_previews(nlohmann::json& event, const std::vector<std::string>& materials);
+  std::vector<std::string> materials_naming_texture(const std::string& texture) const;  // their project paths
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);

@@ -37,6 +37,7 @@ class MaterialPreviews {
   const std::string& unavailable() const { return unavailable_; }
   // The validation layer is on for the previews rendered so far.
   bool validating() const { return context_ && context_->validating(); }
+  const std::filesystem::path& dir() const { return dir_; }  // where the pictures go
 
  private:
   std::filesystem::path dir_;

@@ -1,0 +1,67 @@
+// `kiln editor` without --json, as a person reads it: one "<file>: <what happened>" line per event,
+// counts that agree with their nouns, where the previews went, what a texture event carries and
+// which materials a texture concerns.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "child_process.h"
+#include "lavapipe.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The next line that is not a blank or a progress line.
+std::string next_line(test::ChildProcess& editor) {
+  auto line = editor.read_line(std::chrono::seconds(60));
+  REQUIRE_MESSAGE(line, "the editor printed nothing in 60 s");
+  return *line;
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE("the editor's plain lines name the file first - with previews - removals - and a texture's users") {
+    test::TempDir dir("editor-plain");
+    const fs::path root = test::copy_assets(dir);
+    test::ChildProcess editor(
+        {KILN_CLI, "editor", root.string(), "--previews", "--cache-root", (dir / "cache").string()},
+        test::lavapipe_env());
+    const std::string ready = next_line(editor);
+    CHECK_MESSAGE(ready.rfind("ready: 8 materials, 18 variants (", 0) == 0, ready);
+    CHECK_MESSAGE(contains(ready, " 3 scripts, 6 textures in "), ready);
+    // Every material has its picture from the start, and the line says where they are.
+    CHECK_MESSAGE(contains(ready, "; 7 previews in " + (dir / "cache" / "previews").string()), ready);
+
+    fs::copy_file(root / "materials" / "sky.json", root / "materials" / "sky2.json");
+    std::string line = next_line(editor);
+    CHECK_MESSAGE(line.rfind("materials/sky2.json: 1 variant, ", 0) == 0, line);
+    CHECK_MESSAGE(contains(line, "; preview " + (dir / "cache" / "previews").string()), line);
+    CHECK(contains(line, "/materials/sky2.png"));
+
+    fs::remove(root / "materials" / "sky2.json");
+    CHECK(next_line(editor) == "materials/sky2.json: removed");
+
+    test::spit(root / "shaders" / "other.frag", "#version 450\nvoid main() {}\n");
+    CHECK(next_line(editor) == "shaders/other.frag: no material uses it, nothing to rebuild");
+
+    test::spit(root / "textures" / "white.png", test::slurp(root / "textures" / "white.png"));
+    line = next_line(editor);
+    CHECK_MESSAGE(line.rfind("textures/white.png: reloaded (sRGB, zip, wrap periodic,periodic), ", 0) == 0, line);
+    CHECK_MESSAGE(contains(line, ", used by materials/metal.json, materials/ui_panel.json; 2 previews in "), line);
+
+    test::spit(root / "textures" / "sky.png", test::slurp(root / "textures" / "sky.png").substr(0, 100));
+    line = next_line(editor);
+    CHECK_MESSAGE(line.rfind("textures/sky.png: ", 0) == 0, line);
+    CHECK_MESSAGE(contains(line, " (used by materials/sky.json); previous version kept"), line);
+    CHECK_FALSE(contains(line, "./"));
+  }
+}
