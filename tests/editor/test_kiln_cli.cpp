@@ -114,9 +114,16 @@ TEST_SUITE("editor") {
   TEST_CASE("an installed kiln runs scripts and hands the commands that build to the kiln-tools installed with it") {
     test::TempDir dir("cli");
     const std::string prefix = (dir / "prefix").string();
-    auto installed =
-        test::run_process({KILN_CMAKE, "--install", KILN_BINARY_DIR, "--prefix", prefix, "--component", "tools"});
+    // Installed as a shipped tree is: stripped of debug information.
+    auto installed = test::run_process(
+        {KILN_CMAKE, "--install", KILN_BINARY_DIR, "--prefix", prefix, "--component", "tools", "--strip"});
     REQUIRE_MESSAGE(installed.exit_code == 0, installed.output);
+    for (const char* program : {"/bin/kiln", "/bin/kiln-tools", "/bin/kiln-player", "/lib/kiln/kiln-jitc.so"}) {
+      const auto sections = test::run_process({"/usr/bin/readelf", "-S", "-W", prefix + program});
+      REQUIRE_MESSAGE(sections.exit_code == 0, sections.output);
+      CHECK_MESSAGE(sections.output.find(".debug_info") == std::string::npos, program);
+      CHECK_MESSAGE(sections.output.find(".symtab") == std::string::npos, program);
+    }
     const std::string kiln = prefix + "/bin/kiln";
     std::ofstream(dir / "one.lua") << "print(6 * 7)\n";
     auto script = test::run_process(
