@@ -161,6 +161,14 @@ std::vector<Command> commands() {
        {{"--size", "the thumbnail's width in pixels (default 256)", false, ValueOption::kWhole}},
        {},
        "kiln texture thumb textures/brick.png --size 64 brick-thumb.png"},
+      {{"texture", "extract"},
+       "the .tx a cooked set ships for a texture, as a file (for texture info, iinfo, oiiotool)",
+       {{"set", "a cooked set's directory"},
+        {"texture", "the texture as materials name it"},
+        {"out", "the .tx to write"}},
+       {{"--target", "the cook target whose copy to take (default: the set's first)"}},
+       {},
+       "kiln texture extract ../mygame-cooked textures/brick.png brick.tx"},
   };
 }
 
@@ -278,7 +286,7 @@ class Builder {
     if (n == "shader") return "shader variants: compile, reflect";
     if (n == "probe") return "self-tests of Kiln's caches (not of a project): variants";
     if (n == "script") return "scripts: run, disasm";
-    if (n == "texture") return "textures: info, export, thumb";
+    if (n == "texture") return "textures: info, export, thumb, extract";
     return "";
   }
 
@@ -295,15 +303,15 @@ namespace {
 // the nearest name it knows; nothing for the other errors, which CLI11 says well.
 std::optional<std::string> usage_error(CLI::App& app, const CLI::ParseError& e) {
   // By type: CLI11 names an ExtrasError after the command that threw it.
-  const bool extra = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+  const bool unexpected = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
   const bool required = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr;
-  if (!extra && !required) return std::nullopt;
+  if (!unexpected && !required) return std::nullopt;
   CLI::App* at = &app;
   std::string command = "kiln";
   for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands())
     at = subs.front(), command += " " + at->get_name();
   std::vector<std::string> extras = app.remaining(true);
-  if (extras.empty() && extra) {
+  if (extras.empty() && unexpected) {
     // CLI11 keeps them only in its message: "The following arguments were not expected: 2 --jbos".
     const std::string what = e.what();
     if (const auto colon = what.find(": "); colon != std::string::npos)

@@ -1,10 +1,14 @@
 #include "texture_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
+#include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/thumbnail.h"
 #include "kiln/textures/tile_cache.h"
 #include "kiln/textures/tx_file.h"
@@ -16,7 +20,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: kiln texture info <file.tx> [--json]\n"
     "       kiln texture export <texture> [--level N] <out.png>\n"
-    "       kiln texture thumb <texture> [--size S] <out.png>\n";
+    "       kiln texture thumb <texture> [--size S] <out.png>\n"
+    "       kiln texture extract <cooked-set> <texture> [--target T] <out.tx>\n";
 
 int usage() {
   std::fprintf(stderr, "%s", kUsage);
@@ -162,6 +167,41 @@ int image_command(const Args& args, const std::string& verb) {
   return kExitOk;
 }
 
+// extract: the bytes a cooked set ships for one texture, written whole through a temp file.
+int extract_command(const Args& args) {
+  if (auto s = args.check_options({"--target"}); !s) {
+    std::fprintf(stderr, "kiln texture: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  auto set = runtime::CookedSet::open(args.words[2]);
+  if (!set) {
+    std::fprintf(stderr, "%s\n", set.error().message.c_str());
+    return kExitFailed;
+  }
+  const std::string target = args.option("--target");
+  if (!target.empty()) {
+    const auto targets = (*set)->targets();
+    if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
+      std::string listed;
+      for (const auto& t : targets) listed += (listed.empty() ? "" : ", ") + t;
+      std::fprintf(stderr, "%s: no target %s (it has %s)\n", args.words[2].c_str(), target.c_str(), listed.c_str());
+      return kExitFailed;
+    }
+  }
+  auto tx = (*set)->texture(args.words[3], target);
+  if (!tx) {
+    std::fprintf(stderr, "%s\n", tx.error().message.c_str());
+    return kExitFailed;
+  }
+  if (Status written = write_file_atomically(args.words[4], *tx); !written) {
+    std::fprintf(stderr, "%s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  std::printf("%s: %s of %s from %s\n", args.words[4].c_str(), describe_bytes(tx->size()).c_str(),
+              args.words[3].c_str(), args.words[2].c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_texture_command(const Args& args) {
@@ -174,6 +214,7 @@ int run_texture_command(const Args& args) {
     return info_command(args);
   }
   if ((verb == "export" || verb == "thumb") && args.words.size() == 4) return image_command(args, verb);
+  if (verb == "extract" && args.words.size() == 5) return extract_command(args);
   return usage();
 }
 

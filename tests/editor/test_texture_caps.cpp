@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "child_process.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/image.h"
@@ -85,5 +87,40 @@ TEST_SUITE("editor") {
                     r.output);
     }
     CHECK_FALSE(fs::exists(dir / "out"));
+  }
+
+  TEST_CASE("kiln texture extract writes the .tx a set ships - which texture info and oiiotool read") {
+    test::TempDir dir("texture-caps");
+    const fs::path project = test::copy_assets(dir);
+    test::spit(project / "kiln.json",
+               R"({"cook": {"targets": [{"backend": "spirv"}, {"backend": "glsl", "max_size": 16}]}})");
+    REQUIRE(cook(dir, project, dir / "out").exit_code == 0);
+    auto set = runtime::CookedSet::open(dir / "out");
+    REQUIRE(set);
+    for (const std::string target : {"", "glsl-vulkan1.0"}) {
+      std::vector<std::string> argv = {
+          KILN_CLI, "texture", "extract", (dir / "out").string(), "textures/brick.png", (dir / "brick.tx").string()};
+      if (!target.empty()) argv.insert(argv.end(), {"--target", target});
+      auto r = test::run_process(argv);
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      const auto shipped = (*set)->texture("textures/brick.png", target);
+      REQUIRE(shipped);
+      CHECK(test::slurp(dir / "brick.tx") ==
+            std::string(reinterpret_cast<const char*>(shipped->data()), shipped->size()));
+      r = test::run_process({"/usr/bin/oiiotool", "--info", (dir / "brick.tx").string()});
+      CHECK_MESSAGE(r.exit_code == 0, r.output);
+      r = test::run_process({KILN_CLI, "texture", "info", (dir / "brick.tx").string(), "--json"});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      CHECK(nlohmann::json::parse(r.output)["levels"][0]["width"].get<int>() <= (target.empty() ? 1 << 16 : 16));
+    }
+    auto r = test::run_process({KILN_CLI, "texture", "extract", (dir / "out").string(), "textures/brick.png",
+                                "--target", "nope", (dir / "x.tx").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.output.find("no target nope (it has spirv-vulkan1.0, glsl-vulkan1.0)") != std::string::npos,
+                  r.output);
+    r = test::run_process(
+        {KILN_CLI, "texture", "extract", (dir / "out").string(), "textures/none.png", (dir / "x.tx").string()});
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(fs::exists(dir / "x.tx"));
   }
 }
