@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -205,5 +206,36 @@ TEST_SUITE("render") {
       CHECK(pixel(frame, x0 + 128, y0 + 128) == pixel(images[i], 128, 128));
     }
     CHECK(report["gpu"]["frames"]["mean_ms"].get<double>() > 0);
+  }
+
+  TEST_CASE("each sample material's preview is a whole shaded sphere - no black region and no seam or streak") {
+    ProbeProject p;
+    (void)p.play(1);
+    // The sphere (radius 1, 3 units from a camera with a 0.8 rad field of view) covers a disc of
+    // about 107 pixels' radius; inside 100 pixels every texel is the material's.
+    for (const std::string name : {"brick", "brick_foggy", "character", "foliage", "metal", "sky", "ui_panel"}) {
+      CAPTURE(name);
+      const auto image = test::oiio_read_rgba(p.dir / "pictures/materials" / (name + ".png"));
+      REQUIRE(image.width == 256);
+      const auto at = [&](int x, int y, int c) { return image.rgba[(std::size_t(y) * 256 + x) * 4 + c]; };
+      const auto inside = [](int x, int y) { return (x - 128) * (x - 128) + (y - 128) * (y - 128) < 100 * 100; };
+      // Lit everywhere: the sky and the ground light what the lights do not reach.
+      float darkest = 3;
+      for (int y = 0; y < 256; ++y)
+        for (int x = 0; x < 256; ++x)
+          if (inside(x, y)) darkest = std::min(darkest, at(x, y, 0) + at(x, y, 1) + at(x, y, 2));
+      CHECK_MESSAGE(darkest > 0.1f, "darkest " << darkest);
+      // Smooth materials change gradually: a seam or a streak is a jump between neighbours.
+      if (name == "brick" || name == "brick_foggy" || name == "character")
+        continue;  // their textures have edges of their own
+      float jump = 0;
+      for (int y = 1; y < 256; ++y)
+        for (int x = 1; x < 256; ++x)
+          if (inside(x, y) && inside(x - 1, y - 1))
+            for (int c = 0; c < 3; ++c)
+              jump =
+                  std::max({jump, std::fabs(at(x, y, c) - at(x - 1, y, c)), std::fabs(at(x, y, c) - at(x, y - 1, c))});
+      CHECK_MESSAGE(jump < 0.1f, "largest step between neighbours " << jump);
+    }
   }
 }

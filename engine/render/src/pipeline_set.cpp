@@ -118,7 +118,9 @@ Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const Pa
   viewport.scissorCount = 1;
   VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
   raster.polygonMode = VK_POLYGON_MODE_FILL;
-  raster.cullMode = VK_CULL_MODE_NONE;  // the depth test hides back faces of the closed preview meshes
+  // The preview meshes are closed: their back faces are never seen, and a translucent material
+  // would otherwise blend its far side in wherever it happened to be drawn first (streaks).
+  raster.cullMode = VK_CULL_MODE_BACK_BIT;
   raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   raster.lineWidth = 1.0f;
   raster.depthBiasEnable = targets.depth_bias ? VK_TRUE : VK_FALSE;

@@ -13,12 +13,14 @@ PreviewMesh uv_sphere(std::uint32_t rings, std::uint32_t segments) {
   for (std::uint32_t r = 0; r <= rings; ++r) {
     const float v = float(r) / float(rings), theta = v * std::numbers::pi_v<float>;
     for (std::uint32_t s = 0; s <= segments; ++s) {
+      // u = 0 and u = 1 meet at the back (-z), away from the camera: a texture that does not tile
+      // shows no seam in a preview.
       const float u = float(s) / float(segments), phi = u * 2 * std::numbers::pi_v<float>;
-      const float x = std::sin(theta) * std::sin(phi), y = std::cos(theta), z = std::sin(theta) * std::cos(phi);
+      const float x = -std::sin(theta) * std::sin(phi), y = std::cos(theta), z = -std::sin(theta) * std::cos(phi);
       m.position.insert(m.position.end(), {x, y, z});
       m.normal.insert(m.normal.end(), {x, y, z});
       m.uv.insert(m.uv.end(), {u, v});
-      m.tangent.insert(m.tangent.end(), {std::cos(phi), 0.0f, -std::sin(phi), 1.0f});  // along +u
+      m.tangent.insert(m.tangent.end(), {-std::cos(phi), 0.0f, std::sin(phi), 1.0f});  // d(position)/du
       m.weights.insert(m.weights.end(), {1, 0, 0, 0});
       m.joints.insert(m.joints.end(), {0, 0, 0, 0});
       m.color.insert(m.color.end(), {1, 1, 1, 1});
