@@ -233,6 +233,7 @@ TEST_SUITE("editor") {
     REQUIRE(piped.exit_code == 0);
     CHECK(piped.output.find('\r') == std::string::npos);
     CHECK(piped.output.find("cook: 24/24 variants built\n") != std::string::npos);
+    CHECK(piped.output.find("cook: 3/3 scripts built\n") != std::string::npos);
     CHECK(piped.output.find("cook: 6/6 textures built\n") != std::string::npos);
   }
 }

@@ -289,7 +289,7 @@ int run_cook_command(const Args& args) {
     return fail();
   }
   cook::CookedScripts scripts;
-  if (!cook::cook_scripts(project, config, verify, *compiler, pool, scripts, errors)) return fail();
+  if (!cook::cook_scripts(project, config, verify, *compiler, pool, progress, scripts, errors)) return fail();
   report["stage_ms"]["scripts"] = ms_since(stage_started);
 
   // Textures.

@@ -1,5 +1,6 @@
 #include "cook/cook_scripts.h"
 
+#include <atomic>
 #include <optional>
 #include <set>
 
@@ -51,7 +52,7 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
 }  // namespace
 
 bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
-                  core::WorkerPool& pool, CookedScripts& out, CookErrors& errors) {
+                  core::WorkerPool& pool, Progress& progress, CookedScripts& out, CookErrors& errors) {
   {
     auto runtime = cli::open_jit_runtime({.compiler = &compiler,
                                           .cache_root = jit_cache_root(config),
@@ -66,9 +67,12 @@ bool cook_scripts(const Project& project, const Config& config, bool verify, jit
       return false;
     }
     // Each script's pages compile on one pool thread; a page two scripts share is compiled once.
+    std::atomic<std::size_t> done{0};
     pool.parallel_for(project.scripts.size(), [&](std::size_t i) {
       (*runtime)->precompile(project.scripts[i].program, jit::abi::JitMode::kChecked);
+      progress.tick("scripts", ++done, project.scripts.size());
     });
+    if (!project.scripts.empty()) progress.done("scripts");
     out.stats = (*runtime)->stats();
   }
   if (out.stats.verify_mismatches)

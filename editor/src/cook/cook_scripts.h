@@ -12,6 +12,7 @@
 
 #include "cook/cook_errors.h"
 #include "cook/cook_project.h"
+#include "cook/progress.h"
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/jit_runtime.h"
@@ -27,6 +28,6 @@ struct CookedScripts {
 // False (with the reason in `errors`) when no script runtime could be made; --verify mismatches
 // are errors too.
 bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
-                  core::WorkerPool& pool, CookedScripts& out, CookErrors& errors);
+                  core::WorkerPool& pool, Progress& progress, CookedScripts& out, CookErrors& errors);
 
 }  // namespace kiln::cook
