@@ -1,9 +1,11 @@
 #include "shader_commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -92,6 +94,24 @@ Result<std::pair<std::filesystem::path, std::string>> locate_shader(const std::s
   return std::pair{root, id.generic_string()};
 }
 
+// A compiler's message with the paths under the working directory shown relative to it, as the
+// warnings are and as a cook shows them relative to its project ("shaders/lit.frag:12: error: ...").
+std::string as_seen_from_here(const std::string& message) {
+  std::error_code ec;
+  const std::string here = std::filesystem::weakly_canonical(std::filesystem::current_path(ec), ec).string() + "/";
+  if (ec || here == "/") return message;
+  std::string out;
+  std::size_t start = 0;
+  while (start < message.size()) {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    std::string_view line(message.data() + start, end - start);
+    if (line.substr(0, here.size()) == here) line.remove_prefix(here.size());
+    out.append(line).append(end < message.size() ? "\n" : "");
+    start = end + 1;
+  }
+  return out;
+}
+
 // The compiler's warnings on standard error, with paths as the user sees them: relative to the
 // working directory when the root is under it.
 void print_warnings(const std::vector<CompiledStage>& stages, const std::filesystem::path& root) {
@@ -144,12 +164,12 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   ShaderLibrary library(options);
 
   auto program = library.program(id);
-  if (!program) return fail(program.error().message);
+  if (!program) return fail(as_seen_from_here(program.error().message));
   const std::string pass = args.option("--pass", (*program)->declaration.pass_order.front());
   const auto keywords = split_nonempty(args.option("--keywords"), ',');
   const auto start = std::chrono::steady_clock::now();
   auto variant = library.variant(id, pass, keywords);
-  if (!variant) return fail(variant.error().message);
+  if (!variant) return fail(as_seen_from_here(variant.error().message));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const std::vector<CompiledStage>& stages = (*variant)->stages;
   const auto key = library.key(id, pass, keywords);

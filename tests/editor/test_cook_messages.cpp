@@ -148,4 +148,17 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(contains(r.output, "cook: 2 errors, nothing written"), r.output);
     CHECK_FALSE(fs::exists(dir / "out"));
   }
+
+  TEST_CASE("kiln shader compile names a broken file as the cook does - relative to where it runs") {
+    test::TempDir dir("cook-messages");
+    const fs::path project = test::copy_assets(dir);
+    std::string frag = test::slurp(project / "shaders" / "unlit.frag");
+    frag.replace(frag.find("void main"), 9, "nope x; void main");
+    test::spit(project / "shaders" / "unlit.frag", frag);
+    const auto r = kiln_in(dir, project, "shader compile shaders/unlit.frag");
+    CHECK(r.exit_code == 1);
+    const std::regex located(R"((^|\n)shaders/unlit\.frag:[0-9]+: error: syntax error)");
+    CHECK_MESSAGE(std::regex_search(r.output, located), r.output);
+    CHECK_FALSE(contains(r.output, project.string()));
+  }
 }
