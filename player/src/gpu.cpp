@@ -37,9 +37,10 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
                 pipeline_cache.c_str());
   std::vector<std::string> out = {line};
   if (frames > 0) {
-    std::snprintf(line, sizeof line, "%s, %.1f ms per frame (first %.1f ms)%s",
-                  count_of(std::size_t(frames), "frame").c_str(), frame_ms_mean, frame_ms_first,
-                  pictures.empty() ? "" : (", " + count_of(pictures.size(), "picture")).c_str());
+    std::snprintf(
+        line, sizeof line, "%s, %.1f ms per frame (first %.1f ms)%s", count_of(std::size_t(frames), "frame").c_str(),
+        frame_ms_mean, frame_ms_first,
+        pictures.empty() ? "" : (", " + count_of(pictures.size(), "picture") + " in " + pictures_dir).c_str());
     out.push_back(line);
   }
   if (!stats) return out;
@@ -146,6 +147,7 @@ Status GpuSession::finish() {
     }
     KILN_TRY(textures::write_png(render::to_srgb8(scene_->frame()), dir / "frame.png"));
     report_.pictures.push_back("frame.png");
+    report_.pictures_dir = options_.render_dir;
   }
   report_.validation_messages = context_->validation_messages();
   return {};

@@ -43,6 +43,7 @@ struct GpuReport {
   int frames = 0;
   double frame_ms_first = 0, frame_ms_mean = 0;  // the first frame (uploads done) and the mean of all
   std::vector<std::string> pictures;             // written under render_dir
+  std::string pictures_dir;                      // that directory, as given
 
   nlohmann::json to_json() const;
   std::vector<std::string> lines(bool stats) const;  // for people: one line, more with --stats

@@ -64,6 +64,13 @@ TEST_SUITE("editor") {
     const auto at = played.output.find('{');
     REQUIRE(at != std::string::npos);
     CHECK(nlohmann::json::parse(played.output.substr(at))["gpu"]["frames"]["count"] == 1);
+    // In plain output the line says where the pictures went.
+    played = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "pc").string(), "--render",
+                                (dir / "plain").string()},
+                               test::lavapipe_env());
+    REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+    CHECK_MESSAGE(contains(played.output, "player: 1 frame, "), played.output);
+    CHECK_MESSAGE(contains(played.output, ", 8 pictures in " + (dir / "plain").string() + "\n"), played.output);
     played = test::run_process({KILN_PLAYER, (dir / "out").string(), "--cache-root", (dir / "pc").string(), "--render",
                                 (dir / "none").string(), "--frames", "0"},
                                test::lavapipe_env());
