@@ -225,7 +225,10 @@ TEST_SUITE("editor") {
                           Case{"bindings null", "bindings", "null", "\"bindings\" is not a list"},
                           Case{"bindings object", "bindings", "{}", "\"bindings\" is not a list"},
                           Case{"no push constants", "push_constants", "[]", "push constants"},
-                          Case{"no inputs", "inputs", "[]", "inputs: 0 in the reflection"}}) {
+                          Case{"no inputs", "inputs", "[]", "inputs: 0 in the reflection"},
+                          // The same input at the same location, read as another type.
+                          Case{"input retyped", "/inputs/0/type", "\"uvec4\"",
+                               "input at location 0: uvec4 in the reflection, vec3 in the SPIR-V"}}) {
       CAPTURE(c.name);
       const fs::path set = dir / ("set-" + std::to_string(std::hash<std::string>{}(c.name)));
       std::string changed_variant;
@@ -238,7 +241,10 @@ TEST_SUITE("editor") {
           if (stage.stage != "vert") continue;
           auto r = nlohmann::json::parse(stage.reflection_json);
           if (c.field == "push_constants" && r["push_constants"].empty()) return p;
-          r[c.field] = nlohmann::json::parse(c.value);
+          if (c.field.front() == '/')
+            r[nlohmann::json::json_pointer(c.field)] = nlohmann::json::parse(c.value);
+          else
+            r[c.field] = nlohmann::json::parse(c.value);
           stage.reflection_json = r.dump();
         }
         changed_variant = name;

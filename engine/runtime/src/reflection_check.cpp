@@ -69,12 +69,25 @@ std::string compare(const json& r, const SpirvInterface& spirv) {
     };
     return "push constants: " + sizes(push) + " in the reflection, " + sizes(push_declared) + " in the SPIR-V";
   }
-  std::vector<std::uint32_t> inputs;
-  for (const json& in : array_field(r, "inputs")) inputs.push_back(json_u32_field(in, "location"));
+  // A vertex input's type picks the format the pipeline reads it with: a wrong one draws garbage.
+  std::vector<std::pair<std::uint32_t, std::string>> inputs;
+  for (const json& in : array_field(r, "inputs"))
+    inputs.emplace_back(json_u32_field(in, "location"), in.contains("type") && in["type"].is_string()
+                                                            ? in["type"].get<std::string>()
+                                                            : std::string("(no type)"));
   std::sort(inputs.begin(), inputs.end());
-  if (inputs != spirv.input_locations)
-    return "inputs: " + std::to_string(inputs.size()) + " in the reflection, " +
-           std::to_string(spirv.input_locations.size()) + " in the SPIR-V, at other locations";
+  if (inputs.size() != spirv.inputs.size())
+    return "inputs: " + std::to_string(inputs.size()) + " in the reflection, " + std::to_string(spirv.inputs.size()) +
+           " in the SPIR-V";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto &listed = inputs[i], &declared = spirv.inputs[i];
+    if (listed.first != declared.first)
+      return "inputs: location " + std::to_string(listed.first) + " in the reflection, " +
+             std::to_string(declared.first) + " in the SPIR-V";
+    if (listed.second != declared.second)
+      return "input at location " + std::to_string(listed.first) + ": " + listed.second + " in the reflection, " +
+             declared.second + " in the SPIR-V";
+  }
   return {};
 }
 

@@ -117,6 +117,39 @@ class Module {
     }
   }
 
+  // The type's name as the stored reflection spells it (SPIRV-Cross's base types in GLSL words).
+  std::string type_name(std::uint32_t id) const {
+    const Type* t = type(id);
+    if (!t) return "other";
+    std::uint32_t columns = 1, components = 1;
+    if (t->op == kOpTypeMatrix && t->operands.size() >= 2) {
+      columns = t->operands[1];
+      t = type(t->operands[0]);
+      if (!t) return "other";
+    }
+    if (t->op == kOpTypeVector && t->operands.size() >= 2) {
+      components = t->operands[1];
+      t = type(t->operands[0]);
+      if (!t) return "other";
+    }
+    std::string scalar, prefix;
+    const std::uint32_t width = t->operands.empty() ? 0 : t->operands[0];
+    if (t->op == kOpTypeFloat && width == 32)
+      scalar = "float";
+    else if (t->op == kOpTypeFloat && width == 64)
+      scalar = "double", prefix = "d";
+    else if (t->op == kOpTypeInt && width == 32 && t->operands.size() >= 2)
+      scalar = t->operands[1] ? "int" : "uint", prefix = t->operands[1] ? "i" : "u";
+    else if (t->op == kOpTypeBool)
+      scalar = "bool", prefix = "b";
+    else
+      return t->op == kOpTypeStruct ? "struct" : "other";
+    if (columns > 1)
+      return prefix + "mat" + std::to_string(columns) + (columns == components ? "" : "x" + std::to_string(components));
+    if (components > 1) return prefix + "vec" + std::to_string(components);
+    return scalar;
+  }
+
   std::optional<std::uint64_t> struct_size(std::uint32_t id, int depth) const {
     const Type* t = type(id);
     if (!t || t->op != kOpTypeStruct || t->operands.empty()) return std::nullopt;
@@ -225,7 +258,7 @@ Result<SpirvInterface> read_spirv_interface(std::span<const std::uint32_t> words
     if (!element) continue;
     if (storage == kInput) {
       if (!m.decorated(id, kBuiltIn) && !m.builtin_block(base))
-        out.input_locations.push_back(m.decoration(id, kLocation));
+        out.inputs.emplace_back(m.decoration(id, kLocation), m.type_name(base));
       continue;
     }
     if (storage == kPushConstant) {
@@ -260,7 +293,7 @@ Result<SpirvInterface> read_spirv_interface(std::span<const std::uint32_t> words
     out.bindings.push_back(
         {m.decoration(id, kDescriptorSet), m.decoration(id, kBinding), kind, count, count_known, block_size});
   }
-  std::sort(out.input_locations.begin(), out.input_locations.end());
+  std::sort(out.inputs.begin(), out.inputs.end());
   return out;
 }
 

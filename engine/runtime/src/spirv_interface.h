@@ -33,7 +33,9 @@ struct SpirvBinding {
 struct SpirvInterface {
   std::vector<SpirvBinding> bindings;              // in declaration order
   std::vector<std::uint64_t> push_constant_sizes;  // one per push-constant block
-  std::vector<std::uint32_t> input_locations;      // stage inputs that are not built-ins, sorted
+  // Stage inputs that are not built-ins, sorted: location and type as the reflection names it
+  // ("vec3", "uvec4", "mat4"; "other" for what it has no name for; arrays by their element).
+  std::vector<std::pair<std::uint32_t, std::string>> inputs;
 };
 
 // The interface `words` declares; an error saying what is malformed (the caller names the stage).
