@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -34,11 +35,12 @@ std::size_t count_lines_with(const std::string& text, const std::string& part) {
   return n;
 }
 
-// A TCP server on loopback that answers every connection, after its first bytes, with the start of
-// a very long Redis bulk reply, one byte every 50 ms for as long as the client listens.
-class DrippingServer {
+// A TCP server on loopback that hands every connection, once its first bytes arrived, to `answer`
+// (on its own thread) until the client goes or the server stops.
+class HostileServer {
  public:
-  DrippingServer() {
+  using Answer = std::function<void(int socket, const std::atomic<bool>& stopping)>;
+  explicit HostileServer(Answer answer) : answer_(std::move(answer)) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -55,37 +57,51 @@ class DrippingServer {
           if (c >= 0) ::close(c);
           return;
         }
-        drips_.emplace_back([this, c] {
-          char in[256];
-          if (::recv(c, in, sizeof in, 0) > 0) {
-            const std::string reply = "$100000\r\n";
-            for (std::size_t i = 0; !stopping_; ++i) {
-              const char byte = i < reply.size() ? reply[i] : 'x';
-              if (::send(c, &byte, 1, MSG_NOSIGNAL) != 1) break;
-              std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            }
-          }
+        answers_.emplace_back([this, c] {
+          char in[4096];
+          if (::recv(c, in, sizeof in, 0) > 0) answer_(c, stopping_);
           ::close(c);
         });
       }
     });
   }
-  ~DrippingServer() {
+  ~HostileServer() {
     stopping_ = true;
     ::shutdown(listener_, SHUT_RDWR);
     ::close(listener_);
     accepter_.join();
-    for (auto& t : drips_) t.join();
+    for (auto& t : answers_) t.join();
   }
   std::uint16_t port() const { return port_; }
 
  private:
+  Answer answer_;
   int listener_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread accepter_;
-  std::vector<std::thread> drips_;
+  std::vector<std::thread> answers_;
 };
+
+// The start of a very long Redis bulk reply, one byte every 50 ms for as long as the client listens.
+void drip_redis_bulk(int c, const std::atomic<bool>& stopping) {
+  const std::string reply = "$100000\r\n";
+  for (std::size_t i = 0; !stopping; ++i) {
+    const char byte = i < reply.size() ? reply[i] : 'x';
+    if (::send(c, &byte, 1, MSG_NOSIGNAL) != 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// To every HTTP request (a lookup, a write or a probe alike): "200 OK" announcing 500 MiB, then
+// as many bytes as the client takes.
+void flood_http(int c, const std::atomic<bool>& stopping) {
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 524288000\r\n\r\n";
+  if (::send(c, head.data(), head.size(), MSG_NOSIGNAL) != ssize_t(head.size())) return;
+  const std::vector<char> block(1 << 20, 'B');
+  for (int i = 0; i < 500 && !stopping; ++i)
+    if (::send(c, block.data(), block.size(), MSG_NOSIGNAL) != ssize_t(block.size())) return;
+}
 
 }  // namespace
 
@@ -93,7 +109,7 @@ TEST_SUITE("editor") {
   TEST_CASE("a redis remote that drips its reply for ever costs one warning - the cook finishes locally") {
     test::TempDir dir("remote-hostile");
     const fs::path project = test::copy_assets(dir);
-    DrippingServer server;
+    HostileServer server(drip_redis_bulk);
     // Every read gets a byte well within the timeout: only a deadline for the whole reply ends it.
     const auto r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
                                       "--cache-root", (dir / "cache").string(), "--cache-remote",
@@ -130,5 +146,21 @@ TEST_SUITE("editor") {
     // Reading even one such body would take 2 GiB.
     CHECK_MESSAGE(second.max_rss_kib < 1024 * 1024, second.max_rss_kib);
     MESSAGE("peak memory of the second cook: " << second.max_rss_kib / 1024 << " MiB over " << entries << " entries");
+  }
+
+  TEST_CASE("an http remote that announces a huge reply to every request costs no memory - the cook finishes") {
+    test::TempDir dir("remote-hostile");
+    const fs::path project = test::copy_assets(dir);
+    HostileServer server(flood_http);
+    const auto r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
+                                      "--cache-root", (dir / "cache").string(), "--cache-remote",
+                                      "http://127.0.0.1:" + std::to_string(server.port()) + "/kiln",
+                                      "--cache-remote-timeout", "5000"});
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    // Lookups are refused from the entry's header, writes from the size of their reply: nothing of
+    // the 500 MiB is kept.
+    CHECK_MESSAGE(r.max_rss_kib < 512 * 1024, r.max_rss_kib);
+    CHECK_MESSAGE(count_lines_with(r.output, "remote cache") == 1, r.output);
+    MESSAGE("peak memory of the cook: " << r.max_rss_kib / 1024 << " MiB");
   }
 }

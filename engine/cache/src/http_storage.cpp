@@ -1,5 +1,6 @@
 #include "http_storage.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "blob_format.h"
@@ -22,8 +23,9 @@ struct HttpConnection {
 struct Body {
   const CurlLibrary* curl_library = nullptr;
   CURL* curl = nullptr;
-  const EntryLimits* limits = nullptr;  // GET only
+  const EntryLimits* limits = nullptr;  // GET only: the other methods' replies are read and dropped
   std::vector<std::byte> bytes;
+  std::uint64_t dropped = 0;   // bytes of a reply that is not an entry
   std::uint64_t expected = 0;  // the entry's size once known (announced, or from its header)
   bool head_checked = false;
   long status = 0;
@@ -36,10 +38,20 @@ std::size_t refuse(Body& body, std::string why) {
   return 0;
 }
 
+// A reply to a PUT or DELETE says only whether it worked: one far longer than any server's status
+// page is a server to stop reading.
+constexpr std::uint64_t kMaxReplyBytes = 64 << 10;
+
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* body = static_cast<Body*>(user);
   const std::size_t n = size * count;
   const EntryLimits* limits = body->limits;
+  if (!limits) {
+    body->dropped += n;
+    return body->dropped > kMaxReplyBytes
+               ? refuse(*body, "a reply of more than " + std::to_string(kMaxReplyBytes) + " bytes to a write")
+               : n;
+  }
   const std::uint64_t max = limits ? limits->max_bytes : blob_format::kMaxBlobBytes;
   if (!body->status) body->curl_library->easy_getinfo(body->curl, CURLINFO_RESPONSE_CODE, &body->status);
   if (body->status < 200 || body->status >= 300) return n;  // an error page, not an entry: dropped
@@ -51,7 +63,9 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
                                " an entry may have");
     if (announced > 0) {
       body->expected = std::uint64_t(announced);
-      body->bytes.reserve(std::size_t(announced));
+      // Memory follows the bytes that arrive, not what the server announced: the entry's own
+      // header is checked after its first bytes.
+      body->bytes.reserve(std::size_t(std::min<std::uint64_t>(announced, 1 << 20)));
     }
   }
   const std::uint64_t bound = body->expected ? body->expected : max;
