@@ -1,8 +1,11 @@
 #include "cook_project.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -19,6 +22,21 @@ namespace {
 
 std::vector<std::string> files_under(const fs::path& root, const std::string& dir, const std::string& extension) {
   return list_project_files(root, dir, extension);
+}
+
+// Why `dir` under the root is there but is no directory to list (a FIFO, a file, a link that leads
+// nowhere or to a device); nothing when it is a directory or absent.
+std::optional<std::string> not_a_directory(const fs::path& dir) {
+  struct stat own {};
+  if (::lstat(dir.c_str(), &own) != 0) return std::nullopt;  // absent: the project has none
+  struct stat target {};
+  if (::stat(dir.c_str(), &target) == 0 && S_ISDIR(target.st_mode)) return std::nullopt;
+  if (S_ISLNK(own.st_mode)) return std::string("not a directory (a symbolic link to something else or nothing)");
+  return std::string("not a directory (") +
+         (S_ISFIFO(own.st_mode)  ? "a FIFO"
+          : S_ISREG(own.st_mode) ? "a regular file"
+                                 : "a special file") +
+         ")";
 }
 
 std::string joined(const std::set<std::string>& words) {
@@ -69,8 +87,16 @@ Project load_project(const fs::path& root, shadercache::ShaderLibrary& library) 
     project.errors.push_back(root.string() + ": no such project directory");
     return project;
   }
+  // A source directory that is something else would otherwise read as empty, its files skipped.
+  std::set<std::string> unlisted;
+  for (const char* dir : {"materials", "shaders", "scripts", "textures"})
+    if (auto why = not_a_directory(root / dir)) {
+      project.errors.push_back(shown(dir) + ": " + *why);
+      unlisted.insert(dir);
+    }
   const auto material_files = files_under(root, "materials", ".json");
-  if (material_files.empty()) project.errors.push_back(shown("materials") + ": no materials (*.json)");
+  if (material_files.empty() && !unlisted.count("materials"))
+    project.errors.push_back(shown("materials") + ": no materials (*.json)");
   for (const std::string& rel : material_files) {
     if (auto why = outside(rel)) {
       project.errors.push_back(shown(rel) + ": " + *why);
