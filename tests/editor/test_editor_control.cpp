@@ -62,6 +62,29 @@ TEST_SUITE("editor") {
     CHECK(editor.process.wait() == 0);
   }
 
+  TEST_CASE(
+      "editor commands come with any line ending and spaces - an unknown one is answered - the last needs no newline") {
+    Project p;
+    auto editor = p.start({"--stdin"});
+    REQUIRE(editor.next()["event"] == "ready");
+    editor.process.write_line("status\r");  // CRLF
+    CHECK(editor.next()["event"] == "status");
+    editor.process.write_line("  status\t");
+    CHECK(editor.next()["event"] == "status");
+    editor.process.write_line("STATUS");
+    const auto unknown = editor.next();
+    CHECK(unknown["event"] == "command_error");
+    CHECK(unknown["message"] == "unknown command 'STATUS' (the commands are status and quit)");
+    editor.process.write_line("");  // an empty line is nothing
+    editor.process.write("status");
+    editor.process.close_input();
+    CHECK(editor.next()["event"] == "status");
+    const auto stopped = editor.next();
+    CHECK(stopped["event"] == "stopped");
+    CHECK(stopped["command"] == "end of input");
+    CHECK(editor.process.wait() == 0);
+  }
+
   TEST_CASE("sed -i and the safe writes of emacs and JetBrains IDEs are one change of the file and nothing else") {
     Project p;
     auto editor = p.start();

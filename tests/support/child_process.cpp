@@ -67,8 +67,9 @@ ChildProcess::~ChildProcess() {
   if (in_fd_ >= 0) ::close(in_fd_);
 }
 
-void ChildProcess::write_line(const std::string& line) {
-  const std::string text = line + "\n";
+void ChildProcess::write_line(const std::string& line) { write(line + "\n"); }
+
+void ChildProcess::write(const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(in_fd_, text.data() + done, text.size() - done);

@@ -26,6 +26,8 @@ class ChildProcess {
   std::string read_all();
   // Writes `line` and a newline to the child's standard input.
   void write_line(const std::string& line);
+  // Writes `text` as it is.
+  void write(const std::string& text);
   // Closes the child's standard input: it reads end of input.
   void close_input();
   void kill(int signal);

@@ -2,8 +2,8 @@
 // cache current as files change, one line per event (JSON lines with --json). It runs until SIGINT
 // or SIGTERM (a last "stopped" event, exit 0), so it can run in the background or under an IDE.
 // With --stdin it also takes commands from standard input: `status` prints the statistics of the
-// three caches, `quit` (a "stopped" event) or the end of the input ends it; a line longer than any
-// command is ignored with a "command_error" event.
+// three caches, `quit` or the end of the input ends it (a "stopped" event); an unknown command or a
+// line longer than any command is answered with a "command_error" event.
 
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +37,21 @@ std::string names_of(const nlohmann::json& list) {
 }
 
 // The plain line of an event: "<file>: <what happened>", as the JSON says it, for people.
+// `text` for a message: bytes outside printable ASCII as \xNN, at most 64 characters.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const unsigned char c : text.substr(0, 64)) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return text.size() > 64 ? out + "..." : out;
+}
+
 std::string human(const nlohmann::json& e) {
   const std::string kind = e.value("event", "");
   const std::string file = e.value("file", "");
@@ -198,9 +213,31 @@ int run_editor_command(const Args& args) {
       for (const auto& event : session.handle(batch)) emit(event, args.json);
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
+      // One command line: "status" or "quit", whatever spaces and line ending (CRLF) it comes with.
+      // Returns false when it ends the editor.
+      const auto command = [&](std::string line) {
+        const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+        while (!line.empty() && space(line.back())) line.pop_back();
+        line.erase(0, std::find_if_not(line.begin(), line.end(), space) - line.begin());
+        if (line == "quit") {
+          emit({{"event", "stopped"}, {"command", "quit"}}, args.json);
+          return false;
+        }
+        if (line == "status")
+          emit(session.status(), args.json);
+        else if (!line.empty())
+          emit({{"event", "command_error"},
+                {"message", "unknown command '" + printable(line) + "' (the commands are status and quit)"}},
+               args.json);
+        return true;
+      };
       char chunk[65536];
       const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-      if (n <= 0) return kExitOk;  // end of input
+      if (n <= 0) {  // end of input: a last line without its newline still counts
+        if (!overlong && !input.empty() && !command(input)) return kExitOk;
+        emit({{"event", "stopped"}, {"command", "end of input"}}, args.json);
+        return kExitOk;
+      }
       // Each byte is looked at once, and a line longer than any command is dropped as it arrives:
       // a flood without newlines costs neither time nor memory, and events keep flowing.
       for (const char c : std::string_view(chunk, std::size_t(n))) {
@@ -215,11 +252,8 @@ int run_editor_command(const Args& args) {
           emit({{"event", "command_error"},
                 {"message", "a line of more than " + std::to_string(kMaxCommandLine) + " bytes was ignored"}},
                args.json);
-        else if (input == "quit") {
-          emit({{"event", "stopped"}, {"command", "quit"}}, args.json);
+        else if (!command(input))
           return kExitOk;
-        } else if (input == "status")
-          emit(session.status(), args.json);
         input.clear();
         overlong = false;
       }
