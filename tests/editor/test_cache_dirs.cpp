@@ -422,4 +422,49 @@ TEST_SUITE("editor") {
     left = open_to_others(cache);
     CHECK_MESSAGE(left.empty(), left.size() << " left, first " << (left.empty() ? "" : left.front().string()));
   }
+
+  TEST_CASE("blobs and a kept compiler fingerprint of another user are not trusted - the blobs said once") {
+    if (::geteuid() != 0) {
+      MESSAGE("not root: cannot make files owned by another user here");
+      return;
+    }
+    test::TempDir dir("cachedirs");
+    const fs::path cache = dir / "cache";
+    REQUIRE(cook(dir / "base", cache).exit_code == 0);
+    // One shard of the shaders' namespace, with its blobs, given to another user.
+    const auto blobs = test::cache_entries(cache, "shaders");
+    REQUIRE(!blobs.empty());
+    const fs::path shard = blobs.front().parent_path();
+    for (const auto& e : fs::directory_iterator(shard)) REQUIRE(::lchown(e.path().c_str(), 65534, 65534) == 0);
+    REQUIRE(::lchown(shard.c_str(), 65534, 65534) == 0);
+    const auto second = cook(dir / "second", cache);
+    CHECK_MESSAGE(second.exit_code == 0, second.output);
+    CHECK(test::slurp(dir / "second" / "manifest.json") == test::slurp(dir / "base" / "manifest.json"));
+    std::size_t said = 0;
+    for (auto at = second.output.find("owned by another user; not trusted"); at != std::string::npos;
+         at = second.output.find("owned by another user; not trusted", at + 1))
+      ++said;
+    CHECK_MESSAGE(said == 1, second.output);
+
+    // A kept fingerprint says which compiled pages a run trusts: one that differs from what the
+    // compiler says is noticed when it is this user's, and never read when it is another's.
+    const fs::path script = one_page_script(dir.path());
+    REQUIRE(run_script(cache, {}, script).exit_code == 0);
+    const fs::path kept_dir = cache / "jit-fingerprints";
+    std::vector<fs::path> kept{fs::directory_iterator(kept_dir), fs::directory_iterator()};
+    REQUIRE(kept.size() == 1);
+    const std::string actual = slurp(kept[0]);
+    fs::remove_all(cache / "jit");
+    test::spit(kept[0], actual + "; planted");
+    REQUIRE(::lchown(kept[0].c_str(), 65534, 65534) == 0);
+    auto planted = run_script(cache, {}, script);
+    CHECK_MESSAGE(planted.exit_code == 0, planted.output);
+    CHECK_MESSAGE(planted.output.find("fingerprint changed") == std::string::npos, planted.output);
+    // The control: the same file of this user is read (and found stale).
+    REQUIRE(::lchown(kept[0].c_str(), 0, 0) == 0);
+    test::spit(kept[0], actual + "; planted");
+    fs::remove_all(cache / "jit");
+    auto own = run_script(cache, {}, script);
+    CHECK_MESSAGE(own.output.find("fingerprint changed") != std::string::npos, own.output);
+  }
 }

@@ -279,8 +279,11 @@ std::optional<Bytes> BlobStore::get(const BlobNamespace& ns, const BlobKey& key,
   impl_->use.add(kind, KindUseCounters::kMisses);
   impl_->misses.fetch_add(1, std::memory_order_relaxed);
   if (std::holds_alternative<BlobForeign>(read)) {
-    impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed);
-    return std::nullopt;  // another user's file sits there: nothing is written over it
+    // Another user's file sits there: never trusted, nothing is written over it; said once.
+    if (impl_->foreign_rejected.fetch_add(1, std::memory_order_relaxed) == 0 && impl_->options.warn)
+      impl_->options.warn(std::string(ns.kind) + " cache: " + path.string() +
+                          ": owned by another user; not trusted (built here instead, and not kept)");
+    return std::nullopt;
   }
   if (auto* bad = std::get_if<BlobCorrupt>(&read)) {
     if (corrupt) *corrupt = true;

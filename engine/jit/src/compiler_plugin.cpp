@@ -1,5 +1,8 @@
 #include "kiln/jit/compiler_plugin.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <dlfcn.h>
 
 #include "kiln/cache/hash.h"
@@ -22,6 +25,16 @@ fs::path fingerprint_file(const CompilerPluginOptions& o) {
   return o.cache_root / "jit-fingerprints" / cache::xxh3_128(identity).hex();
 }
 
+// The kept fingerprint decides which compiled pages a process trusts: only a file of this user,
+// in a directory of this user, neither writable by others, is read (else the plugin is asked).
+bool own_private_file(const fs::path& file) {
+  const uid_t me = ::geteuid();
+  struct stat f {
+  }, d{};
+  return ::lstat(file.c_str(), &f) == 0 && S_ISREG(f.st_mode) && f.st_uid == me && (f.st_mode & 022) == 0 &&
+         ::lstat(file.parent_path().c_str(), &d) == 0 && S_ISDIR(d.st_mode) && d.st_uid == me && (d.st_mode & 022) == 0;
+}
+
 }  // namespace
 
 fs::path default_compiler_plugin() { return find_program_file("kiln-jitc.so"); }
@@ -30,7 +43,7 @@ Result<std::unique_ptr<PluginPageCompiler>> PluginPageCompiler::create(CompilerP
   if (options.plugin.empty()) options.plugin = default_compiler_plugin();
   std::unique_ptr<PluginPageCompiler> self(new PluginPageCompiler(std::move(options)));
   self->kept_ = fingerprint_file(self->options_);
-  if (!self->kept_.empty()) {
+  if (!self->kept_.empty() && own_private_file(self->kept_)) {
     auto text = read_input_file(self->kept_, 4096, "compiler fingerprint");
     // One line, naming no feature this CPU lacks (else not this host's: a copied cache): used.
     if (text && !text->empty() && text->find('\n') == std::string::npos && missing_cpu_features(*text).empty()) {
