@@ -52,6 +52,27 @@ TEST_SUITE("editor") {
     CHECK(edited["invalidated"].get<int>() > 0);
   }
 
+  TEST_CASE("a project directory replaced by a link to another copy is loaded again - its edits rebuild") {
+    Project p;
+    auto editor = p.start();
+    REQUIRE(editor.next()["event"] == "ready");
+    const fs::path other = p.dir / "other-copy";
+    fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", other, fs::copy_options::recursive);
+    fs::remove_all(p.root);
+    until_event(editor, "project_error");
+    fs::create_directory_symlink(other, p.root);
+    // The project as it now is: loaded whole, with no error.
+    const auto ready = until_event(editor, "ready").back();
+    CHECK_MESSAGE(ready["errors"].empty(), ready.dump());
+    CHECK(ready["materials"] == 8);
+    CHECK(ready["textures"] == 6);
+    editor.until_quiet();
+    edit_include(p.root);
+    const auto edited = until_event(editor, "shader");
+    for (const auto& e : edited) CHECK_MESSAGE(e["event"] != "texture_error", e.dump());
+    CHECK(edited.back()["invalidated"].get<int>() > 0);
+  }
+
   TEST_CASE("a project directory renamed under the editor is an error - edits in the moved tree are not its") {
     Project p;
     auto editor = p.start();

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -176,15 +177,22 @@ int run_editor_command(const Args& args) {
     std::fprintf(stderr, "kiln editor: %s\n", watcher.error().message.c_str());
     return kExitFailed;
   }
-  editor::EditorSession session(root, loaded->config);
-  if (args.has("--previews")) {
-    // Per project under the cache root, so two projects' editors never share a picture.
-    std::error_code ec;
-    const auto project = std::filesystem::weakly_canonical(root, ec).string();
-    session.enable_previews(loaded->config.cache_root / "previews" /
+  // A session knows the project as it was loaded (where its files resolve, what they hold): a
+  // project directory that comes back (re-created, moved back, or now a link elsewhere) is loaded
+  // again by a new one.
+  const auto open_session = [&] {
+    auto made = std::make_unique<editor::EditorSession>(root, loaded->config);
+    if (args.has("--previews")) {
+      // Per project under the cache root, so two projects' editors never share a picture.
+      std::error_code ec;
+      const auto project = std::filesystem::weakly_canonical(root, ec).string();
+      made->enable_previews(loaded->config.cache_root / "previews" /
                             cache::hex64(cache::xxh3_64(project)).substr(0, 16));
-  }
-  emit(session.start(), args.json);
+    }
+    return made;
+  };
+  auto session = open_session();
+  emit(session->start(), args.json);
   for (const std::string& warning : (*watcher)->take_warnings())
     emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
   std::string input;  // the command line read so far
@@ -206,11 +214,20 @@ int run_editor_command(const Args& args) {
       const auto batch = (*watcher)->collect(std::chrono::milliseconds(30));
       for (const std::string& warning : (*watcher)->take_warnings())
         emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
-      for (const editor::RootEvent& root_event : (*watcher)->take_root_events())
+      bool restored = false;
+      for (const editor::RootEvent& root_event : (*watcher)->take_root_events()) {
         emit({{"event", root_event.back ? "project_restored" : "project_error"},
               {root_event.back ? "message" : "error", root_event.message}},
              args.json);
-      for (const auto& event : session.handle(batch)) emit(event, args.json);
+        restored = root_event.back;
+      }
+      if (restored) {
+        session.reset();  // its caches flushed before the new one opens them
+        session = open_session();
+        emit(session->start(), args.json);
+        continue;  // the new session read every file as it is now
+      }
+      for (const auto& event : session->handle(batch)) emit(event, args.json);
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
       // One command line: "status" or "quit", whatever spaces and line ending (CRLF) it comes with.
@@ -224,7 +241,7 @@ int run_editor_command(const Args& args) {
           return false;
         }
         if (line == "status")
-          emit(session.status(), args.json);
+          emit(session->status(), args.json);
         else if (!line.empty())
           emit({{"event", "command_error"},
                 {"message", "unknown command '" + printable(line) + "' (the commands are status and quit)"}},
