@@ -90,14 +90,17 @@ void check_truncated_while_running(const std::vector<std::string>& argv, const s
 
 TEST_SUITE("editor") {
   TEST_CASE(
-      "a material - script or shader stage that is a FIFO - a directory or a dangling link is an error naming it") {
+      "a material - script - shader stage or include that is a FIFO - a directory or a dangling link is an error "
+      "naming "
+      "it") {
     test::TempDir dir("hostile");
     struct Case {
       std::string file, kind;
     };
     for (const Case& c : {Case{"materials/sky.json", "fifo"}, Case{"materials/sky.json", "directory"},
                           Case{"materials/sky.json", "dangling"}, Case{"scripts/zz.lua", "fifo"},
-                          Case{"scripts/zz.lua", "directory"}, Case{"shaders/unlit.frag", "fifo"}}) {
+                          Case{"scripts/zz.lua", "directory"}, Case{"shaders/unlit.frag", "fifo"},
+                          Case{"shaders/common/fog.glsl", "fifo"}, Case{"shaders/common/fog.glsl", "directory"}}) {
       CAPTURE(c.file);
       CAPTURE(c.kind);
       const fs::path project = test::copy_assets(dir, "p-" + c.kind + "-" + fs::path(c.file).stem().string());

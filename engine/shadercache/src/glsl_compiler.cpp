@@ -78,16 +78,20 @@ class Includer final : public glslang::TShader::Includer {
         read = true;
       }
     }
+    std::string unreadable;
     if (!read) {
       if (auto from_disk = read_shader_file(candidate)) {
         *text = std::move(*from_disk);
         read = true;
         if (snapshot_) outside_snapshot = true;
+      } else {
+        unreadable = from_disk.error().message;
       }
     }
     if (!read) {
-      delete text;
-      return nullptr;
+      if (unreadable.empty()) unreadable = candidate.string() + ": cannot read the include";
+      *text = std::move(unreadable);  // why, as glslang's message: a FIFO, a directory, too large
+      return new IncludeResult("", text->data(), text->size(), text);
     }
     if (seen_.insert(candidate).second) files.push_back(candidate);
     return new IncludeResult(candidate.string(), text->data(), text->size(), text);
