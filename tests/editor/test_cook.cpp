@@ -200,8 +200,12 @@ TEST_SUITE("editor") {
     CHECK(out.find("scripts/broken.lua:2:") != std::string::npos);
     CHECK(out.find("materials/monster.json: /keywords: shader shaders/lit declares the keywords ALPHA_TEST SKIN "
                    "invalid together") != std::string::npos);
-    CHECK(out.find("cook: 5 errors, nothing written") != std::string::npos);
-    REQUIRE(broken.report["errors"].size() == 5);
+    // What only the shaders' reflection shows is listed in the same run: the variants of the sound
+    // materials are built though the project has errors.
+    CHECK(out.find("materials/sky.json: /textures/main: shader shaders/unlit has no texture slot 'main'") !=
+          std::string::npos);
+    CHECK(out.find("cook: 6 errors, nothing written") != std::string::npos);
+    REQUIRE(broken.report["errors"].size() == 6);
     for (const auto& e : broken.report["errors"]) {
       const std::string file = e["file"].get<std::string>();  // project-relative
       CHECK_MESSAGE((file.rfind("materials/", 0) == 0 || file.rfind("scripts/", 0) == 0), file);
@@ -281,7 +285,9 @@ TEST_SUITE("editor") {
     std::size_t diagnostics = 0;
     std::istringstream lines(oracle.output);
     static const std::regex located(R"(^ERROR: \S+:[0-9]+: .*)");
-    for (std::string line; std::getline(lines, line);) diagnostics += std::regex_match(line, located);
+    // Less glslang's closing "'' : compilation terminated", which names nothing and Kiln drops.
+    for (std::string line; std::getline(lines, line);)
+      diagnostics += std::regex_match(line, located) && line.find("compilation terminated") == std::string::npos;
     CHECK(diagnostics >= 1);
     REQUIRE(broken.report["errors"].size() == diagnostics);
     const auto& e = broken.report["errors"][0];

@@ -123,23 +123,25 @@ TEST_SUITE("editor") {
   TEST_CASE(
       "a source directory that is a FIFO - a file or a link to nothing is an error naming it - not an empty one") {
     test::TempDir dir("hostile");
-    for (const std::string sub : {"scripts", "textures", "shaders", "materials"})
-      for (const std::string kind : {"fifo", "file", "dangling", "device"}) {
-        CAPTURE(sub);
-        CAPTURE(kind);
-        const fs::path project = test::copy_assets(dir, "d-" + sub + "-" + kind);
-        const fs::path at = project / sub;
-        fs::remove_all(at);
-        if (kind == "fifo") REQUIRE(::mkfifo(at.c_str(), 0644) == 0);
-        if (kind == "file") test::spit(at, "not a directory\n");
-        if (kind == "dangling") fs::create_symlink(project / "nowhere", at);
-        if (kind == "device") fs::create_symlink("/dev/zero", at);
-        const fs::path out = dir / ("out-" + sub + "-" + kind);
-        const auto r = cook(project, out, dir / "cache");
-        CHECK_MESSAGE(r.exit_code == 1, r.output);
-        CHECK_MESSAGE(contains(r.output, (project / sub).string() + ": not a directory"), r.output);
-        CHECK_FALSE(fs::exists(out / runtime::kManifestFile));
-      }
+    // Each directory once and each kind of impostor once.
+    for (const auto& [sub_name, kind_name] : std::vector<std::pair<std::string, std::string>>{
+             {"scripts", "fifo"}, {"textures", "file"}, {"shaders", "dangling"}, {"materials", "device"}}) {
+      const std::string sub = sub_name, kind = kind_name;  // CAPTURE cannot name a binding in clang 14
+      CAPTURE(sub);
+      CAPTURE(kind);
+      const fs::path project = test::copy_assets(dir, "d-" + sub + "-" + kind);
+      const fs::path at = project / sub;
+      fs::remove_all(at);
+      if (kind == "fifo") REQUIRE(::mkfifo(at.c_str(), 0644) == 0);
+      if (kind == "file") test::spit(at, "not a directory\n");
+      if (kind == "dangling") fs::create_symlink(project / "nowhere", at);
+      if (kind == "device") fs::create_symlink("/dev/zero", at);
+      const fs::path out = dir / ("out-" + sub + "-" + kind);
+      const auto r = cook(project, out, dir / "cache");
+      CHECK_MESSAGE(r.exit_code == 1, r.output);
+      CHECK_MESSAGE(contains(r.output, (project / sub).string() + ": not a directory"), r.output);
+      CHECK_FALSE(fs::exists(out / runtime::kManifestFile));
+    }
   }
 
   TEST_CASE("kiln texture on a FIFO or a device is refused by name - never waited on") {
