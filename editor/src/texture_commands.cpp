@@ -178,17 +178,7 @@ int extract_command(const Args& args) {
     std::fprintf(stderr, "%s\n", set.error().message.c_str());
     return kExitFailed;
   }
-  const std::string target = args.option("--target");
-  if (!target.empty()) {
-    const auto targets = (*set)->targets();
-    if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
-      std::string listed;
-      for (const auto& t : targets) listed += (listed.empty() ? "" : ", ") + t;
-      std::fprintf(stderr, "%s: no target %s (it has %s)\n", args.words[2].c_str(), target.c_str(), listed.c_str());
-      return kExitFailed;
-    }
-  }
-  auto tx = (*set)->texture(args.words[3], target);
+  auto tx = (*set)->texture(args.words[3], args.option("--target"));
   if (!tx) {
     std::fprintf(stderr, "%s\n", tx.error().message.c_str());
     return kExitFailed;

@@ -66,6 +66,14 @@ std::vector<fs::path> special_files(const fs::path& dir) {
   return out;
 }
 
+// Only root can give a file to another user; CI runs the suite as root. Elsewhere the tests that
+// need it say so and stop.
+bool can_give_files_away() {
+  if (::geteuid() == 0) return true;
+  MESSAGE("not root: cannot make files owned by another user here");
+  return false;
+}
+
 // Every file or directory below `dir` (and `dir`) that group or others may touch.
 std::vector<fs::path> open_to_others(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -172,11 +180,7 @@ TEST_SUITE("editor") {
   }
 
   TEST_CASE("a cache directory owned by another user is refused by name - the tool works without it") {
-    if (::geteuid() != 0) {
-      // Only root can give a directory to another user; CI runs the suite as root.
-      MESSAGE("not root: cannot make a directory owned by another user here");
-      return;
-    }
+    if (!can_give_files_away()) return;
     test::TempDir dir("cachedirs");
     const fs::path cache = dir / "cache";
     const auto first = run_script(cache);
@@ -214,10 +218,7 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(r.output.find("cache root is a symbolic link") != std::string::npos, r.output);
     CHECK(fs::is_empty(dir / "target"));
     CHECK(test::slurp(dir / "out-link" / "manifest.json") == base);
-    if (::geteuid() != 0) {
-      MESSAGE("not root: cannot make a kind directory owned by another user here");
-      return;
-    }
+    if (!can_give_files_away()) return;
     // The shaders kind of a filled cache given to another user: one line for it, the set unchanged.
     fs::copy(dir / "cache", dir / "given", fs::copy_options::recursive);
     const fs::path shaders = dir / "given" / "shaders";
@@ -424,10 +425,7 @@ TEST_SUITE("editor") {
   }
 
   TEST_CASE("blobs and a kept compiler fingerprint of another user are not trusted - the blobs said once") {
-    if (::geteuid() != 0) {
-      MESSAGE("not root: cannot make files owned by another user here");
-      return;
-    }
+    if (!can_give_files_away()) return;
     test::TempDir dir("cachedirs");
     const fs::path cache = dir / "cache";
     REQUIRE(cook(dir / "base", cache).exit_code == 0);

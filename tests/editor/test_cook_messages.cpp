@@ -32,6 +32,13 @@ std::string line_with(const std::string& text, const std::string& marker) {
   return text.substr(start, text.find('\n', at) - start);
 }
 
+// A syntax error before `main` in a stage file: "nope x;" names an unknown type.
+void break_shader(const fs::path& stage) {
+  std::string text = test::slurp(stage);
+  text.replace(text.find("void main"), 9, "nope x; void main");
+  test::spit(stage, text);
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -65,9 +72,7 @@ TEST_SUITE("editor") {
   TEST_CASE("glslang's errors arrive without its empty token and its closing compilation terminated") {
     test::TempDir dir("cook-messages");
     const fs::path project = test::copy_assets(dir);
-    std::string frag = test::slurp(project / "shaders" / "unlit.frag");
-    frag.replace(frag.find("void main"), 9, "nope x; void main");
-    test::spit(project / "shaders" / "unlit.frag", frag);
+    break_shader(project / "shaders" / "unlit.frag");
     const auto r = kiln_in(dir, project, "cook . --out ../out");
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(contains(r.output, "shaders/unlit.frag:"), r.output);
@@ -138,9 +143,7 @@ TEST_SUITE("editor") {
     test::TempDir dir("cook-messages");
     const fs::path project = test::copy_assets(dir);
     test::spit(project / "materials" / "sky.json", "{\"shader\": ");
-    std::string frag = test::slurp(project / "shaders" / "lit.frag");
-    frag.replace(frag.find("void main"), 9, "nope x; void main");
-    test::spit(project / "shaders" / "lit.frag", frag);
+    break_shader(project / "shaders" / "lit.frag");
     const auto r = kiln_in(dir, project, "cook . --out ../out");
     CHECK(r.exit_code == 1);
     CHECK_MESSAGE(contains(r.output, "\nmaterials/sky.json:"), r.output);
@@ -152,9 +155,7 @@ TEST_SUITE("editor") {
   TEST_CASE("kiln shader compile names a broken file as the cook does - relative to where it runs") {
     test::TempDir dir("cook-messages");
     const fs::path project = test::copy_assets(dir);
-    std::string frag = test::slurp(project / "shaders" / "unlit.frag");
-    frag.replace(frag.find("void main"), 9, "nope x; void main");
-    test::spit(project / "shaders" / "unlit.frag", frag);
+    break_shader(project / "shaders" / "unlit.frag");
     const auto r = kiln_in(dir, project, "shader compile shaders/unlit.frag");
     CHECK(r.exit_code == 1);
     const std::regex located(R"((^|\n)shaders/unlit\.frag:[0-9]+: error: syntax error)");

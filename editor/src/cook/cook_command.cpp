@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -31,6 +30,7 @@
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
 #include "kiln/cache/blob_store.h"
+#include "kiln/core/project_paths.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/core/text.h"
@@ -58,22 +58,17 @@ std::map<std::string, std::string> scheduler_env() {
 }
 
 // Where the set may go: not the project, not above it, not inside its sources or include
-// directories, where the next cook would read the set's files as inputs. Paths are compared with
-// their symbolic links resolved.
+// directories, where the next cook would read the set's files as inputs. Compared as the
+// project's path rules compare, symbolic links resolved.
 std::optional<std::string> misplaced_output(const fs::path& root, const fs::path& out,
                                             const std::vector<std::string>& include_dirs) {
-  std::error_code ec;
-  const fs::path r = fs::weakly_canonical(fs::absolute(root, ec), ec),
-                 o = fs::weakly_canonical(fs::absolute(out, ec), ec);
-  const auto inside = [](const fs::path& child, const fs::path& parent) {
-    const auto [p, c] = std::mismatch(parent.begin(), parent.end(), child.begin(), child.end());
-    return p == parent.end();
-  };
-  if (inside(r, o)) return o == r ? "is the project itself" : "contains the project";
+  fs::path project;
+  if (resolves_inside(root, canonical_roots({out}), &project))
+    return canonical_roots({out}).front() == project ? "is the project itself" : "contains the project";
   std::vector<std::string> sources = {"materials", "shaders", "scripts", "textures"};
   sources.insert(sources.end(), include_dirs.begin(), include_dirs.end());
   for (const auto& dir : sources)
-    if (inside(o, fs::weakly_canonical(r / dir, ec)))
+    if (resolves_inside(out, canonical_roots({root / dir})))
       return "is inside the project's sources (" + dir + "/): the next cook would read the set as input";
   return std::nullopt;
 }

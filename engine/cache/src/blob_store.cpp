@@ -82,17 +82,7 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
       return make_error(root.string() + ": cannot make the cache root private: " + std::strerror(errno));
     make_tree_private(root);  // a cache another tool left open to others: everything in it
   } else {
-    // Under a private root, each top-level entry (the kinds, a handful) is looked at; one left open
-    // to others is made private with everything beneath it.
-    std::error_code ec;
-    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-      struct stat entry;
-      if (::lstat(it->path().c_str(), &entry) != 0 || S_ISLNK(entry.st_mode) || (entry.st_mode & 077) == 0 ||
-          entry.st_uid != me)
-        continue;
-      (void)::chmod(it->path().c_str(), entry.st_mode & 07700);
-      if (S_ISDIR(entry.st_mode)) make_tree_private(it->path());
-    }
+    make_open_entries_private(root);  // the kinds, a handful: each one left open, with its subtree
   }
 
   auto impl = std::make_unique<Impl>();

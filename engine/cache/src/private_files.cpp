@@ -53,17 +53,35 @@ Status use_private_dir(const std::filesystem::path& dir) {
   return {};
 }
 
+namespace {
+
+// Takes group's and others' bits from `path` when it is this user's and not a link; true when it
+// is a directory that had any (its contents may be open too).
+bool take_others_bits(const std::filesystem::path& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0 || st.st_uid != ::geteuid())
+    return false;
+  (void)::chmod(path.c_str(), st.st_mode & 07700);
+  return S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
 void make_tree_private(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   // Symbolic links are neither followed nor changed; only bits are taken away, so an entry swapped
   // for a link meanwhile loses nothing it should keep.
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    struct stat st;
-    if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0) continue;
-    if (st.st_uid == ::geteuid()) (void)::chmod(it->path().c_str(), st.st_mode & 07700);
-  }
+       !ec && it != end; it.increment(ec))
+    (void)take_others_bits(it->path());
+}
+
+void make_open_entries_private(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (take_others_bits(it->path())) make_tree_private(it->path());
 }
 
 bool is_temp_file_name(std::string_view name) { return name.rfind(".tmp.", 0) == 0; }

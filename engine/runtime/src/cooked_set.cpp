@@ -157,6 +157,13 @@ Result<std::span<const std::byte>> CookedSet::program(std::string_view file) con
 
 Result<std::span<const std::byte>> CookedSet::texture(std::string_view file, std::string_view target) const {
   if (!target.empty()) {
+    const auto all = targets();
+    if (std::find(all.begin(), all.end(), target) == all.end()) {
+      std::string listed;
+      for (const auto& t : all) listed += (listed.empty() ? "" : ", ") + t;
+      return make_error(shaders_->path().parent_path().string() + ": no target " + std::string(target) + " (it has " +
+                        listed + ")");
+    }
     const std::string own = variant_id(target, file);
     auto found = textures_->find(entry_name(EntryKind::kTexture, own));
     if (!found) return found.error();

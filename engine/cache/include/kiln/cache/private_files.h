@@ -20,6 +20,10 @@ Status use_private_dir(const std::filesystem::path& dir);
 // owns (symbolic links are left alone). Best effort: what cannot be changed stays as it is.
 void make_tree_private(const std::filesystem::path& dir);
 
+// The same for each entry directly in `dir` that group or others may touch, with everything beneath
+// it: a look at a handful of entries when `dir` is a cache root that is private already.
+void make_open_entries_private(const std::filesystem::path& dir);
+
 // Writes `data` to `path` through a temp file in the same directory, fsync and rename: readers
 // see the old file, no file, or the whole new one, whatever crashes when. Creates the directory
 // (0700) if it is missing, also when a pruner removed it concurrently.
