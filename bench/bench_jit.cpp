@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/cache/blob_store.h"
 #include "kiln/jit/inlining.h"
 #include "kiln/jit/page_analysis.h"
 #include "kiln/lang/script.h"
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
   std::size_t pages = 0;
   for (const auto& p : programs) pages += p.page_count();
   {
-    auto cold = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
+    auto cold_store = *cache::BlobStore::open({.root = cache});
+    auto cold = *JitRuntime::create({.compiler = &compiler, .store = cold_store.get(), .synchronous = true});
     for (std::size_t s = 0; s < programs.size(); ++s)
       for (std::size_t i = 0; i < programs[s].page_count(); ++i) {
         const Program& p = programs[s];
@@ -74,7 +76,8 @@ int main(int argc, char** argv) {
     // noisy host to spoil it.
     JitStats w;
     for (int pass = 0; pass < warm_passes; ++pass) {
-      auto warm = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
+      auto warm_store = *cache::BlobStore::open({.root = cache});
+      auto warm = *JitRuntime::create({.compiler = &compiler, .store = warm_store.get(), .synchronous = true});
       for (std::size_t s = 0; s < programs.size(); ++s)
         for (std::size_t i = 0; i < programs[s].page_count(); ++i) {
           const Program& p = programs[s];
@@ -100,7 +103,8 @@ int main(int argc, char** argv) {
     const auto started = Clock::now();
     JitStats total;
     for (const auto& p : programs) {
-      auto runtime = *JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true});
+      auto store = *cache::BlobStore::open({.root = cache});
+      auto runtime = *JitRuntime::create({.compiler = &compiler, .store = store.get(), .synchronous = true});
       Vm vm(p, {.jit = runtime.get()});
       vm.set_output([](std::string_view) {});
       (void)vm.run();

@@ -13,7 +13,10 @@ endif()
 add_library(kiln_warnings INTERFACE)
 target_compile_options(kiln_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
   # Designated initializers name only what differs from the defaults.
-  -Wno-missing-field-initializers)
+  -Wno-missing-field-initializers
+  # A switch over an enum without a default lists every enumerator: adding one (an instruction, a
+  # descriptor kind, a format) stops the build where it is not handled.
+  -Werror=switch)
 
 if(KILN_SANITIZE)
   list(JOIN KILN_SANITIZE "," kiln_sanitizers)

@@ -54,8 +54,9 @@ int main(int argc, char** argv) {
     const bool is_compute = v->stage("comp") != nullptr;
     if (is_compute ? compute : graphics) continue;
     (is_compute ? compute : graphics) = true;
-    write(corpus / "reflection" / (is_compute ? "compute" : "graphics"),
-          std::as_bytes(std::span(v->stages.front().reflection_json)), is_compute ? 1 : 0);
+    const std::string reflection = encode_reflection(v->stages.front().reflection);
+    write(corpus / "reflection" / (is_compute ? "compute" : "graphics"), std::as_bytes(std::span(reflection)),
+          is_compute ? 1 : 0);
   }
   n = 0;
   for (const auto& id : (*set)->ids(EntryKind::kPage)) {

@@ -9,6 +9,8 @@
 #include "kiln/core/text.h"
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
+#include "kiln/project/project_reader.h"
+#include "persistent_caches.h"
 #include "script_runtime.h"
 #include "script_host.h"
 
@@ -55,8 +57,8 @@ int run_script_command(const Args& args) {
   }
   // A script of a project may call the engine's functions for its materials' parameters.
   const fs::path project = project_of_script(args.words[2]);
-  const auto signatures =
-      project.empty() ? std::vector<jit::HostSignature>{} : host_signatures(project_parameter_functions(project));
+  const auto signatures = project.empty() ? std::vector<jit::HostSignature>{}
+                                          : project::host_signatures(project_parameter_functions(project));
   auto program = lang::compile_script_file(args.words[2], signatures);
   if (!program) {
     std::fprintf(stderr, "%s\n", program.error().message.c_str());
@@ -72,16 +74,17 @@ int run_script_command(const Args& args) {
     return kExitUsage;
   }
   const Config& c = config->config;
+  // The page cache only: compiled pages never travel through cache.remote.
+  const std::unique_ptr<cache::BlobStore> store =
+      jit_switch == "on" && c.jit_cache ? open_cache_store(c, "kiln script") : nullptr;
   std::unique_ptr<jit::PluginPageCompiler> compiler;
   std::unique_ptr<jit::JitRuntime> runtime;
-  if (jit_switch == "on") compiler = open_page_compiler(c, "kiln script");
+  if (jit_switch == "on") compiler = open_page_compiler(store.get(), "kiln script");
   if (compiler) {
     auto made = open_jit_runtime({.compiler = compiler.get(),
-                                  .cache_root = jit_cache_root(c),
+                                  .store = store.get(),
                                   .verify = c.jit_cache_verify,
-                                  .compile_threads = c.jit_compile_threads,
-                                  .cache_max_bytes = c.cache_disk_max_bytes,
-                                  .keep_builds = c.cache_keep_builds},
+                                  .compile_threads = c.jit_compile_threads},
                                  "kiln script");
     if (!made) {
       std::fprintf(stderr, "kiln script: %s\n", made.error().message.c_str());

@@ -7,13 +7,6 @@
 namespace kiln::cli {
 namespace fs = std::filesystem;
 
-std::vector<jit::HostSignature> host_signatures(std::span<const runtime::ParameterFunction> functions) {
-  std::vector<jit::HostSignature> out;
-  for (const auto& f : functions)
-    out.push_back({f.name, std::vector<jit::Type>(f.components, jit::Type::kNumber), jit::Type::kVoid});
-  return out;
-}
-
 std::vector<runtime::ParameterFunction> project_parameter_functions(const fs::path& root) {
   std::vector<runtime::MaterialRecord> records;
   std::error_code ec;

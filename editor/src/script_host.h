@@ -13,8 +13,6 @@
 
 namespace kiln::cli {
 
-std::vector<jit::HostSignature> host_signatures(std::span<const runtime::ParameterFunction> functions);
-
 // The parameter functions of the project at `root`: its materials' authored parameters. A material
 // that does not load is left out (the cook and the editor report it on their own).
 std::vector<runtime::ParameterFunction> project_parameter_functions(const std::filesystem::path& root);

@@ -12,12 +12,12 @@
 
 namespace kiln::cli {
 
-// The script page compiler (LLVM, loaded when a page must first be compiled); nullptr, said on
-// stderr, when it is not available (scripts then run interpreted). A plugin that fails to load
-// later says so once on stderr.
-std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(const Config& config, const std::string& who);
+// The script page compiler (LLVM, loaded when a page must first be compiled), its fingerprint kept
+// in `store` (jit_store(); none: asked of the plugin); nullptr, said on stderr, when it is not
+// available (scripts then run interpreted). A plugin that fails to load later says so once.
+std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(cache::BlobStore* store, const std::string& who);
 
-// A script runtime with `options`; when its page cache (options.cache_root) cannot be opened, one
+// A script runtime with `options`; when its page cache (options.store) cannot be used, one
 // without it. Fails only for what a runtime without a cache fails for.
 Result<std::unique_ptr<jit::JitRuntime>> open_jit_runtime(jit::JitOptions options, const std::string& who);
 

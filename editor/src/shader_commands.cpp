@@ -36,38 +36,35 @@ std::filesystem::path stage_output(const std::string& out, const std::string& sh
   const fs::path path(out);
   std::error_code ec;
   if (out.back() == '/' || fs::is_directory(path, ec)) {
-    static constexpr const char* kExtension[] = {"spv", "glsl", "essl", "hlsl", "msl"};
-    return path / (fs::path(shader).stem().string() + "." + stage.stage + "." + kExtension[int(backend)]);
+    const std::string extension(backend == Backend::kSpirv ? "spv" : runtime::backend_name(backend));
+    return path / (fs::path(shader).stem().string() + "." + stage.stage + "." + extension);
   }
   if (stages == 1) return path;
   return path.parent_path() / (path.stem().string() + "." + stage.stage + path.extension().string());
 }
 
-void print_members(const nlohmann::json& block) {
-  for (const auto& m : block.value("members", nlohmann::json::array()))
-    std::printf("    member offset=%d size=%d %s %s\n", m["offset"].get<int>(), m["size"].get<int>(),
-                m["type"].get<std::string>().c_str(), m["name"].get<std::string>().c_str());
+void print_members(const std::vector<runtime::BlockMember>& members) {
+  for (const auto& m : members)
+    std::printf("    member offset=%u size=%u %s %s\n", m.offset, m.size, m.type.c_str(), m.name.c_str());
 }
 
 void print_reflection(const std::string& file, const CompiledStage& stage) {
-  const auto reflection = nlohmann::json::parse(stage.reflection_json);
-  std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(),
-              reflection["entry_point"].get<std::string>().c_str());
-  for (const auto& b : reflection["bindings"]) {
-    std::printf("  binding set=%d binding=%d %s %s\n", b["set"].get<int>(), b["binding"].get<int>(),
-                b["kind"].get<std::string>().c_str(), b["name"].get<std::string>().c_str());
-    print_members(b);
+  const runtime::StageReflection& r = stage.reflection;
+  std::printf("%s (%s) entry %s\n", file.c_str(), stage.stage.c_str(), r.entry_point.c_str());
+  for (const auto& b : r.bindings) {
+    std::printf("  binding set=%u binding=%u %s %s\n", b.set, b.binding,
+                std::string(runtime::descriptor_kind_name(b.kind)).c_str(), b.name.c_str());
+    print_members(b.members);
   }
-  for (const auto& p : reflection["push_constants"]) {
-    std::printf("  push_constant %s size=%d\n", p["name"].get<std::string>().c_str(), p["size"].get<int>());
-    print_members(p);
+  for (const auto& p : r.push_constants) {
+    std::printf("  push_constant %s size=%u\n", p.name.c_str(), p.size);
+    print_members(p.members);
   }
-  for (const char* dir : {"inputs", "outputs"})
-    for (const auto& v : reflection[dir])
-      std::printf("  %s location=%d %s %s\n", dir, v["location"].get<int>(), v["type"].get<std::string>().c_str(),
-                  v["name"].get<std::string>().c_str());
-  for (const auto& c : reflection["specialization_constants"])
-    std::printf("  specialization_constant id=%d %s\n", c["id"].get<int>(), c["name"].get<std::string>().c_str());
+  for (const auto& [dir, vars] : {std::pair{"inputs", &r.inputs}, std::pair{"outputs", &r.outputs}})
+    for (const auto& v : *vars)
+      std::printf("  %s location=%u %s %s\n", dir, v.location, v.type.c_str(), v.name.c_str());
+  for (const auto& c : r.specialization_constants)
+    std::printf("  specialization_constant id=%u %s\n", c.id, c.name.c_str());
 }
 
 // Where a shader's root is: `given` (--root), else the nearest directory above the file that holds a
@@ -141,10 +138,13 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
   if (!target)
     return fail("kiln shader: --target-env must be vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", kExitUsage);
-  const auto backend = parse_backend(args.option("--backend", "spirv"));
+  const auto backend = runtime::backend_named(args.option("--backend", "spirv"));
   if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
 
-  const std::unique_ptr<cache::BlobStore> store = open_variant_store(loaded.config, "kiln shader");
+  const std::unique_ptr<cache::BlobStore> store =
+      loaded.config.shader_disk_cache
+          ? open_cache_store(loaded.config, "kiln shader", open_remote_level(loaded.config, "kiln shader"))
+          : nullptr;
   // The shader's id is its path under the root, so its cache keys are the same from every working
   // directory. Includes may reach only the root and the -I directories.
   const std::string file = std::filesystem::path(args.words[2]).lexically_normal().string();
@@ -160,7 +160,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   options.target = *target;
   options.backend = *backend;
   options.store = store.get();
-  options.isolation = compile_isolation(loaded.config);
+  options.isolation = shadercache::compile_isolation(loaded.config);
   ShaderLibrary library(options);
 
   auto program = library.program(id);
@@ -186,7 +186,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   if (verb == "reflect") {
     nlohmann::json out = {{"file", file}, {"pass", pass}, {"stages", nlohmann::json::array()}};
     for (const auto& stage : stages) {
-      auto reflection = nlohmann::json::parse(stage.reflection_json);
+      auto reflection = nlohmann::json::parse(runtime::encode_reflection(stage.reflection));
       reflection["stage"] = stage.stage;
       out["stages"].push_back(std::move(reflection));
     }
@@ -265,7 +265,7 @@ int run_probe_command(const Args& args) {
   // The reference compiler of the regression checks: the value is made from the key's digest; the cache decides when it runs.
   auto compiler = [](const VariantKey& k) -> Result<CompiledVariant> {
     CompiledVariant v;
-    v.stages.push_back({"frag", k.digest(), {}, "{}", ""});
+    v.stages.push_back({"frag", k.digest(), {}, {}, ""});
     return v;
   };
   {

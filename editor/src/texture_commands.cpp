@@ -122,7 +122,8 @@ int image_command(const Args& args, const std::string& verb) {
     std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());
     return kExitUsage;
   }
-  const auto store = open_cache_store(config->config, "kiln texture");
+  const auto store =
+      open_cache_store(config->config, "kiln texture", open_remote_level(config->config, "kiln texture"));
   textures::TileCache cache(
       {.memory_budget_bytes = config->config.texture_memory_max_bytes, .conversions = store.get()});
   auto image = cache.open_texture(args.words[2]);

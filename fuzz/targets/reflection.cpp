@@ -1,19 +1,28 @@
-// The reflection a variant record carries, as a renderer reads it into a shader interface: the
-// first byte picks the stages (vert + frag with the same reflection, or comp alone), the rest is
-// the reflection JSON.
+// The reflection a variant record carries, decoded and read into a shader interface as a renderer
+// reads it: the first byte picks the stages (vert + frag with the same reflection, or comp alone),
+// the rest is the stored reflection JSON.
 #include "fuzz_target.h"
+#include "kiln/runtime/reflection.h"
 #include "kiln/runtime/shader_interface.h"
 
 KILN_FUZZ_TARGET(reflection) {
   if (data.empty()) return;
-  kiln::runtime::VariantRecord variant;
   const std::string json(kiln::fuzz::as_text(data.subspan(1)));
+  auto reflection = kiln::runtime::decode_reflection(json, "fuzz.pack: variant");
+  if (!reflection) {
+    KILN_FUZZ_CHECK_ERROR(reflection.error(), "fuzz.pack: variant");
+    return;
+  }
+  // What decodes encodes back to the same reflection.
+  auto again = kiln::runtime::decode_reflection(kiln::runtime::encode_reflection(*reflection), "again");
+  KILN_FUZZ_CHECK(again && *again == *reflection);
+  kiln::runtime::VariantRecord variant;
   const std::vector<std::uint32_t> spirv = {0x07230203u};
   if (data[0] % 2 == 0) {
-    variant.stages.push_back({"vert", "shaders/fuzz.vert", spirv, json, ""});
-    variant.stages.push_back({"frag", "shaders/fuzz.frag", spirv, json, ""});
+    variant.stages.push_back({"vert", "shaders/fuzz.vert", spirv, *reflection, ""});
+    variant.stages.push_back({"frag", "shaders/fuzz.frag", spirv, *reflection, ""});
   } else {
-    variant.stages.push_back({"comp", "shaders/fuzz.comp", spirv, json, ""});
+    variant.stages.push_back({"comp", "shaders/fuzz.comp", spirv, *reflection, ""});
   }
   auto interface = kiln::runtime::shader_interface(variant, "fuzz.pack: variant");
   if (!interface) {

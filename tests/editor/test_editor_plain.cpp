@@ -3,11 +3,14 @@
 // which materials a texture concerns.
 #include <doctest/doctest.h>
 
+#include <csignal>
+
 #include <filesystem>
 #include <string>
 #include <thread>
 
 #include "child_process.h"
+#include "kiln/cache/cache_kinds.h"
 #include "lavapipe.h"
 #include "temp_dir.h"
 #include "test_files.h"
@@ -38,13 +41,19 @@ TEST_SUITE("editor") {
     const std::string ready = next_line(editor);
     CHECK_MESSAGE(ready.rfind("ready: 8 materials, 18 variants (", 0) == 0, ready);
     CHECK_MESSAGE(contains(ready, " 3 scripts, 6 textures in "), ready);
-    // Every material has its picture from the start, and the line says where they are.
-    CHECK_MESSAGE(contains(ready, "; 7 previews in " + (dir / "cache" / "previews").string()), ready);
+    // Every material has its picture from the start, and the line says where they are: a private
+    // directory of the session's, outside the cache root (which holds only the store's kinds).
+    const std::string in = "; 7 previews in ";
+    REQUIRE_MESSAGE(contains(ready, in), ready);
+    const fs::path previews = ready.substr(ready.find(in) + in.size());
+    CHECK(fs::is_directory(previews));
+    CHECK((fs::status(previews).permissions() & (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
+    CHECK(previews.string().rfind((dir / "cache").string(), 0) == std::string::npos);
 
     fs::copy_file(root / "materials" / "sky.json", root / "materials" / "sky2.json");
     std::string line = next_line(editor);
     CHECK_MESSAGE(line.rfind("materials/sky2.json: 1 variant, ", 0) == 0, line);
-    CHECK_MESSAGE(contains(line, "; preview " + (dir / "cache" / "previews").string()), line);
+    CHECK_MESSAGE(contains(line, "; preview " + previews.string()), line);
     CHECK(contains(line, "/materials/sky2.png"));
 
     fs::remove(root / "materials" / "sky2.json");
@@ -63,5 +72,12 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(line.rfind("textures/sky.png: ", 0) == 0, line);
     CHECK_MESSAGE(contains(line, " (used by materials/sky.json); previous version kept"), line);
     CHECK_FALSE(contains(line, "./"));
+
+    // The session's pictures go with it; the cache root holds only the store's kinds.
+    editor.kill(SIGTERM);
+    CHECK(editor.wait() == 0);
+    CHECK_FALSE(fs::exists(previews));
+    for (const auto& entry : fs::directory_iterator(dir / "cache"))
+      CHECK_MESSAGE(cache::is_cache_kind(entry.path().filename().string()), entry.path().string());
   }
 }

@@ -8,6 +8,7 @@
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
+#include "jit_store.h"
 #include "temp_dir.h"
 
 using namespace kiln;
@@ -40,17 +41,16 @@ std::pair<std::string, std::string> interpreted_and_compiled(PageCompiler& compi
                                                              const std::string& source, VmOptions options) {
   auto program = compile_script("calls.lua", source);
   REQUIRE_MESSAGE(program, program.error().message);
-  auto jit = JitRuntime::create({.compiler = &compiler, .cache_root = cache, .synchronous = true, .hot_threshold = 1});
-  REQUIRE(jit);
+  auto jit = test::stored_runtime({.compiler = &compiler, .synchronous = true, .hot_threshold = 1}, cache);
   std::pair<std::string, std::string> out;
-  for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit->get()}) {
+  for (JitRuntime* runtime : {static_cast<JitRuntime*>(nullptr), jit.get()}) {
     std::string& text = runtime ? out.second : out.first;
     options.jit = runtime;
     Vm vm(*program, options);
     vm.set_output([&](std::string_view line) { text += line; });
     if (auto s = vm.run(); !s) text += "ERROR: " + s.error().message;
   }
-  CHECK((*jit)->stats().compiled + (*jit)->stats().loaded >= 1);
+  CHECK(jit->stats().compiled + jit->stats().loaded >= 1);
   return out;
 }
 
@@ -67,19 +67,17 @@ TEST_SUITE("jit") {
       const std::string interpreted = run(*program, nullptr);
       JitStats cold_stats, warm_stats;
       {
-        auto cold = JitRuntime::create(
-            {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
-        REQUIRE(cold);
-        CHECK(run(*program, cold->get()) == interpreted);
-        (*cold)->flush();
-        cold_stats = (*cold)->stats();
+        auto cold =
+            test::stored_runtime({.compiler = &compiler, .synchronous = true, .hot_threshold = 1}, dir / "cache");
+        CHECK(run(*program, cold.get()) == interpreted);
+        cold->flush();
+        cold_stats = cold->stats();
       }
       {
-        auto warm = JitRuntime::create(
-            {.compiler = &compiler, .cache_root = dir / "cache", .synchronous = true, .hot_threshold = 1});
-        REQUIRE(warm);
-        CHECK(run(*program, warm->get()) == interpreted);
-        warm_stats = (*warm)->stats();
+        auto warm =
+            test::stored_runtime({.compiler = &compiler, .synchronous = true, .hot_threshold = 1}, dir / "cache");
+        CHECK(run(*program, warm.get()) == interpreted);
+        warm_stats = warm->stats();
       }
       CHECK(cold_stats.compiled >= 1);
       CHECK(warm_stats.compiled == 0);

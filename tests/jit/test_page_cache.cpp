@@ -18,6 +18,7 @@
 #include "kiln/lang/script.h"
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
+#include "jit_store.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -40,11 +41,8 @@ std::string run(const Program& program, JitRuntime* jit, abi::JitMode mode = abi
   return run(program, {.jit = jit, .jit_mode = mode});
 }
 
-std::unique_ptr<JitRuntime> runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
-  auto made = JitRuntime::create(
-      {.compiler = compiler, .cache_root = cache, .verify = verify, .synchronous = true, .hot_threshold = 1});
-  REQUIRE_MESSAGE(made, made.error().message);
-  return std::move(*made);
+test::StoredRuntime runtime(PageCompiler* compiler, const fs::path& cache, bool verify = false) {
+  return test::stored_runtime({.compiler = compiler, .verify = verify, .synchronous = true, .hot_threshold = 1}, cache);
 }
 
 std::vector<fs::path> blobs_under(const fs::path& dir) {
@@ -149,9 +147,9 @@ TEST_SUITE("jit") {
     const auto entries = jit_entries(program.page(page), program.entries[page]);
     auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
     REQUIRE(compiled);
+    const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
     auto open = [&](const std::string& build, const std::string& fingerprint) {
-      auto store = PageStore::open(
-          {.root = dir / "cache", .build_id = build, .fingerprint = fingerprint, .background_writes = false});
+      auto store = PageStore::open({.store = blobs.get(), .build_id = build, .fingerprint = fingerprint});
       REQUIRE_MESSAGE(store, store.error().message);
       return std::move(*store);
     };
@@ -170,10 +168,9 @@ TEST_SUITE("jit") {
     const auto all = jit_entries(program.page(page), program.entries[page]);
     REQUIRE(all.size() >= 3);
     const std::vector<std::uint16_t> first{all[0], all[1]}, other{all[0], all[2]};
-    auto store = PageStore::open({.root = dir / "cache",
-                                  .build_id = jit_build_id(),
-                                  .fingerprint = compiler.fingerprint(),
-                                  .background_writes = false});
+    const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
+    auto store =
+        PageStore::open({.store = blobs.get(), .build_id = jit_build_id(), .fingerprint = compiler.fingerprint()});
     REQUIRE(store);
     auto compiled = compiler.compile({program.page(page), first, abi::JitMode::kChecked});
     REQUIRE(compiled);
@@ -560,8 +557,8 @@ TEST_SUITE("jit") {
     const Program program = loop_program();
     std::map<std::string, fs::path> namespaces;
     for (const char* build : {"b1", "b2", "b3", "b4"}) {
-      auto store =
-          PageStore::open({.root = dir / "cache", .build_id = build, .fingerprint = "fp", .background_writes = false});
+      const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
+      auto store = PageStore::open({.store = blobs.get(), .build_id = build, .fingerprint = "fp"});
       REQUIRE(store);
       namespaces[build] = (*store)->namespace_dir();
       for (std::size_t p = 0; p < program.page_count(); ++p) {
@@ -572,10 +569,12 @@ TEST_SUITE("jit") {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct namespace times
     }
-    auto store = PageStore::open(
-        {.root = dir / "cache", .build_id = "b4", .fingerprint = "fp", .keep_builds = 2, .background_writes = false});
-    REQUIRE(store);
-    REQUIRE((*store)->prune());
+    {
+      const auto blobs = test::open_store(dir / "cache", {.keep_namespaces = 2, .background_writes = false});
+      auto store = PageStore::open({.store = blobs.get(), .build_id = "b4", .fingerprint = "fp"});
+      REQUIRE(store);
+      REQUIRE((*store)->prune());
+    }
     CHECK_FALSE(fs::exists(namespaces["b1"]));
     CHECK_FALSE(fs::exists(namespaces["b2"]));
     CHECK(fs::exists(namespaces["b3"]));
@@ -583,12 +582,9 @@ TEST_SUITE("jit") {
 
     std::uint64_t total = 0, one = 0;
     for (const auto& b : blobs_under(dir / "cache")) total += fs::file_size(b), one = fs::file_size(b);
-    auto capped = PageStore::open({.root = dir / "cache",
-                                   .build_id = "b4",
-                                   .fingerprint = "fp",
-                                   .max_bytes = total - one,
-                                   .keep_builds = 2,
-                                   .background_writes = false});
+    const auto capped_blobs =
+        test::open_store(dir / "cache", {.max_bytes = total - one, .keep_namespaces = 2, .background_writes = false});
+    auto capped = PageStore::open({.store = capped_blobs.get(), .build_id = "b4", .fingerprint = "fp"});
     REQUIRE(capped);
     auto removed = (*capped)->prune();
     REQUIRE(removed);
@@ -600,15 +596,17 @@ TEST_SUITE("jit") {
 
   TEST_CASE("the cache key file must be the user's own and private") {
     test::TempDir dir("jitcache");
-    auto store = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
-    REQUIRE(store);
-    store->reset();
+    {
+      const auto blobs = test::open_store(dir / "cache");
+      REQUIRE(PageStore::open({.store = blobs.get(), .build_id = "b", .fingerprint = "fp"}));
+    }
     struct stat st;
     const fs::path key = test::page_cache_key(dir / "cache");
     REQUIRE(::stat(key.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0600);
     ::chmod(key.c_str(), 0644);
-    auto refused = PageStore::open({.root = dir / "cache", .build_id = "b", .fingerprint = "fp"});
+    const auto blobs = test::open_store(dir / "cache");
+    auto refused = PageStore::open({.store = blobs.get(), .build_id = "b", .fingerprint = "fp"});
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message == key.string() + ": the cache key must belong to this user with mode 0600");
   }
@@ -618,10 +616,8 @@ TEST_SUITE("jit/concurrent") {
   TEST_CASE("two threads run scripts on one runtime while its pool compiles and publishes pages") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
-    auto made = JitRuntime::create(
-        {.compiler = &compiler, .cache_root = dir / "cache", .compile_threads = 2, .hot_threshold = 2});
-    REQUIRE(made);
-    JitRuntime& jit = **made;
+    auto made = test::stored_runtime({.compiler = &compiler, .compile_threads = 2, .hot_threshold = 2}, dir / "cache");
+    JitRuntime& jit = *made.get();
     const Program program = loop_program();
     const std::string expected = run(program, nullptr);
     std::atomic<int> wrong{0};
@@ -656,17 +652,16 @@ TEST_SUITE("jit") {
       auto cook = runtime(&compiler, dir / "cache");
       for (const auto& p : programs) CHECK(cook->precompile(p, abi::JitMode::kChecked) == p.page_count());
     }
-    auto player =
-        JitRuntime::create({.cache_root = dir / "cache", .fingerprint = compiler.fingerprint(), .hot_threshold = 1});
-    REQUIRE_MESSAGE(player, player.error().message);
-    for (const auto& p : programs) CHECK(run(p, player->get()) == run(p, nullptr));
-    const JitStats s = (*player)->stats();
+    auto player = test::stored_runtime({.fingerprint = compiler.fingerprint(), .hot_threshold = 1}, dir / "cache");
+    for (const auto& p : programs) CHECK(run(p, player.get()) == run(p, nullptr));
+    const JitStats s = player->stats();
     CHECK(s.compiled == 0);
     CHECK(s.compile_failed == 0);
     CHECK(s.loaded == s.requested);
     CHECK(s.interpreted == 0);
 
-    auto no_fingerprint = JitRuntime::create({.cache_root = dir / "cache"});
+    const auto blobs = test::open_store(dir / "cache");
+    auto no_fingerprint = JitRuntime::create({.store = blobs.get()});
     REQUIRE_FALSE(no_fingerprint);
     CHECK(no_fingerprint.error().message ==
           "a page cache without a compiler needs the fingerprint of the compiler that filled it");

@@ -18,6 +18,8 @@
 #include "kiln/jit/vm.h"
 #include "kiln/jitc/llvm_page_compiler.h"
 #include "kiln/lang/script.h"
+#include "cache_entries.h"
+#include "jit_store.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -89,21 +91,19 @@ TEST_SUITE("jit") {
     REQUIRE(program);
     const std::size_t before = threads_now();
     {
-      auto cold = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .hot_threshold = 1});
-      REQUIRE(cold);
+      auto cold = test::stored_runtime({.compiler = &compiler, .hot_threshold = 1}, dir / "cache");
       CHECK(threads_now() == before);  // nothing compiled yet: no pool, no cache writer
-      CHECK(run(*program, cold->get()) == "4002000\n");
-      (*cold)->flush();
-      CHECK((*cold)->stats().stored >= 1);
+      CHECK(run(*program, cold.get()) == "4002000\n");
+      cold->flush();
+      CHECK(cold->stats().stored >= 1);
       CHECK(threads_now() > before);  // the compile pool and the cache's writer
     }
     CHECK(threads_now() == before);
-    auto warm = JitRuntime::create({.compiler = &compiler, .cache_root = dir / "cache", .hot_threshold = 1});
-    REQUIRE(warm);
-    CHECK(run(*program, warm->get()) == "4002000\n");
-    (*warm)->flush();
-    CHECK((*warm)->stats().loaded >= 1);
-    CHECK((*warm)->stats().compiled == 0);
+    auto warm = test::stored_runtime({.compiler = &compiler, .hot_threshold = 1}, dir / "cache");
+    CHECK(run(*program, warm.get()) == "4002000\n");
+    warm->flush();
+    CHECK(warm->stats().loaded >= 1);
+    CHECK(warm->stats().compiled == 0);
     CHECK(threads_now() == before);
   }
 
@@ -146,19 +146,18 @@ TEST_SUITE("jit") {
     CHECK(report["jit"]["pages_compiled"] == 0);
     CHECK(report["jit"]["pages_loaded"].get<int>() >= 1);
     // A kept fingerprint that is not one line is not used: the compiler is asked again at start.
-    const fs::path kept_dir = dir / "cache" / "jit-fingerprints";
-    std::vector<fs::path> kept{fs::directory_iterator(kept_dir), fs::directory_iterator()};
+    const auto kept = test::kept_fingerprints(dir / "cache");
     REQUIRE(kept.size() == 1);
-    const std::string actual = test::slurp(kept[0]);
-    std::ofstream(kept[0], std::ios::trunc) << actual << "\nsecond line";
+    const std::string actual = test::blob_payload(kept[0]);
+    test::rewrite_blob_payload(kept[0], actual + "\nsecond line");
     auto again = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
     REQUIRE_MESSAGE(again.exit_code == 0, again.output);
     CHECK(maps_llvm(again.output));
-    CHECK(test::slurp(kept[0]) == actual);
+    CHECK(test::blob_payload(kept[0]) == actual);
     // One that differs from what the compiler says (an LLVM update since): the run keys its pages by
     // the kept one, so it compiles nothing, says so once, runs right, and keeps the right one.
-    std::ofstream(kept[0], std::ios::trunc) << actual << "; an older LLVM";
-    fs::remove_all(dir / "cache" / "jit");
+    test::rewrite_blob_payload(kept[0], actual + "; an older LLVM");
+    test::remove_cached_pages(dir / "cache");
     auto stale = test::run_process({KILN_CLI, "script", "run", script, root}, {});
     CHECK(stale.exit_code == 0);
     CHECK(stale.output.find(expected.output) != std::string::npos);
@@ -167,7 +166,7 @@ TEST_SUITE("jit") {
          at = stale.output.find("fingerprint changed", at + 1))
       ++said;
     CHECK_MESSAGE(said == 1, stale.output);
-    CHECK(test::slurp(kept[0]) == actual);
+    CHECK(test::blob_payload(kept[0]) == actual);
     auto fixed = test::run_process({KILN_CLI, "script", "run", script, root, "--json"}, loader);
     REQUIRE(fixed.exit_code == 0);
     CHECK(fixed.output.find("fingerprint changed") == std::string::npos);

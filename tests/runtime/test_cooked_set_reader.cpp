@@ -28,7 +28,7 @@ float float_at(const std::vector<std::byte>& bytes, std::size_t offset) {
 // The reflected member `name` of the uniform block `block` in any stage of `variant`.
 nlohmann::json member_of(const VariantRecord& variant, const std::string& block, const std::string& name) {
   for (const auto& stage : variant.stages) {
-    const auto reflection = nlohmann::json::parse(stage.reflection_json);
+    const auto reflection = nlohmann::json::parse(runtime::encode_reflection(stage.reflection));
     for (const auto& b : reflection["bindings"])
       if (b["name"] == block)
         for (const auto& m : b["members"])

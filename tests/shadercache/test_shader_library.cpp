@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <barrier>
 #include <fstream>
@@ -177,7 +179,7 @@ TEST_SUITE("shadercache") {
       CHECK(second.stats().compiles == 0);
       CHECK(second.stats().disk_hits == 2);
       CHECK((*v)->stages.size() == 2);
-      CHECK_FALSE((*v)->stages[1].reflection_json.empty());
+      CHECK_FALSE((*v)->stages[1].reflection.bindings.empty());
     }
     {
       auto store = open_store(dir / "cache");
@@ -251,8 +253,9 @@ TEST_SUITE("shadercache") {
     ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
     auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP", "SKIN"});
     REQUIRE(v);
-    const auto vert = nlohmann::json::parse((*v)->stages.at(0).reflection_json);
-    const auto frag = nlohmann::json::parse((*v)->stages.at(1).reflection_json);
+    // As stored: the encoded form is what packs, cache entries and `kiln shader reflect` carry.
+    const auto vert = nlohmann::json::parse(runtime::encode_reflection((*v)->stages.at(0).reflection));
+    const auto frag = nlohmann::json::parse(runtime::encode_reflection((*v)->stages.at(1).reflection));
     CHECK(vert["push_constants"][0]["size"] == 64);
     bool skin = false;
     for (const auto& b : vert["bindings"])
@@ -264,8 +267,7 @@ TEST_SUITE("shadercache") {
     CHECK(frag["bindings"].size() == 4);
     auto comp = library.variant("shaders/post_bloom", "Main", {});
     REQUIRE(comp);
-    CHECK(nlohmann::json::parse((*comp)->stages.at(0).reflection_json)["local_size"] ==
-          nlohmann::json::array({64, 1, 1}));
+    CHECK((*comp)->stages.at(0).reflection.local_size == std::array<std::uint32_t, 3>{64, 1, 1});
   }
 }
 
@@ -370,7 +372,7 @@ TEST_SUITE("shadercache") {
            "void main() { o = ub.b + texture(tex, vec2(0.5)) + texture(tex2, vec2(0.5)); }\n";
     auto slots = [](const CompiledStage& stage, const std::string& backend) {
       std::map<std::string, nlohmann::json> out;
-      const auto reflection = nlohmann::json::parse(stage.reflection_json);
+      const auto reflection = nlohmann::json::parse(runtime::encode_reflection(stage.reflection));
       for (const auto& b : reflection["bindings"]) out[b["name"].get<std::string>()] = b[backend];
       return out;
     };

@@ -16,7 +16,7 @@ struct SeedCompiler {
     return [this](const VariantKey& k) -> Result<CompiledVariant> {
       ++calls;
       CompiledVariant v;
-      v.stages.push_back({"frag", k.digest(), {}, "{}", ""});
+      v.stages.push_back({"frag", k.digest(), {}, {}, ""});
       return v;
     };
   }

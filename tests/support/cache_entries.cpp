@@ -28,12 +28,21 @@ std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes
 // of bytes 0..55 at 56 (little-endian).
 constexpr std::size_t kBlobHeader = 64;
 
-}  // namespace
+// Whether a namespace directory of the jit kind keeps compiler fingerprints (its NAMESPACE.txt
+// says so), not pages.
+bool keeps_fingerprints(const fs::path& ns) {
+  return slurp(ns / "NAMESPACE.txt").find("kept = compiler-fingerprint") != std::string::npos;
+}
 
-std::vector<fs::path> cache_entries(const fs::path& cache, const std::string& kind) {
+std::vector<fs::path> entries_under(const fs::path& dir, bool fingerprints) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(cache / kind, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() == 0 && it->is_directory(ec) && fs::exists(it->path() / "NAMESPACE.txt") &&
+        keeps_fingerprints(it->path()) != fingerprints) {
+      it.disable_recursion_pending();
+      continue;
+    }
     const std::string name = it->path().filename().string();
     const std::string ext = it->path().extension().string();
     if (name.empty() || name[0] == '.' || (ext != ".blob" && ext != ".jc" && ext != ".tx")) continue;
@@ -41,6 +50,21 @@ std::vector<fs::path> cache_entries(const fs::path& cache, const std::string& ki
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<fs::path> cache_entries(const fs::path& cache, const std::string& kind) {
+  return entries_under(cache / kind, false);
+}
+
+std::vector<fs::path> kept_fingerprints(const fs::path& cache) { return entries_under(cache / "jit", true); }
+
+void remove_cached_pages(const fs::path& cache) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cache / "jit", ec))
+    if (e.is_directory() && fs::exists(e.path() / "NAMESPACE.txt") && !keeps_fingerprints(e.path()))
+      fs::remove_all(e.path());
 }
 
 fs::path page_cache_key(const fs::path& cache) { return cache / "jit" / "secret.key"; }

@@ -9,8 +9,14 @@
 
 namespace kiln::test {
 
-// The entry files of one cache kind ("shaders", "jit", "textures") under `cache`, sorted.
+// The entry files of one cache kind ("shaders", "jit", "textures") under `cache`, sorted; of the
+// jit kind, its pages (not the kept compiler fingerprints).
 std::vector<std::filesystem::path> cache_entries(const std::filesystem::path& cache, const std::string& kind);
+
+// The entries of the jit kind that keep the script compiler's fingerprint (one per host and
+// setting), and removing every page namespace of the kind while they stay.
+std::vector<std::filesystem::path> kept_fingerprints(const std::filesystem::path& cache);
+void remove_cached_pages(const std::filesystem::path& cache);
 
 // The per-user key that signs cached script pages.
 std::filesystem::path page_cache_key(const std::filesystem::path& cache);

@@ -125,8 +125,8 @@ TEST_SUITE("textures") {
     const fs::path plugin = fs::path(KILN_CLI).parent_path() / "kiln-teximport.so";
     const auto importer = test::run_process({"/usr/bin/ldd", plugin.string()});
     CHECK_MESSAGE(importer.output.find("libOpenImageIO") != std::string::npos, importer.output);
-    const fs::path tools = fs::path(KILN_CLI).parent_path() / "kiln-tools";
-    for (const std::string program : {std::string(KILN_CLI), tools.string(), std::string(KILN_PLAYER)}) {
+    const fs::path tools = fs::path(KILN_CLI).parent_path() / "kiln-tools.so";
+    for (const std::string& program : {std::string(KILN_CLI), tools.string(), std::string(KILN_PLAYER)}) {
       const auto linked = test::run_process({"/usr/bin/ldd", program});
       REQUIRE(linked.exit_code == 0);
       CHECK_MESSAGE(linked.output.find("libOpenImageIO") == std::string::npos, linked.output);
@@ -162,9 +162,8 @@ TEST_SUITE("textures") {
     const fs::path alone = dir / "bin" / "kiln";
     fs::create_directories(alone.parent_path());
     fs::copy_file(KILN_CLI, alone);
-    fs::copy_file(tools, alone.parent_path() / "kiln-tools");
+    fs::copy_file(tools, alone.parent_path() / "kiln-tools.so");
     fs::permissions(alone, fs::perms::owner_all);
-    fs::permissions(alone.parent_path() / "kiln-tools", fs::perms::owner_all);
     r = export_level(alone.string(), "photo.png", {});
     CHECK_MESSAGE(r.exit_code == 0, r.output);
     r = export_level(alone.string(), "photo.jpg", {});

@@ -3,7 +3,7 @@
 // cache), scripts (bytecode, and every page into the page cache ahead of time), textures (.tx) —
 // and only when all of them succeeded switches the output directory to the new cooked set. With
 // --shard it builds one part of the variants and textures into the cache instead (cook_shard.h).
-// See cook_project.h and README "Cooking".
+// See kiln/project/project.h and README "Cooking".
 
 #include <unistd.h>
 
@@ -19,7 +19,7 @@
 #include "persistent_caches.h"
 #include "script_runtime.h"
 #include "cook/cook_errors.h"
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "cook/cook_previews.h"
 #include "cook/cook_report.h"
 #include "cook/cook_scripts.h"
@@ -91,7 +91,7 @@ nlohmann::json remote_report(const cache::BlobStore* store) {
 
 // A shard: this machine's part of the variants and texture conversions, into the cache (and its
 // remote level); no scripts, no packs.
-int run_shard(const cook::Shard& shard, cook::Project& project, std::vector<cook::TargetVariants>& targets,
+int run_shard(const cook::Shard& shard, project::Project& project, std::vector<cook::TargetVariants>& targets,
               cache::BlobStore* store, core::WorkerPool& pool, cook::Progress& progress, cook::CookErrors& errors,
               nlohmann::json& report, const std::string& report_file, bool json, Clock::time_point started) {
   const std::size_t all_variants = project.variants.size(), all_textures = project.textures.size();
@@ -225,8 +225,8 @@ int run_cook_command(const Args& args) {
   }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
   const std::unique_ptr<cache::BlobStore> cache_store =
-      open_cache_store(config, "kiln cook", /*fill_remote=*/shard->has_value());
-  cache::BlobStore* const variant_store = config.shader_disk_cache ? cache_store.get() : nullptr;
+      open_cache_store(config, "kiln cook", open_remote_level(config, "kiln cook"), shard->has_value());
+  cache::BlobStore* const variant_store = shader_store(config, cache_store.get());
   // One library per target, each under its own cache namespace; the first also answers for the
   // shaders' declarations.
   const auto library_options = [&](const cook::CookTarget& target) {
@@ -237,14 +237,14 @@ int run_cook_command(const Args& args) {
         .target = target.target_env,
         .backend = target.backend,
         .store = variant_store,
-        .isolation = compile_isolation(config)};
+        .isolation = shadercache::compile_isolation(config)};
   };
   std::vector<cook::TargetVariants> targets;
   for (const auto& target : settings->targets)
     targets.push_back({target, std::make_unique<shadercache::ShaderLibrary>(library_options(target)), {}});
 
   // Validate everything; report every error.
-  cook::Project project = cook::load_project(root, *targets.front().library);
+  project::Project project = project::load_project(root, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
   // A broken project still builds what is sound, so that one run lists the shaders' errors, the
   // scripts' and the textures' together with the project's (a shard stops here).
@@ -276,7 +276,7 @@ int run_cook_command(const Args& args) {
   // Scripts.
   // The cook ships every page compiled: the compiler must load, not only be known.
   stage_started = Clock::now();
-  const auto compiler = open_page_compiler(config, "kiln cook");
+  const auto compiler = open_page_compiler(jit_store(config, cache_store.get()), "kiln cook");
   const Status compiler_ready =
       compiler ? compiler->ensure_loaded() : Status(make_error("the script compiler (kiln-jitc.so) is not available"));
   if (!compiler_ready) {
@@ -284,7 +284,9 @@ int run_cook_command(const Args& args) {
     return fail();
   }
   cook::CookedScripts scripts;
-  if (!cook::cook_scripts(project, config, verify, *compiler, pool, progress, scripts, errors)) return fail();
+  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler, pool, progress,
+                          scripts, errors))
+    return fail();
   report["stage_ms"]["scripts"] = ms_since(stage_started);
 
   // Textures.

@@ -18,7 +18,7 @@ VariantCounts count_variants(const std::vector<TargetVariants>& targets) {
   return counts;
 }
 
-VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
+VariantCounts report_cooked(const project::Project& project, const std::vector<TargetVariants>& targets,
                             const CookedScripts& scripts, const CookedTextures& textures,
                             std::size_t textures_discarded, nlohmann::json& report) {
   const VariantCounts counts = count_variants(targets);

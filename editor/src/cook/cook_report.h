@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "cook/cook_scripts.h"
 #include "cook/cook_textures.h"
 #include "cook/cook_variants.h"
@@ -26,7 +26,7 @@ struct VariantCounts {
 VariantCounts count_variants(const std::vector<TargetVariants>& targets);
 
 // Fills report["variants"], ["totals"], ["scripts"] and ["textures"]; returns the variant counts.
-VariantCounts report_cooked(const Project& project, const std::vector<TargetVariants>& targets,
+VariantCounts report_cooked(const project::Project& project, const std::vector<TargetVariants>& targets,
                             const CookedScripts& scripts, const CookedTextures& textures,
                             std::size_t textures_discarded, nlohmann::json& report);
 

@@ -15,17 +15,14 @@ namespace {
 
 // The compiled pages of every script, read back from the page cache (or compiled here when the
 // cache is off).
-std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const Project& project, const Config& config,
+std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const project::Project& project,
+                                                                          cache::BlobStore* store,
                                                                           jit::PageCompiler& compiler) {
   std::vector<std::pair<std::string, std::vector<std::byte>>> out;
   std::unique_ptr<jit::PageStore> pages;
-  if (!jit_cache_root(config).empty()) {
-    auto opened = jit::PageStore::open({.root = jit_cache_root(config),
-                                        .build_id = jit::jit_build_id(),
-                                        .fingerprint = compiler.fingerprint(),
-                                        .max_bytes = config.cache_disk_max_bytes,
-                                        .keep_builds = config.cache_keep_builds,
-                                        .background_writes = false});
+  if (store) {
+    auto opened =
+        jit::PageStore::open({.store = store, .build_id = jit::jit_build_id(), .fingerprint = compiler.fingerprint()});
     if (opened) pages = std::move(*opened);
   }
   std::set<std::string> seen;
@@ -51,16 +48,15 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
 
 }  // namespace
 
-bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
-                  core::WorkerPool& pool, Progress& progress, CookedScripts& out, CookErrors& errors) {
+bool cook_scripts(const project::Project& project, const Config& config, cache::BlobStore* store, bool verify,
+                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress, CookedScripts& out,
+                  CookErrors& errors) {
   {
     auto runtime = cli::open_jit_runtime({.compiler = &compiler,
-                                          .cache_root = jit_cache_root(config),
+                                          .store = store,
                                           .verify = verify || config.jit_cache_verify,
                                           .compile_threads = pool.size(),
-                                          .synchronous = true,
-                                          .cache_max_bytes = config.cache_disk_max_bytes,
-                                          .keep_builds = config.cache_keep_builds},
+                                          .synchronous = true},
                                          "kiln cook");
     if (!runtime) {
       errors.add("kiln cook: " + runtime.error().message);
@@ -78,7 +74,7 @@ bool cook_scripts(const Project& project, const Config& config, bool verify, jit
   if (out.stats.verify_mismatches)
     errors.add("cook: --verify: " + std::to_string(out.stats.verify_mismatches) +
                " script pages differ from a fresh compile of them");
-  out.pages = shipped_pages(project, config, compiler);
+  out.pages = shipped_pages(project, store, compiler);
   return true;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cook/cook_errors.h"
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "cook/progress.h"
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
@@ -25,9 +25,11 @@ struct CookedScripts {
   std::vector<std::pair<std::string, std::vector<std::byte>>> pages;  // page id -> shipped page
 };
 
+// Every page compiled into the page cache of `store` (none: the cache is off) and read back to ship.
 // False (with the reason in `errors`) when no script runtime could be made; --verify mismatches
 // are errors too.
-bool cook_scripts(const Project& project, const Config& config, bool verify, jit::PageCompiler& compiler,
-                  core::WorkerPool& pool, Progress& progress, CookedScripts& out, CookErrors& errors);
+bool cook_scripts(const project::Project& project, const Config& config, cache::BlobStore* store, bool verify,
+                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress, CookedScripts& out,
+                  CookErrors& errors);
 
 }  // namespace kiln::cook

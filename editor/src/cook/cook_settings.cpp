@@ -29,7 +29,7 @@ bool define_text(const std::string& s) {
 }  // namespace
 
 std::string CookTarget::id() const {
-  return std::string(shadercache::backend_name(backend)) + "-" + std::string(shadercache::target_env_name(target_env));
+  return std::string(runtime::backend_name(backend)) + "-" + std::string(shadercache::target_env_name(target_env));
 }
 
 Result<CookSettings> load_cook_settings(const fs::path& root) {
@@ -84,7 +84,7 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
           for (auto f = t.begin(); f != t.end(); ++f) {
             const std::string value = f->is_string() ? f->get<std::string>() : f->dump();
             if (f.key() == "backend") {
-              if (auto b = shadercache::parse_backend(value))
+              if (auto b = runtime::backend_named(value))
                 target.backend = *b;
               else
                 problem(ti + "/backend", "unknown backend '" + value + "' (spirv, glsl, essl, hlsl, msl)");

@@ -72,17 +72,9 @@ Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::s
   return std::optional<Shard>();
 }
 
-void keep_shard(Project& project, const Shard& shard) {
+void keep_shard(project::Project& project, const Shard& shard) {
   std::erase_if(project.variants, [&](const auto& v) { return !shard.owns("variant:" + v.key.name()); });
-  std::vector<std::string> textures;
-  std::vector<textures::TextureSettings> settings;
-  for (std::size_t i = 0; i < project.textures.size(); ++i)
-    if (shard.owns("texture:" + project.textures[i])) {
-      textures.push_back(project.textures[i]);
-      settings.push_back(project.texture_settings[i]);
-    }
-  project.textures = std::move(textures);
-  project.texture_settings = std::move(settings);
+  std::erase_if(project.textures, [&](const auto& t) { return !shard.owns("texture:" + t.file); });
 }
 
 }  // namespace kiln::cook

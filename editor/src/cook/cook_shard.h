@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cook {
@@ -32,6 +32,6 @@ Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::s
                                            const std::map<std::string, std::string>& env);
 
 // Keeps this shard's variants and textures of `project` (the rest is other machines' work).
-void keep_shard(Project& project, const Shard& shard);
+void keep_shard(project::Project& project, const Shard& shard);
 
 }  // namespace kiln::cook

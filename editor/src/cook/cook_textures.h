@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cook/cook_errors.h"
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
 #include "kiln/core/worker_pool.h"
@@ -39,7 +39,7 @@ struct CookedTextures {
 
 // Converts every texture once per distinct size cap of `targets` (the first is the default; none:
 // one uncapped conversion). `progress` ticks once per conversion: large sources take seconds each.
-CookedTextures cook_textures(const Project& project, TextureConversions& conversions, bool verify,
+CookedTextures cook_textures(const project::Project& project, TextureConversions& conversions, bool verify,
                              const std::vector<TextureTarget>& targets, core::WorkerPool& pool, Progress& progress,
                              CookErrors& errors);
 

@@ -26,7 +26,7 @@ std::string shown_variant(const materials::VariantKey& key) {
 
 }  // namespace
 
-void build_variants(const Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
+void build_variants(const project::Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
                     Progress& progress, CookErrors& errors) {
   const std::size_t count = project.variants.size();
   for (auto& target : targets) {
@@ -60,12 +60,12 @@ void build_variants(const Project& project, std::vector<TargetVariants>& targets
       if (!target.results[i].ok) errors.add(target.results[i].error, shown_variant(project.variants[i].key));
 }
 
-void lay_out_materials(Project& project, const TargetVariants& first, CookErrors& errors) {
-  std::map<std::string, std::vector<std::string>> reflections;
+void lay_out_materials(project::Project& project, const TargetVariants& first, CookErrors& errors) {
+  materials::VariantReflections reflections;
   for (std::size_t i = 0; i < first.results.size(); ++i) {
     if (!first.results[i].ok) continue;
     auto& stages = reflections[project.variants[i].key.name()];
-    for (const auto& stage : first.results[i].record.stages) stages.push_back(stage.reflection_json);
+    for (const auto& stage : first.results[i].record.stages) stages.push_back(&stage.reflection);
   }
   for (auto& m : project.materials) {
     const bool all_built =
@@ -81,7 +81,7 @@ void lay_out_materials(Project& project, const TargetVariants& first, CookErrors
   }
 }
 
-std::size_t verify_variants(const Project& project, const std::vector<TargetVariants>& targets,
+std::size_t verify_variants(const project::Project& project, const std::vector<TargetVariants>& targets,
                             const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
                             core::WorkerPool& pool, CookErrors& errors) {
   std::size_t checked = 0;

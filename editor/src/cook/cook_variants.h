@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cook/cook_errors.h"
-#include "cook/cook_project.h"
+#include "kiln/project/project.h"
 #include "cook/cook_settings.h"
 #include "cook/progress.h"
 #include "kiln/core/worker_pool.h"
@@ -37,16 +37,16 @@ struct TargetVariants {
 };
 
 // Builds every variant of `project` with every library; errors go to `errors`, naming the variant.
-void build_variants(const Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
+void build_variants(const project::Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
                     Progress& progress, CookErrors& errors);
 
 // Lays out every material's parameter blocks and texture bindings from the first target's
 // reflection; a material whose variants did not build is left to their errors.
-void lay_out_materials(Project& project, const TargetVariants& first, CookErrors& errors);
+void lay_out_materials(project::Project& project, const TargetVariants& first, CookErrors& errors);
 
 // --verify: each built variant compiled afresh with `fresh_options(target)` (which refresh the
 // store, so a differing entry is never served again) must equal what was built. Returns the count.
-std::size_t verify_variants(const Project& project, const std::vector<TargetVariants>& targets,
+std::size_t verify_variants(const project::Project& project, const std::vector<TargetVariants>& targets,
                             const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
                             core::WorkerPool& pool, CookErrors& errors);
 

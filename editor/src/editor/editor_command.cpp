@@ -21,7 +21,6 @@
 
 #include "cli_args.h"
 #include "editor/editor_session.h"
-#include "kiln/cache/hash.h"
 #include "kiln/core/text.h"
 #include "editor/file_watcher.h"
 
@@ -182,13 +181,9 @@ int run_editor_command(const Args& args) {
   // again by a new one.
   const auto open_session = [&] {
     auto made = std::make_unique<editor::EditorSession>(root, loaded->config);
-    if (args.has("--previews")) {
-      // Per project under the cache root, so two projects' editors never share a picture.
-      std::error_code ec;
-      const auto project = std::filesystem::weakly_canonical(root, ec).string();
-      made->enable_previews(loaded->config.cache_root / "previews" /
-                            cache::hex64(cache::xxh3_64(project)).substr(0, 16));
-    }
+    if (args.has("--previews"))
+      if (Status enabled = made->enable_previews(); !enabled)
+        std::fprintf(stderr, "kiln editor: previews off: %s\n", enabled.error().message.c_str());
     return made;
   };
   auto session = open_session();

@@ -37,29 +37,46 @@ EditorSession::EditorSession(fs::path root, const Config& config)
     : root_(std::move(root)), config_(config), pool_(config.jobs) {
   if (!pool_.shortfall().empty())
     std::fprintf(stderr, "kiln editor: %s: slower than --jobs asks\n", pool_.shortfall().c_str());
-  store_ = cli::open_variant_store(config, "kiln editor");
-  library_ = std::make_unique<shadercache::ShaderLibrary>(shadercache::ShaderLibraryOptions{
-      .root = root_, .store = store_.get(), .isolation = cli::compile_isolation(config)});
-  compiler_ = cli::open_page_compiler(config, "kiln editor");
+  store_ = cli::open_cache_store(config, "kiln editor", cli::open_remote_level(config, "kiln editor"));
+  library_ = std::make_unique<shadercache::ShaderLibrary>(
+      shadercache::ShaderLibraryOptions{.root = root_,
+                                        .store = cli::shader_store(config, store_.get()),
+                                        .isolation = shadercache::compile_isolation(config)});
+  reader_ = std::make_unique<project::ProjectReader>(root_, *library_);
+  compiler_ = cli::open_page_compiler(cli::jit_store(config, store_.get()), "kiln editor");
   if (compiler_) {  // without one, scripts run interpreted (said on stderr)
     auto jit = cli::open_jit_runtime({.compiler = compiler_.get(),
-                                      .cache_root = jit_cache_root(config),
+                                      .store = cli::jit_store(config, store_.get()),
                                       .synchronous = true,
-                                      .hot_threshold = 1,
-                                      .cache_max_bytes = config.cache_disk_max_bytes,
-                                      .keep_builds = config.cache_keep_builds},
+                                      .hot_threshold = 1},
                                      "kiln editor");
     if (jit) jit_ = std::move(*jit);
   }
-  texture_store_ = cli::open_cache_store(config, "kiln editor");
-  tiles_ = std::make_unique<textures::TileCache>(textures::TileCacheOptions{
-      .memory_budget_bytes = config.texture_memory_max_bytes, .conversions = texture_store_.get()});
+  tiles_ = std::make_unique<textures::TileCache>(
+      textures::TileCacheOptions{.memory_budget_bytes = config.texture_memory_max_bytes, .conversions = store_.get()});
 }
 
 EditorSession::~EditorSession() {
-  // On exit the cap and the build limit hold over every kind again.
-  if (store_) store_->flush();
-  if (texture_store_) (void)texture_store_->prune();
+  // On exit the cap and the build limit hold over every kind again (after the users of the store
+  // that write through it are gone).
+  tiles_.reset();
+  jit_.reset();
+  reader_.reset();
+  library_.reset();
+  if (store_) (void)store_->prune();
+}
+
+Status EditorSession::lay_out(MaterialState& state) {
+  // The reflection of each pass's variant: handles keep the variants alive for the call.
+  std::vector<shadercache::VariantCache::Handle> held;
+  materials::VariantReflections reflections;
+  for (const runtime::MaterialPass& pass : state.record.passes) {
+    auto v = library_->variant(state.material.shader, pass.pass, state.material.keywords);
+    if (!v) continue;  // its build error is said on its own; the layout names the variant as not built
+    for (const auto& stage : (*v)->stages) reflections[pass.variant].push_back(&stage.reflection);
+    held.push_back(std::move(*v));
+  }
+  return materials::lay_out_material(state.material, reflections, state.record);
 }
 
 std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) {
@@ -126,38 +143,35 @@ nlohmann::json EditorSession::start() {
   std::vector<std::string> errors;
   std::vector<materials::VariantKey> all;
   for (const std::string& rel : list_project_files(root_, "materials", ".json")) {
-    auto m = materials::load_material((root_ / rel).string());
-    if (!m) {
-      errors.push_back(m.error().message);
-      continue;
-    }
-    MaterialState state{*m, active_variants(*m)};
+    auto input = reader_->read_material(rel, errors);
+    if (!input) continue;
+    MaterialState state{input->source, active_variants(input->source), input->record};
     all.insert(all.end(), state.variants.begin(), state.variants.end());
-    for (const auto& [slot, texture] : m->textures)
+    for (const auto& [slot, texture] : input->source.textures)
       if (!textures_.count(texture))
         if (auto loaded = load_texture(texture); !loaded) errors.push_back(loaded.error().message);
     materials_[rel] = std::move(state);
   }
   const Built built = build(all);
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
+  // Each material's parameters and texture slots against the variants it uses, as the cook lays
+  // them out.
+  for (auto& [rel, state] : materials_)
+    if (auto laid = lay_out(state); !laid) errors.push_back(laid.error().message);
   // The engine functions scripts may call: the parameters of the materials just loaded.
   std::vector<runtime::MaterialRecord> records;
-  for (const auto& [rel, state] : materials_) {
-    records.emplace_back();
-    records.back().file = rel;
-    records.back().params = state.material.params;
-  }
-  script_host_ = cli::host_signatures(runtime::parameter_functions(records));
+  for (const auto& [rel, state] : materials_) records.push_back(state.record);
+  script_host_ = project::host_signatures(runtime::parameter_functions(records));
   std::size_t pages = 0;
   for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
-    auto program = lang::compile_script_file((root_ / rel).string(), script_host_);
-    if (!program) {
-      errors.push_back(program.error().message);
+    auto script = reader_->read_script(rel, script_host_);
+    if (!script) {
+      errors.push_back(script.error().message);
       continue;
     }
-    if (jit_) jit_->precompile(*program, jit::abi::JitMode::kChecked);
-    pages += program->page_count();
-    scripts_[rel] = std::move(*program);
+    if (jit_) jit_->precompile(script->program, jit::abi::JitMode::kChecked);
+    pages += script->program.page_count();
+    scripts_[rel] = std::move(script->program);
   }
   nlohmann::json event = {{"event", "ready"},
                           {"materials", materials_.size()},
@@ -295,24 +309,25 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
     materials_.erase(change.path);
     return {{"event", "material_removed"}, {"file", change.path}};
   }
-  auto m = materials::load_material((root_ / change.path).string());
-  if (m) {
-    if (auto program = library_->program(m->shader); !program)
-      m = program.error();
-    else if (auto legal = materials::check_material_keywords(*m, (*program)->declaration); !legal)
-      m = legal.error();
-  }
-  if (!m)
+  // The checks and words of the cook: the project model reads it.
+  std::vector<std::string> problems;
+  auto input = reader_->read_material(change.path, problems);
+  if (!input || !problems.empty()) {
+    std::string message;
+    for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
     return {{"event", "material_error"},
             {"file", change.path},
-            {"error", m.error().message},
+            {"error", message},
             {"kept_previous", materials_.count(change.path) > 0}};
+  }
   const auto t0 = Clock::now();
-  MaterialState state{*m, active_variants(*m)};
+  MaterialState state{input->source, active_variants(input->source), input->record};
   Built built = build(state.variants);
-  for (const auto& [slot, texture] : m->textures)
+  for (const auto& [slot, texture] : input->source.textures)
     if (!textures_.count(texture))
       if (auto loaded = load_texture(texture); !loaded) built.errors.push_back(loaded.error().message);
+  if (built.errors.empty())
+    if (auto laid = lay_out(state); !laid) built.errors.push_back(laid.error().message);
   nlohmann::json event = {{"event", built.errors.empty() ? "material" : "material_error"},
                           {"file", change.path},
                           {"variants", state.variants.size()},
@@ -337,8 +352,11 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   return event;
 }
 
-void EditorSession::enable_previews(const fs::path& dir) {
-  previews_ = std::make_unique<MaterialPreviews>(dir, config_.render_device, config_.render_validate);
+Status EditorSession::enable_previews() {
+  auto made = MaterialPreviews::create(config_.render_device, config_.render_validate);
+  if (!made) return made.error();
+  previews_ = std::move(*made);
+  return {};
 }
 
 Result<fs::path> EditorSession::preview(const std::string& rel, const MaterialState& state) {
@@ -367,12 +385,13 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
     scripts_.erase(change.path);
     return {{"event", "script_removed"}, {"file", change.path}};
   }
-  auto program = lang::compile_script_file((root_ / change.path).string(), script_host_);
-  if (!program)
+  auto script = reader_->read_script(change.path, script_host_);
+  if (!script)
     return {{"event", "script_error"},
             {"file", change.path},
-            {"error", program.error().message},
+            {"error", script.error().message},
             {"kept_previous", scripts_.count(change.path) > 0}};
+  auto program = std::optional<jit::Program>(std::move(script->program));
   // Pages whose bytes did not change keep their code: the runtime keys pages by their bytes.
   std::size_t changed = 0;
   auto old = scripts_.find(change.path);
@@ -410,6 +429,7 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
         source = texture;
   }
   if (!textures_.count(source)) return nullptr;  // not a texture of the project's materials
+  reader_->forget_sidecar(source);               // the next read of a material using it reads its settings again
   // The image may be the source converted to a .tx in the cache, or a .tx next to the source.
   std::size_t dropped = tiles_->invalidate(root_ / source);
   if (auto old = images_.find(source); old != images_.end()) dropped += tiles_->invalidate(old->second->path());

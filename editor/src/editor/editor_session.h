@@ -37,6 +37,8 @@
 #include "kiln/jit/jit_runtime.h"
 #include "kiln/jit/compiler_plugin.h"
 #include "kiln/materials/material.h"
+#include "kiln/materials/material_layout.h"
+#include "kiln/project/project_reader.h"
 #include "kiln/shadercache/shader_library.h"
 #include "kiln/textures/tile_cache.h"
 
@@ -45,8 +47,9 @@ namespace kiln::editor {
 class EditorSession {
  public:
   EditorSession(std::filesystem::path root, const Config& config);
-  // After each material edit that builds, its preview is rendered into `dir` and named in the event.
-  void enable_previews(const std::filesystem::path& dir);
+  // After each material edit that builds, its preview is rendered (into a private directory of the
+  // session's, removed with it) and named in the event; why that directory cannot be made.
+  Status enable_previews();
   ~EditorSession();
 
   nlohmann::json start();  // loads everything; the "ready" event
@@ -57,6 +60,7 @@ class EditorSession {
   struct MaterialState {
     materials::Material material;
     std::vector<materials::VariantKey> variants;  // active: one per pass, current revision
+    runtime::MaterialRecord record;               // as the cook records it, laid out by lay_out()
   };
   struct Built {
     std::size_t compiled = 0, cache_hits = 0;
@@ -65,6 +69,9 @@ class EditorSession {
   };
 
   Built build(const std::vector<materials::VariantKey>& keys);
+  // The material's parameters and texture slots checked against the variants it uses now and laid
+  // out into its record (materials::lay_out_material, as the cook does); the cook's error if not.
+  Status lay_out(MaterialState& state);
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
@@ -81,9 +88,10 @@ class EditorSession {
 
   std::filesystem::path root_;
   Config config_;
-  core::WorkerPool pool_;  // `jobs` threads
-  std::unique_ptr<cache::BlobStore> store_;
+  core::WorkerPool pool_;                    // `jobs` threads
+  std::unique_ptr<cache::BlobStore> store_;  // the process's one cache store: first in, last out
   std::unique_ptr<shadercache::ShaderLibrary> library_;
+  std::unique_ptr<project::ProjectReader> reader_;               // the project model's checks, on library_
   std::map<std::string, MaterialState> materials_;               // by path relative to the root
   std::map<std::string, std::vector<std::string>> stage_files_;  // shader id -> its stage files when last read
   std::unique_ptr<jit::PluginPageCompiler> compiler_;
@@ -92,7 +100,6 @@ class EditorSession {
   // The engine functions scripts may call (the materials' parameters), as the project was at start.
   std::vector<jit::HostSignature> script_host_;
   std::unique_ptr<MaterialPreviews> previews_;
-  std::unique_ptr<cache::BlobStore> texture_store_;  // before tiles_: the cache reads from it
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
   std::set<std::string> textures_;  // every texture a material names, loaded or not

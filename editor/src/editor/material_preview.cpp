@@ -1,5 +1,10 @@
 #include "editor/material_preview.h"
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "kiln/materials/material_layout.h"
 #include "kiln/render/pipeline_set.h"
 #include "kiln/render/scene_renderer.h"
@@ -12,7 +17,20 @@ namespace fs = std::filesystem;
 
 MaterialPreviews::MaterialPreviews(fs::path dir, std::string render_device, bool validate)
     : dir_(std::move(dir)), device_(std::move(render_device)), validate_(validate) {}
-MaterialPreviews::~MaterialPreviews() = default;
+
+Result<std::unique_ptr<MaterialPreviews>> MaterialPreviews::create(std::string render_device, bool validate) {
+  std::error_code ec;
+  std::string pattern = (fs::temp_directory_path(ec) / "kiln-previews-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)  // 0700: this user's pictures
+    return make_error("cannot make a directory for previews (" + pattern + "): " + std::strerror(errno));
+  return std::unique_ptr<MaterialPreviews>(new MaterialPreviews(pattern, std::move(render_device), validate));
+}
+
+MaterialPreviews::~MaterialPreviews() {
+  context_.reset();
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
 
 Result<fs::path> MaterialPreviews::render(
     const std::string& rel, const materials::Material& material,
@@ -37,11 +55,11 @@ Result<fs::path> MaterialPreviews::render(
   record.shader = material.shader;
   record.params = material.params;
   for (const auto& [slot, texture] : material.textures) record.textures[slot] = texture;
-  std::map<std::string, std::vector<std::string>> reflections;
+  materials::VariantReflections reflections;
   for (const auto& [key, variant] : variants) {
     if (record.keywords.empty()) record.keywords = key.keyword_list();
     record.passes.push_back({key.pass, key.name(), {}, {}});
-    for (const auto& stage : variant.stages) reflections[key.name()].push_back(stage.reflection_json);
+    for (const auto& stage : variant.stages) reflections[key.name()].push_back(&stage.reflection);
   }
   KILN_TRY(materials::lay_out_material(material, reflections, record));
 

@@ -24,9 +24,13 @@ namespace kiln::editor {
 
 class MaterialPreviews {
  public:
-  // `validate`: the Vulkan validation layer on; a preview during which it prints fails.
-  MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
+  // Previews in a private directory of their own (under the temp directory), removed with them:
+  // they are a session's pictures, not a cache. `validate`: the Vulkan validation layer on; a
+  // preview during which it prints fails.
+  static Result<std::unique_ptr<MaterialPreviews>> create(std::string render_device, bool validate);
   ~MaterialPreviews();
+  MaterialPreviews(const MaterialPreviews&) = delete;
+  MaterialPreviews& operator=(const MaterialPreviews&) = delete;
 
   // The picture of `material` (`rel`: its path in the project); empty when there is no Vulkan
   // device (unavailable() says why). `textures`: the .tx bytes of every texture it names.
@@ -40,6 +44,8 @@ class MaterialPreviews {
   const std::filesystem::path& dir() const { return dir_; }  // where the pictures go
 
  private:
+  MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
+
   std::filesystem::path dir_;
   std::string device_;
   bool validate_ = false;

@@ -2,7 +2,6 @@
 
 #include "blob_format.h"
 #include "kiln/cache/cache_kinds.h"
-#include "kiln/core/thread_start.h"
 
 namespace kiln::cache {
 namespace {
@@ -17,35 +16,20 @@ constexpr int kSenders = 4;
 
 RemoteLevel::RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
                          std::function<void(const std::string&)> warn)
-    : storage_(std::move(storage)), read_only_(read_only), use_(use), warn_(std::move(warn)) {
-  std::string refused;
-  for (int i = 0; i < kSenders; ++i) {
-    auto sender = core::start_thread([this] { run(); });
-    if (!sender) {
-      refused = sender.error().message;
-      break;
-    }
-    senders_.push_back(std::move(*sender));
-  }
-  if (senders_.empty()) {  // nothing would send an upload: read from the remote, write to it no more
+    : storage_(std::move(storage)), read_only_(read_only), use_(use), warn_(std::move(warn)), senders_(kSenders) {
+  if (senders_.started() == 0) {  // nothing would send an upload: read from the remote, write to it no more
     writes_off_.store(true);
     // A read-only remote loses nothing; otherwise say so, and leave the one line of trouble a run
     // prints free for the remote becoming unavailable later.
     if (!read_only_) {
-      trouble_ = "remote cache " + storage_->address() + ": " + refused + ": reading from it, writing no more";
+      trouble_ =
+          "remote cache " + storage_->address() + ": " + senders_.refused() + ": reading from it, writing no more";
       if (warn_) warn_(trouble_);
     }
   }
 }
 
-RemoteLevel::~RemoteLevel() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  work_cv_.notify_all();
-  for (auto& sender : senders_) sender.join();
-}
+RemoteLevel::~RemoteLevel() = default;  // the senders' pool sends what is queued, then stops
 
 std::string RemoteLevel::remote_key(const BlobNamespace& ns, const BlobKey& key) {
   return "kiln/" + ns.kind + "/" + ns.id + "/" + key.hex();
@@ -109,53 +93,44 @@ void RemoteLevel::fill(const BlobNamespace& ns, const BlobKey& key, std::shared_
 
 void RemoteLevel::enqueue(Upload upload) {
   if (read_only_ || off_.load(std::memory_order_relaxed) || writes_off_.load(std::memory_order_relaxed)) return;
-  std::unique_lock lock(mu_);
-  space_cv_.wait(lock, [&] { return queued_bytes_ < kMaxQueuedBytes || stopping_; });
-  queued_bytes_ += upload.image->size();
-  upload.seq = ++last_seq_;
-  queue_.push_back(std::move(upload));
-  work_cv_.notify_one();
+  {
+    std::unique_lock lock(mu_);
+    space_cv_.wait(lock, [&] { return queued_bytes_ < kMaxQueuedBytes; });
+    queued_bytes_ += upload.image->size();
+    upload.seq = ++last_seq_;
+    unsent_.insert(upload.seq);
+  }
+  senders_.submit([this, upload = std::move(upload)] { send(upload); });
 }
 
 void RemoteLevel::flush() {
-  // Senders finish out of order: wait until no upload up to the newest one now is queued or under way.
+  // Senders finish out of order: wait until no upload up to the newest one now is unsent.
   std::unique_lock lock(mu_);
   const std::uint64_t target = last_seq_;
-  idle_cv_.wait(lock, [&] {
-    return (queue_.empty() || queue_.front().seq > target) && (running_.empty() || *running_.begin() > target);
-  });
+  idle_cv_.wait(lock, [&] { return unsent_.empty() || *unsent_.begin() > target; });
 }
 
-void RemoteLevel::run() {
-  std::unique_lock lock(mu_);
-  for (;;) {
-    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, everything sent
-    Upload upload = std::move(queue_.front());
-    queue_.pop_front();
-    const auto running = running_.insert(upload.seq);
-    lock.unlock();
-    if (!off_.load() && !writes_off_.load()) {
-      RemoteReply reply;
-      if (upload.only_if_absent) reply = storage_->has(upload.key);
-      if (!upload.only_if_absent || reply.outcome == RemoteReply::kAbsent)
-        reply = storage_->put(upload.key, *upload.image);
-      else if (reply.outcome == RemoteReply::kOk)
-        reply.outcome = RemoteReply::kAbsent;  // there already: nothing sent
-      if (reply.outcome == RemoteReply::kOk) {
-        use_.add(upload.kind, KindUseCounters::kRemoteWrites);
-        use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten, upload.image->size());
-      } else if (reply.outcome != RemoteReply::kAbsent) {
-        use_.add(upload.kind, KindUseCounters::kRemoteErrors);
-        failed(reply, true);
-      }
+void RemoteLevel::send(const Upload& upload) {
+  if (!off_.load() && !writes_off_.load()) {
+    RemoteReply reply;
+    if (upload.only_if_absent) reply = storage_->has(upload.key);
+    if (!upload.only_if_absent || reply.outcome == RemoteReply::kAbsent)
+      reply = storage_->put(upload.key, *upload.image);
+    else if (reply.outcome == RemoteReply::kOk)
+      reply.outcome = RemoteReply::kAbsent;  // there already: nothing sent
+    if (reply.outcome == RemoteReply::kOk) {
+      use_.add(upload.kind, KindUseCounters::kRemoteWrites);
+      use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten, upload.image->size());
+    } else if (reply.outcome != RemoteReply::kAbsent) {
+      use_.add(upload.kind, KindUseCounters::kRemoteErrors);
+      failed(reply, true);
     }
-    lock.lock();
-    running_.erase(running);
-    queued_bytes_ -= upload.image->size();
-    space_cv_.notify_all();
-    idle_cv_.notify_all();
   }
+  std::lock_guard lock(mu_);
+  unsent_.erase(upload.seq);
+  queued_bytes_ -= upload.image->size();
+  space_cv_.notify_all();
+  idle_cv_.notify_all();
 }
 
 }  // namespace kiln::cache

@@ -9,24 +9,23 @@
 // turns the level off for the rest of the process and is reported once through `warn`; a refused
 // write (a full or read-only server) stops the writes and is reported once, lookups go on.
 //
-// Thread-safety: get/put/flush/stats from any thread; a few sender threads upload, each with a
-// connection of its own (a server's latency, not its bandwidth, bounds one upload at a time).
+// Thread-safety: get/put/flush/stats from any thread; the uploads run on a small worker pool of
+// the level's own (core::WorkerPool), each sender with a connection of its own (a server's
+// latency, not its bandwidth, bounds one upload at a time).
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "kind_use.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/remote_storage.h"
+#include "kiln/core/worker_pool.h"
 
 namespace kiln::cache {
 
@@ -65,7 +64,7 @@ class RemoteLevel {
     std::uint64_t seq = 0;
   };
   void enqueue(Upload upload);
-  void run();
+  void send(const Upload& upload);
   // Counts a failed answer; turns the level (or its writes) off and warns, once.
   void failed(const RemoteReply& reply, bool writing);
 
@@ -75,15 +74,14 @@ class RemoteLevel {
   std::function<void(const std::string&)> warn_;
   std::atomic<bool> off_{false}, writes_off_{false}, warned_{false};
 
-  mutable std::mutex mu_;  // guards everything below
+  mutable std::mutex mu_;  // guards everything below but the senders
   std::string trouble_;
-  std::condition_variable work_cv_, idle_cv_, space_cv_;
-  std::deque<Upload> queue_;  // in sequence order
-  std::uint64_t queued_bytes_ = 0;
-  std::uint64_t last_seq_ = 0;            // of the newest upload queued
-  std::multiset<std::uint64_t> running_;  // sequence numbers being sent now
-  bool stopping_ = false;
-  std::vector<std::thread> senders_;  // last: started after everything above exists (none: no writes)
+  std::condition_variable idle_cv_, space_cv_;
+  std::uint64_t queued_bytes_ = 0;  // of the uploads not yet sent
+  std::uint64_t last_seq_ = 0;      // of the newest upload queued
+  std::set<std::uint64_t> unsent_;  // sequence numbers queued or being sent
+  // Last: started after everything above exists, and on destruction (first) sends what is queued.
+  core::WorkerPool senders_;
 };
 
 }  // namespace kiln::cache

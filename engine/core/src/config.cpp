@@ -395,8 +395,4 @@ std::string format_size(std::uint64_t bytes) {
   return std::to_string(v) + units[u];
 }
 
-std::filesystem::path jit_cache_root(const Config& config) {
-  return config.jit_cache ? config.cache_root : std::filesystem::path();
-}
-
 }  // namespace kiln

@@ -86,4 +86,18 @@ Status RuntimeLibrary::complete() const {
   return make_error(std::string(soname_) + " lacks " + missing_);
 }
 
+Result<Plugin> Plugin::open(const std::filesystem::path& file, std::string_view plugin_name, std::string_view what) {
+  const std::string the = "the " + std::string(what);
+  if (file.empty()) return make_error(the + " (" + std::string(plugin_name) + ") is not installed beside this program");
+  KILN_TRY(check_plugin_file(file, the));
+  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: see the header
+  if (!handle) return make_error(file.string() + ": cannot load " + the + ": " + ::dlerror());
+  return Plugin(handle, file, std::string(what));
+}
+
+Result<void*> Plugin::entry(const char* symbol) const {
+  if (void* found = ::dlsym(handle_, symbol)) return found;
+  return make_error(file_.string() + ": not this Kiln's " + what_ + " (no " + symbol + ")");
+}
+
 }  // namespace kiln

@@ -16,6 +16,7 @@ WorkerPool::WorkerPool(int threads) {
   for (int i = 0; i < n; ++i) {
     auto thread = start_thread([this] { run(); });
     if (!thread) {  // the workers started do the work; with none, the callers do
+      refused_ = thread.error().message;
       shortfall_ =
           std::to_string(i) + " of " + std::to_string(n) + " worker threads started (" + thread.error().message + ")";
       break;

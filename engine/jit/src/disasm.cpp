@@ -5,19 +5,6 @@
 
 namespace kiln::jit {
 
-const char* op_name(Op op) {
-  static const char* names[] = {"LOADN",   "LOADB",   "MOVE",    "GETMOD",   "SETMOD",  "ADD",     "SUB",     "MUL",
-                                "DIV",     "MOD",     "POW",     "NEG",      "NOT",     "EQ",      "LT",      "LE",
-                                "EQREF",   "JMP",     "JMPIF",   "JMPIFNOT", "FORPREP", "FORLOOP", "NEWARR",  "APPEND",
-                                "GETI",    "SETI",    "LEN",     "CALL",     "MATH",    "HOST",    "RET",     "RET0",
-                                "PUTN",    "PUTB",    "PUTS",    "PUTTAB",   "PRINTLN", "DEFINE",  "JNOTLT",  "JNOTLE",
-                                "JNOTEQ",  "JEQ",     "LOADF",   "CALLR",    "ADDK",    "SUBK",    "MULK",    "DIVK",
-                                "JNOTLTK", "JNOTLEK", "JNOTGTK", "JNOTGEK",  "JNOTEQK", "JEQK",    "TAILCALL"};
-  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(Op::kCount));
-  const auto i = static_cast<std::size_t>(op);
-  return i < static_cast<std::size_t>(Op::kCount) ? names[i] : "?";
-}
-
 std::string disassemble(const Program& program) {
   std::string out;
   char buf[160];
@@ -33,66 +20,60 @@ std::string disassemble(const Program& program) {
       const std::size_t page = fn.first_page + pc / kPageWords;
       std::snprintf(buf, sizeof buf, "  page %zu +%-4zu %-9s", page, pc % kPageWords, op_name(op));
       out += buf;
-      std::size_t size = 1;
-      switch (op) {
-        case Op::kLoadN: {
-          const std::uint64_t bits = code[pc + 1] | (std::uint64_t(code[pc + 2]) << 32);
-          double v;
-          std::memcpy(&v, &bits, 8);
-          std::snprintf(buf, sizeof buf, "r%u %.17g", a_of(w), v);
-          size = 3;
+      if (!is_op(w)) {  // only a program that failed verification holds one
+        out += "\n";
+        ++pc;
+        continue;
+      }
+      const std::size_t size = instruction_words({code, fn.words}, pc);
+      const auto target = jump_target({code, fn.words}, pc);
+      const long to = target ? *target : -1;
+      const auto function_name = [&](std::uint32_t index) {
+        return index < program.functions.size() ? program.functions[index].name.c_str() : "?";
+      };
+      buf[0] = 0;
+      switch (op_info(op).format) {
+        case OpFormat::kANumber:
+          std::snprintf(buf, sizeof buf, "r%u %.17g", a_of(w), constant_operand(code, pc));
+          break;
+        case OpFormat::kAModule: std::snprintf(buf, sizeof buf, "r%u m%u", a_of(w), ud_of(w)); break;
+        case OpFormat::kJump:
+        case OpFormat::kAJump:
+        case OpFormat::kLoopJump:
+        case OpFormat::kABBranch:
+          if (op_info(op).format == OpFormat::kABBranch)
+            std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w), to);
+          else
+            std::snprintf(buf, sizeof buf, "r%u -> +%ld", a_of(w), to);
+          break;
+        case OpFormat::kAFunction: std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), function_name(ud_of(w))); break;
+        case OpFormat::kFunction: std::snprintf(buf, sizeof buf, "%s", function_name(ud_of(w))); break;
+        case OpFormat::kATailCall:
+          if (pc + 1 < fn.words)
+            std::snprintf(buf, sizeof buf, "r%u %s (%u arguments)", a_of(w), function_name(code[pc + 1]), b_of(w));
+          break;
+        case OpFormat::kString: {
+          const std::uint32_t n = pc + 1 < fn.words ? code[pc + 1] : 0;
+          std::string text;
+          for (std::uint32_t k = 0; k < n && pc + 2 + k / 4 < fn.words; ++k)
+            text += static_cast<char>((code[pc + 2 + k / 4] >> (8 * (k % 4))) & 0xff);
+          std::snprintf(buf, sizeof buf, "\"%.60s\"", text.c_str());
           break;
         }
-        case Op::kGetMod:
-        case Op::kSetMod: std::snprintf(buf, sizeof buf, "r%u m%u", a_of(w), ud_of(w)); break;
-        case Op::kJmp:
-        case Op::kJmpIf:
-        case Op::kJmpIfNot:
-        case Op::kForPrep:
-        case Op::kForLoop:
-          std::snprintf(buf, sizeof buf, "r%u -> +%ld", a_of(w), static_cast<long>(pc) + 1 + d_of(w));
+        case OpFormat::kABNumber:
+          std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
           break;
-        case Op::kCall:
-          std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
+        case OpFormat::kANumberBranch:
+          std::snprintf(buf, sizeof buf, "r%u %.17g -> +%ld", a_of(w), constant_operand(code, pc), to);
           break;
-        case Op::kTailCall:
-          if (pc + 1 < fn.words && code[pc + 1] < program.functions.size())
-            std::snprintf(buf, sizeof buf, "r%u %s (%u arguments)", a_of(w),
-                          program.functions[code[pc + 1]].name.c_str(), b_of(w));
-          size = 2;
-          break;
-        case Op::kDefine: std::snprintf(buf, sizeof buf, "%s", program.functions[ud_of(w)].name.c_str()); break;
-        case Op::kLoadF:
-          std::snprintf(buf, sizeof buf, "r%u %s", a_of(w), program.functions[ud_of(w)].name.c_str());
-          break;
-        case Op::kJNotLt:
-        case Op::kJNotLe:
-        case Op::kJNotEq:
-        case Op::kJEq:
-          std::snprintf(buf, sizeof buf, "r%u r%u -> +%ld", a_of(w), b_of(w),
-                        static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
-          size = 2;
-          break;
-        case Op::kPutS: {
-          const std::uint32_t n = code[pc + 1];
-          std::string s;
-          for (std::uint32_t k = 0; k < n; ++k) s += static_cast<char>((code[pc + 2 + k / 4] >> (8 * (k % 4))) & 0xff);
-          std::snprintf(buf, sizeof buf, "\"%.60s\"", s.c_str());
-          size = 2 + (n + 3) / 4;
-          break;
-        }
-        default:
-          if (is_constant_arithmetic(op)) {
-            std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
-            size = 3;
-          } else if (is_constant_branch(op)) {
-            std::snprintf(buf, sizeof buf, "r%u %.17g -> +%ld", a_of(w), constant_operand(code, pc),
-                          static_cast<long>(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]));
-            size = 4;
-          } else {
-            std::snprintf(buf, sizeof buf, "r%u r%u r%u", a_of(w), b_of(w), c_of(w));
-          }
-          break;
+        case OpFormat::kNone:
+        case OpFormat::kA:
+        case OpFormat::kALiteral:
+        case OpFormat::kAB:
+        case OpFormat::kABC:
+        case OpFormat::kAMathArgs:
+        case OpFormat::kAHostArgs:
+        case OpFormat::kABArgs: std::snprintf(buf, sizeof buf, "r%u r%u r%u", a_of(w), b_of(w), c_of(w)); break;
       }
       out += buf;
       std::snprintf(buf, sizeof buf, "   ; line %d\n", fn.lines[pc]);

@@ -14,13 +14,23 @@ namespace {
 // Instructions an inlined callee may hold: each either computes into a register, reads, branches
 // forward, or returns. Anything else needs the callee's own frame or changes state.
 bool inline_op(Op op) {
-  switch (op) {
+  switch (op) {  // every instruction listed: a new one is decided here (-Werror=switch)
     case Op::kLoadN:
     case Op::kLoadB:
     case Op::kMove:
     case Op::kGetMod:
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+    case Op::kMod:
+    case Op::kPow:
     case Op::kNeg:
     case Op::kNot:
+    case Op::kEq:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kEqRef:
     case Op::kJmp:
     case Op::kJmpIf:
     case Op::kJmpIfNot:
@@ -32,9 +42,37 @@ bool inline_op(Op op) {
     case Op::kJNotLt:
     case Op::kJNotLe:
     case Op::kJNotEq:
-    case Op::kJEq: return true;
-    default: return is_binary(op) || is_constant_arithmetic(op) || is_constant_branch(op);
+    case Op::kJEq:
+    case Op::kAddK:
+    case Op::kSubK:
+    case Op::kMulK:
+    case Op::kDivK:
+    case Op::kJNotLtK:
+    case Op::kJNotLeK:
+    case Op::kJNotGtK:
+    case Op::kJNotGeK:
+    case Op::kJNotEqK:
+    case Op::kJEqK: return true;
+    case Op::kSetMod:
+    case Op::kForPrep:
+    case Op::kForLoop:
+    case Op::kNewArr:
+    case Op::kAppend:
+    case Op::kSetI:
+    case Op::kCall:
+    case Op::kHost:
+    case Op::kPutN:
+    case Op::kPutB:
+    case Op::kPutS:
+    case Op::kPutTab:
+    case Op::kPrintLn:
+    case Op::kDefine:
+    case Op::kLoadF:
+    case Op::kCallR:
+    case Op::kTailCall:
+    case Op::kCount: return false;
   }
+  return false;
 }
 
 // Whether `code` follows the inlining rules. With `calls`, calls by index are allowed too, and

@@ -219,16 +219,13 @@ JitRuntime::~JitRuntime() = default;
 Result<std::unique_ptr<JitRuntime>> JitRuntime::create(JitOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
-  if (!impl->options.cache_root.empty()) {
+  if (impl->options.store) {
     std::string fingerprint = impl->options.fingerprint;
     if (fingerprint.empty() && impl->options.compiler) fingerprint = impl->options.compiler->fingerprint();
     if (fingerprint.empty())
       return make_error("a page cache without a compiler needs the fingerprint of the compiler that filled it");
-    auto store = PageStore::open({.root = impl->options.cache_root,
-                                  .build_id = jit_build_id(),
-                                  .fingerprint = fingerprint,
-                                  .max_bytes = impl->options.cache_max_bytes,
-                                  .keep_builds = impl->options.keep_builds});
+    auto store =
+        PageStore::open({.store = impl->options.store, .build_id = jit_build_id(), .fingerprint = fingerprint});
     if (!store) return store.error();
     impl->store = std::move(*store);
   }

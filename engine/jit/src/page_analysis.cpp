@@ -6,40 +6,12 @@
 
 namespace kiln::jit {
 
-std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t at) {
-  const std::uint32_t w = page[at];
-  if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return 0;
-  const Op op = op_of(w);
-  if (op == Op::kLoadN || is_constant_arithmetic(op)) return 3;
-  if (op == Op::kTailCall) return 2;
-  if (is_constant_branch(op)) return 4;
-  if (has_inline_offset(op)) return 2;
-  if (op == Op::kPutS) {
-    if (at + 1 >= page.size()) return 2 + kPageWords;  // its length lies outside: it straddles
-    return 2 + (std::size_t(page[at + 1]) + 3) / 4;
-  }
-  return 1;
-}
-
 Successors successors(std::span<const std::uint32_t> page, std::size_t at) {
-  const std::uint32_t w = page[at];
-  const Op op = op_of(w);
-  const int next = int(at + instruction_words(page, at));
+  const OpFlow flow = is_op(page[at]) ? op_info(op_of(page[at])).flow : OpFlow::kNext;
   Successors s;
-  switch (op) {
-    case Op::kJmp: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kJmpIf:
-    case Op::kJmpIfNot:
-    case Op::kForLoop: s.fall = next, s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kForPrep: s.target = int(at) + 1 + d_of(w), s.has_target = true; break;
-    case Op::kRet:
-    case Op::kRet0: break;
-    default:
-      s.fall = next;
-      if (!has_inline_offset(op)) break;
-      if (at + 1 < page.size()) s.target = int(at) + 2 + static_cast<std::int32_t>(page[at + 1]), s.has_target = true;
-      break;
-  }
+  if (flow == OpFlow::kNext || flow == OpFlow::kMaybe) s.fall = int(at + instruction_words(page, at));
+  if (flow == OpFlow::kAlways || flow == OpFlow::kMaybe)
+    if (const auto target = jump_target(page, at)) s.target = int(*target), s.has_target = true;
   return s;
 }
 

@@ -104,7 +104,7 @@ struct PageStore::Impl {
   PageStoreOptions options;
   PageStoreFaults faults;
   std::vector<std::byte> key;
-  std::unique_ptr<cache::BlobStore> store;
+  cache::BlobStore* store = nullptr;  // the process's, not owned
   cache::BlobNamespace ns;
   std::uint64_t fingerprint_hash = 0;
 
@@ -120,24 +120,20 @@ struct PageStore::Impl {
 };
 
 PageStore::PageStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-PageStore::~PageStore() = default;  // the blob store flushes
+PageStore::~PageStore() { impl_->store->flush(); }
 
 Result<std::unique_ptr<PageStore>> PageStore::open(PageStoreOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->faults = PageStoreFaults::from_environment();
-  auto store = cache::BlobStore::open({.root = impl->options.root,
-                                       .max_bytes = impl->options.max_bytes,
-                                       .keep_namespaces = impl->options.keep_builds,
-                                       .background_writes = impl->options.background_writes});
-  if (!store) return store.error();
-  impl->store = std::move(*store);
+  if (!impl->options.store) return make_error("a page store needs the cache store");
+  impl->store = impl->options.store;
   // The namespace first: it checks the kind's directory (owner, mode) before the key in it is used.
   auto ns = impl->store->open_namespace("jit", {{"jit-build", impl->options.build_id}},
                                         {{"fingerprint", impl->options.fingerprint}});
   if (!ns) return ns.error();
   impl->ns = std::move(*ns);
-  auto key = load_or_create_key(impl->options.root / "jit");
+  auto key = load_or_create_key(impl->store->root() / "jit");
   if (!key) return key.error();
   impl->key = std::move(*key);
   impl->fingerprint_hash = cache::xxh3_64(impl->options.fingerprint);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace kiln::jit {
 namespace {
@@ -82,80 +83,63 @@ Status verify_program(const Program& p, const std::string& name) {
       return make_error(name + ": cooked bytecode: function '" + f.name + "' word " + std::to_string(pc) + ": " + what);
     };
     const auto reg = [&](std::size_t r) { return r < std::size_t(f.frame_slots); };
+    const std::span<const std::uint32_t> body(code, f.words);
     for (std::size_t pc = 0; pc < f.words;) {
       const std::uint32_t w = code[pc];
-      if ((w & 0xff) >= static_cast<std::uint32_t>(Op::kCount)) return bad(pc, "unknown instruction");
+      if (!is_op(w)) return bad(pc, "unknown instruction");
       const Op op = op_of(w);
-      const unsigned a = a_of(w), b = b_of(w), c = c_of(w);
-      std::size_t length = 1;
-      long target = -1;
-      switch (op) {
-        case Op::kLoadN: length = 3; break;
-        case Op::kPutS:
-          if (pc + 1 >= f.words) return bad(pc, "string length outside the code");
-          length = 2 + (std::size_t(code[pc + 1]) + 3) / 4;
-          break;
-        case Op::kJNotLt:
-        case Op::kJNotLe:
-        case Op::kJNotEq:
-        case Op::kJEq:
-          if (!reg(b)) return bad(pc, "register out of the frame");
-          break;
-        case Op::kJmp:
-        case Op::kJmpIf:
-        case Op::kJmpIfNot:
-        case Op::kForPrep:
-        case Op::kForLoop: target = long(pc) + 1 + d_of(w); break;
-        case Op::kTailCall:
-          length = 2;
-          if (pc + 1 >= f.words || code[pc + 1] >= p.functions.size()) return bad(pc, "function index out of range");
-          break;
-        default:
-          if (is_constant_arithmetic(op)) length = 3;
-          break;
+      const OpInfo& info = op_info(op);
+      const std::size_t a = a_of(w), b = b_of(w), c = c_of(w);
+      if (pc + 1 >= f.words) {
+        if (info.format == OpFormat::kString) return bad(pc, "string length outside the code");
+        if (has_inline_offset(op)) return bad(pc, "branch offset outside the code");
       }
-      if (has_inline_offset(op)) {  // compare and branch: the offset word (and a constant's two words)
-        length = is_constant_branch(op) ? 4 : 2;
-        if (pc + 1 >= f.words) return bad(pc, "branch offset outside the code");
-        target = long(pc) + 2 + static_cast<std::int32_t>(code[pc + 1]);
-      }
+      const std::size_t length = instruction_words(body, pc);
       if (pc + length > f.words) return bad(pc, "inline data outside the code");
-      if (target >= 0 || op == Op::kJmp || op == Op::kJmpIf || op == Op::kJmpIfNot || op == Op::kForPrep ||
-          op == Op::kForLoop || has_inline_offset(op))
-        if (target < 0 || std::size_t(target) >= f.words) return bad(pc, "jump outside the function");
-      // Registers each instruction reads or writes.
-      std::size_t highest = a;
-      switch (op) {
-        case Op::kForPrep:
-        case Op::kForLoop: highest = a + 3; break;
-        case Op::kMath:
-        case Op::kHost: highest = c ? a + c - 1 : a; break;
-        case Op::kGetI:
-        case Op::kSetI: highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)}); break;
-        case Op::kMove:
-        case Op::kNeg:
-        case Op::kNot:
-        case Op::kAppend:
-        case Op::kLen:
-        case Op::kCallR: highest = std::max({std::size_t(a), std::size_t(b), c ? std::size_t(a) + c - 1 : 0}); break;
-        case Op::kTailCall: highest = b ? std::size_t(a) + b - 1 : a; break;
-        default:
-          if (is_binary(op)) highest = std::max({std::size_t(a), std::size_t(b), std::size_t(c)});
-          if (is_constant_arithmetic(op)) highest = std::max(a, b);
-          break;
+      if (info.flow == OpFlow::kAlways || info.flow == OpFlow::kMaybe) {
+        const auto target = jump_target(body, pc);
+        if (!target || *target < 0 || std::size_t(*target) >= f.words) return bad(pc, "jump outside the function");
       }
-      const bool uses_registers = op != Op::kRet0 && op != Op::kPutTab && op != Op::kPrintLn && op != Op::kDefine &&
-                                  op != Op::kJmp && op != Op::kPutS;
-      if (uses_registers && !reg(highest))
+      // The highest register the instruction reads or writes, by its format.
+      std::optional<std::size_t> highest;
+      switch (info.format) {
+        case OpFormat::kNone:
+        case OpFormat::kJump:
+        case OpFormat::kFunction:
+        case OpFormat::kString: break;
+        case OpFormat::kA:
+        case OpFormat::kALiteral:
+        case OpFormat::kAModule:
+        case OpFormat::kAFunction:
+        case OpFormat::kAJump:
+        case OpFormat::kANumber:
+        case OpFormat::kANumberBranch: highest = a; break;
+        case OpFormat::kAB:
+        case OpFormat::kABNumber:
+        case OpFormat::kABBranch: highest = std::max(a, b); break;
+        case OpFormat::kABC: highest = std::max({a, b, c}); break;
+        case OpFormat::kLoopJump: highest = a + 3; break;
+        case OpFormat::kAMathArgs:
+        case OpFormat::kAHostArgs: highest = c ? a + c - 1 : a; break;
+        case OpFormat::kABArgs: highest = std::max({a, b, c ? a + c - 1 : 0}); break;
+        case OpFormat::kATailCall: highest = b ? a + b - 1 : a; break;
+      }
+      if (highest && !reg(*highest))
         return bad(pc,
-                   "register " + std::to_string(highest) + " outside the frame of " + std::to_string(f.frame_slots));
-      if ((op == Op::kGetMod || op == Op::kSetMod) && ud_of(w) >= unsigned(p.module_slots))
+                   "register " + std::to_string(*highest) + " outside the frame of " + std::to_string(f.frame_slots));
+      // The tables an instruction indexes.
+      const auto function_index = info.format == OpFormat::kATailCall ? std::optional(code[pc + 1])
+                                  : info.format == OpFormat::kAFunction || info.format == OpFormat::kFunction
+                                      ? std::optional(ud_of(w))
+                                      : std::nullopt;
+      if (function_index && *function_index >= p.functions.size()) return bad(pc, "function index out of range");
+      if (info.format == OpFormat::kAModule && ud_of(w) >= unsigned(p.module_slots))
         return bad(pc, "module slot out of range");
-      if ((op == Op::kCall || op == Op::kLoadF || op == Op::kDefine) && ud_of(w) >= p.functions.size())
-        return bad(pc, "function index out of range");
-      if (op == Op::kHost && b >= p.host.size()) return bad(pc, "host function index out of range");
-      if (op == Op::kMath && b > static_cast<unsigned>(MathFn::kMax)) return bad(pc, "unknown math function");
-      if ((op == Op::kMath || op == Op::kHost) && c > 255 - a) return bad(pc, "arguments outside the frame");
+      if (info.format == OpFormat::kAHostArgs && b >= p.host.size()) return bad(pc, "host function index out of range");
+      if (info.format == OpFormat::kAMathArgs && b > static_cast<unsigned>(MathFn::kMax))
+        return bad(pc, "unknown math function");
+      if ((info.format == OpFormat::kAMathArgs || info.format == OpFormat::kAHostArgs) && c > 255 - a)
+        return bad(pc, "arguments outside the frame");
       pc += length;
     }
   }

@@ -9,95 +9,46 @@ struct UseDef {
   unsigned all_from = 0;
 };
 
-UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
-  const std::uint32_t w = page[k];
-  const unsigned a = a_of(w), b = b_of(w), c = c_of(w);
-  UseDef u;
-  auto use = [&](unsigned r) {
-    if (r < 256) u.use.set(r);
-  };
-  if (is_binary(op_of(w))) {
-    use(b), use(c), u.def.set(a);
-    return u;
-  }
-  if (is_constant_arithmetic(op_of(w))) {
-    use(b), u.def.set(a);
-    return u;
-  }
-  if (is_constant_branch(op_of(w))) {
-    use(a);
-    return u;
-  }
-  switch (op_of(w)) {
-    case Op::kLoadN:
-    case Op::kLoadB:
-    case Op::kGetMod:
-    case Op::kNewArr:
-    case Op::kLoadF: u.def.set(a); break;
-    case Op::kMove:
-    case Op::kNeg:
-    case Op::kNot:
-    case Op::kLen: use(b), u.def.set(a); break;
-    case Op::kSetMod:
-    case Op::kJmpIf:
-    case Op::kJmpIfNot:
-    case Op::kRet:
-    case Op::kPutN:
-    case Op::kPutB: use(a); break;
-    case Op::kGetI: use(b), use(c), u.def.set(a); break;
-    case Op::kAppend: use(a), use(b); break;
-    case Op::kSetI: use(a), use(b), use(c); break;
-    case Op::kForPrep:
-    case Op::kForLoop: use(a), use(a + 1), use(a + 2); break;  // the loop variable a + 3 is kept too (not a def)
-    case Op::kMath:
-    case Op::kHost:
-      for (unsigned i = 0; i < c; ++i) use(a + i);
-      u.def.set(a);
-      break;
-    case Op::kJNotLt:
-    case Op::kJNotLe:
-    case Op::kJNotEq:
-    case Op::kJEq: use(a), use(b); break;
-    case Op::kCallR: use(b), u.uses_all = true, u.all_from = a; break;
-    case Op::kCall:
-    case Op::kTailCall: u.uses_all = true, u.all_from = a; break;
-    case Op::kJmp:
-    case Op::kRet0:
-    case Op::kPutS:
-    case Op::kPutTab:
-    case Op::kPrintLn:
-    case Op::kDefine: break;
-    default: u.uses_all = true, u.all_from = 0; break;
-  }
-  return u;
-}
-
 RegisterSet from(unsigned first) {
   RegisterSet s;
   for (unsigned r = first; r < 256; ++r) s.set(r);
   return s;
 }
 
+UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
+  const std::uint32_t w = page[k];
+  UseDef u;
+  if (!is_op(w)) {
+    u.uses_all = true, u.all_from = 0;
+    return u;
+  }
+  const unsigned a = a_of(w), b = b_of(w), c = c_of(w), effect = op_info(op_of(w)).effect;
+  auto use = [&](unsigned r) {
+    if (r < 256) u.use.set(r);
+  };
+  if (effect & kUseA) use(a);
+  if (effect & kUseB) use(b);
+  if (effect & kUseC) use(c);
+  if (effect & kUseArgs)
+    for (unsigned i = 0; i < c; ++i) use(a + i);
+  if (effect & kUseLoop) use(a), use(a + 1), use(a + 2);
+  if (effect & kCallFromA) u.uses_all = true, u.all_from = a;
+  // A loop's variable a+3 is not a def here: it keeps its value where the loop ends, so it stays live.
+  if (effect & kDefA) u.def.set(a);
+  return u;
+}
+
 }  // namespace
 
 RegisterSet written_registers(std::span<const std::uint32_t> page, std::size_t k) {
   const std::uint32_t w = page[k];
-  const unsigned a = a_of(w);
+  if (!is_op(w)) return from(0);  // not an instruction known here
+  const unsigned a = a_of(w), effect = op_info(op_of(w)).effect;
+  if (effect & kCallFromA) return from(a);
   RegisterSet written;
-  switch (op_of(w)) {
-    case Op::kForPrep: written.set(a); return written;
-    case Op::kForLoop:
-      written.set(a);
-      if (a + 3 < 256) written.set(a + 3);
-      return written;
-    case Op::kCall:
-    case Op::kCallR:
-    case Op::kTailCall: return from(a);
-    default: break;
-  }
-  const UseDef u = use_def(page, k);
-  if (u.uses_all && u.all_from == 0 && u.def.none()) return from(0);  // not an instruction known here
-  return u.def;
+  if (effect & kDefA) written.set(a);
+  if ((effect & kDefLoopVariable) && a + 3 < 256) written.set(a + 3);
+  return written;
 }
 
 std::vector<RegisterSet> live_registers(std::span<const std::uint32_t> page, const PageShape& shape) {

@@ -54,15 +54,12 @@ std::string format_number(double v) {
 }
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
+  // One label an instruction, op_<MNEMONIC>: a row of KILN_OPCODES without its label does not compile.
   static const void* const dispatch[] = {
-      &&op_loadn,   &&op_loadb,   &&op_move,    &&op_getmod,   &&op_setmod,  &&op_add,     &&op_sub,     &&op_mul,
-      &&op_div,     &&op_mod,     &&op_pow,     &&op_neg,      &&op_not,     &&op_eq,      &&op_lt,      &&op_le,
-      &&op_eqref,   &&op_jmp,     &&op_jmpif,   &&op_jmpifnot, &&op_forprep, &&op_forloop, &&op_newarr,  &&op_append,
-      &&op_geti,    &&op_seti,    &&op_len,     &&op_call,     &&op_math,    &&op_host,    &&op_ret,     &&op_ret0,
-      &&op_putn,    &&op_putb,    &&op_puts,    &&op_puttab,   &&op_println, &&op_define,  &&op_jnotlt,  &&op_jnotle,
-      &&op_jnoteq,  &&op_jeq,     &&op_loadf,   &&op_callr,    &&op_addk,    &&op_subk,    &&op_mulk,    &&op_divk,
-      &&op_jnotltk, &&op_jnotlek, &&op_jnotgtk, &&op_jnotgek,  &&op_jnoteqk, &&op_jeqk,    &&op_tailcall};
-  static_assert(sizeof(dispatch) / sizeof(dispatch[0]) == static_cast<std::size_t>(Op::kCount));
+#define KILN_OP_LABEL(name, mnemonic, format, flow, effect) &&op_##mnemonic,
+      KILN_OPCODES(KILN_OP_LABEL)
+#undef KILN_OP_LABEL
+  };
 
   const std::uint64_t budget = options.instruction_budget;
   std::uint64_t& counted = *context.counted;
@@ -111,89 +108,89 @@ Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {
 
   KILN_ENTER();
   NEXT();
-op_loadn : {
+op_LOADN : {
   std::uint64_t bits = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
   std::memcpy(&R[A].n, &bits, 8);
   pc += 2;
   NEXT();
 }
-op_loadb:
+op_LOADB:
   R[A].n = B;
   NEXT();
-op_move:
+op_MOVE:
   R[A] = R[B];
   NEXT();
-op_getmod:
+op_GETMOD:
   R[A] = module[ud_of(w)];
   NEXT();
-op_setmod:
+op_SETMOD:
   module[ud_of(w)] = R[A];
   NEXT();
-op_add:
+op_ADD:
   R[A].n = R[B].n + R[C].n;
   NEXT();
-op_sub:
+op_SUB:
   R[A].n = R[B].n - R[C].n;
   NEXT();
-op_mul:
+op_MUL:
   R[A].n = R[B].n * R[C].n;
   NEXT();
 // The constant right operand: two words at `at` (after the instruction, or after a branch's offset).
 #define KILN_CONSTANT(at) std::bit_cast<double>(code[at] | (std::uint64_t(code[(at) + 1]) << 32))
 #define K() KILN_CONSTANT(pc)
-op_addk:
+op_ADDK:
   R[A].n = R[B].n + K();
   pc += 2;
   NEXT();
-op_subk:
+op_SUBK:
   R[A].n = R[B].n - K();
   pc += 2;
   NEXT();
-op_mulk:
+op_MULK:
   R[A].n = R[B].n * K();
   pc += 2;
   NEXT();
-op_divk:
+op_DIVK:
   R[A].n = R[B].n / K();
   pc += 2;
   NEXT();
-op_div:
+op_DIV:
   R[A].n = R[B].n / R[C].n;
   NEXT();
-op_mod : {
+op_MOD : {
   const double a = R[B].n, b = R[C].n;
   R[A].n = a - std::floor(a / b) * b;  // Lua 5.1: floored
   NEXT();
 }
-op_pow:
+op_POW:
   R[A].n = std::pow(R[B].n, R[C].n);
   NEXT();
-op_neg:
+op_NEG:
   R[A].n = -R[B].n;
   NEXT();
-op_not:
+op_NOT:
   R[A].n = R[B].n == 0 ? 1 : 0;
   NEXT();
-op_eq:
+op_EQ:
   R[A].n = R[B].n == R[C].n ? 1 : 0;
   NEXT();
-op_lt:
+op_LT:
   R[A].n = R[B].n < R[C].n ? 1 : 0;
   NEXT();
-op_le:
+op_LE:
   R[A].n = R[B].n <= R[C].n ? 1 : 0;
   NEXT();
-op_eqref:
+op_EQREF:
   R[A].n = R[B].a == R[C].a ? 1 : 0;
   NEXT();
-op_jmp : {
+op_JMP : {
   const int d = d_of(w);
   if (d < 0) KILN_TICK(pc - 1);
   pc += d;
   if (d < 0) KILN_ENTER();
   NEXT();
 }
-op_jmpif:
+op_JMPIF:
   if (R[A].n != 0) {
     const int d = d_of(w);
     if (d < 0) KILN_TICK(pc - 1);
@@ -201,7 +198,7 @@ op_jmpif:
     if (d < 0) KILN_ENTER();
   }
   NEXT();
-op_jmpifnot:
+op_JMPIFNOT:
   if (R[A].n == 0) {
     const int d = d_of(w);
     if (d < 0) KILN_TICK(pc - 1);
@@ -209,13 +206,13 @@ op_jmpifnot:
     if (d < 0) KILN_ENTER();
   }
   NEXT();
-op_forprep : {
+op_FORPREP : {
   // Lua 5.1: the loop starts one step back, and FORLOOP adds the step before each test.
   R[A].n -= R[A + 2].n;
   pc += d_of(w);
   NEXT();
 }
-op_forloop : {
+op_FORLOOP : {
   const double step = R[A + 2].n;
   const double v = R[A].n + step;
   R[A].n = v;
@@ -233,15 +230,15 @@ op_forloop : {
       return error_at(*f, pc - 1,                                                                                     \
                       "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
   } while (0)
-op_newarr:
+op_NEWARR:
   KILN_GROW();
   R[A].a = new_array();
   NEXT();
-op_append:
+op_APPEND:
   KILN_GROW();
   static_cast<Array*>(R[A].a)->push_back(R[B]);
   NEXT();
-op_geti : {
+op_GETI : {
   const Array* arr = static_cast<const Array*>(R[B].a);
   const double i = R[C].n;
   if (!(i >= 1 && i <= static_cast<double>(arr->count()) && i == std::floor(i)))
@@ -251,7 +248,7 @@ op_geti : {
   R[A] = (*arr)[static_cast<std::size_t>(i) - 1];
   NEXT();
 }
-op_seti : {
+op_SETI : {
   Array* arr = static_cast<Array*>(R[A].a);
   const double i = R[B].n;
   const double n = static_cast<double>(arr->count());
@@ -267,10 +264,10 @@ op_seti : {
   }
   NEXT();
 }
-op_len:
+op_LEN:
   R[A].n = static_cast<double>(R[B].a->size);
   NEXT();
-op_loadf : {
+op_LOADF : {
   const std::size_t fn = ud_of(w);
   // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
   if (!defined[fn])
@@ -278,9 +275,9 @@ op_loadf : {
   R[A].n = static_cast<double>(fn);
   NEXT();
 }
-op_tailcall:
-op_callr:
-op_call : {
+op_TAILCALL:
+op_CALLR:
+op_CALL : {
   const std::size_t call_at = pc - 1;
   std::size_t callee;
   if (op_of(w) == Op::kTailCall) [[unlikely]] {
@@ -313,18 +310,18 @@ op_call : {
   KILN_ENTER();
   NEXT();
 }
-op_math:
+op_MATH:
   R[A].n = math_call(static_cast<MathFn>(B), &R[A], C);
   NEXT();
-op_host : {
+op_HOST : {
   double args[256];
   for (unsigned i = 0; i < C; ++i) args[i] = R[A + i].n;
   const double v = host[B](std::span<const double>(args, C));
   R[A].n = program.host[B].result == Type::kBoolean ? (v != 0 ? 1.0 : 0.0) : v;  // booleans are 0 or 1
   NEXT();
 }
-op_ret:
-op_ret0 : {
+op_RET:
+op_RET0 : {
   const Value v = op_of(w) == Op::kRet ? R[A] : Value{0.0};
   const std::size_t result_at = f->result;
   frames.pop_back();
@@ -340,27 +337,27 @@ op_ret0 : {
   KILN_ENTER();
   NEXT();
 }
-op_putn:
+op_PUTN:
   line += format_number(R[A].n);
   NEXT();
-op_putb:
+op_PUTB:
   line += R[A].n != 0 ? "true" : "false";
   NEXT();
-op_puts : {
+op_PUTS : {
   const std::uint32_t n = code[pc++];
   for (std::uint32_t k = 0; k < n; ++k) line += static_cast<char>((code[pc + k / 4] >> (8 * (k % 4))) & 0xff);
   pc += (n + 3) / 4;
   NEXT();
 }
-op_puttab:
+op_PUTTAB:
   line += '\t';
   NEXT();
-op_println:
+op_PRINTLN:
   line += '\n';
   out(line);
   line.clear();
   NEXT();
-op_define:
+op_DEFINE:
   defined[ud_of(w)] = true;
   NEXT();
 // Compare and branch: the offset word follows (then, against a constant, the constant's two words:
@@ -377,25 +374,25 @@ op_define:
     }                                                     \
     NEXT();                                               \
   } while (0)
-op_jnotlt:
+op_JNOTLT:
   KILN_BRANCH(!(R[A].n < R[B].n), 1);
-op_jnotle:
+op_JNOTLE:
   KILN_BRANCH(!(R[A].n <= R[B].n), 1);
-op_jnoteq:
+op_JNOTEQ:
   KILN_BRANCH(R[A].n != R[B].n, 1);
-op_jeq:
+op_JEQ:
   KILN_BRANCH(R[A].n == R[B].n, 1);
-op_jnotltk:
+op_JNOTLTK:
   KILN_BRANCH(!(R[A].n < KILN_CONSTANT(pc + 1)), 3);
-op_jnotlek:
+op_JNOTLEK:
   KILN_BRANCH(!(R[A].n <= KILN_CONSTANT(pc + 1)), 3);
-op_jnotgtk:
+op_JNOTGTK:
   KILN_BRANCH(!(R[A].n > KILN_CONSTANT(pc + 1)), 3);
-op_jnotgek:
+op_JNOTGEK:
   KILN_BRANCH(!(R[A].n >= KILN_CONSTANT(pc + 1)), 3);
-op_jnoteqk:
+op_JNOTEQK:
   KILN_BRANCH(R[A].n != KILN_CONSTANT(pc + 1), 3);
-op_jeqk:
+op_JEQK:
   KILN_BRANCH(R[A].n == KILN_CONSTANT(pc + 1), 3);
 #undef KILN_BRANCH
 #undef K

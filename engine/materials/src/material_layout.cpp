@@ -7,39 +7,34 @@
 #include <cstring>
 #include <limits>
 #include <set>
-#include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/core/json_document.h"
 
 namespace kiln::materials {
 namespace {
 
-using nlohmann::json;
-
-struct Member {
-  std::string name, type;
-  std::uint32_t components = 1, columns = 1, count = 0, offset = 0;
-  bool settable() const {
-    static const std::set<std::string> bases = {"float", "int", "uint", "bool"};
-    return columns == 1 && count == 0 && bases.count(base()) > 0;
-  }
-  // "vec3" -> "float", "ivec2" -> "int", "uint" -> "uint".
-  std::string base() const {
-    if (type == "float" || type == "int" || type == "uint" || type == "bool" || type == "double") return type;
-    if (type.size() >= 4 && type.substr(type.size() - 4, 3) == "vec") {
-      switch (type[0]) {
-        case 'v': return "float";
-        case 'i': return "int";
-        case 'u': return "uint";
-        case 'b': return "bool";
-        case 'd': return "double";
-      }
+// "vec3" -> "float", "ivec2" -> "int", "uint" -> "uint".
+std::string base_type(const std::string& type) {
+  if (type == "float" || type == "int" || type == "uint" || type == "bool" || type == "double") return type;
+  if (type.size() >= 4 && type.substr(type.size() - 4, 3) == "vec") {
+    switch (type[0]) {
+      case 'v': return "float";
+      case 'i': return "int";
+      case 'u': return "uint";
+      case 'b': return "bool";
+      case 'd': return "double";
     }
-    return type;
   }
-};
+  return type;
+}
+
+// A scalar or vector of float, int, uint or bool: what a material parameter can set.
+bool settable(const runtime::BlockMember& m) {
+  static const std::set<std::string> bases = {"float", "int", "uint", "bool"};
+  return m.columns == 1 && m.count == 0 && bases.count(base_type(m.type)) > 0;
+}
+
+using Member = runtime::BlockMember;
 
 struct Block {
   std::string name;
@@ -59,54 +54,41 @@ struct Interface {
   std::vector<Sampler> samplers;
 };
 
-std::uint32_t block_size(const json& v, const char* key) {
-  const std::uint32_t size = json_u32_field(v, key);
-  if (size > (1u << 20)) throw std::runtime_error("a block of " + std::to_string(size) + " bytes (at most 1 MiB)");
-  return size;
-}
+// Blocks past this are refused: no parameter block a renderer copies is near it, and the layout
+// allocates the block's size.
+constexpr std::uint32_t kMaxBlockSize = 1u << 20;
 
-std::vector<Member> read_members(const json& members) {
-  std::vector<Member> out;
-  for (const auto& m : members)
-    out.push_back({m.at("name").get<std::string>(), m.at("type").get<std::string>(), json_u32_field(m, "components"),
-                   json_u32_field(m, "columns"), json_u32_field(m, "count"), json_u32_field(m, "offset")});
-  return out;
-}
-
-Result<Interface> read_interface(const std::string& variant, const std::vector<std::string>& stages) {
+Result<Interface> read_interface(const std::string& variant,
+                                 const std::vector<const runtime::StageReflection*>& stages) {
   Interface out;
-  try {
-    for (const auto& text : stages) {
-      const json r = json::parse(text);
-      for (const auto& b : r.at("bindings")) {
-        const std::string kind = b.at("kind").get<std::string>();
-        const auto set = json_u32_field(b, "set"), binding = json_u32_field(b, "binding");
-        if (kind == "uniform_buffer") {
-          if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
-                return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == set && o.binding == binding;
-              }))
-            continue;
-          out.blocks.push_back({b.at("name").get<std::string>(), runtime::ParameterBlock::Kind::kUniformBuffer, set,
-                                binding, block_size(b, "block_size"), read_members(b.at("members"))});
-        } else if (kind == "combined_image_sampler" || kind == "sampled_image") {
-          const std::string name = b.at("name").get<std::string>();
-          if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == name; }))
-            out.samplers.push_back({name, set, binding});
-        }
-      }
-      for (const auto& p : r.at("push_constants")) {
-        const std::string name =
-            p.contains("block") ? p.at("block").get<std::string>() : p.at("name").get<std::string>();
-        if (std::any_of(out.blocks.begin(), out.blocks.end(),
-                        [&](const Block& o) { return o.kind == runtime::ParameterBlock::Kind::kPushConstant; }))
-          continue;  // one push-constant block per pipeline, shared by its stages
-        out.blocks.push_back({name, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, block_size(p, "size"),
-                              read_members(p.at("members"))});
+  for (const runtime::StageReflection* r : stages) {
+    for (const runtime::ReflectedBinding& b : r->bindings) {
+      if (b.kind == runtime::DescriptorKind::kUniformBuffer) {
+        if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {
+              return o.kind == runtime::ParameterBlock::Kind::kUniformBuffer && o.set == b.set &&
+                     o.binding == b.binding;
+            }))
+          continue;
+        out.blocks.push_back({b.name, runtime::ParameterBlock::Kind::kUniformBuffer, b.set, b.binding,
+                              b.block_size.value_or(0), b.members});
+      } else if (b.kind == runtime::DescriptorKind::kCombinedImageSampler ||
+                 b.kind == runtime::DescriptorKind::kSampledImage) {
+        if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == b.name; }))
+          out.samplers.push_back({b.name, b.set, b.binding});
       }
     }
-  } catch (const std::exception& e) {
-    return make_error("variant " + variant + ": its reflection cannot be read (" + e.what() + "): rebuild the cache");
+    for (const runtime::PushConstantBlock& p : r->push_constants) {
+      if (std::any_of(out.blocks.begin(), out.blocks.end(),
+                      [&](const Block& o) { return o.kind == runtime::ParameterBlock::Kind::kPushConstant; }))
+        continue;  // one push-constant block per pipeline, shared by its stages
+      out.blocks.push_back(
+          {p.block.empty() ? p.name : p.block, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, p.size, p.members});
+    }
   }
+  for (const Block& b : out.blocks)
+    if (b.size > kMaxBlockSize)
+      return make_error("variant " + variant + ": block " + b.name + " of " + std::to_string(b.size) +
+                        " bytes (at most 1 MiB)");
   return out;
 }
 
@@ -153,7 +135,7 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
 
 }  // namespace
 
-Status lay_out_material(const Material& material, const std::map<std::string, std::vector<std::string>>& reflections,
+Status lay_out_material(const Material& material, const VariantReflections& reflections,
                         runtime::MaterialRecord& record) {
   std::vector<std::string> problems;
   std::vector<Interface> interfaces;
@@ -169,7 +151,7 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
   for (const auto& i : interfaces) {
     for (const auto& b : i.blocks)
       for (const auto& m : b.members)
-        if (m.settable()) param_names.insert(m.name);
+        if (settable(m)) param_names.insert(m.name);
     for (const auto& s : i.samplers) slot_names.insert(s.name);
   }
   const std::vector<std::string> legal_params(param_names.begin(), param_names.end());
@@ -194,14 +176,14 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
       if (members.empty()) continue;
       const auto& [block, member] = members[0];
       found = true;
-      if (!member->settable() || member->components != values.size()) {
+      if (!settable(*member) || member->components != values.size()) {
         problems.push_back(at + "shader " + material.shader + " declares '" + param + "' as " + member->type +
                            (member->count ? "[" + std::to_string(member->count) + "]" : "") + ", the material gives " +
                            std::to_string(values.size()) + (values.size() == 1 ? " number" : " numbers"));
         wrong = true;
         break;
       }
-      if (member->base() == "float") {
+      if (base_type(member->type) == "float") {
         // A float holds magnitudes from about 1.4e-45 to 3.4e38: beyond them a value would become
         // infinity or zero without a word.
         for (std::size_t c = 0; c < values.size() && !wrong; ++c) {
@@ -221,8 +203,10 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         if (wrong) break;
       } else {
         // Integer members take integers in their range; anything else would be converted silently.
-        const double lo = member->base() == "int" ? -2147483648.0 : 0.0;
-        const double hi = member->base() == "int" ? 2147483647.0 : member->base() == "bool" ? 1.0 : 4294967295.0;
+        const double lo = base_type(member->type) == "int" ? -2147483648.0 : 0.0;
+        const double hi = base_type(member->type) == "int"    ? 2147483647.0
+                          : base_type(member->type) == "bool" ? 1.0
+                                                              : 4294967295.0;
         if (std::any_of(values.begin(), values.end(),
                         [&](double v) { return v != std::floor(v) || v < lo || v > hi; })) {
           problems.push_back(at + "shader " + material.shader + " declares '" + param + "' as " + member->type +
@@ -241,7 +225,7 @@ Status lay_out_material(const Material& material, const std::map<std::string, st
         target = blocks.insert(
             blocks.end(), {block->name, block->kind, block->set, block->binding, std::vector<std::byte>(block->size)});
       for (std::size_t c = 0; c < values.size(); ++c)
-        write_value(target->bytes, std::size_t(member->offset) + c * 4, member->base(), values[c]);
+        write_value(target->bytes, std::size_t(member->offset) + c * 4, base_type(member->type), values[c]);
     }
     if (!found && !wrong)
       problems.push_back(at + "shader " + material.shader + " has no parameter '" + param + "'" +

@@ -20,6 +20,8 @@ VkDescriptorType vk_descriptor_type(runtime::DescriptorKind kind) {
     case runtime::DescriptorKind::kSampledImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     case runtime::DescriptorKind::kSampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
     case runtime::DescriptorKind::kStorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case runtime::DescriptorKind::kInputAttachment: return VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
+    case runtime::DescriptorKind::kAccelerationStructure: return VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
   }
   return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 }

@@ -267,24 +267,25 @@ Result<SpirvInterface> read_spirv_interface(std::span<const std::uint32_t> words
       out.push_constant_sizes.push_back(*size);
       continue;
     }
-    std::string kind;
+    DescriptorKind kind;
     std::optional<std::uint64_t> block_size;
     if (storage == kUniform || storage == kStorageBuffer) {
       if (element->op != kOpTypeStruct) continue;
-      kind = storage == kStorageBuffer || m.decorated(base, kBufferBlock) ? "storage_buffer" : "uniform_buffer";
+      kind = storage == kStorageBuffer || m.decorated(base, kBufferBlock) ? DescriptorKind::kStorageBuffer
+                                                                          : DescriptorKind::kUniformBuffer;
       block_size = m.struct_size(base, 0);
       if (!block_size) return make_error("a buffer block whose size cannot be worked out");
     } else if (storage == kUniformConstant) {
       if (element->op == kOpTypeSampledImage)
-        kind = "combined_image_sampler";
+        kind = DescriptorKind::kCombinedImageSampler;
       else if (element->op == kOpTypeSampler)
-        kind = "sampler";
+        kind = DescriptorKind::kSampler;
       else if (element->op == kOpTypeAccelerationStructure)
-        kind = "acceleration_structure";
+        kind = DescriptorKind::kAccelerationStructure;
       else if (element->op == kOpTypeImage && element->operands.size() >= 6)
-        kind = element->operands[1] == kDimSubpassData ? "input_attachment"
-               : element->operands[5] == 2             ? "storage_image"
-                                                       : "sampled_image";
+        kind = element->operands[1] == kDimSubpassData ? DescriptorKind::kInputAttachment
+               : element->operands[5] == 2             ? DescriptorKind::kStorageImage
+                                                       : DescriptorKind::kSampledImage;
       else
         continue;
     } else {

@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::runtime {
 
 struct SpirvBinding {
   std::uint32_t set = 0, binding = 0;
-  std::string kind;  // the reflection's names: "uniform_buffer", "combined_image_sampler", ...
+  DescriptorKind kind = DescriptorKind::kUniformBuffer;
   std::uint32_t count = 1;
   bool count_known = true;                  // false: an array sized by a specialization constant
   std::optional<std::uint64_t> block_size;  // uniform and storage buffers

@@ -1,7 +1,5 @@
 #include "kiln/runtime/variant_record.h"
 
-#include <nlohmann/json.hpp>
-
 #include "byte_io.h"
 
 namespace kiln::runtime {
@@ -26,7 +24,7 @@ std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
     w.text(s.stage);
     w.text(s.file);
     w.bytes(std::as_bytes(std::span(s.spirv)));
-    w.text(s.reflection_json);
+    w.text(encode_reflection(s.reflection));
     w.text(s.source);
   }
   return w.take();
@@ -43,17 +41,20 @@ Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, co
     s.stage = r.text("stage name");
     s.file = r.text("stage file");
     const auto words = r.bytes("SPIR-V");
-    s.reflection_json = r.text("reflection");
+    const std::string reflection = r.text("reflection");
     s.source = r.text("backend source");
     if (!r.ok()) break;
-    const std::string at = where + ": stage " + std::to_string(i) + " (" + s.stage + ")";
+    const std::string at = where + ": " + s.stage;
     if (words.size() % 4 != 0 || words.size() < 20)
       return make_error(at + ": SPIR-V of " + std::to_string(words.size()) + " bytes");
     s.spirv.resize(words.size() / 4);
     std::memcpy(s.spirv.data(), words.data(), words.size());
     if (s.spirv[0] != kSpirvMagic) return make_error(at + ": not SPIR-V (bad magic)");
-    if (const auto reflection = nlohmann::json::parse(s.reflection_json, nullptr, false); !reflection.is_object())
-      return make_error(at + ": its reflection is not a JSON object");
+    auto decoded = decode_reflection(reflection, at);
+    if (!decoded) return decoded.error();
+    s.reflection = std::move(*decoded);
+    if (auto checked = check_reflection(s.reflection, s.spirv); !checked)
+      return make_error(at + ": " + checked.error().message);
     record.stages.push_back(std::move(s));
   }
   if (!r.ok()) return make_error(where + ": damaged variant record: " + r.problem());

@@ -8,32 +8,23 @@
 #include <algorithm>
 
 namespace kiln::shadercache {
-using json = nlohmann::json;
-
-std::optional<Backend> parse_backend(std::string_view text) {
-  if (text == "spirv") return Backend::kSpirv;
-  if (text == "glsl") return Backend::kGlsl;
-  if (text == "essl") return Backend::kEssl;
-  if (text == "hlsl") return Backend::kHlsl;
-  if (text == "msl") return Backend::kMsl;
-  return std::nullopt;
-}
-
-std::string_view backend_name(Backend b) {
-  static constexpr std::string_view names[] = {"spirv", "glsl", "essl", "hlsl", "msl"};
-  return names[static_cast<int>(b)];
-}
+using runtime::DescriptorKind;
 
 namespace {
 
 enum class ResourceClass { kUniformBuffer, kStorageBuffer, kTexture, kImage, kSampler, kNone };
 
-ResourceClass glsl_class(const std::string& kind) {
-  if (kind == "uniform_buffer") return ResourceClass::kUniformBuffer;
-  if (kind == "storage_buffer") return ResourceClass::kStorageBuffer;
-  if (kind == "combined_image_sampler" || kind == "sampled_image") return ResourceClass::kTexture;
-  if (kind == "storage_image") return ResourceClass::kImage;
-  if (kind == "sampler") return ResourceClass::kSampler;
+ResourceClass glsl_class(DescriptorKind kind) {
+  switch (kind) {
+    case DescriptorKind::kUniformBuffer: return ResourceClass::kUniformBuffer;
+    case DescriptorKind::kStorageBuffer: return ResourceClass::kStorageBuffer;
+    case DescriptorKind::kCombinedImageSampler:
+    case DescriptorKind::kSampledImage: return ResourceClass::kTexture;
+    case DescriptorKind::kStorageImage: return ResourceClass::kImage;
+    case DescriptorKind::kSampler: return ResourceClass::kSampler;
+    case DescriptorKind::kInputAttachment:
+    case DescriptorKind::kAccelerationStructure: return ResourceClass::kNone;
+  }
   return ResourceClass::kNone;
 }
 
@@ -75,56 +66,49 @@ void apply_msl_bindings(spirv_cross::CompilerMSL& msl, const BindingMap& map) {
 
 }  // namespace
 
-BindingMap map_bindings(const std::vector<json>& stage_reflections, Backend backend) {
+BindingMap map_bindings(const std::vector<runtime::StageReflection>& stage_reflections, Backend backend) {
   BindingMap map;
   if (backend == Backend::kSpirv || backend == Backend::kHlsl) return map;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> kinds;  // union over the stages, sorted
+  std::map<std::pair<std::uint32_t, std::uint32_t>, DescriptorKind> kinds;  // union over the stages, sorted
   for (const auto& r : stage_reflections)
-    for (const auto& b : r.at("bindings"))
-      kinds.emplace(std::make_pair(b.at("set").get<std::uint32_t>(), b.at("binding").get<std::uint32_t>()),
-                    b.at("kind").get<std::string>());
+    for (const auto& b : r.bindings) kinds.emplace(std::make_pair(b.set, b.binding), b.kind);
   std::map<ResourceClass, std::uint32_t> next;
   std::uint32_t buffers = 0, textures = 0, samplers = 0;
   for (const auto& [key, kind] : kinds) {
     BackendBinding b;
     b.binding = next[glsl_class(kind)]++;
-    if (kind == "uniform_buffer" || kind == "storage_buffer") b.msl_buffer = buffers++;
-    if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" ||
-        kind == "input_attachment")
-      b.msl_texture = textures++;
-    if (kind == "combined_image_sampler" || kind == "sampler") b.msl_sampler = samplers++;
+    if (runtime::takes_buffer_slot(kind)) b.msl_buffer = buffers++;
+    if (runtime::takes_texture_slot(kind)) b.msl_texture = textures++;
+    if (runtime::takes_sampler_slot(kind)) b.msl_sampler = samplers++;
     map.descriptors[key] = b;
   }
   map.msl_push_constant_buffer = buffers;
   return map;
 }
 
-void record_backend_bindings(json& reflection, const BindingMap& map, Backend backend) {
+void record_backend_bindings(runtime::StageReflection& reflection, const BindingMap& map, Backend backend) {
   if (backend == Backend::kSpirv) return;
-  const std::string name(backend_name(backend));
-  for (auto& b : reflection["bindings"]) {
-    const auto set = b["set"].get<std::uint32_t>(), binding = b["binding"].get<std::uint32_t>();
+  for (auto& b : reflection.bindings) {
+    runtime::BackendSlot& slot = b.slot;
+    slot = {};
     if (backend == Backend::kHlsl) {
-      b[name] = {{"register", binding}, {"space", set}};
+      slot = {backend, {}, {}, {}, {}, b.binding, b.set};
       continue;
     }
-    auto it = map.descriptors.find({set, binding});
+    auto it = map.descriptors.find({b.set, b.binding});
     if (it == map.descriptors.end()) continue;
     if (backend == Backend::kMsl) {
-      const std::string kind = b["kind"].get<std::string>();
-      json m = json::object();
-      if (kind == "uniform_buffer" || kind == "storage_buffer") m["buffer"] = it->second.msl_buffer;
-      if (kind == "combined_image_sampler" || kind == "sampled_image" || kind == "storage_image" ||
-          kind == "input_attachment")
-        m["texture"] = it->second.msl_texture;
-      if (kind == "combined_image_sampler" || kind == "sampler") m["sampler"] = it->second.msl_sampler;
-      b[name] = m;
-    } else if (glsl_class(b["kind"].get<std::string>()) != ResourceClass::kNone) {
-      b[name] = {{"binding", it->second.binding}};
+      slot.backend = backend;
+      if (runtime::takes_buffer_slot(b.kind)) slot.buffer = it->second.msl_buffer;
+      if (runtime::takes_texture_slot(b.kind)) slot.texture = it->second.msl_texture;
+      if (runtime::takes_sampler_slot(b.kind)) slot.sampler = it->second.msl_sampler;
+    } else if (glsl_class(b.kind) != ResourceClass::kNone) {
+      slot.backend = backend;
+      slot.binding = it->second.binding;
     }
   }
   if (backend == Backend::kMsl)
-    for (auto& p : reflection["push_constants"]) p[name] = {{"buffer", map.msl_push_constant_buffer}};
+    for (auto& p : reflection.push_constants) p.slot = {backend, {}, map.msl_push_constant_buffer};
 }
 
 Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backend backend, const BindingMap& map) {

@@ -274,4 +274,14 @@ int serve_compile_requests(int fd) {
 
 fs::path default_compile_worker() { return find_program_file("kiln-shader-worker", /*executable=*/true); }
 
+CompileIsolation compile_isolation(const Config& config) {
+  CompileIsolation isolation;
+  if (!config.shader_compile_workers) return isolation;
+  isolation.mode = CompileIsolation::Mode::kProcess;
+  isolation.worker = default_compile_worker();
+  isolation.memory_limit_bytes = config.shader_compile_memory_max_bytes;
+  isolation.timeout = std::chrono::seconds(config.shader_compile_timeout_s);
+  return isolation;
+}
+
 }  // namespace kiln::shadercache

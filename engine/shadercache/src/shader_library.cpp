@@ -55,13 +55,13 @@ cache::Identity ShaderLibrary::build_identity() {
           {"spirv-cross", spirv_cross_version()},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
           {"backend-options", "glsl=450;essl=310;hlsl=sm51-spaces;msl=default;vulkan-semantics=off;bindings-per-class"},
-          {"reflection-format", "3"},
+          {"reflection-format", std::to_string(runtime::kReflectionFormat)},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
 }
 
 cache::Identity ShaderLibrary::settings_identity() const {
   return {{"target", std::string(target_env_name(options_.target))},
-          {"backend", std::string(backend_name(options_.backend))}};
+          {"backend", std::string(runtime::backend_name(options_.backend))}};
 }
 
 std::string ShaderLibrary::normal_id(const std::string& id) {
@@ -236,7 +236,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     std::string file;
     Stage stage;
     std::vector<std::uint32_t> spirv;
-    nlohmann::json reflection;
+    runtime::StageReflection reflection;
     std::string warnings;
   };
   std::vector<StageBuild> stages;
@@ -263,7 +263,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
         {file, in.stage, std::move(spirv->spirv), std::move(*reflection), root_relative_log(spirv->warnings)});
   }
   if (!errors.empty()) return make_error(errors);
-  std::vector<nlohmann::json> reflections;
+  std::vector<runtime::StageReflection> reflections;
   for (const auto& s : stages) reflections.push_back(s.reflection);
   const BindingMap bindings = map_bindings(reflections, options_.backend);
   CompiledVariant out;
@@ -271,7 +271,7 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     auto source = cross_compile(s.spirv, options_.backend, bindings);
     if (!source) return make_error(absolute(s.file).string() + ": error: " + source.error().message);
     record_backend_bindings(s.reflection, bindings, options_.backend);
-    out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), s.reflection.dump(),
+    out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), std::move(s.reflection),
                           std::move(*source), std::move(s.warnings)});
   }
   return out;

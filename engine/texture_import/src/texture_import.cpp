@@ -1,7 +1,5 @@
 #include "kiln/texture_import/texture_import.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -29,24 +27,13 @@ Importer& importer() {
 
 void open_importer(Importer& self) {
   const std::filesystem::path plugin = find_program_file(kPluginName);
-  if (plugin.empty()) {
-    self.error = std::string("the image importer (") + kPluginName + ") is not installed beside this program";
+  auto opened = Plugin::open(plugin, kPluginName, "image importer");
+  auto found = opened ? opened->entry(kReaderEntrySymbol) : Result<void*>(opened.error());
+  if (!found) {
+    self.error = found.error().message;
     return;
   }
-  if (Status usable = check_plugin_file(plugin, "the image importer"); !usable) {
-    self.error = usable.error().message;
-    return;
-  }
-  void* handle = ::dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    self.error = plugin.string() + ": cannot load the image importer: " + ::dlerror();
-    return;
-  }
-  auto entry = reinterpret_cast<ReaderEntryFunction>(::dlsym(handle, kReaderEntrySymbol));
-  if (!entry) {
-    self.error = plugin.string() + ": not this Kiln's image importer (no " + kReaderEntrySymbol + ")";
-    return;
-  }
+  auto entry = reinterpret_cast<ReaderEntryFunction>(*found);
   textures::SourceReader reader = entry(importer_build_id());
   if (!reader) {
     self.error = plugin.string() + ": an image importer built from another Kiln than this program";

@@ -44,6 +44,24 @@ SourceReader g_source_reader = nullptr;
 
 void set_source_reader(SourceReader reader) { g_source_reader = reader; }
 
+namespace {
+
+// The source formats Kiln decodes itself, by their files' first bytes; every other format goes to
+// the source reader (the tools' image importer) when one is set.
+struct Decoder {
+  const char* name;
+  bool (*matches)(const unsigned char* magic);  // the first 4 bytes
+  Result<Image> (*read)(const std::filesystem::path& path);
+};
+
+constexpr Decoder kDecoders[] = {
+    {"PNG", [](const unsigned char* m) { return m[0] == 0x89 && m[1] == 'P' && m[2] == 'N' && m[3] == 'G'; }, read_png},
+    {"TIFF", [](const unsigned char* m) { return (m[0] == 'I' && m[1] == 'I') || (m[0] == 'M' && m[1] == 'M'); },
+     read_tiff},
+};
+
+}  // namespace
+
 Result<Image> read_image(const std::filesystem::path& path) {
   // The decoders open the file by name: only after the check that refuses a FIFO or a device.
   auto opened = open_input_file(path, std::numeric_limits<std::uint64_t>::max(), "texture");
@@ -51,11 +69,14 @@ Result<Image> read_image(const std::filesystem::path& path) {
   unsigned char magic[4] = {};
   const ssize_t got = ::pread(opened->fd, magic, 4, 0);
   ::close(opened->fd);
-  if (got == 4 && magic[0] == 0x89 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G') return read_png(path);
-  if (got == 4 && ((magic[0] == 'I' && magic[1] == 'I') || (magic[0] == 'M' && magic[1] == 'M')))
-    return read_tiff(path);
+  if (got == 4)
+    for (const Decoder& d : kDecoders)
+      if (d.matches(magic)) return d.read(path);
   if (g_source_reader) return g_source_reader(path);
-  return make_error(path.string() + ": not a PNG or TIFF image (unknown signature)");
+  std::string names;
+  for (std::size_t i = 0; i < std::size(kDecoders); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == std::size(kDecoders) ? " or " : ", ") + kDecoders[i].name;
+  return make_error(path.string() + ": not a " + names + " image (unknown signature)");
 }
 
 Image to_rgba(const Image& image) {

@@ -52,7 +52,7 @@ void main() {
   n = normalize(mat3(t, b, n) * tn);
 #endif
   vec3 v = normalize(camera.position.xyz - in_world_position);
-  vec3 colour = vec3(0.0);
+  vec3 colour = shade_ambient(albedo.rgb, material.metallic, material.roughness, n, v);
   for (int i = 0; i < LIGHT_COUNT; ++i) {
     vec3 l = normalize(vec3(float(i) - 1.5, 2.0, 1.0));
     colour += shade_pbr(albedo.rgb, material.metallic, material.roughness, n, v, l, vec3(1.0));

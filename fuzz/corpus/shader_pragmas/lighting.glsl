@@ -25,4 +25,18 @@ vec3 shade_pbr(vec3 albedo, float metallic, float roughness, vec3 n, vec3 v, vec
   return (diffuse + f * d * 0.25) * light_colour * nl;
 }
 
+// What lights a surface where no light does: a sky above and the ground below, seen diffusely and
+// in reflection (blurred toward their average as the surface gets rougher). Without it a metal
+// shows only its highlights and a sphere's lower half is black.
+vec3 shade_ambient(vec3 albedo, float metallic, float roughness, vec3 n, vec3 v) {
+  const vec3 sky = vec3(0.32, 0.36, 0.42);
+  const vec3 ground = vec3(0.09, 0.08, 0.07);
+  vec3 f0 = mix(vec3(0.04), albedo, metallic);
+  vec3 diffuse = mix(ground, sky, n.y * 0.5 + 0.5) * albedo * (1.0 - metallic);
+  vec3 r = reflect(-v, n);
+  vec3 seen = mix(ground, sky, smoothstep(-0.3, 0.3, r.y));
+  vec3 environment = mix(seen, 0.5 * (sky + ground), roughness);
+  return diffuse + fresnel_schlick(max(dot(n, v), 0.0), f0) * environment;
+}
+
 #endif

@@ -42,9 +42,6 @@ struct Config {
   bool render_validate = false;                       // render.validate: Vulkan validation layer, messages fail
 };
 
-// The cache root the script page cache uses: cache.root, or empty when jit.cache is off.
-std::filesystem::path jit_cache_root(const Config& config);
-
 // One documented setting. `name` is the dotted path in the config file ("cache.disk_max" is
 // {"cache": {"disk_max": ...}}); `env` and `flag` are derived from it.
 struct SettingInfo {

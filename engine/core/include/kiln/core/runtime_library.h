@@ -21,6 +21,25 @@ namespace kiln {
 // ("the script compiler").
 Status check_plugin_file(const std::filesystem::path& file, std::string_view what);
 
+// A plugin of this program (a shared library found with find_program_file) and its entry points
+// (C linkage). It stays loaded for the rest of the process.
+class Plugin {
+ public:
+  // `file` checked as above and opened. Errors name the file and `what` ("script compiler"): not
+  // installed (an empty `file`; `plugin_name` says which file), refused by the check, or not
+  // loadable (the loader's reason).
+  static Result<Plugin> open(const std::filesystem::path& file, std::string_view plugin_name, std::string_view what);
+  // The entry point `symbol`; missing, the plugin is not this Kiln's.
+  Result<void*> entry(const char* symbol) const;
+
+ private:
+  Plugin(void* handle, std::filesystem::path file, std::string what)
+      : handle_(handle), file_(std::move(file)), what_(std::move(what)) {}
+  void* handle_;
+  std::filesystem::path file_;
+  std::string what_;
+};
+
 class RuntimeLibrary {
  public:
   // Opens `soname` (the ABI's name, e.g. "libtiff.so.6"); the error says what needed it (`purpose`).

@@ -44,6 +44,9 @@ class WorkerPool {
   // Empty when every worker asked for started; else how many did and why the rest did not, for
   // the tool to say (a run slower than its `jobs` setting should not be a mystery).
   const std::string& shortfall() const { return shortfall_; }
+  // The workers that started, and why the next one did not (empty when every one started).
+  int started() const { return int(threads_.size()); }
+  const std::string& refused() const { return refused_; }
 
  private:
   void run();
@@ -53,7 +56,7 @@ class WorkerPool {
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
-  std::string shortfall_;
+  std::string shortfall_, refused_;
 };
 
 // The worker count a `jobs` setting means: itself when positive, else one per hardware thread.

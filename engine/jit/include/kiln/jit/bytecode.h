@@ -12,85 +12,47 @@
 // continues on the next pages. Line numbers live beside the code (not in it), so that editing
 // lines above a function does not change its pages.
 
-#include <span>
 #include <cstdint>
+#include <iterator>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "kiln/jit/opcodes.h"
 #include "kiln/jit/types.h"
 
 namespace kiln::jit {
 
 inline constexpr std::size_t kPageWords = 1024;
 
-// clang-format off: enumerators grouped by meaning
 enum class Op : std::uint8_t {
-  kLoadN,   // a = number (next two words)
-  kLoadB,   // a = b (0 or 1)
-  kMove,    // a = b
-  kGetMod,  // a = module[d]
-  kSetMod,  // module[d] = a
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMod,
-  kPow,  // a = b op c
-  kNeg,  // a = -b
-  kNot,  // a = !b (booleans)
-  kEq,
-  kLt,
-  kLe,        // a = b op c (numbers and booleans)
-  kEqRef,     // a = (array b is array c)
-  kJmp,       // pc += d
-  kJmpIf,     // if a != 0: pc += d
-  kJmpIfNot,  // if a == 0: pc += d
-  kForPrep,   // a, a+1, a+2 = start, limit, step; a+3 = loop variable; pc += d to the loop test
-  kForLoop,   // a += a+2; if in range: a+3 = a, pc += d
-  kNewArr,    // a = new empty array (b: 1 = booleans)
-  kAppend,    // append b to array a
-  kGetI,      // a = b[c]
-  kSetI,      // a[b] = c (b may be #a + 1)
-  kLen,       // a = #b
-  kCall,      // call function d with its arguments in a, a+1, ...; result in a
-  kMath,      // a = math function b of c arguments in a, a+1, ...
-  kHost,      // a = host function b of c arguments in a, a+1, ...
-  kRet,       // return a
-  kRet0,      // return nothing
-  kPutN,      // print buffer += number a
-  kPutB,      // print buffer += boolean a
-  kPutS,      // print buffer += string (next word: length, then the bytes)
-  kPutTab,    // print buffer += '\t'
-  kPrintLn,   // write the print buffer and '\n'
-  kDefine,    // function d is defined from here on (Lua defines functions when the statement runs)
-  // Compare and branch: the next word is a signed offset from the word after it.
-  kJNotLt,  // if not (a < b): jump
-  kJNotLe,  // if not (a <= b): jump
-  kJNotEq,  // if a ~= b: jump
-  kJEq,     // if a == b: jump
-  kLoadF,   // a = function d (a value; the function must be defined)
-  kCallR,   // call the function value in b with its c arguments in a, a+1, ...; result in a
-  // A number constant K as the right operand, in the two words after the instruction (after the
-  // offset word for a compare and branch).
-  kAddK,     // a = b + K
-  kSubK,     // a = b - K
-  kMulK,     // a = b * K
-  kDivK,     // a = b / K
-  kJNotLtK,  // if not (a < K): jump
-  kJNotLeK,  // if not (a <= K): jump
-  kJNotGtK,  // if not (a > K): jump
-  kJNotGeK,  // if not (a >= K): jump
-  kJNotEqK,  // if a ~= K: jump
-  kJEqK,     // if a == K: jump
-  // `return f(...)`: call function (the next word) with its b arguments in a, a+1, ...; result in a.
-  // A call of the running function itself reuses its frame (arguments to its first registers, on at
-  // its start): recursion in tail position runs in constant depth, as Lua's proper tail calls do.
-  kTailCall,
-  kCount,
+#define KILN_OP_ENUMERATOR(name, mnemonic, format, flow, effect) k##name,
+  KILN_OPCODES(KILN_OP_ENUMERATOR)
+#undef KILN_OP_ENUMERATOR
+      kCount,
 };
-// clang-format on
 
-const char* op_name(Op op);
+// An instruction's columns of KILN_OPCODES.
+struct OpInfo {
+  const char* mnemonic;
+  OpFormat format;
+  OpFlow flow;
+  std::uint8_t effect;  // OpEffect bits
+};
+
+inline constexpr OpInfo kOpInfo[] = {
+#define KILN_OP_INFO(name, mnemonic, format, flow, effect) \
+  {#mnemonic, OpFormat::format, OpFlow::flow, std::uint8_t(effect)},
+    KILN_OPCODES(KILN_OP_INFO)
+#undef KILN_OP_INFO
+};
+static_assert(std::size(kOpInfo) == std::size_t(Op::kCount));
+
+inline bool is_op(std::uint32_t w) { return (w & 0xff) < std::uint32_t(Op::kCount); }
+// The row of `op`, which must be an instruction (is_op).
+inline const OpInfo& op_info(Op op) { return kOpInfo[std::size_t(op)]; }
+const char* op_name(Op op);  // "?" for what is not an instruction
 
 inline std::uint32_t encode_abc(Op op, unsigned a, unsigned b, unsigned c) {
   return std::uint32_t(op) | (a << 8) | (b << 16) | (c << 24);
@@ -107,10 +69,16 @@ inline unsigned ud_of(std::uint32_t w) { return w >> 16; }
 // a = b op c with two register operands: arithmetic and comparisons (ADD .. POW, EQ, LT, LE, EQREF).
 inline bool is_binary(Op op) { return (op >= Op::kAdd && op <= Op::kPow) || (op >= Op::kEq && op <= Op::kEqRef); }
 // ADDK .. DIVK: a = b op K, three words.
-inline bool is_constant_arithmetic(Op op) { return op >= Op::kAddK && op <= Op::kDivK; }
+inline bool is_constant_arithmetic(Op op) { return op_info(op).format == OpFormat::kABNumber; }
 // JNOTLTK .. JEQK: the offset word, then K, four words.
-inline bool is_constant_branch(Op op) { return op >= Op::kJNotLtK && op <= Op::kJEqK; }
-inline bool has_inline_offset(Op op) { return (op >= Op::kJNotLt && op <= Op::kJEq) || is_constant_branch(op); }
+inline bool is_constant_branch(Op op) { return op_info(op).format == OpFormat::kANumberBranch; }
+inline bool has_inline_offset(Op op) { return op_info(op).format == OpFormat::kABBranch || is_constant_branch(op); }
+// The words of the instruction at code[at], inline data included; 0 where code[at] is not an
+// instruction. PUTS reads its length word: where that lies past the span, the result is past it too.
+std::size_t instruction_words(std::span<const std::uint32_t> code, std::size_t at);
+// Where the jump or branch at code[at] goes (an index into code, which may lie outside it);
+// nothing for an instruction that does not jump or whose offset word lies past the span.
+std::optional<long> jump_target(std::span<const std::uint32_t> code, std::size_t at);
 // The constant K of a constant-operand instruction at code[at] (its words: see Op).
 inline double constant_operand(const std::uint32_t* code, std::size_t at) {
   const std::size_t k = has_inline_offset(op_of(code[at])) ? at + 2 : at + 1;

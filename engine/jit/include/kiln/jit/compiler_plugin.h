@@ -4,9 +4,10 @@
 // whose pages all come from the page cache never maps LLVM (start-up stays free of its ~17 ms).
 //
 // The cache keys need the compiler's fingerprint (LLVM version, settings, host CPU) before any
-// compile. It is kept in <cache root>/jit-fingerprints/<digest>, the digest covering this host's
-// raw CPUID (what LLVM derives the host CPU from), the code generator's build and the settings; the
-// plugin is asked only when that file is missing or unreadable.
+// compile. It is kept as an entry of the cache store's jit kind (in a namespace of the code
+// generator's build, so it is pruned with that build's pages), keyed by this host's raw CPUID
+// (what LLVM derives the host CPU from) and the settings; the plugin is asked only when that
+// entry is missing or fails the store's checks.
 //
 // Thread-safety: compile() from any thread (the plugin is loaded once); fingerprint() is fixed at
 // creation.
@@ -15,8 +16,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "kiln/cache/blob_store.h"
 #include "kiln/core/result.h"
 #include "kiln/jit/page_compiler.h"
 
@@ -24,9 +27,9 @@ namespace kiln::jit {
 
 struct CompilerPluginOptions {
   int opt_level = 2;
-  bool frem_libcall = false;         // fault injection for tests (see LlvmCompilerOptions)
-  std::filesystem::path plugin;      // empty: default_compiler_plugin()
-  std::filesystem::path cache_root;  // where fingerprints are kept; empty: always ask the plugin
+  bool frem_libcall = false;          // fault injection for tests (see LlvmCompilerOptions)
+  std::filesystem::path plugin;       // empty: default_compiler_plugin()
+  cache::BlobStore* store = nullptr;  // where fingerprints are kept; none: always ask the plugin
   // Said once when the plugin cannot be loaded (pages then stay interpreted); none: silent.
   std::function<void(const std::string&)> warn;
 };
@@ -51,10 +54,10 @@ class PluginPageCompiler final : public PageCompiler {
   Result<PageCompiler*> load();
 
   CompilerPluginOptions options_;
-  std::filesystem::path kept_;  // the file the fingerprint is kept in; empty: none
-  std::string fingerprint_;     // set by create(), fixed after
-  mutable std::mutex mu_;       // guards the loading below
-  void* handle_ = nullptr;
+  std::optional<cache::BlobNamespace> kept_ns_;  // where the fingerprint is kept; none: not kept
+  cache::BlobKey kept_key_{};
+  std::string fingerprint_;  // set by create(), fixed after
+  mutable std::mutex mu_;    // guards the loading below
   std::unique_ptr<PageCompiler> compiler_;
   std::string load_error_;
 };

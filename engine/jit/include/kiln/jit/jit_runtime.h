@@ -32,6 +32,10 @@
 #include "kiln/jit/jit_abi.h"
 #include "kiln/jit/page_compiler.h"
 
+namespace kiln::cache {
+class BlobStore;
+}  // namespace kiln::cache
+
 namespace kiln::jit {
 
 // Code installed for one (page bytes, mode).
@@ -50,9 +54,9 @@ struct PageSlot {
 class AotSource;
 
 struct JitOptions {
-  PageCompiler* compiler = nullptr;  // none: cached pages only (the player)
-  AotSource* aot = nullptr;          // compiled pages shipped with the game, asked before the cache
-  std::filesystem::path cache_root;  // the persistent cache (pages under <cache_root>/jit); empty: none
+  PageCompiler* compiler = nullptr;   // none: cached pages only (the player)
+  AotSource* aot = nullptr;           // compiled pages shipped with the game, asked before the cache
+  cache::BlobStore* store = nullptr;  // the persistent cache (its jit kind); none: pages are not kept
   // The compiler's fingerprint (its settings and host target). Empty: the compiler's own. A runtime
   // without a compiler (the player) takes it from whoever filled the cache (the cook's packs).
   std::string fingerprint;
@@ -60,8 +64,6 @@ struct JitOptions {
   int compile_threads = 1;          // the runtime's own compile threads, when no `pool` is given
   bool synchronous = false;         // compile on the asking thread (tests, the cook, benchmarks)
   std::uint32_t hot_threshold = 8;  // entries into a page (calls, loop iterations) before it is asked for
-  std::uint64_t cache_max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache (cache.disk_max)
-  int keep_builds = 3;
   // Background compiles run here when given (the tool's one pool); it must outlive the runtime.
   core::WorkerPool* pool = nullptr;
 };

@@ -22,10 +22,6 @@ struct PageShape {
   std::vector<std::uint16_t> loop_heads;  // in-page targets of backward branches, sorted
 };
 
-// Words an instruction at `at` occupies (1 for most; LOADN 3; PUTS 2 + its string; compare-and-
-// branch 2); 0 for a word that is not an instruction (an unknown opcode).
-std::size_t instruction_words(std::span<const std::uint32_t> page, std::size_t at);
-
 PageShape analyze_page(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries);
 
 // The entries the JIT compiles a page for: the program's entries and the loop heads they reach.

@@ -18,6 +18,9 @@
 // by a deliberately weak hash (their count of non-zero words), so different pages share an entry;
 // KILN_BREAK=jitcache-skip-compare serves an entry without comparing its page's bytes.
 //
+// The entries go through the process's one cache store (kiln/cache/blob_store.h), which the
+// caller opens and hands down; the PageStore owns a namespace of it and the kind's key.
+//
 // Thread-safety: every member function may be called from any thread; the store's writer thread
 // writes the entries.
 
@@ -32,6 +35,10 @@
 #include "kiln/core/result.h"
 #include "kiln/jit/jit_abi.h"
 #include "kiln/jit/page_compiler.h"
+
+namespace kiln::cache {
+class BlobStore;
+}  // namespace kiln::cache
 
 namespace kiln::jit {
 
@@ -49,12 +56,9 @@ struct PageLookup {
 };
 
 struct PageStoreOptions {
-  std::filesystem::path root;                        // the cache root
-  std::string build_id;                              // any rebuild of the code generator is a new namespace
-  std::string fingerprint;                           // codegen settings and host target
-  std::uint64_t max_bytes = std::uint64_t{4} << 30;  // the cap of the whole cache store (cache.disk_max)
-  int keep_builds = 3;
-  bool background_writes = true;
+  cache::BlobStore* store = nullptr;  // the process's cache store (required); it outlives the PageStore
+  std::string build_id;               // any rebuild of the code generator is a new namespace
+  std::string fingerprint;            // codegen settings and host target
 };
 
 struct PageStoreFaults {

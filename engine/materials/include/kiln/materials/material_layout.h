@@ -22,12 +22,16 @@
 #include "kiln/core/result.h"
 #include "kiln/materials/material.h"
 #include "kiln/runtime/material_record.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::materials {
 
-// `record.passes` name their variants; `reflections` gives each variant's stage reflections (JSON,
-// as shadercache's reflect_spirv writes them). Fills every pass's blocks and textures.
-Status lay_out_material(const Material& material, const std::map<std::string, std::vector<std::string>>& reflections,
+// Each variant's stage reflections, by variant name; the pointers outlive the call.
+using VariantReflections = std::map<std::string, std::vector<const runtime::StageReflection*>>;
+
+// `record.passes` name their variants; `reflections` gives each variant's stage reflections. Fills
+// every pass's blocks and textures.
+Status lay_out_material(const Material& material, const VariantReflections& reflections,
                         runtime::MaterialRecord& record);
 
 }  // namespace kiln::materials

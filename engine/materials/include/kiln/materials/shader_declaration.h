@@ -11,6 +11,8 @@
 //
 // Thread-safety: plain values and pure functions.
 
+#include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,5 +50,23 @@ Status check_variant_request(const std::string& shader, const ShaderDeclaration&
 
 // The define the pass becomes: "Shadow" -> "KILN_PASS_SHADOW".
 std::string pass_define(std::string_view pass);
+
+// A shader as a project names it: its id ("shaders/lit"), its stage files and what they declare.
+struct ShaderProgram {
+  std::string id;
+  std::vector<std::string> stage_files;  // relative to the root, in stage order
+  ShaderDeclaration declaration;
+};
+
+// Where a project's shaders are read from (the tools' shadercache::ShaderLibrary): a shader's
+// declaration by id, and the directories a project's files may lead into (its root and include
+// directories).
+class ShaderCatalog {
+ public:
+  virtual ~ShaderCatalog() = default;
+  // A shader by id or stage path; an error naming the file and line, or "no stage file".
+  virtual Result<std::shared_ptr<const ShaderProgram>> program(const std::string& id) = 0;
+  virtual const std::vector<std::filesystem::path>& roots() const = 0;
+};
 
 }  // namespace kiln::materials

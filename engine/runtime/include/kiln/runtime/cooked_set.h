@@ -44,7 +44,7 @@ class CookedSet {
   // The targets the shaders were cooked for ("spirv-vulkan1.0", ...), the default first.
   std::vector<std::string> targets() const;
   // A variant of `target` (empty: the default target), each stage's reflection checked against its
-  // SPIR-V (check_stage_reflection): a disagreement is an error naming the pack, variant and stage.
+  // SPIR-V (check_reflection): a disagreement is an error naming the pack, variant and stage.
   Result<VariantRecord> variant(std::string_view name, std::string_view target = {}) const;
   Result<std::span<const std::byte>> program(std::string_view file) const;
   // The .tx of `file` for `target` (empty: the default target): the target's own copy when the cook

@@ -1,6 +1,6 @@
 #pragma once
-// What a pipeline needs to know of its shaders, read from the reflection the cook stored with each
-// variant (never from hand-written tables): the descriptor bindings of every set with the stages
+// What a pipeline needs to know of its shaders, from the reflection the cook stored with each
+// variant's stages (never from hand-written tables): the descriptor bindings of every set with the stages
 // that use them, the push-constant range, the vertex inputs, the fragment outputs and a compute
 // shader's work-group size. No graphics API types: a renderer makes its objects from this (Kiln's
 // Vulkan renderer in engine/render).
@@ -14,27 +14,13 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/reflection.h"
 #include "kiln/runtime/variant_record.h"
 
 namespace kiln::runtime {
 
 enum class ShaderStage : std::uint32_t { kVertex = 1, kFragment = 2, kCompute = 4 };
 using StageMask = std::uint32_t;  // ShaderStage bits
-
-enum class DescriptorKind {
-  kUniformBuffer,
-  kStorageBuffer,
-  kCombinedImageSampler,
-  kSampledImage,
-  kSampler,
-  kStorageImage
-};
-
-// A member of a uniform, storage or push-constant block, where the variant's layout put it.
-struct BlockMember {
-  std::string name, type;  // "view_projection", "mat4"
-  std::uint32_t offset = 0, size = 0;
-};
 
 struct DescriptorBinding {
   std::uint32_t set = 0, binding = 0;
@@ -46,11 +32,7 @@ struct DescriptorBinding {
   std::vector<BlockMember> members;  // uniform and storage buffers
 };
 
-struct VertexInput {
-  std::uint32_t location = 0;
-  std::string name;
-  std::string type;  // "vec3", "uvec4", ...
-};
+using VertexInput = InterfaceVariable;
 
 struct ShaderInterface {
   bool compute = false;
@@ -68,17 +50,8 @@ struct ShaderInterface {
 };
 
 // The interface of a variant's stages together. Errors start with `where` (the pack and the
-// variant): a stage it does not know, a binding two stages declare differently, a runtime-sized
-// descriptor array, reflection that is not what the cook writes.
+// variant): a stage it does not know, a binding two stages declare differently, a descriptor kind
+// no renderer binds, a set or array past the limits.
 Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where);
-
-// One stage's stored reflection checked against the SPIR-V it describes: the same descriptor
-// bindings (set, binding, kind, count, block size), push-constant blocks and input locations.
-// A layout made from reflection that disagrees would hand the driver a pipeline that reads
-// what no descriptor provides. Errors start with `where` and the stage. CookedSet::variant runs
-// it on every record it reads, so shader_interface() takes records already checked.
-Status check_stage_reflection(const runtime::StageRecord& stage, const std::string& where);
-
-const char* descriptor_kind_name(DescriptorKind kind);
 
 }  // namespace kiln::runtime

@@ -1,9 +1,8 @@
 #pragma once
 // A shader variant as the shaders pack stores it: per stage, in stage order, the stage name
 // ("vert", "frag", "comp", ...), the project file it was compiled from, its SPIR-V words and its
-// reflection (JSON: bindings with set/binding/name/kind and where the backend put each, uniform
-// block members with offsets, push-constant blocks, inputs, outputs, specialization constants,
-// work-group size), and for a cross-compiled target the backend's source.
+// reflection (reflection.h, stored as encode_reflection writes it), and for a cross-compiled target
+// the backend's source.
 //
 // Thread-safety: plain values and pure functions.
 
@@ -13,16 +12,17 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::runtime {
 
-inline constexpr std::uint32_t kVariantRecordVersion = 2;
+inline constexpr std::uint32_t kVariantRecordVersion = 3;
 
 struct StageRecord {
   std::string stage;
   std::string file;
   std::vector<std::uint32_t> spirv;
-  std::string reflection_json;
+  StageReflection reflection;
   std::string source;  // the backend's text (GLSL, ESSL, HLSL, MSL); empty for a SPIR-V target
 };
 
@@ -32,8 +32,9 @@ struct VariantRecord {
 };
 
 std::vector<std::byte> encode_variant_record(const VariantRecord& record);
-// Checks the layout, every stage's SPIR-V header and that its reflection is a JSON object; errors
-// start with `where` (the pack and the entry).
+// Checks the layout, every stage's SPIR-V header, and its reflection: readable, and describing
+// what the SPIR-V declares (check_reflection). Errors start with `where` (the pack and the entry)
+// and name the stage.
 Result<VariantRecord> decode_variant_record(std::span<const std::byte> bytes, const std::string& where);
 
 }  // namespace kiln::runtime

@@ -13,15 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "kiln/core/result.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::shadercache {
 
-enum class Backend { kSpirv, kGlsl, kEssl, kHlsl, kMsl };
-std::optional<Backend> parse_backend(std::string_view text);  // spirv glsl essl hlsl msl
-std::string_view backend_name(Backend backend);
+using runtime::Backend;  // names: runtime::backend_name, runtime::backend_named
 
 // Where each descriptor (set, binding) of a variant lands in a backend that has no descriptor sets.
 // GLSL and ESSL bindings and MSL buffer/texture/sampler indices are numbered per resource class over
@@ -37,9 +34,9 @@ struct BindingMap {
   std::uint32_t msl_push_constant_buffer = 0;  // the first MSL buffer index after the descriptors
 };
 // From the reflections (reflect_spirv) of a variant's stages.
-BindingMap map_bindings(const std::vector<nlohmann::json>& stage_reflections, Backend backend);
-// Records where each binding (and the push constants) went: a "<backend>" object on each entry.
-void record_backend_bindings(nlohmann::json& reflection, const BindingMap& map, Backend backend);
+BindingMap map_bindings(const std::vector<runtime::StageReflection>& stage_reflections, Backend backend);
+// Records where each binding (and the push constants) went: the slot of each entry.
+void record_backend_bindings(runtime::StageReflection& reflection, const BindingMap& map, Backend backend);
 
 // Source for `backend` with the bindings of `map` (nothing to do for kSpirv: an empty string).
 Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backend backend, const BindingMap& map = {});

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kiln/core/config.h"
 #include "kiln/shadercache/glsl_compiler.h"
 
 namespace kiln::shadercache {
@@ -73,5 +74,10 @@ int serve_compile_requests(int fd);
 
 // kiln-shader-worker beside the running executable (or in <prefix>/lib/kiln), or empty when there is none.
 std::filesystem::path default_compile_worker();
+
+// How the tools run glslang by the configuration: in kiln-shader-worker processes beside the
+// program, limited by shaders.compile_memory_max and shaders.compile_timeout, unless
+// shaders.compile_workers is off.
+CompileIsolation compile_isolation(const Config& config);
 
 }  // namespace kiln::shadercache

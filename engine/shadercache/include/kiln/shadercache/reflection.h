@@ -1,8 +1,8 @@
 #pragma once
 // What a SPIR-V module exposes, read with SPIRV-Cross: descriptor bindings (set, binding, name,
 // kind, array size, block size), push-constant blocks, stage inputs and outputs (location, name,
-// type), specialization constants, and the compute work-group size. Stored beside each module as
-// JSON; `kiln shader reflect` prints it.
+// type), specialization constants, and the compute work-group size, as the typed reflection of
+// the pack contract (kiln/runtime/reflection.h); `kiln shader reflect` prints it.
 //
 // Thread-safety: pure functions.
 
@@ -10,13 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "kiln/core/result.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::shadercache {
 
-Result<nlohmann::json> reflect_spirv(const std::vector<std::uint32_t>& spirv);
+Result<runtime::StageReflection> reflect_spirv(const std::vector<std::uint32_t>& spirv);
 
 // "SPIRV-Cross <package version>": part of every persistent cache namespace.
 std::string spirv_cross_version();

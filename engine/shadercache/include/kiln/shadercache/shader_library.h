@@ -54,11 +54,7 @@ struct ShaderLibraryOptions {
   CompileIsolation isolation;  // how glslang runs: on large-stack threads, or in worker processes
 };
 
-struct ShaderProgram {
-  std::string id;
-  std::vector<std::string> stage_files;  // relative to the root, in stage order
-  materials::ShaderDeclaration declaration;
-};
+using materials::ShaderProgram;
 
 struct ShaderLibraryStats {
   std::uint64_t disk_hits = 0;
@@ -68,12 +64,12 @@ struct ShaderLibraryStats {
   std::uint64_t undecodable_blobs = 0;
 };
 
-class ShaderLibrary {
+class ShaderLibrary final : public materials::ShaderCatalog {
  public:
   explicit ShaderLibrary(ShaderLibraryOptions options);
 
   // Read once per revision of the shader; shared, immutable.
-  Result<std::shared_ptr<const ShaderProgram>> program(const std::string& id);
+  Result<std::shared_ptr<const ShaderProgram>> program(const std::string& id) override;
   int revision(const std::string& id) const;
 
   // The variant of `id` for `pass` and `keywords` at the shader's current revision. An unknown
@@ -89,7 +85,7 @@ class ShaderLibrary {
 
   VariantCache& cache() { return cache_; }
   // The canonical project root and include directories: where project files may lead.
-  const std::vector<std::filesystem::path>& roots() const { return roots_; }
+  const std::vector<std::filesystem::path>& roots() const override { return roots_; }
   ShaderLibraryStats stats() const;
   IsolatedCompilerStats compiler_stats() const { return compiler_->stats(); }
   const cache::BlobNamespace* disk_namespace() const { return ns_ ? &*ns_ : nullptr; }

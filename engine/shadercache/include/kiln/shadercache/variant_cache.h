@@ -22,6 +22,7 @@
 
 #include "kiln/cache/two_level_cache.h"
 #include "kiln/materials/variant_key.h"
+#include "kiln/runtime/reflection.h"
 
 namespace kiln::shadercache {
 
@@ -29,8 +30,8 @@ struct CompiledStage {
   std::string stage;  // "vert", "frag", "comp", ...
   std::string file;   // the stage's source, relative to the project root
   std::vector<std::uint32_t> spirv;
-  std::string reflection_json;  // reflect_spirv()
-  std::string backend_source;   // cross-compiled source, empty for the SPIR-V backend
+  runtime::StageReflection reflection;  // reflect_spirv()
+  std::string backend_source;           // cross-compiled source, empty for the SPIR-V backend
   // The compiler's warnings, one per line ("shaders/lit.frag:12: warning: ..."): paths inside the
   // project root relative to it, so that a disk hit in another checkout names the right files.
   std::string warnings;

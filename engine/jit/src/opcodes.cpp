@@ -1,0 +1,50 @@
+#include "kiln/jit/bytecode.h"
+
+namespace kiln::jit {
+
+const char* op_name(Op op) { return std::size_t(op) < std::size(kOpInfo) ? kOpInfo[std::size_t(op)].mnemonic : "?"; }
+
+std::size_t instruction_words(std::span<const std::uint32_t> code, std::size_t at) {
+  if (!is_op(code[at])) return 0;
+  switch (op_info(op_of(code[at])).format) {
+    case OpFormat::kANumber:
+    case OpFormat::kABNumber: return 3;
+    case OpFormat::kABBranch:
+    case OpFormat::kATailCall: return 2;
+    case OpFormat::kANumberBranch: return 4;
+    case OpFormat::kString:
+      if (at + 1 >= code.size()) return 2 + kPageWords;  // its length lies outside: it runs past
+      return 2 + (std::size_t(code[at + 1]) + 3) / 4;
+    case OpFormat::kNone:
+    case OpFormat::kA:
+    case OpFormat::kALiteral:
+    case OpFormat::kAB:
+    case OpFormat::kABC:
+    case OpFormat::kAModule:
+    case OpFormat::kAFunction:
+    case OpFormat::kFunction:
+    case OpFormat::kJump:
+    case OpFormat::kAJump:
+    case OpFormat::kLoopJump:
+    case OpFormat::kAMathArgs:
+    case OpFormat::kAHostArgs:
+    case OpFormat::kABArgs: return 1;
+  }
+  return 1;
+}
+
+std::optional<long> jump_target(std::span<const std::uint32_t> code, std::size_t at) {
+  if (!is_op(code[at])) return std::nullopt;
+  switch (op_info(op_of(code[at])).format) {
+    case OpFormat::kJump:
+    case OpFormat::kAJump:
+    case OpFormat::kLoopJump: return long(at) + 1 + d_of(code[at]);
+    case OpFormat::kABBranch:
+    case OpFormat::kANumberBranch:
+      if (at + 1 >= code.size()) return std::nullopt;
+      return long(at) + 2 + static_cast<std::int32_t>(code[at + 1]);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace kiln::jit

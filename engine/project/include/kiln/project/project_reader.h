@@ -1,0 +1,73 @@
+#pragma once
+// The project's files one at a time, with the checks and messages load_project makes of them: what
+// the editor runs on each edit, so that it refuses what the cook refuses, in the same words.
+//
+// Thread-safety: one thread at a time (it remembers the texture sidecars it read).
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/core/result.h"
+#include "kiln/jit/types.h"
+#include "kiln/project/project.h"
+#include "kiln/runtime/script_api.h"
+
+namespace kiln::project {
+
+// One use of a texture by a material's slot, with the settings it asks for.
+struct TextureUse {
+  std::string texture;  // relative to the root
+  textures::TextureSettings settings;
+  std::string use;  // for messages: "materials/brick.json /textures/albedo" as shown
+};
+
+class ProjectReader {
+ public:
+  ProjectReader(std::filesystem::path root, materials::ShaderCatalog& shaders);
+
+  // The root as the caller named it, then `rel`: how messages name a file.
+  std::string shown(const std::string& rel) const;
+  // Why `rel` may not be read: it leads (through symbolic links) outside the project and its
+  // include directories; nothing when it may.
+  std::optional<std::string> outside(const std::string& rel) const;
+
+  // A material (`rel` under the root): read, parsed, its shader loaded and its keywords checked,
+  // each texture present, inside and with readable settings. Every problem is added to `errors`;
+  // nothing is returned when the material cannot be used at all. `uses` receives each texture's
+  // use here (for the check across materials: check_texture_uses).
+  std::optional<MaterialInput> read_material(const std::string& rel, std::vector<std::string>& errors,
+                                             std::vector<TextureUse>* uses = nullptr);
+
+  // A script compiled against the engine functions `host` (host_signatures of the materials).
+  Result<ScriptInput> read_script(const std::string& rel, const std::vector<jit::HostSignature>& host) const;
+
+  // Forgets what was read of `texture`'s sidecar (it changed on disk).
+  void forget_sidecar(const std::string& texture) { sidecars_.erase(texture); }
+
+  const std::filesystem::path& root() const { return root_; }
+  materials::ShaderCatalog& shaders() const { return shaders_; }
+
+ private:
+  std::optional<textures::TextureSettings> settings_of(const std::string& texture, const std::string& slot,
+                                                       const materials::Material& m, std::vector<std::string>& errors);
+
+  std::filesystem::path root_;
+  materials::ShaderCatalog& shaders_;
+  std::map<std::string, std::optional<textures::TextureOptions>> sidecars_;  // nullopt: none (or broken)
+  std::map<std::string, std::string> failed_shaders_;                        // id -> why, said once
+};
+
+// Every texture used with one setting: the first use of each, and an error (added to `errors`)
+// for each use that asks for other settings than the first, naming both and the sidecar to fix.
+std::vector<TextureInput> check_texture_uses(const ProjectReader& reader, const std::vector<TextureUse>& uses,
+                                             std::vector<std::string>& errors);
+
+// The engine functions scripts may call: one per authored material parameter.
+std::vector<jit::HostSignature> host_signatures(std::span<const runtime::ParameterFunction> functions);
+std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials);
+
+}  // namespace kiln::project

@@ -1,0 +1,141 @@
+#include "kiln/project/project_reader.h"
+
+#include "kiln/core/input_limits.h"
+#include "kiln/core/json_document.h"
+#include "kiln/core/project_paths.h"
+#include "kiln/lang/script.h"
+
+namespace kiln::project {
+namespace fs = std::filesystem;
+
+ProjectReader::ProjectReader(fs::path root, materials::ShaderCatalog& shaders)
+    : root_(std::move(root)), shaders_(shaders) {}
+
+std::string ProjectReader::shown(const std::string& rel) const { return (root_ / rel).lexically_normal().string(); }
+
+std::optional<std::string> ProjectReader::outside(const std::string& rel) const {
+  fs::path resolved;
+  if (resolves_inside(root_ / rel, shaders_.roots(), &resolved)) return std::nullopt;
+  return "leads outside the project and its include directories (to " + resolved.string() + ")";
+}
+
+// A use's settings: the slot's default, the sidecar's (none, or a broken one: said when first
+// read), the entry's; nullopt when the sidecar is first found broken.
+std::optional<textures::TextureSettings> ProjectReader::settings_of(const std::string& texture, const std::string& slot,
+                                                                    const materials::Material& m,
+                                                                    std::vector<std::string>& errors) {
+  auto known = sidecars_.find(texture);
+  if (known == sidecars_.end()) {
+    auto read = textures::read_texture_sidecar(root_ / texture);
+    if (!read) {
+      errors.push_back(read.error().message);
+      sidecars_[texture] = std::nullopt;
+      return std::nullopt;
+    }
+    known = sidecars_.emplace(texture, *read).first;
+  }
+  auto entry = m.texture_options.find(slot);
+  return textures::resolve_texture_settings(slot, known->second ? &*known->second : nullptr,
+                                            entry == m.texture_options.end() ? nullptr : &entry->second);
+}
+
+std::optional<MaterialInput> ProjectReader::read_material(const std::string& rel, std::vector<std::string>& errors,
+                                                          std::vector<TextureUse>* uses) {
+  if (auto why = outside(rel)) {
+    errors.push_back(shown(rel) + ": " + *why);
+    return std::nullopt;
+  }
+  auto text = read_input_file(shown(rel), limits::kJsonFileBytes, "material");
+  if (!text) {
+    errors.push_back(text.error().message);
+    return std::nullopt;
+  }
+  auto material = materials::parse_material(shown(rel), *text);
+  if (!material) {
+    errors.push_back(material.error().message);
+    return std::nullopt;
+  }
+  auto program = shaders_.program(material->shader);
+  if (!program) {
+    // A shader that exists but does not load is reported once, as itself; each material using it
+    // says only that. A shader with no stage file at all is the material's mistake.
+    auto [failed, first] = failed_shaders_.try_emplace(material->shader, program.error().message);
+    const bool missing = program.error().message.find(": no stage file") != std::string::npos;
+    if (missing)
+      errors.push_back(shown(rel) + ": /shader: " + program.error().message);
+    else if (first)
+      errors.push_back(program.error().message);
+    if (!missing)
+      errors.push_back(shown(rel) + ": /shader: " + material->shader + " does not load (its errors are listed)");
+    return std::nullopt;
+  }
+  const auto& declaration = (*program)->declaration;
+  if (auto legal = materials::check_material_keywords(*material, declaration); !legal) {
+    errors.push_back(legal.error().message);
+    return std::nullopt;
+  }
+  for (const auto& [slot, texture] : material->textures) {
+    const std::string where = shown(rel) + ": /textures/" + json_pointer_token(slot) + ": ";
+    if (!input_present(root_ / texture))
+      errors.push_back(where + "no such file " + shown(texture));
+    else if (auto why = outside(texture))
+      errors.push_back(where + texture + " " + *why);
+    else if (auto settings = settings_of(texture, slot, *material, errors); settings && uses)
+      uses->push_back({texture, *settings, shown(rel) + " /textures/" + json_pointer_token(slot)});
+  }
+  material->file = rel;
+  MaterialInput input{*material, {}};
+  input.record.file = rel;
+  input.record.shader = (*program)->id;
+  input.record.params = material->params;
+  for (const auto& [slot, texture] : material->textures)
+    input.record.textures[slot] = fs::path(texture).lexically_normal().generic_string();
+  for (const std::string& pass : declaration.pass_order) {
+    const auto key = materials::VariantKey::create((*program)->id, pass, material->keywords, 0);
+    if (input.record.keywords.empty()) input.record.keywords = key.keyword_list();
+    input.record.passes.push_back({pass, key.name(), {}, {}});
+  }
+  return input;
+}
+
+Result<ScriptInput> ProjectReader::read_script(const std::string& rel,
+                                               const std::vector<jit::HostSignature>& host) const {
+  if (auto why = outside(rel)) return make_error(shown(rel) + ": " + *why);
+  auto text = read_input_file(shown(rel), limits::kScriptBytes, "script");
+  if (!text) return text.error();
+  auto program = lang::compile_script(shown(rel), *text, host);
+  if (!program) return program.error();
+  program->file = rel;  // what the cooked bytecode names
+  return ScriptInput{rel, std::move(*program)};
+}
+
+std::vector<TextureInput> check_texture_uses(const ProjectReader& reader, const std::vector<TextureUse>& uses,
+                                             std::vector<std::string>& errors) {
+  std::map<std::string, const TextureUse*> first;
+  for (const TextureUse& u : uses) {
+    auto [it, inserted] = first.try_emplace(u.texture, &u);
+    if (!inserted && !(it->second->settings == u.settings))
+      errors.push_back(reader.shown(u.texture) + ": used as " + textures::describe_settings(it->second->settings) +
+                       " by " + it->second->use + " and as " + textures::describe_settings(u.settings) + " by " +
+                       u.use + ": give it one setting (in " +
+                       reader.shown(textures::texture_sidecar_path(u.texture).string()) + ")");
+  }
+  std::vector<TextureInput> out;
+  for (const auto& [file, use] : first) out.push_back({file, use->settings});
+  return out;
+}
+
+std::vector<jit::HostSignature> host_signatures(std::span<const runtime::ParameterFunction> functions) {
+  std::vector<jit::HostSignature> out;
+  for (const auto& f : functions)
+    out.push_back({f.name, std::vector<jit::Type>(f.components, jit::Type::kNumber), jit::Type::kVoid});
+  return out;
+}
+
+std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials) {
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& m : materials) records.push_back(m.record);
+  return host_signatures(runtime::parameter_functions(records));
+}
+
+}  // namespace kiln::project

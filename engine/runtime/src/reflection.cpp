@@ -1,0 +1,261 @@
+#include "kiln/runtime/reflection.h"
+
+#include <cstdint>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace kiln::runtime {
+namespace {
+
+using nlohmann::json;
+
+struct KindRow {
+  DescriptorKind kind;
+  std::string_view name;
+  bool buffer, texture, sampler;
+};
+
+constexpr KindRow kKinds[] = {
+#define KILN_DESCRIPTOR_KIND_ROW(name, stored, buffer, texture, sampler) \
+  {DescriptorKind::k##name, stored, buffer, texture, sampler},
+    KILN_DESCRIPTOR_KINDS(KILN_DESCRIPTOR_KIND_ROW)
+#undef KILN_DESCRIPTOR_KIND_ROW
+};
+
+// The table and the enum come from one list, in one order.
+const KindRow& row(DescriptorKind kind) { return kKinds[std::size_t(kind)]; }
+
+constexpr std::string_view kBackends[] = {
+#define KILN_BACKEND_NAME(name, stored) stored,
+    KILN_BACKENDS(KILN_BACKEND_NAME)
+#undef KILN_BACKEND_NAME
+};
+
+// A reading failure at a JSON pointer; turned into an error at decode_reflection's boundary.
+struct Malformed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A read-only view of one JSON value and where it sits in the document.
+class Field {
+ public:
+  Field(const json& value, std::string pointer) : value_(value), pointer_(std::move(pointer)) {}
+
+  Field at(const char* key) const {
+    if (!value_.is_object()) fail("not an object");
+    const auto it = value_.find(key);
+    if (it == value_.end()) throw Malformed(pointer_ + "/" + key + ": missing");
+    return Field(*it, pointer_ + "/" + key);
+  }
+  bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
+  std::vector<Field> items() const {
+    if (!value_.is_array()) fail("not a list");
+    std::vector<Field> out;
+    for (std::size_t i = 0; i < value_.size(); ++i) out.emplace_back(value_[i], pointer_ + "/" + std::to_string(i));
+    return out;
+  }
+  std::uint32_t u32() const {
+    if (!value_.is_number_unsigned() || value_.get<std::uint64_t>() > UINT32_MAX)
+      fail("not a whole number from 0 to 4294967295");
+    return std::uint32_t(value_.get<std::uint64_t>());
+  }
+  std::string text() const {
+    if (!value_.is_string()) fail("not a string");
+    return value_.get<std::string>();
+  }
+  std::optional<std::uint32_t> optional_u32(const char* key) const {
+    return has(key) ? std::optional(at(key).u32()) : std::nullopt;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Malformed((pointer_.empty() ? "/" : pointer_) + ": " + what);
+  }
+
+ private:
+  const json& value_;
+  std::string pointer_;
+};
+
+json encode_members(const std::vector<BlockMember>& members) {
+  json out = json::array();
+  for (const BlockMember& m : members) {
+    json j = {{"name", m.name},       {"type", m.type},   {"components", m.components},
+              {"columns", m.columns}, {"count", m.count}, {"offset", m.offset},
+              {"size", m.size}};
+    if (m.array_stride) j["array_stride"] = m.array_stride;
+    if (m.matrix_stride) j["matrix_stride"] = m.matrix_stride;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<BlockMember> decode_members(const Field& list) {
+  std::vector<BlockMember> out;
+  for (const Field& m : list.items())
+    out.push_back({m.at("name").text(), m.at("type").text(), m.at("components").u32(), m.at("columns").u32(),
+                   m.at("count").u32(), m.at("offset").u32(), m.at("size").u32(),
+                   m.optional_u32("array_stride").value_or(0), m.optional_u32("matrix_stride").value_or(0)});
+  return out;
+}
+
+// A backend's slot is stored under the backend's name ("msl": {"buffer": 0}).
+void encode_slot(const BackendSlot& slot, json& out) {
+  if (slot.backend == Backend::kSpirv) return;
+  json j = json::object();
+  const auto put = [&j](const char* key, const std::optional<std::uint32_t>& v) {
+    if (v) j[key] = *v;
+  };
+  put("binding", slot.binding);
+  put("buffer", slot.buffer);
+  put("texture", slot.texture);
+  put("sampler", slot.sampler);
+  put("register", slot.register_index);
+  put("space", slot.space);
+  out[std::string(backend_name(slot.backend))] = std::move(j);
+}
+
+BackendSlot decode_slot(const Field& owner) {
+  BackendSlot slot;
+  for (std::size_t b = 1; b < std::size(kBackends); ++b) {
+    const std::string name(kBackends[b]);
+    if (!owner.has(name.c_str())) continue;
+    if (slot.backend != Backend::kSpirv) owner.fail("slots of two backends");
+    const Field s = owner.at(name.c_str());
+    slot = {Backend(b),
+            s.optional_u32("binding"),
+            s.optional_u32("buffer"),
+            s.optional_u32("texture"),
+            s.optional_u32("sampler"),
+            s.optional_u32("register"),
+            s.optional_u32("space")};
+  }
+  return slot;
+}
+
+json encode_variables(const std::vector<InterfaceVariable>& vars) {
+  json out = json::array();
+  for (const auto& v : vars) out.push_back({{"location", v.location}, {"name", v.name}, {"type", v.type}});
+  return out;
+}
+
+std::vector<InterfaceVariable> decode_variables(const Field& list) {
+  std::vector<InterfaceVariable> out;
+  for (const Field& v : list.items()) out.push_back({v.at("location").u32(), v.at("name").text(), v.at("type").text()});
+  return out;
+}
+
+StageReflection decode(const Field& r) {
+  if (const std::uint32_t format = r.at("format").u32(); format != kReflectionFormat)
+    throw Malformed("format " + std::to_string(format) + ", this Kiln reads format " +
+                    std::to_string(kReflectionFormat) + ": build it again");
+  StageReflection out;
+  out.entry_point = r.at("entry_point").text();
+  for (const Field& b : r.at("bindings").items()) {
+    ReflectedBinding d;
+    d.set = b.at("set").u32();
+    d.binding = b.at("binding").u32();
+    d.name = b.at("name").text();
+    const Field kind = b.at("kind");
+    const auto k = descriptor_kind_named(kind.text());
+    if (!k) kind.fail("descriptors of kind '" + kind.text() + "' are not known");
+    d.kind = *k;
+    d.count = b.at("count").u32();
+    d.block_size = b.optional_u32("block_size");
+    if (b.has("members")) d.members = decode_members(b.at("members"));
+    d.slot = decode_slot(b);
+    out.bindings.push_back(std::move(d));
+  }
+  for (const Field& p : r.at("push_constants").items()) {
+    PushConstantBlock block{
+        p.at("name").text(), p.at("block").text(), p.at("size").u32(), decode_members(p.at("members")), {},
+        decode_slot(p)};
+    for (const Field& range : p.at("ranges").items())
+      block.ranges.push_back({range.at("member").u32(), range.at("offset").u32(), range.at("size").u32()});
+    out.push_constants.push_back(std::move(block));
+  }
+  out.inputs = decode_variables(r.at("inputs"));
+  out.outputs = decode_variables(r.at("outputs"));
+  for (const Field& c : r.at("specialization_constants").items())
+    out.specialization_constants.push_back({c.at("id").u32(), c.at("name").text(), c.at("type").text()});
+  if (r.has("local_size")) {
+    const auto size = r.at("local_size").items();
+    if (size.size() != 3) r.at("local_size").fail("not three numbers");
+    out.local_size = {size[0].u32(), size[1].u32(), size[2].u32()};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view descriptor_kind_name(DescriptorKind kind) { return row(kind).name; }
+
+std::optional<DescriptorKind> descriptor_kind_named(std::string_view name) {
+  for (const KindRow& r : kKinds)
+    if (r.name == name) return r.kind;
+  return std::nullopt;
+}
+
+bool takes_buffer_slot(DescriptorKind kind) { return row(kind).buffer; }
+bool takes_texture_slot(DescriptorKind kind) { return row(kind).texture; }
+bool takes_sampler_slot(DescriptorKind kind) { return row(kind).sampler; }
+
+std::string_view backend_name(Backend backend) { return kBackends[std::size_t(backend)]; }
+
+std::optional<Backend> backend_named(std::string_view name) {
+  for (std::size_t b = 0; b < std::size(kBackends); ++b)
+    if (kBackends[b] == name) return Backend(b);
+  return std::nullopt;
+}
+
+std::string encode_reflection(const StageReflection& r) {
+  json bindings = json::array();
+  for (const ReflectedBinding& b : r.bindings) {
+    json j = {{"set", b.set},
+              {"binding", b.binding},
+              {"name", b.name},
+              {"kind", descriptor_kind_name(b.kind)},
+              {"count", b.count}};
+    if (b.block_size) {
+      j["block_size"] = *b.block_size;
+      j["members"] = encode_members(b.members);
+    }
+    encode_slot(b.slot, j);
+    bindings.push_back(std::move(j));
+  }
+  json push = json::array();
+  for (const PushConstantBlock& p : r.push_constants) {
+    json ranges = json::array();
+    for (const auto& range : p.ranges)
+      ranges.push_back({{"member", range.member}, {"offset", range.offset}, {"size", range.size}});
+    json j = {{"name", p.name},
+              {"block", p.block},
+              {"size", p.size},
+              {"members", encode_members(p.members)},
+              {"ranges", std::move(ranges)}};
+    encode_slot(p.slot, j);
+    push.push_back(std::move(j));
+  }
+  json spec = json::array();
+  for (const auto& c : r.specialization_constants) spec.push_back({{"id", c.id}, {"name", c.name}, {"type", c.type}});
+  json out = {{"format", kReflectionFormat},
+              {"entry_point", r.entry_point},
+              {"bindings", std::move(bindings)},
+              {"push_constants", std::move(push)},
+              {"inputs", encode_variables(r.inputs)},
+              {"outputs", encode_variables(r.outputs)},
+              {"specialization_constants", std::move(spec)}};
+  if (r.local_size) out["local_size"] = *r.local_size;
+  return out.dump();
+}
+
+Result<StageReflection> decode_reflection(std::string_view text, const std::string& where) {
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return make_error(where + ": the reflection is not JSON");
+  try {
+    return decode(Field(doc, ""));
+  } catch (const Malformed& e) {
+    return make_error(where + ": the reflection is not what Kiln writes: " + e.what());
+  }
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,73 @@
+// The editor and the cook read a project through one project model: what the cook refuses, the
+// editor refuses, in the same words.
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "editor_process.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The cook's error lines about `file` (its output names files relative to the project).
+std::vector<std::string> cook_errors_about(const fs::path& project, const fs::path& dir, const std::string& file) {
+  const auto cooked = test::run_process(
+      {KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root", (dir / "cache").string()});
+  CHECK_MESSAGE(cooked.exit_code == 1, cooked.output);
+  std::vector<std::string> lines;
+  std::istringstream in(cooked.output);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(file + ":", 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+bool has(const nlohmann::json& list, const std::string& text) {
+  for (const auto& e : list)
+    if (e == text) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE("the editor refuses a misspelt material parameter and a short vector in the cook's words") {
+    test::TempDir dir("parity");
+    const fs::path project = test::copy_assets(dir);
+    auto brick = nlohmann::json::parse(test::slurp(project / "materials/brick.json"));
+    brick["params"]["base_colr"] = brick["params"]["base_color"];
+    brick["params"].erase("base_color");
+    test::spit(project / "materials/brick.json", brick.dump());
+    const auto misspelt = cook_errors_about(project, dir.path(), "materials/brick.json");
+    REQUIRE_MESSAGE(misspelt.size() == 1, misspelt.size());
+    CHECK(misspelt[0].find("did you mean 'base_color'?") != std::string::npos);
+
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+    const auto ready = editor.next();
+    REQUIRE(ready["event"] == "ready");
+    CHECK_MESSAGE(has(ready["errors"], misspelt[0]), ready.dump());
+
+    // An edit: a vec4 given three numbers.
+    auto metal = nlohmann::json::parse(test::slurp(project / "materials/metal.json"));
+    std::string vector;
+    for (const auto& [name, value] : metal["params"].items())
+      if (value.is_array() && value.size() == 4) vector = name;
+    REQUIRE(!vector.empty());
+    metal["params"][vector].erase(3);
+    test::write_in_place(project / "materials/metal.json", metal.dump());
+    const auto event = editor.next();
+    CHECK(event["event"] == "material_error");
+    CHECK(event["file"] == "materials/metal.json");
+    const auto short_vector = cook_errors_about(project, dir.path(), "materials/metal.json");
+    REQUIRE_MESSAGE(short_vector.size() == 1, short_vector.size());
+    CHECK(short_vector[0].find("the material gives 3 numbers") != std::string::npos);
+    CHECK_MESSAGE(has(event["errors"], short_vector[0]), event.dump());
+  }
+}

@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/runtime/reflection.h"
+#include "kiln/shadercache/shader_library.h"
+
+using namespace kiln;
+using namespace kiln::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A reflection with every field set, so that a field the encoder or decoder drops shows.
+StageReflection everything() {
+  StageReflection r;
+  r.entry_point = "main";
+  BlockMember view{"view", "mat4", 4, 4, 0, 0, 64, 0, 16};
+  BlockMember tints{"tints", "vec4", 4, 1, 3, 64, 48, 16, 0};
+  r.bindings.push_back({0, 0, "Camera", DescriptorKind::kUniformBuffer, 1, 112, {view, tints}, {Backend::kMsl, {}, 2}});
+  r.bindings.push_back(
+      {1, 2, "albedo", DescriptorKind::kCombinedImageSampler, 4, std::nullopt, {}, {Backend::kMsl, {}, {}, 1, 3}});
+  r.push_constants.push_back({"pc", "Push", 64, {view}, {{0, 0, 64}}, {Backend::kMsl, {}, 3}});
+  r.inputs = {{0, "in_position", "vec3"}, {3, "in_tangent", "vec4"}};
+  r.outputs = {{0, "out_color", "vec4"}};
+  r.specialization_constants = {{7, "LIGHT_COUNT", "int"}};
+  r.local_size = std::array<std::uint32_t, 3>{8, 4, 1};
+  return r;
+}
+
+std::string refused(const std::string& text) {
+  auto r = decode_reflection(text, "x.pack: v: vert");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.rfind("x.pack: v: vert: ", 0) == 0);
+  return r.error().message;
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("every descriptor kind and backend has one stored name that reads back") {
+    std::set<std::string_view> names;
+    for (int k = 0; k <= int(DescriptorKind::kAccelerationStructure); ++k) {
+      const auto kind = DescriptorKind(k);
+      names.insert(descriptor_kind_name(kind));
+      CHECK(descriptor_kind_named(descriptor_kind_name(kind)) == kind);
+    }
+    CHECK(names.size() == std::size_t(DescriptorKind::kAccelerationStructure) + 1);
+    CHECK_FALSE(descriptor_kind_named("uniform"));
+    // The slots a backend without descriptor sets gives each kind.
+    CHECK(takes_buffer_slot(DescriptorKind::kStorageBuffer));
+    CHECK(takes_texture_slot(DescriptorKind::kCombinedImageSampler));
+    CHECK(takes_sampler_slot(DescriptorKind::kCombinedImageSampler));
+    CHECK_FALSE(takes_sampler_slot(DescriptorKind::kSampledImage));
+    CHECK_FALSE(takes_texture_slot(DescriptorKind::kUniformBuffer));
+    for (int b = 0; b <= int(Backend::kMsl); ++b) CHECK(backend_named(backend_name(Backend(b))) == Backend(b));
+    CHECK_FALSE(backend_named("metal"));
+  }
+
+  TEST_CASE("a reflection encodes to its stored form and decodes to the same value") {
+    const StageReflection r = everything();
+    const std::string text = encode_reflection(r);
+    const auto json = nlohmann::json::parse(text);
+    CHECK(json["format"] == kReflectionFormat);
+    CHECK(json["bindings"][0]["kind"] == "uniform_buffer");
+    CHECK(json["bindings"][0]["msl"] == nlohmann::json{{"buffer", 2}});
+    CHECK(json["bindings"][1]["msl"] == nlohmann::json{{"texture", 1}, {"sampler", 3}});
+    CHECK_FALSE(json["bindings"][1].contains("members"));  // not a buffer
+    auto back = decode_reflection(text, "x");
+    REQUIRE_MESSAGE(back, back.error().message);
+    CHECK(*back == r);
+    // A compiled shader's reflection too.
+    shadercache::ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+    auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP"});
+    REQUIRE_MESSAGE(v, v.error().message);
+    for (const auto& stage : (*v)->stages) {
+      auto decoded = decode_reflection(encode_reflection(stage.reflection), stage.file);
+      REQUIRE(decoded);
+      CHECK(*decoded == stage.reflection);
+      CHECK(check_reflection(stage.reflection, stage.spirv));
+    }
+  }
+
+  TEST_CASE("a reflection that is not what Kiln writes is refused naming the field") {
+    const auto good = nlohmann::json::parse(encode_reflection(everything()));
+    auto with = [&](const std::string& pointer, const nlohmann::json& value) {
+      auto j = good;
+      j[nlohmann::json::json_pointer(pointer)] = value;
+      return j.dump();
+    };
+    auto without = [&](const std::string& pointer) {
+      auto j = good;
+      const nlohmann::json::json_pointer p(pointer);
+      j[p.parent_pointer()].erase(p.back());
+      return j.dump();
+    };
+    CHECK(refused("{\"bindings\": [") == "x.pack: v: vert: the reflection is not JSON");
+    CHECK(refused("[]").find(": /: not an object") != std::string::npos);
+    CHECK(refused(with("/format", 3)).find("format 3, this Kiln reads format 4") != std::string::npos);
+    CHECK(refused(without("/format")).find("/format: missing") != std::string::npos);
+    CHECK(refused(with("/bindings", nullptr)).find("/bindings: not a list") != std::string::npos);
+    CHECK(refused(with("/bindings", nlohmann::json::object())).find("/bindings: not a list") != std::string::npos);
+    CHECK(refused(without("/bindings/1/name")).find("/bindings/1/name: missing") != std::string::npos);
+    CHECK(refused(with("/bindings/0/kind", "texture")).find("/bindings/0/kind: descriptors of kind 'texture'") !=
+          std::string::npos);
+    CHECK(refused(with("/inputs/1/type", 3)).find("/inputs/1/type: not a string") != std::string::npos);
+    CHECK(refused(with("/local_size", {1, 1})).find("/local_size: not three numbers") != std::string::npos);
+    CHECK(refused(with("/bindings/0/glsl", {{"binding", 0}})).find("slots of two backends") != std::string::npos);
+    // Numbers that are not unsigned 32-bit integers, wherever they stand.
+    for (const char* bad : {"1e300", "2.5", "-1", "4294967296", "true", "\"0\""}) {
+      CAPTURE(bad);
+      for (const char* pointer : {"/bindings/0/set", "/bindings/0/count", "/push_constants/0/size", "/local_size/0",
+                                  "/bindings/0/members/1/offset", "/bindings/0/msl/buffer"}) {
+        CAPTURE(pointer);
+        CHECK(refused(with(pointer, nlohmann::json::parse(bad)))
+                  .find(std::string(pointer) + ": not a whole number from 0 to 4294967295") != std::string::npos);
+      }
+    }
+  }
+}
