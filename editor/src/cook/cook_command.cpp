@@ -93,7 +93,7 @@ nlohmann::json remote_report(const cache::BlobStore* store) {
 // remote level); no scripts, no packs.
 int run_shard(const cook::Shard& shard, project::Project& project, std::vector<cook::TargetVariants>& targets,
               cache::BlobStore* store, core::WorkerPool& pool, cook::Progress& progress, cook::CookErrors& errors,
-              nlohmann::json& report, const std::string& report_file, bool json, Clock::time_point started) {
+              cook::CookReport& report, const std::string& report_file, bool json, Clock::time_point started) {
   const std::size_t all_variants = project.variants.size(), all_textures = project.textures.size();
   cook::keep_shard(project, shard);
   progress.line("cook: shard " + shard.text() + ": " + std::to_string(project.variants.size()) + " of " +
@@ -109,17 +109,12 @@ int run_shard(const cook::Shard& shard, project::Project& project, std::vector<c
 
   const cook::VariantCounts counts = cook::count_variants(targets);
   const double wall = ms_since(started);
-  report["shard"] = {{"index", shard.index + 1},
-                     {"count", shard.count},
-                     {"variants", project.variants.size()},
-                     {"compiled", counts.compiled},
-                     {"cache_hits", counts.cache_hits},
-                     {"textures", textures.files.size()},
-                     {"converted", textures.converted}};
-  report["cache"]["remote"] = remote_report(store);
-  report["errors"] = errors.to_json();
-  report["totals"]["errors"] = errors.size();
-  report["totals"]["wall_ms"] = wall;
+  report.shard = cook::ShardReport{std::size_t(shard.index) + 1, std::size_t(shard.count), project.variants.size(),
+                                   textures.files.size(),        textures.converted,       counts};
+  report.remote = remote_report(store);
+  report.errors = errors.to_json();
+  report.error_count = errors.size();
+  report.wall_ms = wall;
   const bool reported = cook::write_report(report_file, report);
   for (const auto& line : errors.lines()) std::fprintf(stderr, "%s\n", line.c_str());
   if (json)
@@ -179,7 +174,7 @@ int run_cook_command(const Args& args) {
   if (!pool.shortfall().empty()) std::fprintf(stderr, "cook: %s: slower than --jobs asks\n", pool.shortfall().c_str());
   cook::Progress progress(::isatty(STDERR_FILENO) != 0);
   cook::CookErrors errors(root);
-  nlohmann::json report = {{"project", root.string()}};
+  cook::CookReport report{.project = root.string()};
   // Errors come before the summary, once each; the output directory keeps its previous set, when
   // it has one.
   auto fail = [&] {
@@ -188,9 +183,9 @@ int run_cook_command(const Args& args) {
     const bool had_set = !out.empty() && fs::exists(out / runtime::kManifestFile, ec);
     std::fprintf(stderr, "cook: %s, nothing written%s\n", count_of(errors.size(), "error").c_str(),
                  had_set ? ("; " + out.string() + " keeps its previous set").c_str() : "");
-    report["errors"] = errors.to_json();
-    report["totals"]["errors"] = errors.size();
-    report["totals"]["wall_ms"] = ms_since(started);
+    report.errors = errors.to_json();
+    report.error_count = errors.size();
+    report.wall_ms = ms_since(started);
     cook::write_report(report_file, report);
     if (args.json) std::printf("%s\n", cook::report_text(report).c_str());
     return kExitFailed;
@@ -271,7 +266,7 @@ int run_cook_command(const Args& args) {
     const std::size_t checked = cook::verify_variants(project, targets, fresh_options, pool, errors);
     progress.line("cook: verified " + std::to_string(checked) + " variants against a fresh compile");
   }
-  report["stage_ms"]["variants"] = ms_since(stage_started);
+  report.stage_ms.variants = ms_since(stage_started);
 
   // Scripts.
   // The cook ships every page compiled: the compiler must load, not only be known.
@@ -287,14 +282,14 @@ int run_cook_command(const Args& args) {
   if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler, pool, progress,
                           scripts, errors))
     return fail();
-  report["stage_ms"]["scripts"] = ms_since(stage_started);
+  report.stage_ms.scripts = ms_since(stage_started);
 
   // Textures.
   stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
   cook::CookedTextures textures =
       cook::cook_textures(project, conversions, verify, texture_targets(targets), pool, progress, errors);
-  report["stage_ms"]["textures"] = ms_since(stage_started);
+  report.stage_ms.textures = ms_since(stage_started);
 
   // The report of what was built.
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded(), report);
@@ -320,20 +315,21 @@ int run_cook_command(const Args& args) {
 
   bool previews_failed = false;
   stage_started = Clock::now();
-  if (args.has("--previews"))
-    if (auto previews = cook::write_previews(out, config, cache_store.get(), report); !previews) {
+  if (args.has("--previews")) {
+    report.previews.emplace();
+    if (auto previews = cook::write_previews(out, config, cache_store.get(), *report.previews); !previews) {
       // The set is written and stays; the pictures asked for are missing, so the cook fails.
       std::fprintf(stderr, "cook: previews failed: %s\n", previews.error().message.c_str());
-      report["previews"]["failed"] = previews.error().message;
+      report.previews = cook::PreviewsReport{.failed = previews.error().message};
       previews_failed = true;
     }
-  if (args.has("--previews")) report["stage_ms"]["previews"] = ms_since(stage_started);
+    report.stage_ms.previews = ms_since(stage_started);
+  }
   if (cache_store) cache_store->flush();  // the remote has what this cook made before it is counted
-  report["cache"]["remote"] = remote_report(cache_store.get());
-  const double wall = ms_since(started);
-  report["errors"] = nlohmann::json::array();
-  report["totals"]["errors"] = 0;
-  report["totals"]["wall_ms"] = wall;
+  report.remote = remote_report(cache_store.get());
+  report.errors = nlohmann::json::array();
+  report.error_count = 0;
+  report.wall_ms = ms_since(started);
   const bool reported = cook::write_report(report_file, report);
   // The caches grew by this cook: the cap and the build limit hold over every kind again.
   if (cache_store) (void)cache_store->prune();

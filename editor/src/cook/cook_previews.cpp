@@ -13,14 +13,14 @@
 namespace kiln::cook {
 namespace fs = std::filesystem;
 
-Status write_previews(const fs::path& out, const Config& config, cache::BlobStore* store, nlohmann::json& report) {
+Status write_previews(const fs::path& out, const Config& config, cache::BlobStore* store, PreviewsReport& report) {
   bool unavailable = false;
   auto context =
       render::VulkanContext::create({.device = config.render_device, .validate = config.render_validate}, &unavailable);
   if (!context) {
     if (!unavailable) return context.error();
     std::fprintf(stderr, "cook: previews skipped: %s\n", context.error().message.c_str());
-    report["previews"] = {{"skipped", context.error().message}};
+    report.skipped = context.error().message;
     return {};
   }
   auto set = runtime::CookedSet::open(out);
@@ -38,7 +38,7 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
 
   const fs::path dir = out / "previews";
   std::set<fs::path> written;
-  nlohmann::json files = nlohmann::json::array();
+  std::vector<std::string> files;
   for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i) {
     auto picture = render::write_view_picture(**scene, i, dir);
     if (!picture) return picture.error();
@@ -50,8 +50,9 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (it->is_regular_file(ec) && it->path().extension() == ".png" && !written.count(it->path().lexically_normal()))
       fs::remove(it->path(), ec);
-  report["previews"] = {
-      {"files", files}, {"device", (*context)->identity().name}, {"validated", (*context)->validating()}};
+  report.files = std::move(files);
+  report.device = (*context)->identity().name;
+  report.validated = (*context)->validating();
   return {};
 }
 

@@ -5,18 +5,17 @@
 
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
+#include "cook/cook_report.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/config.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cook {
 
-// Writes the previews and puts them in report["previews"] ({"files": [...]} or {"skipped": why});
+// Writes the previews and says what it wrote (the files, the device) or why it skipped them;
 // previews of materials the set no longer has are removed. `store` (may be null) keeps the
 // driver's pipeline cache.
 Status write_previews(const std::filesystem::path& out, const Config& config, cache::BlobStore* store,
-                      nlohmann::json& report);
+                      PreviewsReport& report);
 
 }  // namespace kiln::cook

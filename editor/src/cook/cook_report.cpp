@@ -18,10 +18,48 @@ VariantCounts count_variants(const std::vector<TargetVariants>& targets) {
   return counts;
 }
 
-VariantCounts report_cooked(const project::Project& project, const std::vector<TargetVariants>& targets,
-                            const CookedScripts& scripts, const CookedTextures& textures,
-                            std::size_t textures_discarded, nlohmann::json& report) {
-  const VariantCounts counts = count_variants(targets);
+void report_cooked(const project::Project& project, const std::vector<TargetVariants>& targets,
+                   const CookedScripts& scripts, const CookedTextures& textures, std::size_t textures_discarded,
+                   CookReport& report) {
+  report.planned = &project;
+  report.targets = &targets;
+  report.totals =
+      ProjectTotals{project.variants.size(), project.used, project.declared, project.stripped, count_variants(targets)};
+  report.scripts = ScriptCounts{project.scripts.size(), scripts.stats.requested, scripts.pages.size(),
+                                scripts.stats.compiled, scripts.stats.loaded,    scripts.stats.not_cacheable};
+  report.textures = TextureCounts{project.textures.size(),
+                                  textures.converted,
+                                  textures.files.size() - textures.converted - textures.from_tx,
+                                  textures.from_tx,
+                                  textures.target_files.size(),
+                                  textures_discarded};
+}
+
+void report_warnings(const std::vector<TargetVariants>& targets, CookReport& report) {
+  std::vector<Warning> warnings;  // few: a linear search is fine
+  for (const auto& target : targets)
+    for (const VariantResult& r : target.results) {
+      std::set<std::string> seen;  // a warning in two stages of one variant counts it once
+      for (std::size_t start = 0; start < r.warnings.size();) {
+        const std::size_t end = std::min(r.warnings.find('\n', start), r.warnings.size());
+        std::string line = r.warnings.substr(start, end - start);
+        start = end + 1;
+        if (line.empty() || !seen.insert(line).second) continue;
+        auto it = std::find_if(warnings.begin(), warnings.end(), [&](const Warning& w) { return w.message == line; });
+        if (it == warnings.end())
+          warnings.push_back({std::move(line), 1});
+        else
+          ++it->variants;
+      }
+    }
+  for (const Warning& w : warnings)
+    std::fprintf(stderr, "%s (in %zu variant%s)\n", w.message.c_str(), w.variants, w.variants == 1 ? "" : "s");
+  report.warnings = std::move(warnings);
+}
+
+namespace {
+
+nlohmann::json variant_rows(const project::Project& project, const std::vector<TargetVariants>& targets) {
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i) {
@@ -43,88 +81,103 @@ VariantCounts report_cooked(const project::Project& project, const std::vector<T
       }
       variants.push_back(std::move(v));
     }
-  report["variants"] = std::move(variants);
-  report["totals"] = {{"variants", project.variants.size()}, {"used", project.used},
-                      {"declared", project.declared},        {"stripped", project.stripped},
-                      {"compiled", counts.compiled},         {"cache_hits", counts.cache_hits}};
-  report["scripts"] = {{"files", project.scripts.size()},    {"pages", scripts.stats.requested},
-                       {"aot_pages", scripts.pages.size()},  {"compiled", scripts.stats.compiled},
-                       {"cache_hits", scripts.stats.loaded}, {"not_cacheable", scripts.stats.not_cacheable}};
-  report["textures"] = {{"files", project.textures.size()},
-                        {"converted", textures.converted},
-                        {"cache_hits", textures.files.size() - textures.converted - textures.from_tx},
-                        {"from_tx", textures.from_tx},
-                        {"target_copies", textures.target_files.size()},
-                        {"cache_discarded", textures_discarded}};
-  return counts;
+  return variants;
 }
 
-std::vector<std::string> summary_lines(const nlohmann::json& report, const std::filesystem::path& out) {
-  const auto count = [&](const char* part, const char* field) { return report[part].value(field, std::size_t{0}); };
+}  // namespace
+
+nlohmann::json report_json(const CookReport& r) {
+  nlohmann::json out = {{"project", r.project}, {"errors", r.errors}};
+  nlohmann::json totals = {{"errors", r.error_count}, {"wall_ms", r.wall_ms}};
+  if (r.totals) {
+    totals["variants"] = r.totals->variants, totals["used"] = r.totals->used;
+    totals["declared"] = r.totals->declared, totals["stripped"] = r.totals->stripped;
+    totals["compiled"] = r.totals->built.compiled, totals["cache_hits"] = r.totals->built.cache_hits;
+  }
+  out["totals"] = std::move(totals);
+  if (r.planned && r.targets) out["variants"] = variant_rows(*r.planned, *r.targets);
+  if (r.scripts)
+    out["scripts"] = {{"files", r.scripts->files},           {"pages", r.scripts->pages},
+                      {"aot_pages", r.scripts->aot_pages},   {"compiled", r.scripts->compiled},
+                      {"cache_hits", r.scripts->cache_hits}, {"not_cacheable", r.scripts->not_cacheable}};
+  if (r.textures)
+    out["textures"] = {{"files", r.textures->files},
+                       {"converted", r.textures->converted},
+                       {"cache_hits", r.textures->cache_hits},
+                       {"from_tx", r.textures->from_tx},
+                       {"target_copies", r.textures->target_copies},
+                       {"cache_discarded", r.textures->cache_discarded}};
+  if (r.warnings) {
+    out["warnings"] = nlohmann::json::array();
+    for (const Warning& w : *r.warnings) out["warnings"].push_back({{"message", w.message}, {"variants", w.variants}});
+  }
+  if (r.previews) {
+    nlohmann::json p = nlohmann::json::object();
+    if (!r.previews->skipped.empty()) {
+      p["skipped"] = r.previews->skipped;
+    } else if (!r.previews->device.empty()) {
+      p["files"] = r.previews->files;
+      p["device"] = r.previews->device;
+      p["validated"] = r.previews->validated;
+    }
+    if (!r.previews->failed.empty()) p["failed"] = r.previews->failed;
+    out["previews"] = std::move(p);
+  }
+  if (r.shard)
+    out["shard"] = {{"index", r.shard->index},
+                    {"count", r.shard->count},
+                    {"variants", r.shard->variants},
+                    {"compiled", r.shard->built.compiled},
+                    {"cache_hits", r.shard->built.cache_hits},
+                    {"textures", r.shard->textures},
+                    {"converted", r.shard->converted}};
+  if (r.remote) out["cache"]["remote"] = *r.remote;
+  nlohmann::json times = nlohmann::json::object();
+  for (const auto& [stage, ms] :
+       {std::pair{"variants", r.stage_ms.variants}, std::pair{"scripts", r.stage_ms.scripts},
+        std::pair{"textures", r.stage_ms.textures}, std::pair{"previews", r.stage_ms.previews}})
+    if (ms) times[stage] = *ms;
+  if (!times.empty()) out["stage_ms"] = std::move(times);
+  return out;
+}
+
+std::vector<std::string> summary_lines(const CookReport& report, const std::filesystem::path& out) {
   const auto seconds = [](double ms) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2f s", ms / 1000);
     return std::string(text);
   };
-  const auto stage_time = [&](const char* stage) {
-    const auto& times = report["stage_ms"];
-    return seconds(times.contains(stage) ? times[stage].get<double>() : 0.0);
-  };
+  const auto stage_time = [&](const std::optional<double>& ms) { return seconds(ms.value_or(0.0)); };
+  const ProjectTotals totals = report.totals.value_or(ProjectTotals{});
+  const ScriptCounts scripts = report.scripts.value_or(ScriptCounts{});
+  const TextureCounts textures = report.textures.value_or(TextureCounts{});
   std::vector<std::string> lines;
-  lines.push_back("cook: " + count_of(count("totals", "variants"), "variant") + " (" +
-                  std::to_string(count("totals", "compiled")) + " compiled, " +
-                  count_of(count("totals", "cache_hits"), "cache hit") + "), " + stage_time("variants"));
-  lines.push_back("cook: " + count_of(count("scripts", "files"), "script") + " (" +
-                  count_of(count("scripts", "pages"), "page") + ": " + std::to_string(count("scripts", "compiled")) +
-                  " compiled, " + std::to_string(count("scripts", "cache_hits")) + " from the page cache), " +
-                  stage_time("scripts"));
-  const std::size_t from_tx = count("textures", "from_tx");
-  lines.push_back("cook: " + count_of(count("textures", "files"), "texture") + " (" +
-                  std::to_string(count("textures", "converted")) + " converted, " +
-                  std::to_string(count("textures", "cache_hits")) + " from the cache" +
-                  (from_tx ? ", " + std::to_string(from_tx) + " from .tx files" : std::string()) +
-                  (count("textures", "target_copies")
-                       ? ", " + std::to_string(count("textures", "target_copies")) + " sized for other targets"
-                       : std::string()) +
-                  "), " + stage_time("textures"));
-  if (report.contains("previews") && report["previews"].contains("files"))
-    lines.push_back("cook: " + count_of(report["previews"]["files"].size(), "preview") + " in " +
-                    (out / "previews").string() + ", " + stage_time("previews"));
-  const bool previews_failed = report.contains("previews") && report["previews"].contains("failed");
+  lines.push_back("cook: " + count_of(totals.variants, "variant") + " (" + std::to_string(totals.built.compiled) +
+                  " compiled, " + count_of(totals.built.cache_hits, "cache hit") + "), " +
+                  stage_time(report.stage_ms.variants));
+  lines.push_back("cook: " + count_of(scripts.files, "script") + " (" + count_of(scripts.pages, "page") + ": " +
+                  std::to_string(scripts.compiled) + " compiled, " + std::to_string(scripts.cache_hits) +
+                  " from the page cache), " + stage_time(report.stage_ms.scripts));
+  lines.push_back("cook: " + count_of(textures.files, "texture") + " (" + std::to_string(textures.converted) +
+                  " converted, " + std::to_string(textures.cache_hits) + " from the cache" +
+                  (textures.from_tx ? ", " + std::to_string(textures.from_tx) + " from .tx files" : std::string()) +
+                  (textures.target_copies ? ", " + std::to_string(textures.target_copies) + " sized for other targets"
+                                          : std::string()) +
+                  "), " + stage_time(report.stage_ms.textures));
+  if (report.previews && report.previews->skipped.empty() && !report.previews->device.empty())
+    lines.push_back("cook: " + count_of(report.previews->files.size(), "preview") + " in " +
+                    (out / "previews").string() + ", " + stage_time(report.stage_ms.previews));
+  const bool previews_failed = report.previews && !report.previews->failed.empty();
   lines.push_back(std::string("cook: ") + (previews_failed ? "previews failed" : "0 errors") + ", " +
-                  seconds(report["totals"].value("wall_ms", 0.0)) + "; the set is in " + out.string());
+                  seconds(report.wall_ms) + "; the set is in " + out.string());
   return lines;
 }
 
-void report_warnings(const std::vector<TargetVariants>& targets, nlohmann::json& report) {
-  std::vector<std::pair<std::string, std::size_t>> warnings;  // few: a linear search is fine
-  for (const auto& target : targets)
-    for (const VariantResult& r : target.results) {
-      std::set<std::string> seen;  // a warning in two stages of one variant counts it once
-      for (std::size_t start = 0; start < r.warnings.size();) {
-        const std::size_t end = std::min(r.warnings.find('\n', start), r.warnings.size());
-        std::string line = r.warnings.substr(start, end - start);
-        start = end + 1;
-        if (line.empty() || !seen.insert(line).second) continue;
-        auto it = std::find_if(warnings.begin(), warnings.end(), [&](const auto& w) { return w.first == line; });
-        if (it == warnings.end())
-          warnings.emplace_back(std::move(line), 1);
-        else
-          ++it->second;
-      }
-    }
-  report["warnings"] = nlohmann::json::array();
-  for (const auto& [message, variants] : warnings) {
-    report["warnings"].push_back({{"message", message}, {"variants", variants}});
-    std::fprintf(stderr, "%s (in %zu variant%s)\n", message.c_str(), variants, variants == 1 ? "" : "s");
-  }
+std::string report_text(const CookReport& report) {
+  return report_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string report_text(const nlohmann::json& report) {
-  return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool write_report(const std::string& file, const nlohmann::json& report) {
+bool write_report(const std::string& file, const CookReport& report) {
   if (file.empty()) return true;
   const std::string text = report_text(report) + "\n";
   if (auto s = write_file_atomically(file, std::as_bytes(std::span(text))); !s) {
