@@ -195,3 +195,25 @@ TEST_SUITE("core") {
     CHECK(kiln::split_nonempty("FOG", ';') == std::vector<std::string>{"FOG"});
   }
 }
+
+#include "kiln/core/project_paths.h"
+
+TEST_SUITE("core") {
+  TEST_CASE("messages name a project's files relative to it - wherever a path starts and nowhere else") {
+    const std::vector<std::string> prefixes = {"/work/game/", "game/"};
+    CHECK(kiln::relative_to_project("/work/game/materials/a.json: /params/x: bad", prefixes) ==
+          "materials/a.json: /params/x: bad");
+    CHECK(kiln::relative_to_project("t.png: used by /work/game/materials/a.json and (game/materials/b.json)",
+                                    prefixes) == "t.png: used by materials/a.json and (materials/b.json)");
+    CHECK(kiln::relative_to_project("one\n'/work/game/x'", prefixes) == "one\n'x'");
+    // Not inside another path or word: /other/work/game/ is not the project.
+    CHECK(kiln::relative_to_project("/other/work/game/x and endgame/y", prefixes) ==
+          "/other/work/game/x and endgame/y");
+    // The root's spellings: as given, absolute, each ending in '/'; "." names nothing to strip.
+    const auto spelt = kiln::project_prefixes("some/project");
+    REQUIRE_FALSE(spelt.empty());
+    CHECK(spelt.front() == "some/project/");
+    for (const auto& p : spelt) CHECK(p.back() == '/');
+    for (const auto& p : kiln::project_prefixes(".")) CHECK(p != "./");
+  }
+}

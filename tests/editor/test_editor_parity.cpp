@@ -69,5 +69,19 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(short_vector.size() == 1, short_vector.size());
     CHECK(short_vector[0].find("the material gives 3 numbers") != std::string::npos);
     CHECK_MESSAGE(has(event["errors"], short_vector[0]), event.dump());
+
+    // One texture asked for with two settings by two materials: the check across materials.
+    test::write_in_place(project / "materials/metal.json",
+                         test::slurp(fs::path(KILN_SOURCE_DIR) / "assets/materials/metal.json"));
+    CHECK(editor.next()["event"] == "material");
+    auto panel = nlohmann::json::parse(test::slurp(project / "materials/ui_panel.json"));
+    panel["textures"]["main_texture"] = {{"file", "textures/white.png"}, {"color_space", "linear"}};
+    test::write_in_place(project / "materials/ui_panel.json", panel.dump());
+    const auto conflict = editor.next();
+    CHECK(conflict["event"] == "material_error");
+    const auto cooked = cook_errors_about(project, dir.path(), "textures/white.png");
+    REQUIRE_MESSAGE(cooked.size() == 1, cooked.size());
+    CHECK(cooked[0].find("used as") != std::string::npos);
+    CHECK_MESSAGE(has(conflict["errors"], cooked[0]), conflict.dump());
   }
 }

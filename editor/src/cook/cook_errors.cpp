@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kiln/core/project_paths.h"
+
 namespace kiln::cook {
 namespace fs = std::filesystem;
 namespace {
@@ -11,15 +13,7 @@ constexpr std::size_t kVariantsShown = 3;
 
 }  // namespace
 
-CookErrors::CookErrors(const fs::path& root) {
-  std::error_code ec;
-  for (const fs::path& p : {root.lexically_normal(), fs::absolute(root, ec).lexically_normal()}) {
-    std::string s = p.generic_string();
-    if (s.empty() || s == ".") continue;
-    if (s.back() != '/') s += '/';
-    prefixes_.push_back(s);
-  }
-}
+CookErrors::CookErrors(const fs::path& root) : prefixes_(project_prefixes(root)) {}
 
 std::string CookErrors::relative(const std::string& file) const {
   for (const auto& prefix : prefixes_)
@@ -32,10 +26,12 @@ void CookErrors::add(const std::string& text, const std::string& variant) {
   // "file:line:column: message" (scripts, JSON), "file:line: message" (compilers) or "file: message"
   // (JSON pointers, I/O). Scanned by hand: a diagnostic line can be long, and std::regex recurses
   // per character.
+  // Paths under the project are named relative to it wherever they stand, as the editor names them.
+  const std::string relative_text = relative_to_project(text, prefixes_);
   std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string line = text.substr(start, end - start);
+  while (start <= relative_text.size()) {
+    const std::size_t end = std::min(relative_text.find('\n', start), relative_text.size());
+    const std::string line = relative_text.substr(start, end - start);
     start = end + 1;
     if (line.empty()) continue;
     CookError e;

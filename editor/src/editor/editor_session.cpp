@@ -79,6 +79,19 @@ Status EditorSession::lay_out(MaterialState& state) {
   return materials::lay_out_material(state.material, reflections, state.record);
 }
 
+std::vector<std::string> EditorSession::texture_conflicts(const std::string& edited, const MaterialState* state) const {
+  // By file, as the cook meets the materials: the first use named in a message is the same.
+  std::map<std::string, const std::vector<project::TextureUse>*> by_file;
+  for (const auto& [rel, other] : materials_) by_file[rel] = &other.texture_uses;
+  if (state) by_file[edited] = &state->texture_uses;
+  std::vector<project::TextureUse> uses;
+  for (const auto& [rel, material_uses] : by_file)
+    uses.insert(uses.end(), material_uses->begin(), material_uses->end());
+  std::vector<std::string> errors;
+  (void)project::check_texture_uses(*reader_, uses, errors);
+  return errors;
+}
+
 std::vector<materials::VariantKey> EditorSession::active_variants(const materials::Material& m) {
   std::vector<materials::VariantKey> keys;
   auto program = library_->program(m.shader);
@@ -143,9 +156,10 @@ nlohmann::json EditorSession::start() {
   std::vector<std::string> errors;
   std::vector<materials::VariantKey> all;
   for (const std::string& rel : list_project_files(root_, "materials", ".json")) {
-    auto input = reader_->read_material(rel, errors);
+    std::vector<project::TextureUse> uses;
+    auto input = reader_->read_material(rel, errors, &uses);
     if (!input) continue;
-    MaterialState state{input->source, active_variants(input->source), input->record};
+    MaterialState state{input->source, active_variants(input->source), input->record, std::move(uses)};
     all.insert(all.end(), state.variants.begin(), state.variants.end());
     for (const auto& [slot, texture] : input->source.textures)
       if (!textures_.count(texture))
@@ -158,6 +172,7 @@ nlohmann::json EditorSession::start() {
   // them out.
   for (auto& [rel, state] : materials_)
     if (auto laid = lay_out(state); !laid) errors.push_back(laid.error().message);
+  for (std::string& conflict : texture_conflicts({}, nullptr)) errors.push_back(std::move(conflict));
   // The engine functions scripts may call: the parameters of the materials just loaded.
   std::vector<runtime::MaterialRecord> records;
   for (const auto& [rel, state] : materials_) records.push_back(state.record);
@@ -311,7 +326,8 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   }
   // The checks and words of the cook: the project model reads it.
   std::vector<std::string> problems;
-  auto input = reader_->read_material(change.path, problems);
+  std::vector<project::TextureUse> uses;
+  auto input = reader_->read_material(change.path, problems, &uses);
   if (!input || !problems.empty()) {
     std::string message;
     for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
@@ -321,8 +337,9 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
             {"kept_previous", materials_.count(change.path) > 0}};
   }
   const auto t0 = Clock::now();
-  MaterialState state{input->source, active_variants(input->source), input->record};
+  MaterialState state{input->source, active_variants(input->source), input->record, std::move(uses)};
   Built built = build(state.variants);
+  for (std::string& conflict : texture_conflicts(change.path, &state)) built.errors.push_back(std::move(conflict));
   for (const auto& [slot, texture] : input->source.textures)
     if (!textures_.count(texture))
       if (auto loaded = load_texture(texture); !loaded) built.errors.push_back(loaded.error().message);
@@ -494,26 +511,8 @@ nlohmann::json EditorSession::status() const {
 // Messages name files the way the loaders were given them (the project as named on the command
 // line, or absolute); people and tools get them relative to the project, like the "file" field.
 nlohmann::json EditorSession::project_relative(nlohmann::json event) const {
-  std::vector<std::string> prefixes = {root_.lexically_normal().string()};
-  std::error_code ec;
-  if (const auto absolute = std::filesystem::absolute(root_, ec).lexically_normal(); !ec)
-    prefixes.push_back(absolute.string());
-  if (const auto canonical = std::filesystem::canonical(root_, ec); !ec) prefixes.push_back(canonical.string());
-  for (auto& prefix : prefixes)
-    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  // Only where a path starts: the beginning of the text or a line, or after a space, quote or '('.
-  const auto rewrite = [&](std::string text) {
-    for (const auto& prefix : prefixes) {
-      if (prefix.empty() || prefix == "./") continue;
-      for (std::size_t at = 0; (at = text.find(prefix, at)) != std::string::npos;) {
-        if (at == 0 || std::string_view(" \n'\"(").find(text[at - 1]) != std::string_view::npos)
-          text.erase(at, prefix.size());
-        else
-          at += prefix.size();
-      }
-    }
-    return text;
-  };
+  const std::vector<std::string> prefixes = project_prefixes(root_);
+  const auto rewrite = [&](std::string text) { return relative_to_project(std::move(text), prefixes); };
   for (const char* key : {"error", "message"})
     if (event.contains(key) && event[key].is_string()) event[key] = rewrite(event[key].get<std::string>());
   if (event.contains("errors") && event["errors"].is_array())

@@ -59,8 +59,9 @@ class EditorSession {
  private:
   struct MaterialState {
     materials::Material material;
-    std::vector<materials::VariantKey> variants;  // active: one per pass, current revision
-    runtime::MaterialRecord record;               // as the cook records it, laid out by lay_out()
+    std::vector<materials::VariantKey> variants;    // active: one per pass, current revision
+    runtime::MaterialRecord record;                 // as the cook records it, laid out by lay_out()
+    std::vector<project::TextureUse> texture_uses;  // the settings each texture slot asks for
   };
   struct Built {
     std::size_t compiled = 0, cache_hits = 0;
@@ -72,6 +73,9 @@ class EditorSession {
   // The material's parameters and texture slots checked against the variants it uses now and laid
   // out into its record (materials::lay_out_material, as the cook does); the cook's error if not.
   Status lay_out(MaterialState& state);
+  // Every texture used with one setting over the materials as they are now, with `edited` in place
+  // of its previous version: the cook's check across materials, in its words.
+  std::vector<std::string> texture_conflicts(const std::string& edited, const MaterialState* state) const;
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);

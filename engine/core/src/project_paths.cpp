@@ -82,4 +82,30 @@ std::vector<std::string> list_project_files(const fs::path& root, const std::str
   return out;
 }
 
+std::vector<std::string> project_prefixes(const std::filesystem::path& root) {
+  std::vector<std::string> prefixes;
+  std::error_code ec;
+  const auto add = [&](const std::filesystem::path& p) {
+    std::string s = p.generic_string();
+    if (s.empty() || s == "." || s == "./") return;
+    if (s.back() != '/') s += '/';
+    if (std::find(prefixes.begin(), prefixes.end(), s) == prefixes.end()) prefixes.push_back(s);
+  };
+  add(root.lexically_normal());
+  if (const auto absolute = std::filesystem::absolute(root, ec).lexically_normal(); !ec) add(absolute);
+  if (const auto canonical = std::filesystem::canonical(root, ec); !ec) add(canonical);
+  return prefixes;
+}
+
+std::string relative_to_project(std::string text, const std::vector<std::string>& prefixes) {
+  for (const auto& prefix : prefixes)
+    for (std::size_t at = 0; (at = text.find(prefix, at)) != std::string::npos;) {
+      if (at == 0 || std::string_view(" \n'\"(").find(text[at - 1]) != std::string_view::npos)
+        text.erase(at, prefix.size());
+      else
+        at += prefix.size();
+    }
+  return text;
+}
+
 }  // namespace kiln

@@ -38,4 +38,12 @@ bool resolves_inside(const std::filesystem::path& file, const std::vector<std::f
 std::vector<std::string> list_project_files(const std::filesystem::path& root, const std::string& dir,
                                             const std::string& extension);
 
+// How messages name a project's files: relative to its root, so that a cook and an editor of the
+// same project say the same words wherever the project lies. The root's spellings (as given,
+// absolute, canonical), each ending in '/'.
+std::vector<std::string> project_prefixes(const std::filesystem::path& root);
+// `text` with every path under the root made relative to it, wherever a path starts: at the start
+// of the text or of a line, or after a space, a quote or '('.
+std::string relative_to_project(std::string text, const std::vector<std::string>& prefixes);
+
 }  // namespace kiln
