@@ -72,6 +72,18 @@ TEST_SUITE("runtime") {
     auto back = decode_reflection(text, "x");
     REQUIRE_MESSAGE(back, back.error().message);
     CHECK(*back == r);
+    // What any decoded reflection holds encodes back to itself: members without a block size too.
+    StageReflection odd = r;
+    odd.bindings[1].members = {BlockMember{"m", "float", 1, 1, 0, 0, 4}};
+    auto odd_back = decode_reflection(encode_reflection(odd), "x");
+    REQUIRE(odd_back);
+    CHECK(*odd_back == odd);
+    // A name that is not UTF-8 (it comes from the SPIR-V) is written replaced, not thrown on.
+    StageReflection bytes = r;
+    bytes.entry_point = "ma\xffin";
+    auto bytes_back = decode_reflection(encode_reflection(bytes), "x");
+    REQUIRE(bytes_back);
+    CHECK(bytes_back->entry_point == "ma\xef\xbf\xbdin");
     // A compiled shader's reflection too.
     shadercache::ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
     auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP"});

@@ -215,10 +215,8 @@ std::string encode_reflection(const StageReflection& r) {
               {"name", b.name},
               {"kind", descriptor_kind_name(b.kind)},
               {"count", b.count}};
-    if (b.block_size) {
-      j["block_size"] = *b.block_size;
-      j["members"] = encode_members(b.members);
-    }
+    if (b.block_size) j["block_size"] = *b.block_size;
+    if (b.block_size || !b.members.empty()) j["members"] = encode_members(b.members);
     encode_slot(b.slot, j);
     bindings.push_back(std::move(j));
   }
@@ -245,7 +243,8 @@ std::string encode_reflection(const StageReflection& r) {
               {"outputs", encode_variables(r.outputs)},
               {"specialization_constants", std::move(spec)}};
   if (r.local_size) out["local_size"] = *r.local_size;
-  return out.dump();
+  // Names come from the SPIR-V: bytes that are not UTF-8 are written replaced, never thrown on.
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Result<StageReflection> decode_reflection(std::string_view text, const std::string& where) {
