@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -83,5 +84,31 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(cooked.size() == 1, cooked.size());
     CHECK(cooked[0].find("used as") != std::string::npos);
     CHECK_MESSAGE(has(conflict["errors"], cooked[0]), conflict.dump());
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE(
+      "the editor refuses a ship pragma naming an unknown keyword in the cook's words - at start and on an edit") {
+    test::TempDir dir("parity");
+    const fs::path project = test::copy_assets(dir);
+    std::ofstream(project / "shaders/unlit.frag", std::ios::app) << "#pragma kiln ship NOPE\n";
+    const auto cooked = cook_errors_about(project, dir.path(), "shaders/unlit");
+    REQUIRE_MESSAGE(cooked.size() == 1, cooked.size());
+    CHECK(cooked[0].find("unknown keyword 'NOPE'") != std::string::npos);
+
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+    const auto ready = editor.next();
+    REQUIRE(ready["event"] == "ready");
+    CHECK_MESSAGE(has(ready["errors"], cooked[0]), ready.dump());
+    // Fixed, then broken again by an edit: said on the shader's event.
+    const std::string source = test::slurp(fs::path(KILN_SOURCE_DIR) / "assets/shaders/unlit.frag");
+    test::write_in_place(project / "shaders/unlit.frag", source);
+    CHECK(editor.next()["event"] == "shader");
+    test::write_in_place(project / "shaders/unlit.frag", source + "#pragma kiln ship NOPE\n");
+    const auto broken = editor.next();
+    CHECK(broken["event"] == "shader_error");
+    CHECK_MESSAGE(has(broken["errors"], cooked[0]), broken.dump());
   }
 }

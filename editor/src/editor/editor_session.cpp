@@ -153,7 +153,13 @@ std::vector<std::string> EditorSession::materials_using(const std::string& shade
 
 nlohmann::json EditorSession::start() {
   const auto t0 = Clock::now();
-  std::vector<std::string> errors;
+  // The project's own checks first, as the cook makes them: its source directories, its shaders'
+  // pragmas.
+  std::vector<std::string> errors = project::check_source_directories(*reader_);
+  for (const std::string& id : project::project_shaders(*reader_))
+    if (auto program = library_->program(id))
+      for (std::string& problem : project::check_shader_pragmas(*reader_, **program))
+        errors.push_back(std::move(problem));
   std::vector<materials::VariantKey> all;
   for (const std::string& rel : list_project_files(root_, "materials", ".json")) {
     std::vector<project::TextureUse> uses;
@@ -272,8 +278,13 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   });
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   const auto compiled_at = Clock::now();
-  const Built built = build(keys);
+  Built built = build(keys);
   const auto built_at = Clock::now();
+  // Its pragmas as the cook checks them: `ship` and `invalid` name only declared keywords.
+  for (const std::string& id : shaders)
+    if (auto program = library_->program(id))
+      for (std::string& problem : project::check_shader_pragmas(*reader_, **program))
+        built.errors.push_back(std::move(problem));
   nlohmann::json variants = nlohmann::json::array();
   std::size_t stale = 0;
   for (const auto& k : keys) {

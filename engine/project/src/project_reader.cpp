@@ -1,5 +1,9 @@
 #include "kiln/project/project_reader.h"
 
+#include <sys/stat.h>
+
+#include <set>
+
 #include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
@@ -107,6 +111,60 @@ Result<ScriptInput> ProjectReader::read_script(const std::string& rel,
   if (!program) return program.error();
   program->file = rel;  // what the cooked bytecode names
   return ScriptInput{rel, std::move(*program)};
+}
+
+namespace {
+
+// Why `dir` is there but is no directory to list; nothing when it is a directory or absent.
+std::optional<std::string> not_a_directory(const fs::path& dir) {
+  struct stat own {};
+  if (::lstat(dir.c_str(), &own) != 0) return std::nullopt;  // absent: the project has none
+  struct stat target {};
+  if (::stat(dir.c_str(), &target) == 0 && S_ISDIR(target.st_mode)) return std::nullopt;
+  if (S_ISLNK(own.st_mode)) return std::string("not a directory (a symbolic link to something else or nothing)");
+  return std::string("not a directory (") +
+         (S_ISFIFO(own.st_mode)  ? "a FIFO"
+          : S_ISREG(own.st_mode) ? "a regular file"
+                                 : "a special file") +
+         ")";
+}
+
+std::string joined(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> check_source_directories(const ProjectReader& reader) {
+  std::vector<std::string> errors;
+  for (const char* dir : {"materials", "shaders", "scripts", "textures"})
+    if (auto why = not_a_directory(reader.root() / dir)) errors.push_back(reader.shown(dir) + ": " + *why);
+  return errors;
+}
+
+std::vector<std::string> project_shaders(const ProjectReader& reader) {
+  std::set<std::string> ids;
+  for (const std::string& rel : list_project_files(reader.root(), "shaders", "")) {
+    const fs::path p(rel);
+    static const std::set<std::string> stages = {".vert", ".tesc", ".tese", ".geom", ".frag", ".comp"};
+    if (p.parent_path() == "shaders" && stages.count(p.extension().string()))
+      ids.insert((p.parent_path() / p.stem()).generic_string());
+  }
+  return {ids.begin(), ids.end()};
+}
+
+std::vector<std::string> check_shader_pragmas(const ProjectReader& reader, const materials::ShaderProgram& shader) {
+  std::vector<std::string> errors;
+  const auto& decl = shader.declaration;
+  for (const auto& [pragma, sets] : {std::pair{"ship", &decl.ship}, std::pair{"invalid", &decl.invalid}})
+    for (const auto& set : *sets)
+      for (const auto& k : set)
+        if (!decl.keywords.count(k))
+          errors.push_back(reader.shown(shader.id) + ": #pragma kiln " + pragma + " " + joined(set) +
+                           ": unknown keyword '" + k + "' (legal keywords: " + joined(decl.keywords) + ")");
+  return errors;
 }
 
 std::vector<TextureInput> check_texture_uses(const ProjectReader& reader, const std::vector<TextureUse>& uses,

@@ -61,6 +61,17 @@ class ProjectReader {
   std::map<std::string, std::string> failed_shaders_;                        // id -> why, said once
 };
 
+// The project's source directories (materials, shaders, scripts, textures) that are there but are
+// not directories (a FIFO, a file, a link to nothing): each one an error, else it would read as
+// empty and its files be skipped.
+std::vector<std::string> check_source_directories(const ProjectReader& reader);
+
+// The shader ids of the project: a stage file directly under shaders/ ("shaders/lit").
+std::vector<std::string> project_shaders(const ProjectReader& reader);
+// A shader's `#pragma kiln ship` and `invalid` name only keywords it declares; each one that does
+// not is an error naming the file, the pragma and the legal keywords.
+std::vector<std::string> check_shader_pragmas(const ProjectReader& reader, const materials::ShaderProgram& shader);
+
 // Every texture used with one setting: the first use of each, and an error (added to `errors`)
 // for each use that asks for other settings than the first, naming both and the sidecar to fix.
 std::vector<TextureInput> check_texture_uses(const ProjectReader& reader, const std::vector<TextureUse>& uses,
