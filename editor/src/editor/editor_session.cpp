@@ -318,7 +318,7 @@ void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::s
   const auto started = Clock::now();
   nlohmann::json pictures = nlohmann::json::array(), errors = nlohmann::json::array();
   for (const std::string& rel : materials) {
-    auto picture = preview(rel, materials_.at(rel));
+    auto picture = preview(materials_.at(rel));
     if (!picture)
       errors.push_back(picture.error().message);
     else if (!picture->empty())
@@ -368,7 +368,7 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   }
   if (previews_) {
     const auto preview_started = Clock::now();
-    auto picture = preview(change.path, state);
+    auto picture = preview(state);
     event["preview_ms"] = ms_between(preview_started, Clock::now());
     if (!picture)
       event["preview_error"] = picture.error().message;
@@ -387,7 +387,9 @@ Status EditorSession::enable_previews() {
   return {};
 }
 
-Result<fs::path> EditorSession::preview(const std::string& rel, const MaterialState& state) {
+Result<fs::path> EditorSession::preview(MaterialState& state) {
+  // Laid out against the variants it uses now: a shader edit may have moved its parameters.
+  KILN_TRY(lay_out(state));
   std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>> variants;
   for (const auto& key : state.variants) {
     auto v = library_->variant(key.shader, key.pass, key.keyword_list());
@@ -400,9 +402,9 @@ Result<fs::path> EditorSession::preview(const std::string& rel, const MaterialSt
     if (image == images_.end()) return make_error(texture + ": not loaded");
     auto bytes = textures::TileCache::tx_bytes(*image->second);
     if (!bytes) return bytes.error();
-    textures[texture] = std::move(*bytes);
+    textures[state.record.textures.at(slot)] = std::move(*bytes);  // as the record names it
   }
-  auto picture = previews_->render(rel, state.material, variants, textures);
+  auto picture = previews_->render(state.record, variants, textures);
   if (picture && picture->empty() && !previews_->unavailable().empty())
     return make_error("no preview: " + previews_->unavailable());
   return picture;

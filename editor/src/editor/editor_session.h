@@ -79,7 +79,8 @@ class EditorSession {
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
-  Result<std::filesystem::path> preview(const std::string& rel, const MaterialState& state);
+  // The material's picture, laid out again against its variants as they are now.
+  Result<std::filesystem::path> preview(MaterialState& state);
   // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
   void add_previews(nlohmann::json& event, const std::vector<std::string>& materials);
   std::vector<std::string> materials_naming_texture(const std::string& texture) const;  // their project paths

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "kiln/materials/material_layout.h"
 #include "kiln/render/pipeline_set.h"
 #include "kiln/render/scene_renderer.h"
 #include "kiln/runtime/cooked_set.h"
@@ -33,7 +32,7 @@ MaterialPreviews::~MaterialPreviews() {
 }
 
 Result<fs::path> MaterialPreviews::render(
-    const std::string& rel, const materials::Material& material,
+    const runtime::MaterialRecord& record,
     const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
     const std::map<std::string, std::vector<std::byte>>& textures) {
   if (!context_ && unavailable_.empty()) {
@@ -48,20 +47,6 @@ Result<fs::path> MaterialPreviews::render(
   }
   if (!context_) return fs::path();
   const std::size_t seen = context_->validation_messages().size();
-
-  // The material as the cook records it, laid out against the variants it uses now.
-  runtime::MaterialRecord record;
-  record.file = rel;
-  record.shader = material.shader;
-  record.params = material.params;
-  for (const auto& [slot, texture] : material.textures) record.textures[slot] = texture;
-  materials::VariantReflections reflections;
-  for (const auto& [key, variant] : variants) {
-    if (record.keywords.empty()) record.keywords = key.keyword_list();
-    record.passes.push_back({key.pass, key.name(), {}, {}});
-    for (const auto& stage : variant.stages) reflections[key.name()].push_back(&stage.reflection);
-  }
-  KILN_TRY(materials::lay_out_material(material, reflections, record));
 
   // One material's set, written and read back the way the player reads one.
   runtime::CookedSetWriter writer({{{"spirv", "editor-preview"}}}, {"editor-preview", ""});

@@ -16,6 +16,7 @@
 
 #include "kiln/core/result.h"
 #include "kiln/materials/material.h"
+#include "kiln/runtime/material_record.h"
 #include "kiln/materials/variant_key.h"
 #include "kiln/render/vulkan_context.h"
 #include "kiln/runtime/variant_record.h"
@@ -32,10 +33,11 @@ class MaterialPreviews {
   MaterialPreviews(const MaterialPreviews&) = delete;
   MaterialPreviews& operator=(const MaterialPreviews&) = delete;
 
-  // The picture of `material` (`rel`: its path in the project); empty when there is no Vulkan
-  // device (unavailable() says why). `textures`: the .tx bytes of every texture it names.
+  // The picture of the material `record` (laid out against `variants` as the cook lays it out);
+  // empty when there is no Vulkan device (unavailable() says why). `textures`: the .tx bytes of
+  // every texture it names.
   Result<std::filesystem::path> render(
-      const std::string& rel, const materials::Material& material,
+      const runtime::MaterialRecord& record,
       const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
       const std::map<std::string, std::vector<std::byte>>& textures);
   const std::string& unavailable() const { return unavailable_; }
