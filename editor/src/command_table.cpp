@@ -1,6 +1,7 @@
 #include "command_table.h"
 
 #include "kiln/cache/cache_kinds.h"
+#include "kiln/runtime/shader_target.h"
 
 namespace kiln::cli {
 namespace {
@@ -12,14 +13,17 @@ const Switch kJson{"--json", "machine-readable output (JSON) on standard output"
 const std::vector<Command>& command_table() {
   // The kinds from the one list the store keeps (cache_kinds.h), never spelt out here.
   static const std::string kind_help = "only this kind: " + cache::cache_kind_names();
+  // The backends and environments likewise, from their tables (kiln/runtime/shader_target.h).
+  static const std::string target_env_help = runtime::target_env_names() + " (default vulkan1.0)";
+  static const std::string backend_help = runtime::backend_names() + " (default spirv)";
   const std::vector<ValueOption> shader_options = {
       {"--keywords", "the variant's keywords, comma-separated: FOG,SKIN"},
       {"--pass", "the pass (default: the first the shader declares)"},
       {"-D", "a define, NAME or NAME=VALUE (also joined: -DNAME=VALUE)", true},
       {"-I", "an include directory (also joined: -Idir)", true},
       {"--root", "the root the shader is named under (default: the project above it, else its directory)"},
-      {"--target-env", "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (default vulkan1.0)"},
-      {"--backend", "spirv, glsl, essl, hlsl or msl (default spirv)"},
+      {"--target-env", target_env_help.c_str()},
+      {"--backend", backend_help.c_str()},
       {"-o",
        "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/); for reflect, "
        "the JSON file"}};

@@ -136,10 +136,9 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
       !s)
     return fail("kiln shader: " + s.error().message, kExitUsage);
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
-  if (!target)
-    return fail("kiln shader: --target-env must be vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", kExitUsage);
+  if (!target) return fail("kiln shader: --target-env must be one of " + runtime::target_env_names(), kExitUsage);
   const auto backend = runtime::backend_named(args.option("--backend", "spirv"));
-  if (!backend) return fail("kiln shader: --backend must be spirv, glsl, essl, hlsl or msl", kExitUsage);
+  if (!backend) return fail("kiln shader: --backend must be one of " + runtime::backend_names(), kExitUsage);
 
   const std::unique_ptr<cache::BlobStore> store =
       loaded.config.shader_disk_cache

@@ -194,6 +194,16 @@ TEST_SUITE("core") {
     CHECK(kiln::split_nonempty("", ',').empty());
     CHECK(kiln::split_nonempty("FOG", ';') == std::vector<std::string>{"FOG"});
   }
+
+  TEST_CASE("a name table finds each name where it stands and lists them for a message") {
+    constexpr std::string_view names[] = {"spirv", "glsl", "msl"};
+    CHECK(kiln::name_index(names, "spirv") == 0u);
+    CHECK(kiln::name_index(names, "msl") == 2u);
+    CHECK_FALSE(kiln::name_index(names, "metal"));
+    CHECK_FALSE(kiln::name_index(names, ""));
+    CHECK(kiln::listed_names(names) == "spirv, glsl, msl");
+    CHECK(kiln::listed_names({}) == "");
+  }
 }
 
 #include "kiln/core/project_paths.h"

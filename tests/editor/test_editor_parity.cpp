@@ -112,3 +112,70 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(has(broken["errors"], cooked[0]), broken.dump());
   }
 }
+
+TEST_SUITE("editor") {
+  TEST_CASE(
+      "the editor compiles with the project's kiln.json as the cook does - and refuses a broken one in its words") {
+    test::TempDir dir("parity");
+    const fs::path project = test::copy_assets(dir);
+    // A shader that builds only with the project's include directory and define.
+    fs::create_directories(project / "lib");
+    test::spit(project / "lib/grade.glsl", "vec4 grade(vec4 c) { return c * GRADE; }\n");
+    std::string unlit = test::slurp(project / "shaders/unlit.frag");
+    const std::string camera = "#include \"common/camera.glsl\"\n";
+    REQUIRE(unlit.find(camera) != std::string::npos);
+    unlit.insert(unlit.find(camera) + camera.size(), "#include \"grade.glsl\"\n");
+    test::spit(project / "shaders/unlit.frag", unlit);
+    const std::string settings = R"({"cook": {"include_dirs": ["lib"], "defines": ["GRADE=0.5"]}})";
+    test::spit(project / "kiln.json", settings);
+    const auto cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(),
+                                           "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+
+    {
+      test::EditorProcess editor(
+          {KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+      const auto ready = editor.next();
+      REQUIRE(ready["event"] == "ready");
+      CHECK_MESSAGE(ready["errors"].empty(), ready.dump());
+      // An include under the project's include directory is a shader's source like any other.
+      test::write_in_place(project / "lib/grade.glsl", "vec4 grade(vec4 c) { return c * GRADE * 2.0; }\n");
+      const auto include_edit = editor.next();
+      CHECK_MESSAGE(include_edit["event"] == "shader", include_edit.dump());
+      CHECK(include_edit["shaders"] == nlohmann::json::array({"shaders/unlit"}));
+      CHECK(include_edit.value("recompiled", 0) > 0);
+
+      // A setting the cook refuses: the same words, and the session goes on with the previous ones.
+      test::write_in_place(project / "kiln.json", R"({"cook": {"targets": [{"backend": "dx12"}]}})");
+      const auto refused = editor.next();
+      CHECK(refused["event"] == "settings_error");
+      CHECK(refused["file"] == "kiln.json");
+      const auto cook_said = cook_errors_about(project, dir.path(), "kiln.json");
+      REQUIRE_MESSAGE(cook_said.size() == 1, cook_said.size());
+      CHECK(cook_said[0].find("unknown backend 'dx12'") != std::string::npos);
+      CHECK_MESSAGE(has(refused["errors"], cook_said[0]), refused.dump());
+
+      // Another define: every variant that reads it is built again, with no error.
+      test::write_in_place(project / "kiln.json", R"({"cook": {"include_dirs": ["lib"], "defines": ["GRADE=0.25"]}})");
+      const auto reloaded = editor.next();
+      CHECK_MESSAGE(reloaded["event"] == "settings", reloaded.dump());
+      CHECK_MESSAGE(reloaded["errors"].empty(), reloaded.dump());
+      CHECK(reloaded.value("compiled", 0) > 0);
+      // Without the define the shader does not compile: said as the cook says it.
+      test::write_in_place(project / "kiln.json", R"({"cook": {"include_dirs": ["lib"]}})");
+      const auto undefined = editor.next();
+      CHECK(undefined["event"] == "settings");
+      CHECK_MESSAGE(!undefined["errors"].empty(), undefined.dump());
+    }
+
+    // Broken from the start: the ready event names it as the cook does.
+    test::spit(project / "kiln.json", R"({"cook": {"defines": ["9LIVES"]}})");
+    const auto cook_said = cook_errors_about(project, dir.path(), "kiln.json");
+    REQUIRE_MESSAGE(cook_said.size() == 1, cook_said.size());
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+    const auto ready = editor.next();
+    REQUIRE(ready["event"] == "ready");
+    CHECK_MESSAGE(has(ready["errors"], cook_said[0]), ready.dump());
+  }
+}

@@ -30,7 +30,7 @@ TEST_SUITE("project") {
   TEST_CASE("the sample project loads whole - materials - variants - scripts and textures with their settings") {
     const fs::path root = fs::path(KILN_SOURCE_DIR) / "assets";
     shadercache::ShaderLibrary library({.root = root});
-    const project::Project p = project::load_project(root, library);
+    const project::Project p = project::load_project(root, {.targets = {{}}}, library);
     CHECK_MESSAGE(p.errors.empty(), (p.errors.empty() ? "" : p.errors.front()));
     CHECK(p.materials.size() == 8);
     CHECK(p.scripts.size() == 3);

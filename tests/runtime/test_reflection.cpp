@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/runtime/reflection.h"
+#include "kiln/runtime/shader_target.h"
 #include "kiln/shadercache/shader_library.h"
 
 using namespace kiln;
@@ -56,8 +57,23 @@ TEST_SUITE("runtime") {
     CHECK(takes_sampler_slot(DescriptorKind::kCombinedImageSampler));
     CHECK_FALSE(takes_sampler_slot(DescriptorKind::kSampledImage));
     CHECK_FALSE(takes_texture_slot(DescriptorKind::kUniformBuffer));
-    for (int b = 0; b <= int(Backend::kMsl); ++b) CHECK(backend_named(backend_name(Backend(b))) == Backend(b));
+    for (int b = 0; b <= int(Backend::kMsl); ++b) {
+      CHECK(backend_named(backend_name(Backend(b))) == Backend(b));
+      CHECK(backend_names().find(backend_name(Backend(b))) != std::string::npos);  // what messages list
+    }
     CHECK_FALSE(backend_named("metal"));
+  }
+
+  TEST_CASE("every target environment has one stored name - and a target's id names both columns") {
+    for (std::size_t e = 0; e < kTargetEnvCount; ++e) {
+      const auto env = TargetEnv(e);
+      CHECK(parse_target_env(target_env_name(env)) == env);
+      CHECK(target_env_names().find(target_env_name(env)) != std::string::npos);
+    }
+    CHECK(kTargetEnvCount == std::size_t(TargetEnv::kVulkan1_3) + 1);
+    CHECK_FALSE(parse_target_env("vulkan2.0"));
+    CHECK(ShaderTarget{}.id() == "spirv-vulkan1.0");
+    CHECK(ShaderTarget{Backend::kHlsl, TargetEnv::kVulkan1_2, 0}.id() == "hlsl-vulkan1.2");
   }
 
   TEST_CASE("a reflection encodes to its stored form and decodes to the same value") {

@@ -17,13 +17,13 @@
 
 #include "cli_args.h"
 #include "persistent_caches.h"
+#include "project_library.h"
 #include "script_runtime.h"
 #include "cook/cook_errors.h"
 #include "kiln/project/project.h"
 #include "cook/cook_previews.h"
 #include "cook/cook_report.h"
 #include "cook/cook_scripts.h"
-#include "cook/cook_settings.h"
 #include "cook/cook_shard.h"
 #include "cook/cook_textures.h"
 #include "cook/cook_variants.h"
@@ -73,12 +73,6 @@ std::optional<std::string> misplaced_output(const fs::path& root, const fs::path
   return std::nullopt;
 }
 
-std::vector<cook::TextureTarget> texture_targets(const std::vector<cook::TargetVariants>& targets) {
-  std::vector<cook::TextureTarget> out;
-  for (const auto& t : targets) out.push_back({t.target.id(), t.target.max_size});
-  return out;
-}
-
 nlohmann::json remote_report(const cache::BlobStore* store) {
   if (!store || store->remote_address().empty()) return nullptr;
   const cache::KindUse use = store->remote_use();
@@ -91,25 +85,24 @@ nlohmann::json remote_report(const cache::BlobStore* store) {
 
 // A shard: this machine's part of the variants and texture conversions, into the cache (and its
 // remote level); no scripts, no packs.
-int run_shard(const cook::Shard& shard, project::Project& project, std::vector<cook::TargetVariants>& targets,
+int run_shard(const cook::Shard& shard, const project::Project& project, std::vector<cook::TargetVariants>& targets,
               cache::BlobStore* store, core::WorkerPool& pool, cook::Progress& progress, cook::CookErrors& errors,
               cook::CookReport& report, const std::string& report_file, bool json, Clock::time_point started) {
-  const std::size_t all_variants = project.variants.size(), all_textures = project.textures.size();
-  cook::keep_shard(project, shard);
-  progress.line("cook: shard " + shard.text() + ": " + std::to_string(project.variants.size()) + " of " +
-                std::to_string(all_variants) + " variants, " + std::to_string(project.textures.size()) + " of " +
-                std::to_string(all_textures) + " textures");
+  const cook::ShardWork work = cook::shard_work(project, shard);
+  progress.line("cook: shard " + shard.text() + ": " + std::to_string(work.variants.size()) + " of " +
+                std::to_string(project.variants.size()) + " variants, " + std::to_string(work.textures.size()) +
+                " of " + std::to_string(project.textures.size()) + " textures");
   if (!store || store->remote_address().empty())
     progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
-  cook::build_variants(project, targets, pool, progress, errors);
+  cook::build_variants(work.variants, targets, pool, progress, errors);
   cook::TextureConversions conversions(store);
-  const cook::CookedTextures textures =
-      cook::cook_textures(project, conversions, false, texture_targets(targets), pool, progress, errors);
+  const cook::CookedTextures textures = cook::cook_textures(project.root, work.textures, conversions, false,
+                                                            project.settings.targets, pool, progress, errors);
   if (store) store->flush();  // on disk and on the remote before this shard says it is done
 
   const cook::VariantCounts counts = cook::count_variants(targets);
   const double wall = ms_since(started);
-  report.shard = cook::ShardReport{std::size_t(shard.index) + 1, std::size_t(shard.count), project.variants.size(),
+  report.shard = cook::ShardReport{std::size_t(shard.index) + 1, std::size_t(shard.count), work.variants.size(),
                                    textures.files.size(),        textures.converted,       counts};
   report.remote = remote_report(store);
   report.errors = errors.to_json();
@@ -123,7 +116,7 @@ int run_shard(const cook::Shard& shard, project::Project& project, std::vector<c
     std::printf(
         "cook: shard %s: %zu variants, %zu compiled, %zu cache hits, %zu textures (%zu converted), %zu errors, "
         "%.2f s\n",
-        shard.text().c_str(), project.variants.size(), counts.compiled, counts.cache_hits, textures.files.size(),
+        shard.text().c_str(), work.variants.size(), counts.compiled, counts.cache_hits, textures.files.size(),
         textures.converted, errors.size(), wall / 1000);
   if (store) (void)store->prune();
   return errors.empty() && reported ? kExitOk : kExitFailed;
@@ -209,7 +202,7 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "kiln cook: %s: no such project directory\n", root.c_str());
     return kExitUsage;
   }
-  auto settings = cook::load_cook_settings(root);
+  auto settings = project::load_project_settings(root);
   if (!settings) {
     errors.add(settings.error().message);
     return fail();
@@ -224,22 +217,15 @@ int run_cook_command(const Args& args) {
   cache::BlobStore* const variant_store = shader_store(config, cache_store.get());
   // One library per target, each under its own cache namespace; the first also answers for the
   // shaders' declarations.
-  const auto library_options = [&](const cook::CookTarget& target) {
-    return shadercache::ShaderLibraryOptions{
-        .root = root,
-        .include_dirs = std::vector<fs::path>(settings->include_dirs.begin(), settings->include_dirs.end()),
-        .defines = settings->defines,
-        .target = target.target_env,
-        .backend = target.backend,
-        .store = variant_store,
-        .isolation = shadercache::compile_isolation(config)};
+  const auto library_options = [&](const runtime::ShaderTarget& target) {
+    return project_library_options(root, *settings, target, config, variant_store);
   };
   std::vector<cook::TargetVariants> targets;
   for (const auto& target : settings->targets)
     targets.push_back({target, std::make_unique<shadercache::ShaderLibrary>(library_options(target)), {}});
 
   // Validate everything; report every error.
-  project::Project project = project::load_project(root, *targets.front().library);
+  const project::Project project = project::load_project(root, *settings, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
   // A broken project still builds what is sound, so that one run lists the shaders' errors, the
   // scripts' and the textures' together with the project's (a shard stops here).
@@ -254,16 +240,16 @@ int run_cook_command(const Args& args) {
 
   // Variants; --verify: what the cache served must be what compiling it now gives, byte for byte.
   auto stage_started = Clock::now();
-  cook::build_variants(project, targets, pool, progress, errors);
+  cook::build_variants(project.variants, targets, pool, progress, errors);
   cook::report_warnings(targets, report);
-  cook::lay_out_materials(project, targets.front(), errors);
+  const std::vector<runtime::MaterialRecord> materials = cook::lay_out_materials(project, targets.front(), errors);
   if (verify) {
-    const auto fresh_options = [&](const cook::CookTarget& target) {
+    const auto fresh_options = [&](const runtime::ShaderTarget& target) {
       auto options = library_options(target);
       options.refresh_store = true;  // fresh compiles, stored over what the cache held
       return options;
     };
-    const std::size_t checked = cook::verify_variants(project, targets, fresh_options, pool, errors);
+    const std::size_t checked = cook::verify_variants(targets, fresh_options, pool, errors);
     progress.line("cook: verified " + std::to_string(checked) + " variants against a fresh compile");
   }
   report.stage_ms.variants = ms_since(stage_started);
@@ -287,8 +273,8 @@ int run_cook_command(const Args& args) {
   // Textures.
   stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
-  cook::CookedTextures textures =
-      cook::cook_textures(project, conversions, verify, texture_targets(targets), pool, progress, errors);
+  cook::CookedTextures textures = cook::cook_textures(project.root, project.textures, conversions, verify,
+                                                      project.settings.targets, pool, progress, errors);
   report.stage_ms.textures = ms_since(stage_started);
 
   // The report of what was built.
@@ -301,9 +287,9 @@ int run_cook_command(const Args& args) {
     shaders_identity.targets.emplace_back(target.target.id(), target.library->namespace_id());
   runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler->fingerprint()});
   for (const auto& target : targets)
-    for (std::size_t i = 0; i < target.results.size(); ++i)
-      set.add_variant(target.target.id(), project.variants[i].key.name(), target.results[i].record);
-  for (const auto& m : project.materials) set.add_material(m.record);
+    for (const cook::VariantResult& r : target.results)
+      set.add_variant(target.target.id(), r.planned.key.name(), r.record);
+  for (const auto& record : materials) set.add_material(record);
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));

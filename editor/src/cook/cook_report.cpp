@@ -21,7 +21,6 @@ VariantCounts count_variants(const std::vector<TargetVariants>& targets) {
 void report_cooked(const project::Project& project, const std::vector<TargetVariants>& targets,
                    const CookedScripts& scripts, const CookedTextures& textures, std::size_t textures_discarded,
                    CookReport& report) {
-  report.planned = &project;
   report.targets = &targets;
   report.totals =
       ProjectTotals{project.variants.size(), project.used, project.declared, project.stripped, count_variants(targets)};
@@ -59,12 +58,11 @@ void report_warnings(const std::vector<TargetVariants>& targets, CookReport& rep
 
 namespace {
 
-nlohmann::json variant_rows(const project::Project& project, const std::vector<TargetVariants>& targets) {
+nlohmann::json variant_rows(const std::vector<TargetVariants>& targets) {
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& target : targets)
-    for (std::size_t i = 0; i < target.results.size(); ++i) {
-      const auto& planned = project.variants[i];
-      const VariantResult& r = target.results[i];
+    for (const VariantResult& r : target.results) {
+      const auto& planned = r.planned;
       nlohmann::json v = {{"key", planned.key.digest()},
                           {"shader", planned.key.shader},
                           {"pass", planned.key.pass},
@@ -95,7 +93,7 @@ nlohmann::json report_json(const CookReport& r) {
     totals["compiled"] = r.totals->built.compiled, totals["cache_hits"] = r.totals->built.cache_hits;
   }
   out["totals"] = std::move(totals);
-  if (r.planned && r.targets) out["variants"] = variant_rows(*r.planned, *r.targets);
+  if (r.targets) out["variants"] = variant_rows(*r.targets);
   if (r.scripts)
     out["scripts"] = {{"files", r.scripts->files},           {"pages", r.scripts->pages},
                       {"aot_pages", r.scripts->aot_pages},   {"compiled", r.scripts->compiled},

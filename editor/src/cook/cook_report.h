@@ -57,8 +57,7 @@ struct StageTimes {
 struct CookReport {
   std::string project;
   // The stages' results; absent for a stage that did not run.
-  const project::Project* planned = nullptr;             // with `targets`: one row per variant and target
-  const std::vector<TargetVariants>* targets = nullptr;  // both outlive the report's serialisation
+  const std::vector<TargetVariants>* targets = nullptr;  // one row per variant and target; outlives the report
   std::optional<ProjectTotals> totals;
   std::optional<ScriptCounts> scripts;
   std::optional<TextureCounts> textures;

@@ -1,6 +1,8 @@
 #include "cook/cook_shard.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "kiln/cache/hash.h"
 
@@ -72,9 +74,13 @@ Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::s
   return std::optional<Shard>();
 }
 
-void keep_shard(project::Project& project, const Shard& shard) {
-  std::erase_if(project.variants, [&](const auto& v) { return !shard.owns("variant:" + v.key.name()); });
-  std::erase_if(project.textures, [&](const auto& t) { return !shard.owns("texture:" + t.file); });
+ShardWork shard_work(const project::Project& project, const Shard& shard) {
+  ShardWork work;
+  std::copy_if(project.variants.begin(), project.variants.end(), std::back_inserter(work.variants),
+               [&](const auto& v) { return shard.owns("variant:" + v.key.name()); });
+  std::copy_if(project.textures.begin(), project.textures.end(), std::back_inserter(work.textures),
+               [&](const auto& t) { return shard.owns("texture:" + t.file); });
+  return work;
 }
 
 }  // namespace kiln::cook

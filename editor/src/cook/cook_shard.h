@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kiln/project/project.h"
 #include "kiln/core/result.h"
@@ -31,7 +32,11 @@ struct Shard {
 Result<std::optional<Shard>> shard_of_cook(const std::string& flag, const std::string& count_flag,
                                            const std::map<std::string, std::string>& env);
 
-// Keeps this shard's variants and textures of `project` (the rest is other machines' work).
-void keep_shard(project::Project& project, const Shard& shard);
+// This shard's part of a project's work (the rest is other machines').
+struct ShardWork {
+  std::vector<materials::PlannedVariant> variants;
+  std::vector<project::TextureInput> textures;
+};
+ShardWork shard_work(const project::Project& project, const Shard& shard);
 
 }  // namespace kiln::cook

@@ -5,22 +5,23 @@
 
 namespace kiln::cook {
 
-CookedTextures cook_textures(const project::Project& project, TextureConversions& conversions, bool verify,
-                             const std::vector<TextureTarget>& targets, core::WorkerPool& pool, Progress& progress,
-                             CookErrors& errors) {
+CookedTextures cook_textures(const std::filesystem::path& root, std::span<const project::TextureInput> sources,
+                             TextureConversions& conversions, bool verify,
+                             const std::vector<runtime::ShaderTarget>& targets, core::WorkerPool& pool,
+                             Progress& progress, CookErrors& errors) {
   // One conversion of every texture per distinct size cap; the default target's is the set's own.
   std::vector<std::uint32_t> caps;
   for (const auto& t : targets)
     if (std::find(caps.begin(), caps.end(), t.max_size) == caps.end()) caps.push_back(t.max_size);
   if (caps.empty()) caps.push_back(0);
-  const std::size_t count = project.textures.size(), total = count * caps.size();
+  const std::size_t count = sources.size(), total = count * caps.size();
   std::vector<Result<TextureConversions::Tx>> results(total, make_error("not converted"));
   std::atomic<std::size_t> done{0}, failed{0};
   pool.parallel_for(total, [&](std::size_t job) {
     const std::size_t i = job % count;
-    textures::TextureSettings settings = project.textures[i].settings;
+    textures::TextureSettings settings = sources[i].settings;
     settings.max_size = caps[job / count];
-    results[job] = conversions.get(project.root / project.textures[i].file, settings, verify);
+    results[job] = conversions.get(root / sources[i].file, settings, verify);
     failed += !results[job];
     progress.tick("textures", ++done, total);
   });
@@ -40,13 +41,13 @@ CookedTextures cook_textures(const project::Project& project, TextureConversions
     return r ? &r->bytes : nullptr;
   };
   for (std::size_t i = 0; i < count; ++i)
-    if (const auto* bytes = bytes_of(0, i)) out.files.emplace_back(project.textures[i].file, *bytes);
+    if (const auto* bytes = bytes_of(0, i)) out.files.emplace_back(sources[i].file, *bytes);
   for (std::size_t t = 1; t < targets.size(); ++t) {
     const std::size_t cap_index = std::find(caps.begin(), caps.end(), targets[t].max_size) - caps.begin();
     if (cap_index == 0) continue;  // the default's textures serve it
     for (std::size_t i = 0; i < count; ++i)
       if (const auto* bytes = bytes_of(cap_index, i))
-        out.target_files.push_back({targets[t].id, project.textures[i].file, *bytes});
+        out.target_files.push_back({targets[t].id(), sources[i].file, *bytes});
   }
   out.capped = caps.size() > 1 || caps.front() != 0;
   return out;

@@ -6,6 +6,8 @@
 // Thread-safety: called from the cook's thread; the work runs on `pool`.
 
 #include <cstddef>
+#include <filesystem>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,14 +17,9 @@
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
 #include "kiln/core/worker_pool.h"
+#include "kiln/runtime/shader_target.h"
 
 namespace kiln::cook {
-
-// A cook target as its textures see it: its name and the longest side it ships (0: no cap).
-struct TextureTarget {
-  std::string id;
-  std::uint32_t max_size = 0;
-};
 
 // A texture of a target whose size cap differs from the default target's.
 struct TargetTexture {
@@ -37,10 +34,12 @@ struct CookedTextures {
   bool capped = false;                                                // some target has a size cap
 };
 
-// Converts every texture once per distinct size cap of `targets` (the first is the default; none:
-// one uncapped conversion). `progress` ticks once per conversion: large sources take seconds each.
-CookedTextures cook_textures(const project::Project& project, TextureConversions& conversions, bool verify,
-                             const std::vector<TextureTarget>& targets, core::WorkerPool& pool, Progress& progress,
-                             CookErrors& errors);
+// Converts each of `sources` (files under `root`) once per distinct size cap of `targets` (the
+// first is the default; none: one uncapped conversion). `progress` ticks once per conversion:
+// large sources take seconds each.
+CookedTextures cook_textures(const std::filesystem::path& root, std::span<const project::TextureInput> sources,
+                             TextureConversions& conversions, bool verify,
+                             const std::vector<runtime::ShaderTarget>& targets, core::WorkerPool& pool,
+                             Progress& progress, CookErrors& errors);
 
 }  // namespace kiln::cook

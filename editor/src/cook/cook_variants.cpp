@@ -26,17 +26,18 @@ std::string shown_variant(const materials::VariantKey& key) {
 
 }  // namespace
 
-void build_variants(const project::Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
-                    Progress& progress, CookErrors& errors) {
-  const std::size_t count = project.variants.size();
+void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
+                    core::WorkerPool& pool, Progress& progress, CookErrors& errors) {
+  const std::size_t count = variants.size();
   for (auto& target : targets) {
     target.results.assign(count, {});
     std::atomic<std::size_t> done{0};
     pool.parallel_for(count, [&](std::size_t i) {
-      const auto& key = project.variants[i].key;
+      const auto& key = variants[i].key;
       const auto started = Clock::now();
       auto variant = target.library->variant(key.shader, key.pass, key.keyword_list());
       VariantResult& r = target.results[i];
+      r.planned = variants[i];
       r.ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
       if (!variant) {
         r.error = variant.error().message;
@@ -56,18 +57,20 @@ void build_variants(const project::Project& project, std::vector<TargetVariants>
     progress.done("variants", std::size_t(failed));
   }
   for (const auto& target : targets)
-    for (std::size_t i = 0; i < count; ++i)
-      if (!target.results[i].ok) errors.add(target.results[i].error, shown_variant(project.variants[i].key));
+    for (const VariantResult& r : target.results)
+      if (!r.ok) errors.add(r.error, shown_variant(r.planned.key));
 }
 
-void lay_out_materials(project::Project& project, const TargetVariants& first, CookErrors& errors) {
+std::vector<runtime::MaterialRecord> lay_out_materials(const project::Project& project, const TargetVariants& first,
+                                                       CookErrors& errors) {
   materials::VariantReflections reflections;
-  for (std::size_t i = 0; i < first.results.size(); ++i) {
-    if (!first.results[i].ok) continue;
-    auto& stages = reflections[project.variants[i].key.name()];
-    for (const auto& stage : first.results[i].record.stages) stages.push_back(&stage.reflection);
+  for (const VariantResult& r : first.results) {
+    if (!r.ok) continue;
+    auto& stages = reflections[r.planned.key.name()];
+    for (const auto& stage : r.record.stages) stages.push_back(&stage.reflection);
   }
-  for (auto& m : project.materials) {
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& m : project.materials) {
     const bool all_built =
         std::all_of(m.record.passes.begin(), m.record.passes.end(),
                     [&](const runtime::MaterialPass& p) { return reflections.count(p.variant) > 0; });
@@ -76,14 +79,19 @@ void lay_out_materials(project::Project& project, const TargetVariants& first, C
       if (errors.empty()) errors.add(m.record.file + ": a variant it uses was not built");
       continue;
     }
-    if (auto laid = materials::lay_out_material(m.source, reflections, m.record); !laid)
+    runtime::MaterialRecord record = m.record;
+    if (auto laid = materials::lay_out_material(m.source, reflections, record); !laid)
       errors.add(laid.error().message);
+    else
+      records.push_back(std::move(record));
   }
+  return records;
 }
 
-std::size_t verify_variants(const project::Project& project, const std::vector<TargetVariants>& targets,
-                            const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
-                            core::WorkerPool& pool, CookErrors& errors) {
+std::size_t verify_variants(
+    const std::vector<TargetVariants>& targets,
+    const std::function<shadercache::ShaderLibraryOptions(const runtime::ShaderTarget&)>& fresh_options,
+    core::WorkerPool& pool, CookErrors& errors) {
   std::size_t checked = 0;
   for (const auto& target : targets) {
     shadercache::ShaderLibrary fresh(fresh_options(target.target));
@@ -91,14 +99,14 @@ std::size_t verify_variants(const project::Project& project, const std::vector<T
     pool.parallel_for(target.results.size(), [&](std::size_t i) {
       const VariantResult& built = target.results[i];
       if (!built.ok) return;  // compiled now or served by the cache: both must match
-      const auto& key = project.variants[i].key;
+      const auto& key = built.planned.key;
       auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
       differs[i] = !again || !same_record(variant_record(**again), built.record);
     });
     for (std::size_t i = 0; i < differs.size(); ++i) {
       checked += target.results[i].ok;
       if (!differs[i]) continue;
-      const auto& key = project.variants[i].key;
+      const auto& key = target.results[i].planned.key;
       errors.add("cook: --verify: variant " + key.digest() + " (" + key.name() + ", " + target.target.id() +
                  ") differs from a fresh compile of it");
     }

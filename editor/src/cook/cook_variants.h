@@ -7,12 +7,12 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cook/cook_errors.h"
 #include "kiln/project/project.h"
-#include "cook/cook_settings.h"
 #include "cook/progress.h"
 #include "kiln/core/worker_pool.h"
 #include "kiln/runtime/variant_record.h"
@@ -20,7 +20,9 @@
 
 namespace kiln::cook {
 
+// One planned variant as one target built it.
 struct VariantResult {
+  materials::PlannedVariant planned;
   bool ok = false, cache_hit = false;
   double ms = 0;
   std::size_t spirv_bytes = 0;
@@ -31,23 +33,26 @@ struct VariantResult {
 
 // One library per target, in the settings' order, and what it built.
 struct TargetVariants {
-  CookTarget target;
+  runtime::ShaderTarget target;
   std::unique_ptr<shadercache::ShaderLibrary> library;
-  std::vector<VariantResult> results;  // per planned variant, in the project's order
+  std::vector<VariantResult> results;  // one per variant built, in the order asked
 };
 
-// Builds every variant of `project` with every library; errors go to `errors`, naming the variant.
-void build_variants(const project::Project& project, std::vector<TargetVariants>& targets, core::WorkerPool& pool,
-                    Progress& progress, CookErrors& errors);
+// Builds every one of `variants` with every library; errors go to `errors`, naming the variant.
+void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
+                    core::WorkerPool& pool, Progress& progress, CookErrors& errors);
 
-// Lays out every material's parameter blocks and texture bindings from the first target's
-// reflection; a material whose variants did not build is left to their errors.
-void lay_out_materials(project::Project& project, const TargetVariants& first, CookErrors& errors);
+// The records of the project's materials (in its order) with their parameter blocks and texture
+// bindings laid out from the first target's reflection; a material whose variants did not build
+// is left to their errors and out of the list.
+std::vector<runtime::MaterialRecord> lay_out_materials(const project::Project& project, const TargetVariants& first,
+                                                       CookErrors& errors);
 
 // --verify: each built variant compiled afresh with `fresh_options(target)` (which refresh the
 // store, so a differing entry is never served again) must equal what was built. Returns the count.
-std::size_t verify_variants(const project::Project& project, const std::vector<TargetVariants>& targets,
-                            const std::function<shadercache::ShaderLibraryOptions(const CookTarget&)>& fresh_options,
-                            core::WorkerPool& pool, CookErrors& errors);
+std::size_t verify_variants(
+    const std::vector<TargetVariants>& targets,
+    const std::function<shadercache::ShaderLibraryOptions(const runtime::ShaderTarget&)>& fresh_options,
+    core::WorkerPool& pool, CookErrors& errors);
 
 }  // namespace kiln::cook

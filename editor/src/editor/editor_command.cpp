@@ -72,12 +72,12 @@ std::string human(const nlohmann::json& e) {
       out += "; no preview: " + err.get<std::string>();
     return out;
   };
-  if (kind == "ready") {
+  if (kind == "ready" || kind == "settings") {
     std::string errors;
     for (const auto& err : e.value("errors", nlohmann::json::array())) errors += err.get<std::string>() + "\n";
-    return errors + "ready: " + n("materials", "material") + ", " + n("variants", "variant") + " (" + num("compiled") +
-           " compiled, " + num("cache_hits") + " from cache), " + n("scripts", "script") + ", " +
-           n("textures", "texture") + " in " + ms("ms") + pictures();
+    return errors + (kind == "ready" ? "ready: " : file + ": reloaded the project: ") + n("materials", "material") +
+           ", " + n("variants", "variant") + " (" + num("compiled") + " compiled, " + num("cache_hits") +
+           " from cache), " + n("scripts", "script") + ", " + n("textures", "texture") + " in " + ms("ms") + pictures();
   }
   std::string warnings;  // before the event's own line, one per line
   for (const auto& w : e.value("warnings", nlohmann::json::array())) warnings += w.get<std::string>() + "\n";
@@ -118,6 +118,11 @@ std::string human(const nlohmann::json& e) {
     for (const auto& err : e.value("errors", nlohmann::json::array()))
       out += (out.empty() ? "" : "\n") + err.get<std::string>();
     return (out.empty() ? file + ": error" : out) + (e.value("kept_previous", false) ? "; previous version kept" : "");
+  }
+  if (kind == "settings_error") {
+    std::string out;
+    for (const auto& err : e["errors"]) out += err.get<std::string>() + "\n";
+    return out + file + ": the previous settings stay in use";
   }
   if (kind == "watch_warning") return "warning: " + e.value("message", "");
   if (kind == "project_error") return "error: " + e.value("error", "");

@@ -1,5 +1,6 @@
 #include "editor/editor_session.h"
 #include "persistent_caches.h"
+#include "project_library.h"
 #include "script_runtime.h"
 #include "script_host.h"
 #include "variant_records.h"
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "kiln/core/project_paths.h"
+#include "kiln/core/text.h"
 #include "kiln/lang/script.h"
 #include "kiln/textures/texture_path.h"
 #include "kiln/textures/thumbnail.h"
@@ -38,11 +40,13 @@ EditorSession::EditorSession(fs::path root, const Config& config)
   if (!pool_.shortfall().empty())
     std::fprintf(stderr, "kiln editor: %s: slower than --jobs asks\n", pool_.shortfall().c_str());
   store_ = cli::open_cache_store(config, "kiln editor", cli::open_remote_level(config, "kiln editor"));
-  library_ = std::make_unique<shadercache::ShaderLibrary>(
-      shadercache::ShaderLibraryOptions{.root = root_,
-                                        .store = cli::shader_store(config, store_.get()),
-                                        .isolation = shadercache::compile_isolation(config)});
-  reader_ = std::make_unique<project::ProjectReader>(root_, *library_);
+  if (auto settings = project::load_project_settings(root_)) {
+    settings_ = std::move(*settings);
+  } else {
+    settings_errors_ = split_nonempty(settings.error().message, '\n');
+    settings_.targets.emplace_back();  // the defaults, as without the file
+  }
+  open_library();
   compiler_ = cli::open_page_compiler(cli::jit_store(config, store_.get()), "kiln editor");
   if (compiler_) {  // without one, scripts run interpreted (said on stderr)
     auto jit = cli::open_jit_runtime({.compiler = compiler_.get(),
@@ -64,6 +68,19 @@ EditorSession::~EditorSession() {
   reader_.reset();
   library_.reset();
   if (store_) (void)store_->prune();
+}
+
+void EditorSession::open_library() {
+  reader_.reset();
+  library_ = std::make_unique<shadercache::ShaderLibrary>(cli::project_library_options(
+      root_, settings_, settings_.targets.front(), config_, cli::shader_store(config_, store_.get())));
+  reader_ = std::make_unique<project::ProjectReader>(root_, *library_);
+}
+
+bool EditorSession::in_include_dir(const std::string& path) const {
+  for (const std::string& dir : settings_.include_dirs)
+    if (path.rfind(dir + "/", 0) == 0) return true;
+  return false;
 }
 
 Status EditorSession::lay_out(MaterialState& state) {
@@ -153,9 +170,10 @@ std::vector<std::string> EditorSession::materials_using(const std::string& shade
 
 nlohmann::json EditorSession::start() {
   const auto t0 = Clock::now();
-  // The project's own checks first, as the cook makes them: its source directories, its shaders'
-  // pragmas.
-  std::vector<std::string> errors = project::check_source_directories(*reader_);
+  // The project's own checks first, as the cook makes them: its settings, its source directories,
+  // its shaders' pragmas.
+  std::vector<std::string> errors = settings_errors_;
+  for (std::string& problem : project::check_source_directories(*reader_)) errors.push_back(std::move(problem));
   for (const std::string& id : project::project_shaders(*reader_))
     if (auto program = library_->program(id))
       for (std::string& problem : project::check_shader_pragmas(*reader_, **program))
@@ -223,8 +241,10 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
     nlohmann::json event;
     if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"}))
       event = material_changed(change);
-    else if (change.path.rfind("shaders/", 0) == 0)
+    else if (change.path.rfind("shaders/", 0) == 0 || in_include_dir(change.path))
       event = shader_changed(change);
+    else if (change.path == project::kSettingsFile)
+      event = settings_changed(change);
     else if (change.path.rfind("scripts/", 0) == 0 && has_extension(change.path, {".lua"}))
       event = script_changed(change);
     else  // an image a material names, in any source format, its .tx or its sidecar; else nothing
@@ -310,6 +330,30 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   for (const auto& [rel, state] : materials_)
     if (std::find(shaders.begin(), shaders.end(), state.material.shader) != shaders.end()) users.push_back(rel);
   add_previews(event, users);
+  return event;
+}
+
+nlohmann::json EditorSession::settings_changed(const FileChange& change) {
+  auto settings = project::load_project_settings(root_);
+  if (!settings)
+    return {{"event", "settings_error"},
+            {"file", change.path},
+            {"errors", split_nonempty(settings.error().message, '\n')},
+            {"kept", "the previous settings stay in use"}};
+  if (*settings == settings_ && settings_errors_.empty()) return nullptr;  // nothing that compiles changed
+  settings_ = std::move(*settings);
+  settings_errors_.clear();
+  // Every variant, and so every material's layout, depends on them: the project loads again on a
+  // library made for them, as at start.
+  materials_.clear();
+  stage_files_.clear();
+  scripts_.clear();
+  images_.clear();
+  textures_.clear();
+  open_library();
+  nlohmann::json event = start();
+  event["event"] = "settings";
+  event["file"] = change.path;
   return event;
 }
 

@@ -14,7 +14,10 @@
 // - a texture source or .tx: that image's tiles are dropped and the .tx regenerated; a broken one
 //   is an error event and the previous image stays, and its later fix is picked up;
 // - a removed stage file of a shader in use is an error (the shader would silently lose a stage);
-//   the last good variants stay. Removed files nothing reads are not events.
+//   the last good variants stay. Removed files nothing reads are not events;
+// - kiln.json: its include directories, defines and default target are what shaders compile with,
+//   as the cook compiles them; a change reloads the project with them ("settings"), a broken file
+//   is a "settings_error" and the previous settings stay.
 //
 // Thread-safety: owned by the editor's event loop thread; variants compile on the tool's worker
 // pool (the one the cook uses too).
@@ -87,14 +90,21 @@ class EditorSession {
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);
-  Status load_texture(const std::string& rel);  // on success, replaces the image in images_
+  nlohmann::json settings_changed(const FileChange& change);
+  // The shader library and the project's checks on it, for settings_: compiled as the cook
+  // compiles the default target.
+  void open_library();
+  bool in_include_dir(const std::string& path) const;  // a file under one of settings_' include dirs
+  Status load_texture(const std::string& rel);         // on success, replaces the image in images_
   std::vector<std::string> materials_using(const std::string& shader) const;
   nlohmann::json project_relative(nlohmann::json event) const;  // file paths in its messages
 
   std::filesystem::path root_;
   Config config_;
-  core::WorkerPool pool_;                    // `jobs` threads
-  std::unique_ptr<cache::BlobStore> store_;  // the process's one cache store: first in, last out
+  core::WorkerPool pool_;                     // `jobs` threads
+  std::unique_ptr<cache::BlobStore> store_;   // the process's one cache store: first in, last out
+  project::ProjectSettings settings_;         // kiln.json as last read without error (else the defaults)
+  std::vector<std::string> settings_errors_;  // why kiln.json could not be read at start
   std::unique_ptr<shadercache::ShaderLibrary> library_;
   std::unique_ptr<project::ProjectReader> reader_;               // the project model's checks, on library_
   std::map<std::string, MaterialState> materials_;               // by path relative to the root

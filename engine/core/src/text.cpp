@@ -27,6 +27,18 @@ std::string without_credentials(std::string_view text) {
   return std::string(text.substr(0, host_start)) + "***" + std::string(text.substr(host_start + at));
 }
 
+std::optional<std::size_t> name_index(std::span<const std::string_view> names, std::string_view name) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  return std::nullopt;
+}
+
+std::string listed_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
 std::string count_of(std::size_t count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
 }

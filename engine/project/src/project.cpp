@@ -28,9 +28,10 @@ void plan_shaders(const ProjectReader& reader, const std::set<std::string>& repo
 
 }  // namespace
 
-Project load_project(const fs::path& root, materials::ShaderCatalog& shaders) {
+Project load_project(const fs::path& root, const ProjectSettings& settings, materials::ShaderCatalog& shaders) {
   Project project;
   project.root = root;
+  project.settings = settings;
   ProjectReader reader(root, shaders);
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {

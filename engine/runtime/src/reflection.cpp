@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/text.h"
+
 namespace kiln::runtime {
 namespace {
 
@@ -202,10 +204,11 @@ bool takes_sampler_slot(DescriptorKind kind) { return row(kind).sampler; }
 std::string_view backend_name(Backend backend) { return kBackends[std::size_t(backend)]; }
 
 std::optional<Backend> backend_named(std::string_view name) {
-  for (std::size_t b = 0; b < std::size(kBackends); ++b)
-    if (kBackends[b] == name) return Backend(b);
-  return std::nullopt;
+  const auto index = name_index(kBackends, name);
+  return index ? std::optional(Backend(*index)) : std::nullopt;
 }
+
+std::string backend_names() { return listed_names(kBackends); }
 
 std::string encode_reflection(const StageReflection& r) {
   json bindings = json::array();

@@ -103,7 +103,7 @@ std::optional<Request> decode_request(std::string_view body) {
   if (!r.str(file) || !r.str(in.source) || !r.u8(stage) || !r.strings(in.defines) || !r.strings(dirs) ||
       !r.strings(roots) || !r.u8(target) || !r.u8(has_snapshot))
     return std::nullopt;
-  if (stage > std::uint8_t(Stage::kCompute) || target > std::uint8_t(TargetEnv::kVulkan1_3) || has_snapshot > 1)
+  if (stage > std::uint8_t(Stage::kCompute) || target >= runtime::kTargetEnvCount || has_snapshot > 1)
     return std::nullopt;
   in.file = file;
   in.stage = Stage(stage);

@@ -171,18 +171,20 @@ std::string_view stage_name(Stage s) {
   return names[static_cast<int>(s)];
 }
 
-std::optional<TargetEnv> parse_target_env(std::string_view text) {
-  if (text == "vulkan1.0") return TargetEnv::kVulkan1_0;
-  if (text == "vulkan1.1") return TargetEnv::kVulkan1_1;
-  if (text == "vulkan1.2") return TargetEnv::kVulkan1_2;
-  if (text == "vulkan1.3") return TargetEnv::kVulkan1_3;
-  return std::nullopt;
+namespace {
+
+// The settings of `glslangValidator -V --target-env <env>`, so that the output is the same.
+std::pair<glslang::EShTargetClientVersion, glslang::EShTargetLanguageVersion> glslang_target(TargetEnv env) {
+  switch (env) {
+    case TargetEnv::kVulkan1_0: return {glslang::EShTargetVulkan_1_0, glslang::EShTargetSpv_1_0};
+    case TargetEnv::kVulkan1_1: return {glslang::EShTargetVulkan_1_1, glslang::EShTargetSpv_1_3};
+    case TargetEnv::kVulkan1_2: return {glslang::EShTargetVulkan_1_2, glslang::EShTargetSpv_1_5};
+    case TargetEnv::kVulkan1_3: return {glslang::EShTargetVulkan_1_3, glslang::EShTargetSpv_1_6};
+  }
+  return {glslang::EShTargetVulkan_1_0, glslang::EShTargetSpv_1_0};
 }
 
-std::string_view target_env_name(TargetEnv env) {
-  static constexpr std::string_view names[] = {"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"};
-  return names[static_cast<int>(env)];
-}
+}  // namespace
 
 std::string glslang_version() {
   return "glslang " + std::to_string(GLSLANG_VERSION_MAJOR) + "." + std::to_string(GLSLANG_VERSION_MINOR) + "." +
@@ -200,13 +202,7 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   }
   initialise_glslang_once();
   const EShLanguage lang = to_glslang(input.stage);
-  // The settings of `glslangValidator -V --target-env <env>`, so that the output is the same.
-  static constexpr glslang::EShTargetClientVersion client[] = {
-      glslang::EShTargetVulkan_1_0, glslang::EShTargetVulkan_1_1, glslang::EShTargetVulkan_1_2,
-      glslang::EShTargetVulkan_1_3};
-  static constexpr glslang::EShTargetLanguageVersion spirv_version[] = {
-      glslang::EShTargetSpv_1_0, glslang::EShTargetSpv_1_3, glslang::EShTargetSpv_1_5, glslang::EShTargetSpv_1_6};
-  const int env = static_cast<int>(input.target);
+  const auto [client, spirv_version] = glslang_target(input.target);
   const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
 
   std::string preamble;
@@ -224,8 +220,8 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   shader.setStringsWithLengthsAndNames(&text, &length, names, 1);
   shader.setPreamble(preamble.c_str());
   shader.setEnvInput(glslang::EShSourceGlsl, lang, glslang::EShClientVulkan, 100);
-  shader.setEnvClient(glslang::EShClientVulkan, client[env]);
-  shader.setEnvTarget(glslang::EShTargetSpv, spirv_version[env]);
+  shader.setEnvClient(glslang::EShClientVulkan, client);
+  shader.setEnvTarget(glslang::EShTargetSpv, spirv_version);
 
   Includer includer({input.include_dirs, input.include_roots}, input.snapshot);
   const bool parsed = shader.parse(GetDefaultResources(), 100, false, messages, includer);

@@ -2,6 +2,8 @@
 // Small text helpers shared by modules.
 
 #include <cstddef>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,11 @@ std::vector<std::string> split_nonempty(std::string_view text, char separator);
 // (the user-info part ends at the last '@' before the path). Text that is not such a URL is
 // returned as it is. For messages and printed settings.
 std::string without_credentials(std::string_view text);
+
+// For the name tables of enums (X-macro lists): where `name` stands in `names`, nothing when it is
+// not there; and the names listed for a message, "spirv, glsl, hlsl".
+std::optional<std::size_t> name_index(std::span<const std::string_view> names, std::string_view name);
+std::string listed_names(std::span<const std::string_view> names);
 
 // "1 error", "3 errors", "0 errors": a count with its noun agreeing (nouns that take an "s").
 std::string count_of(std::size_t count, std::string_view noun);

@@ -3,7 +3,8 @@
 // its scripts with the engine functions its materials give them, and the textures the materials
 // name with their settings. Validated all together, every error reported at once and spelt one way
 // (`file:line: ...` or `file: /json/pointer: ...`, the closest legal name where there is one), so
-// that the cook and the editor accept and refuse the same project with the same words.
+// that the cook and the editor accept and refuse the same project with the same words. kiln.json
+// (project_settings.h) says what the shaders are compiled with and for.
 //
 // Layout under the root: materials/*.json, shaders/*, scripts/*.lua, textures/* (the sources
 // materials name). Paths in records are relative to the root; messages name files as the caller
@@ -19,6 +20,7 @@
 #include "kiln/materials/material.h"
 #include "kiln/materials/shader_declaration.h"
 #include "kiln/materials/variant_rules.h"
+#include "kiln/project/project_settings.h"
 #include "kiln/runtime/material_record.h"
 #include "kiln/textures/texture_settings.h"
 
@@ -43,6 +45,7 @@ struct TextureInput {
 
 struct Project {
   std::filesystem::path root;
+  ProjectSettings settings;                          // kiln.json, as the catalog was made for
   std::vector<MaterialInput> materials;              // sorted by file
   std::vector<materials::PlannedVariant> variants;   // sorted by name: deterministic order
   std::vector<ScriptInput> scripts;                  // sorted by file
@@ -51,7 +54,9 @@ struct Project {
   std::size_t used = 0, declared = 0, stripped = 0;  // variants by why they are built, and declared ones left out
 };
 
-// Reads and validates the whole project; `shaders` answers for its shaders' declarations.
-Project load_project(const std::filesystem::path& root, materials::ShaderCatalog& shaders);
+// Reads and validates the whole project; `shaders` answers for its shaders' declarations, compiled
+// with `settings` (load_project_settings: the catalog is made from them, so they come first).
+Project load_project(const std::filesystem::path& root, const ProjectSettings& settings,
+                     materials::ShaderCatalog& shaders);
 
 }  // namespace kiln::project

@@ -62,6 +62,7 @@ enum class Backend : std::uint8_t {
 };
 std::string_view backend_name(Backend backend);
 std::optional<Backend> backend_named(std::string_view name);
+std::string backend_names();  // every stored name, for messages: "spirv, glsl, ..."
 
 // A member of a uniform, storage or push-constant block, where the variant's layout put it.
 struct BlockMember {

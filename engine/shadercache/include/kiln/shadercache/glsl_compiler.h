@@ -14,17 +14,18 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/shader_target.h"
 
 namespace kiln::shadercache {
 
 enum class Stage { kVertex, kTessControl, kTessEval, kGeometry, kFragment, kCompute };
-enum class TargetEnv { kVulkan1_0, kVulkan1_1, kVulkan1_2, kVulkan1_3 };
+using runtime::parse_target_env;
+using runtime::target_env_name;
+using runtime::TargetEnv;
 
 // From the file extension: .vert .tesc .tese .geom .frag .comp.
 std::optional<Stage> stage_from_path(const std::filesystem::path& file);
-std::string_view stage_name(Stage stage);                          // "vert", "frag", ...
-std::optional<TargetEnv> parse_target_env(std::string_view text);  // "vulkan1.2"
-std::string_view target_env_name(TargetEnv env);
+std::string_view stage_name(Stage stage);  // "vert", "frag", ...
 
 struct GlslInput {
   std::filesystem::path file;  // as the user names it; used in diagnostics

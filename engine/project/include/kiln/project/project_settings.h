@@ -1,5 +1,5 @@
 #pragma once
-// What a project asks of its cook, in the "cook" object of `<project>/kiln.json`:
+// What a project asks of the tools that build it, in the "cook" object of `<project>/kiln.json`:
 //
 //   {"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", "max_size": 2048},
 //                         {"backend": "hlsl"}],
@@ -13,6 +13,8 @@
 // default's gets its own copy of the textures in the textures pack.
 // Include directories are project-relative and must stay inside the project. Without the file or
 // the object: one target, SPIR-V for Vulkan 1.0, no include directories, no defines.
+// The cook builds every target; the editor compiles the default one, with the same include
+// directories and defines, so that both see the same shaders.
 //
 // Thread-safety: plain values.
 
@@ -21,25 +23,20 @@
 #include <vector>
 
 #include "kiln/core/result.h"
-#include "kiln/shadercache/glsl_compiler.h"
-#include "kiln/shadercache/backends.h"
+#include "kiln/runtime/shader_target.h"
 
-namespace kiln::cook {
+namespace kiln::project {
 
-struct CookTarget {
-  shadercache::Backend backend = shadercache::Backend::kSpirv;
-  shadercache::TargetEnv target_env = shadercache::TargetEnv::kVulkan1_0;
-  std::uint32_t max_size = 0;  // the longest texture side it ships; 0: no cap
-  std::string id() const;      // "spirv-vulkan1.0": its name in the shaders pack
+inline constexpr const char* kSettingsFile = "kiln.json";  // under the project root
+
+struct ProjectSettings {
+  std::vector<runtime::ShaderTarget> targets;  // never empty; the first is the default
+  std::vector<std::string> include_dirs;       // relative to the project root, normalised
+  std::vector<std::string> defines;            // "NAME" or "NAME=VALUE"
+  bool operator==(const ProjectSettings&) const = default;
 };
 
-struct CookSettings {
-  std::vector<CookTarget> targets;
-  std::vector<std::string> include_dirs;  // relative to the project root
-  std::vector<std::string> defines;       // "NAME" or "NAME=VALUE"
-};
+// Errors name the file as `root / kiln.json`, the JSON pointer and the problem, all at once.
+Result<ProjectSettings> load_project_settings(const std::filesystem::path& root);
 
-// Errors name the file, the JSON pointer and the problem, all at once.
-Result<CookSettings> load_cook_settings(const std::filesystem::path& root);
-
-}  // namespace kiln::cook
+}  // namespace kiln::project

@@ -1,4 +1,4 @@
-#include "cook/cook_settings.h"
+#include "kiln/project/project_settings.h"
 
 #include <fstream>
 #include <iterator>
@@ -9,7 +9,7 @@
 #include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
 
-namespace kiln::cook {
+namespace kiln::project {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -28,13 +28,9 @@ bool define_text(const std::string& s) {
 
 }  // namespace
 
-std::string CookTarget::id() const {
-  return std::string(runtime::backend_name(backend)) + "-" + std::string(shadercache::target_env_name(target_env));
-}
-
-Result<CookSettings> load_cook_settings(const fs::path& root) {
-  CookSettings settings;
-  const fs::path file = root / "kiln.json";
+Result<ProjectSettings> load_project_settings(const fs::path& root) {
+  ProjectSettings settings;
+  const fs::path file = root / kSettingsFile;
   std::error_code ec;
   const json* cook = nullptr;
   json doc;
@@ -76,7 +72,7 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
         for (std::size_t i = 0; i < it->size(); ++i) {
           const json& t = (*it)[i];
           const std::string ti = at + "/" + std::to_string(i);
-          CookTarget target;
+          runtime::ShaderTarget target;
           if (!t.is_object()) {
             problem(ti, "expected {\"backend\": ..., \"target_env\": ...}");
             continue;
@@ -87,12 +83,13 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
               if (auto b = runtime::backend_named(value))
                 target.backend = *b;
               else
-                problem(ti + "/backend", "unknown backend '" + value + "' (spirv, glsl, essl, hlsl, msl)");
+                problem(ti + "/backend", "unknown backend '" + value + "' (" + runtime::backend_names() + ")");
             } else if (f.key() == "target_env") {
-              if (auto e = shadercache::parse_target_env(value))
+              if (auto e = runtime::parse_target_env(value))
                 target.target_env = *e;
               else
-                problem(ti + "/target_env", "unknown target environment '" + value + "' (vulkan1.0 to vulkan1.3)");
+                problem(ti + "/target_env",
+                        "unknown target environment '" + value + "' (" + runtime::target_env_names() + ")");
             } else if (f.key() == "max_size") {
               if (f->is_number_unsigned() && f->get<std::uint64_t>() >= 1 &&
                   f->get<std::uint64_t>() <= limits::kImageSide)
@@ -133,4 +130,4 @@ Result<CookSettings> load_cook_settings(const fs::path& root) {
   return settings;
 }
 
-}  // namespace kiln::cook
+}  // namespace kiln::project
