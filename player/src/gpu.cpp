@@ -99,7 +99,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   report.pipeline_cache_why = self->cache_->load().why;
   report.pipeline_cache_loaded = self->cache_->load().bytes;
 
-  auto pipelines = render::PipelineSet::build(*self->context_, set, self->cache_->handle());
+  const render::CookedSetSource source(set);
+  auto pipelines = render::PipelineSet::build(*self->context_, source, self->cache_->handle());
   if (!pipelines) return pipelines.error();
   self->pipelines_ = std::move(*pipelines);
   const render::PipelineStats& stats = self->pipelines_->stats();
@@ -118,7 +119,7 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
 
   if (options.frames > 0) {
     auto scene =
-        render::SceneRenderer::create(*self->context_, set, *self->pipelines_, {.view_size = options.view_size});
+        render::SceneRenderer::create(*self->context_, source, *self->pipelines_, {.view_size = options.view_size});
     if (!scene) return scene.error();
     self->scene_ = std::move(*scene);
   }

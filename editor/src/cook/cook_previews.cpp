@@ -27,11 +27,12 @@ Status write_previews(const fs::path& out, const Config& config, cache::BlobStor
   if (!set) return set.error();
   auto cache = render::PersistentPipelineCache::open(**context, config.render_pipeline_cache ? store : nullptr);
   if (!cache) return cache.error();
-  auto pipelines = render::PipelineSet::build(**context, **set, (*cache)->handle());
+  const render::CookedSetSource source(**set);
+  auto pipelines = render::PipelineSet::build(**context, source, (*cache)->handle());
   if (!pipelines) return pipelines.error();
   if (auto saved = (*cache)->save(); !saved)
     std::fprintf(stderr, "cook: pipeline cache not saved: %s\n", saved.error().message.c_str());
-  auto scene = render::SceneRenderer::create(**context, **set, **pipelines);
+  auto scene = render::SceneRenderer::create(**context, source, **pipelines);
   if (!scene) return scene.error();
   KILN_TRY((*scene)->render_frame(0));
   KILN_TRY(render::check_validation(**context));

@@ -157,6 +157,8 @@ Status EditorSession::load_texture(const std::string& rel) {
   auto image = tiles_->open_texture(root_ / rel);
   if (!image) return image.error();
   images_[rel] = *image;
+  if (previews_)  // drawn from the new image from now on; records name it in normal form
+    previews_->texture_changed(fs::path(rel).lexically_normal().generic_string());
   (void)textures::make_thumbnail(*tiles_, *image, 64);  // what a material preview reads
   return {};
 }
@@ -170,6 +172,7 @@ std::vector<std::string> EditorSession::materials_using(const std::string& shade
 
 nlohmann::json EditorSession::start() {
   const auto t0 = Clock::now();
+  change_seen_ = t0;  // the pixels of the ready event count from the start
   // The project's own checks first, as the cook makes them: its settings, its source directories,
   // its shaders' pragmas.
   std::vector<std::string> errors = settings_errors_;
@@ -238,6 +241,7 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
   for (const FileChange& change : batch) {
     // Detection: from the first raw event of the burst to its handling (the debounce included).
     const double detect_ms = ms_between(change.first_seen, handling);
+    change_seen_ = change.first_seen;
     nlohmann::json event;
     if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"}))
       event = material_changed(change);
@@ -361,8 +365,7 @@ void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::s
   if (!previews_ || materials.empty()) return;
   const auto started = Clock::now();
   nlohmann::json pictures = nlohmann::json::array(), errors = nlohmann::json::array();
-  for (const std::string& rel : materials) {
-    auto picture = preview(materials_.at(rel));
+  for (auto& picture : previews_of(materials)) {
     if (!picture)
       errors.push_back(picture.error().message);
     else if (!picture->empty())
@@ -372,11 +375,17 @@ void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::s
   if (previews_->validating()) event["preview_validated"] = true;
   if (!errors.empty()) event["preview_errors"] = errors;
   event["preview_ms"] = ms_between(started, Clock::now());
+  // From the change on disk to pixels: the first picture (the edited material's), and all of them.
+  if (!pictures.empty()) {
+    event["first_pixels_ms"] = ms_between(change_seen_, previews_->first_written());
+    event["all_pixels_ms"] = ms_between(change_seen_, Clock::now());
+  }
 }
 
 nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!change.exists) {
     materials_.erase(change.path);
+    if (previews_) previews_->erase(change.path);
     return {{"event", "material_removed"}, {"file", change.path}};
   }
   // The checks and words of the cook: the project model reads it.
@@ -410,17 +419,17 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
     event["errors"] = built.errors;
     return event;
   }
+  materials_[change.path] = std::move(state);
   if (previews_) {
     const auto preview_started = Clock::now();
-    auto picture = preview(state);
+    auto picture = std::move(previews_of({change.path}).front());
     event["preview_ms"] = ms_between(preview_started, Clock::now());
     if (!picture)
       event["preview_error"] = picture.error().message;
     else if (!picture->empty())
-      event["preview"] = picture->string();
+      event["preview"] = picture->string(), event["first_pixels_ms"] = ms_between(change_seen_, Clock::now());
     if (previews_->validating()) event["preview_validated"] = true;
   }
-  materials_[change.path] = std::move(state);
   return event;
 }
 
@@ -431,27 +440,49 @@ Status EditorSession::enable_previews() {
   return {};
 }
 
-Result<fs::path> EditorSession::preview(MaterialState& state) {
+Status EditorSession::stage_preview(MaterialState& state) {
   // Laid out against the variants it uses now: a shader edit may have moved its parameters.
   KILN_TRY(lay_out(state));
-  std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>> variants;
+  std::vector<std::pair<std::string, runtime::VariantRecord>> variants;
   for (const auto& key : state.variants) {
     auto v = library_->variant(key.shader, key.pass, key.keyword_list());
     if (!v) return v.error();
-    variants.emplace_back(key, cli::variant_record(**v));
+    variants.emplace_back(key.name(), cli::variant_record(**v));
   }
-  std::map<std::string, std::vector<std::byte>> textures;
   for (const auto& [slot, texture] : state.material.textures) {
+    const std::string& named = state.record.textures.at(slot);  // as the record names it
+    if (previews_->has_texture(named)) continue;
     auto image = images_.find(texture);
     if (image == images_.end()) return make_error(texture + ": not loaded");
     auto bytes = textures::TileCache::tx_bytes(*image->second);
     if (!bytes) return bytes.error();
-    textures[state.record.textures.at(slot)] = std::move(*bytes);  // as the record names it
+    previews_->put_texture(named, std::move(*bytes));
   }
-  auto picture = previews_->render(state.record, variants, textures);
-  if (picture && picture->empty() && !previews_->unavailable().empty())
-    return make_error("no preview: " + previews_->unavailable());
-  return picture;
+  previews_->put(state.record, std::move(variants));
+  return {};
+}
+
+std::vector<Result<fs::path>> EditorSession::previews_of(const std::vector<std::string>& materials) {
+  std::vector<Result<fs::path>> out(materials.size(), fs::path());
+  std::vector<std::string> drawn;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < materials.size(); ++i) {
+    if (auto staged = stage_preview(materials_.at(materials[i])); !staged) {
+      previews_->erase(materials[i]);  // not drawn as it was: its picture would not be what it is now
+      out[i] = staged.error();
+      continue;
+    }
+    drawn.push_back(materials[i]);
+    at.push_back(i);
+  }
+  auto pictures = previews_->render(drawn);
+  for (std::size_t k = 0; k < drawn.size(); ++k) {
+    if (pictures[k] && pictures[k]->empty() && !previews_->unavailable().empty())
+      out[at[k]] = make_error("no preview: " + previews_->unavailable());
+    else
+      out[at[k]] = std::move(pictures[k]);
+  }
+  return out;
 }
 
 nlohmann::json EditorSession::script_changed(const FileChange& change) {

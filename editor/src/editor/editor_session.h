@@ -82,8 +82,11 @@ class EditorSession {
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
-  // The material's picture, laid out again against its variants as they are now.
-  Result<std::filesystem::path> preview(MaterialState& state);
+  // The material laid out again against its variants as they are now, and put with them in the
+  // previews' source.
+  Status stage_preview(MaterialState& state);
+  // The pictures of `materials` (as they are in materials_), the first drawn first.
+  std::vector<Result<std::filesystem::path>> previews_of(const std::vector<std::string>& materials);
   // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
   void add_previews(nlohmann::json& event, const std::vector<std::string>& materials);
   std::vector<std::string> materials_naming_texture(const std::string& texture) const;  // their project paths
@@ -101,10 +104,11 @@ class EditorSession {
 
   std::filesystem::path root_;
   Config config_;
-  core::WorkerPool pool_;                     // `jobs` threads
-  std::unique_ptr<cache::BlobStore> store_;   // the process's one cache store: first in, last out
-  project::ProjectSettings settings_;         // kiln.json as last read without error (else the defaults)
-  std::vector<std::string> settings_errors_;  // why kiln.json could not be read at start
+  std::chrono::steady_clock::time_point change_seen_;  // the first raw event of the change handled now
+  core::WorkerPool pool_;                              // `jobs` threads
+  std::unique_ptr<cache::BlobStore> store_;            // the process's one cache store: first in, last out
+  project::ProjectSettings settings_;                  // kiln.json as last read without error (else the defaults)
+  std::vector<std::string> settings_errors_;           // why kiln.json could not be read at start
   std::unique_ptr<shadercache::ShaderLibrary> library_;
   std::unique_ptr<project::ProjectReader> reader_;               // the project model's checks, on library_
   std::map<std::string, MaterialState> materials_;               // by path relative to the root

@@ -116,7 +116,7 @@ void FileWatcher::scan_dir(const std::string& rel, Snapshot& files, std::map<std
   for (const std::string& s : subdirs) scan_dir(s, files, seen);
 }
 
-bool FileWatcher::drain(std::map<std::string, FileChange>& pending) {
+bool FileWatcher::drain(std::map<std::string, Pending>& pending) {
   alignas(inotify_event) char buffer[16384];
   bool any = false;
   for (;;) {
@@ -151,24 +151,39 @@ bool FileWatcher::drain(std::map<std::string, FileChange>& pending) {
         continue;
       }
       const std::string rel = join(dir->second, name);
+      const auto now = std::chrono::steady_clock::now();
       auto [it, inserted] = pending.try_emplace(rel);
       if (inserted) {
-        it->second.path = rel;
-        it->second.first_seen = std::chrono::steady_clock::now();
+        it->second.change.path = rel;
+        it->second.change.first_seen = now;
       }
+      // Closed after writing, or renamed into place: what the file is now is all there is. A
+      // write still open, a creation or a removal may have more to come.
+      it->second.complete = (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0;
+      it->second.last_event = now;
     }
   }
 }
 
 std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
   const auto burst_start = std::chrono::steady_clock::now();
-  std::map<std::string, FileChange> pending;
+  std::map<std::string, Pending> pending;
   drain(pending);
   for (;;) {
+    // How long the batch still waits: nothing when every file is complete (events already
+    // queued still join it), else until the last event of an incomplete file is `quiet` old.
+    // Directory events and lost queues wait for quiet too: the rescan should see the tree settled.
+    auto wait = std::chrono::milliseconds(0);
+    const auto now = std::chrono::steady_clock::now();
+    const bool settle = rescan_ || pending.empty();
+    for (const auto& [path, p] : pending)
+      if (!p.complete)
+        wait = std::max(wait, std::chrono::duration_cast<std::chrono::milliseconds>(p.last_event + quiet - now));
+    if (settle) wait = quiet;
     pollfd p{fd_, POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(quiet.count()));
+    const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(wait.count(), 0)));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;  // quiet: the burst is over
+    if (r <= 0) break;  // complete, or quiet: the burst is over
     drain(pending);
   }
   // A lost root that is a directory again (re-created, or moved back) is watched and read again.
@@ -180,7 +195,7 @@ std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
   }
   auto mark = [&](const std::string& path) {
     auto [it, inserted] = pending.try_emplace(path);
-    if (inserted) it->second = {path, false, burst_start};
+    if (inserted) it->second.change = {path, false, burst_start};
   };
   if (rescan_) {
     rescan_ = false;
@@ -202,9 +217,9 @@ std::vector<FileChange> FileWatcher::collect(std::chrono::milliseconds quiet) {
   }
   std::vector<FileChange> batch;
   batch.reserve(pending.size());
-  for (auto& [path, change] : pending) {
-    change.exists = files_.count(path) > 0;
-    batch.push_back(std::move(change));
+  for (auto& [path, p] : pending) {
+    p.change.exists = files_.count(path) > 0;
+    batch.push_back(std::move(p.change));
   }
   return batch;
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Watches a project tree with inotify for the editor: recursive (new directories are watched as
-// they appear), debounced (a burst of events becomes one batch once the tree has been quiet for a
-// moment), and robust to how editors save: an in-place write, a temp file renamed over the
+// they appear), and robust to how editors save: an in-place write, a temp file renamed over the
 // original, a delete and re-create all end as one change of the file, reported with whether it
-// exists once the burst is over. The files editors and tools write beside a file while saving it
+// exists once the burst is over. There is no fixed wait: a file closed after writing or renamed
+// into place is complete, and a batch is handed over as soon as every file in it is; only a file
+// still being written, or gone (it may be re-created), waits — until it is complete or the tree
+// has been quiet for a moment. The files editors and tools write beside a file while saving it
 // are ignored: hidden and backup files (".name", "name~", "*.swp"), "#name#", JetBrains'
 // "name___jb_tmp___" and "name___jb_old___", sed -i's "sedXXXXXX".
 //
@@ -55,8 +57,8 @@ class FileWatcher {
   FileWatcher& operator=(const FileWatcher&) = delete;
 
   int fd() const { return fd_; }  // readable when events wait
-  // Reads what is waiting, then keeps reading until `quiet` passes without an event; the batch,
-  // sorted by path.
+  // Reads what is waiting, then keeps reading while some file of the batch is not complete, for at
+  // most `quiet` after its last event; the batch, sorted by path.
   std::vector<FileChange> collect(std::chrono::milliseconds quiet);
   // Problems met while watching (a watch limit reached, a lost event queue), each once, in order.
   std::vector<std::string> take_warnings();
@@ -82,7 +84,12 @@ class FileWatcher {
   // that are gone or replaced; fills `files` with the regular files found.
   void scan(Snapshot& files);
   void scan_dir(const std::string& rel, Snapshot& files, std::map<std::pair<dev_t, ino_t>, bool>& seen);
-  bool drain(std::map<std::string, FileChange>& pending);  // false when nothing was read
+  struct Pending {
+    FileChange change;
+    bool complete = false;  // its last event closed a write or renamed it into place
+    std::chrono::steady_clock::time_point last_event;
+  };
+  bool drain(std::map<std::string, Pending>& pending);  // false when nothing was read
   std::filesystem::path full(const std::string& rel) const { return rel.empty() ? root_ : root_ / rel; }
   void warn(std::string message);
 

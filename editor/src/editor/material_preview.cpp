@@ -2,14 +2,9 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include "kiln/render/pipeline_set.h"
-#include "kiln/render/scene_renderer.h"
-#include "kiln/runtime/cooked_set.h"
-#include "kiln/runtime/cooked_set_writer.h"
-#include "kiln/textures/image.h"
 
 namespace kiln::editor {
 namespace fs = std::filesystem;
@@ -26,47 +21,92 @@ Result<std::unique_ptr<MaterialPreviews>> MaterialPreviews::create(std::string r
 }
 
 MaterialPreviews::~MaterialPreviews() {
+  scene_.reset();  // before the pipelines it draws with, and both before the device
+  pipelines_.reset();
   context_.reset();
   std::error_code ec;
   fs::remove_all(dir_, ec);
 }
 
-Result<fs::path> MaterialPreviews::render(
-    const runtime::MaterialRecord& record,
-    const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
-    const std::map<std::string, std::vector<std::byte>>& textures) {
-  if (!context_ && unavailable_.empty()) {
-    bool none = false;
-    auto context = render::VulkanContext::create({.device = device_, .validate = validate_}, &none);
-    if (!context) {
-      if (!none) return context.error();
-      unavailable_ = context.error().message;
-    } else {
-      context_ = std::move(*context);
-    }
-  }
-  if (!context_) return fs::path();
-  const std::size_t seen = context_->validation_messages().size();
+void MaterialPreviews::put(const runtime::MaterialRecord& record,
+                           std::vector<std::pair<std::string, runtime::VariantRecord>> variants) {
+  for (auto& [name, variant] : variants) source_.put_variant(std::move(name), std::move(variant));
+  source_.put_material(record);
+}
 
-  // One material's set, written and read back the way the player reads one.
-  runtime::CookedSetWriter writer({{{"spirv", "editor-preview"}}}, {"editor-preview", ""});
-  for (const auto& [key, variant] : variants) writer.add_variant("spirv", key.name(), variant);
-  writer.add_material(record);
-  for (const auto& [file, bytes] : textures) writer.add_texture(file, bytes);
-  const fs::path set_dir = dir_ / "set";
-  KILN_TRY(writer.commit(set_dir));
-  auto set = runtime::CookedSet::open(set_dir);
-  if (!set) return set.error();
-  auto pipelines = render::PipelineSet::build(*context_, **set, VK_NULL_HANDLE);
-  if (!pipelines) return pipelines.error();
-  auto scene = render::SceneRenderer::create(*context_, **set, **pipelines);
+void MaterialPreviews::erase(const std::string& material) { source_.erase_material(material); }
+
+void MaterialPreviews::put_texture(const std::string& file, std::vector<std::byte> tx) {
+  source_.put_texture(file, std::move(tx));
+}
+
+void MaterialPreviews::texture_changed(const std::string& file) {
+  source_.erase_texture(file);
+  if (scene_) scene_->forget_texture(file);
+}
+
+Status MaterialPreviews::open_device() {
+  if (context_ || !unavailable_.empty()) return {};
+  bool none = false;
+  auto context = render::VulkanContext::create({.device = device_, .validate = validate_}, &none);
+  if (!context) {
+    if (!none) return context.error();
+    unavailable_ = context.error().message;
+    return {};
+  }
+  auto scene = render::SceneRenderer::create(**context);
   if (!scene) return scene.error();
-  KILN_TRY((*scene)->render_frame(0));
-  KILN_TRY(render::check_validation(*context_, seen));
-  if ((*scene)->drawn().empty()) return fs::path();  // nothing to draw (a post-process material)
-  auto picture = render::write_view_picture(**scene, 0, dir_);
-  if (!picture) return picture.error();
-  return dir_ / *picture;
+  context_ = std::move(*context);
+  pipelines_ = render::PipelineSet::create(*context_, VK_NULL_HANDLE);
+  scene_ = std::move(*scene);
+  return {};
+}
+
+std::vector<Result<fs::path>> MaterialPreviews::render(const std::vector<std::string>& materials) {
+  std::vector<Result<fs::path>> out(materials.size(), fs::path());
+  if (materials.empty()) return out;
+  if (auto opened = open_device(); !opened) {
+    std::fill(out.begin(), out.end(), opened.error());
+    return out;
+  }
+  if (!context_) return out;  // no device: no pictures, said by unavailable()
+  const std::size_t seen = context_->validation_messages().size();
+  auto shown = pipelines_->update(source_);
+  if (shown) shown = scene_->show(source_, *pipelines_);
+  if (!shown) {
+    // What these materials are now cannot be drawn: they leave the source, so that the others can.
+    for (const std::string& m : materials) source_.erase_material(m);
+    std::fill(out.begin(), out.end(), shown.error());
+    if (pipelines_->update(source_)) (void)scene_->show(source_, *pipelines_);
+    return out;
+  }
+  // The first picture before the others are drawn: it is the one just edited.
+  draw({materials.front()}, out);
+  first_written_ = std::chrono::steady_clock::now();
+  if (materials.size() > 1) {
+    std::vector<Result<fs::path>> rest(materials.size() - 1, fs::path());
+    draw({materials.begin() + 1, materials.end()}, rest);
+    std::move(rest.begin(), rest.end(), out.begin() + 1);
+  }
+  if (auto clean = render::check_validation(*context_, seen); !clean) std::fill(out.begin(), out.end(), clean.error());
+  return out;
+}
+
+void MaterialPreviews::draw(const std::vector<std::string>& materials, std::vector<Result<fs::path>>& out) {
+  if (auto drawn = scene_->render_views(materials, 0); !drawn) {
+    std::fill(out.begin(), out.end(), drawn.error());
+    return;
+  }
+  const auto& names = scene_->drawn();
+  for (std::size_t i = 0; i < materials.size(); ++i) {
+    const auto view = std::find(names.begin(), names.end(), materials[i]);
+    if (view == names.end()) continue;  // nothing to draw (a post-process material)
+    // A session's pictures: made again on the next edit, so written quickly and not flushed to
+    // disk (still renamed into place whole).
+    auto picture = render::write_view_picture(*scene_, std::size_t(view - names.begin()), dir_,
+                                              {.fast = true, .durability = Durability::kRenamedOnly});
+    out[i] = picture ? Result<fs::path>(dir_ / *picture) : Result<fs::path>(picture.error());
+  }
 }
 
 }  // namespace kiln::editor

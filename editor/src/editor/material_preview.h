@@ -1,24 +1,26 @@
 #pragma once
-// The editor's material previews, made the way `kiln cook --previews` makes them: the material laid
-// out against its current variants, written with those variants and its textures as a cooked set
-// of one material, rendered by the player's renderer (the first frame) into
-// <dir>/materials/<name>.png. The Vulkan device is opened at the first preview and kept. With
-// render.validate, any message of the validation layer during a preview fails that preview.
+// The editor's material previews, drawn the way `kiln cook --previews` draws them (the player's
+// renderer, the material laid out against its current variants, its textures) from records kept
+// in memory: nothing is written but the pictures, <dir>/materials/<name>.png. The renderer stays
+// warm for the session: the Vulkan device (opened at the first preview), the shader modules and
+// pipelines of variants that did not change, the sphere, the stand-ins and the uploaded textures.
+// With render.validate, any message of the validation layer during a preview fails that preview.
 //
 // Thread-safety: owned by the editor's session thread.
 
+#include <chrono>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kiln/core/result.h"
-#include "kiln/materials/material.h"
-#include "kiln/runtime/material_record.h"
-#include "kiln/materials/variant_key.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
+#include "kiln/render/scene_source.h"
 #include "kiln/render/vulkan_context.h"
+#include "kiln/runtime/material_record.h"
 #include "kiln/runtime/variant_record.h"
 
 namespace kiln::editor {
@@ -33,26 +35,41 @@ class MaterialPreviews {
   MaterialPreviews(const MaterialPreviews&) = delete;
   MaterialPreviews& operator=(const MaterialPreviews&) = delete;
 
-  // The picture of the material `record` (laid out against `variants` as the cook lays it out);
-  // empty when there is no Vulkan device (unavailable() says why). `textures`: the .tx bytes of
-  // every texture it names.
-  Result<std::filesystem::path> render(
-      const runtime::MaterialRecord& record,
-      const std::vector<std::pair<materials::VariantKey, runtime::VariantRecord>>& variants,
-      const std::map<std::string, std::vector<std::byte>>& textures);
+  // A material as it is now: its record (laid out as the cook lays it out) and the records of the
+  // variants its passes name.
+  void put(const runtime::MaterialRecord& record, std::vector<std::pair<std::string, runtime::VariantRecord>> variants);
+  void erase(const std::string& material);
+  // A texture's .tx bytes, as the records name it; texture_changed drops them and their upload.
+  bool has_texture(const std::string& file) const { return source_.has_texture(file); }
+  void put_texture(const std::string& file, std::vector<std::byte> tx);
+  void texture_changed(const std::string& file);
+
+  // The pictures of `materials`, in that order: the first is drawn and written before the others
+  // are drawn. For each, its path, empty when there is no Vulkan device (unavailable() says why) or
+  // nothing to draw (a post-process material), or the error.
+  std::vector<Result<std::filesystem::path>> render(const std::vector<std::string>& materials);
   const std::string& unavailable() const { return unavailable_; }
+  // When the last render() wrote its first picture (the edited material's pixels).
+  std::chrono::steady_clock::time_point first_written() const { return first_written_; }
   // The validation layer is on for the previews rendered so far.
   bool validating() const { return context_ && context_->validating(); }
   const std::filesystem::path& dir() const { return dir_; }  // where the pictures go
 
  private:
   MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
+  Status open_device();  // at the first preview; a missing device is unavailable_, not an error
+  // Draws and writes the views of `materials` into `out` (same order).
+  void draw(const std::vector<std::string>& materials, std::vector<Result<std::filesystem::path>>& out);
 
   std::filesystem::path dir_;
   std::string device_;
   bool validate_ = false;
+  render::MemorySceneSource source_{"editor"};
   std::unique_ptr<render::VulkanContext> context_;
+  std::unique_ptr<render::PipelineSet> pipelines_;
+  std::unique_ptr<render::SceneRenderer> scene_;
   std::string unavailable_;
+  std::chrono::steady_clock::time_point first_written_;
 };
 
 }  // namespace kiln::editor

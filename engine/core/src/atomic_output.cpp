@@ -26,10 +26,10 @@ AtomicOutput::~AtomicOutput() {
   if (!committed_) ::unlink(temp_.c_str());
 }
 
-Status AtomicOutput::commit() {
+Status AtomicOutput::commit(Durability durability) {
   const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error(target_.string() + ": nothing was written (" + errno_text(errno) + ")");
-  const bool synced = ::fsync(fd) == 0;
+  const bool synced = durability == Durability::kRenamedOnly || ::fsync(fd) == 0;
   const int sync_err = errno;
   ::close(fd);
   if (!synced) return make_error(target_.string() + ": cannot flush to disk: " + errno_text(sync_err));
@@ -39,7 +39,8 @@ Status AtomicOutput::commit() {
   return {};
 }
 
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode) {
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode,
+                             Durability durability) {
   AtomicOutput out(path);
   const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return make_error(path.string() + ": cannot create: " + errno_text(errno));
@@ -55,7 +56,7 @@ Status write_file_atomically(const std::filesystem::path& path, std::span<const 
     done += std::size_t(n);
   }
   ::close(fd);
-  return out.commit();
+  return out.commit(durability);
 }
 
 }  // namespace kiln

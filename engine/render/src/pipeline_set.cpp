@@ -1,6 +1,9 @@
 #include "kiln/render/pipeline_set.h"
 
+#include "kiln/cache/hash.h"
+
 #include <chrono>
+#include <span>
 #include <optional>
 
 namespace kiln::render {
@@ -36,14 +39,18 @@ std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
 
 }  // namespace
 
-PipelineSet::PipelineSet(const VulkanContext& context)
-    : context_(context), render_passes_(std::make_unique<RenderPasses>(context.device())) {}
+PipelineSet::PipelineSet(const VulkanContext& context, VkPipelineCache cache)
+    : context_(context), cache_(cache), render_passes_(std::make_unique<RenderPasses>(context.device())) {}
 
-PipelineSet::~PipelineSet() {
+PipelineSet::~PipelineSet() { destroy(current_); }
+
+void PipelineSet::destroy(Made& made) {
   const VkDevice device = context_.device();
-  for (auto& [key, pipeline] : shared_) vkDestroyPipeline(device, pipeline, nullptr);
-  for (auto& [name, v] : variants_)
+  for (auto& [key, pipeline] : made.pipelines) vkDestroyPipeline(device, pipeline, nullptr);
+  for (auto& [key, v] : made.variants)
     for (auto& [stage, module] : v->modules) vkDestroyShaderModule(device, module, nullptr);
+  made.pipelines.clear();
+  made.variants.clear();
 }
 
 const MaterialPipeline* PipelineSet::find(std::string_view material, std::string_view pass) const {
@@ -52,13 +59,24 @@ const MaterialPipeline* PipelineSet::find(std::string_view material, std::string
   return nullptr;
 }
 
-Result<const DeviceVariant*> PipelineSet::device_variant(const runtime::CookedSet& set, const std::string& name) {
-  if (auto it = variants_.find(name); it != variants_.end()) return it->second.get();
-  const std::string where = set.pack(runtime::PackKind::kShaders).path().string() + ": " + name;
-  auto record = set.variant(name);
+Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& source, const std::string& name,
+                                                         Update& update) {
+  const std::string where = source.shaders_origin() + ": " + name;
+  auto record = source.variant(name);
   if (!record) return record.error();
+  std::uint64_t digest = 0;
+  for (const runtime::StageRecord& s : record->stages)
+    digest = cache::xxh3_64(
+        {std::as_bytes(std::span(&digest, 1)), std::as_bytes(std::span(s.stage)), std::as_bytes(std::span(s.spirv))});
+  const VariantKey key{name, digest};
+  if (auto it = current_.variants.find(key); it != current_.variants.end()) {
+    update.kept_variants.insert(key);
+    return it->second.get();
+  }
+  if (auto it = update.fresh.variants.find(key); it != update.fresh.variants.end()) return it->second.get();
   auto v = std::make_unique<DeviceVariant>();
   v->name = name;
+  v->digest = digest;
   auto interface = runtime::shader_interface(*record, where);
   if (!interface) return interface.error();
   v->interface = std::move(*interface);
@@ -66,7 +84,7 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const runtime::CookedSe
   if (!layout) return make_error(where + ": " + layout.error().message);
   v->layout = std::move(*layout);
   auto* raw = v.get();
-  variants_.emplace(name, std::move(v));  // owned from here: its modules are destroyed with the set
+  update.fresh.variants.emplace(key, std::move(v));  // owned from here: its modules go with the update
   for (const runtime::StageRecord& s : record->stages) {
     const auto stage = vk_stage(s.stage);
     if (!stage) return make_error(where + ": stage " + s.stage + " is not supported");
@@ -87,8 +105,7 @@ void PipelineSet::count_feedback(const VkPipelineCreationFeedback& feedback) {
   if (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) ++stats_.driver_cache_hits;
 }
 
-Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass,
-                                                VkPipelineCache cache) {
+Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass) {
   std::vector<VkPipelineShaderStageCreateInfo> stages;
   for (const auto& [stage, module] : v.modules) {
     VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -171,14 +188,14 @@ Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const Pa
   feedback.pPipelineStageCreationFeedbacks = per_stage.data();
   if (context_.creation_feedback()) info.pNext = &feedback;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  if (VkResult r = vkCreateGraphicsPipelines(context_.device(), cache, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
+  if (VkResult r = vkCreateGraphicsPipelines(context_.device(), cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
     return make_error(std::string("cannot create the graphics pipeline: ") + vk_result_name(r));
   if (context_.creation_feedback()) count_feedback(whole);
   ++stats_.graphics;
   return pipeline;
 }
 
-Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v, VkPipelineCache cache) {
+Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v) {
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -192,55 +209,91 @@ Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v, VkPipelin
   feedback.pPipelineStageCreationFeedbacks = &stage;
   if (context_.creation_feedback()) info.pNext = &feedback;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  if (VkResult r = vkCreateComputePipelines(context_.device(), cache, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
+  if (VkResult r = vkCreateComputePipelines(context_.device(), cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
     return make_error(std::string("cannot create the compute pipeline: ") + vk_result_name(r));
   if (context_.creation_feedback()) count_feedback(whole);
   ++stats_.compute;
   return pipeline;
 }
 
-Result<std::unique_ptr<PipelineSet>> PipelineSet::build(const VulkanContext& context, const runtime::CookedSet& set,
+std::unique_ptr<PipelineSet> PipelineSet::create(const VulkanContext& context, VkPipelineCache cache) {
+  return std::unique_ptr<PipelineSet>(new PipelineSet(context, cache));
+}
+
+Result<std::unique_ptr<PipelineSet>> PipelineSet::build(const VulkanContext& context, const SceneSource& source,
                                                         VkPipelineCache cache) {
-  std::unique_ptr<PipelineSet> self(new PipelineSet(context));
-  const std::string pack = set.pack(runtime::PackKind::kShaders).path().string();
+  auto self = create(context, cache);
+  KILN_TRY(self->update(source));
+  return self;
+}
+
+Result<VkPipeline> PipelineSet::pipeline(const PipelineKey& key, const MaterialPipeline& p, const std::string& where,
+                                         Update& update) {
+  if (auto it = current_.pipelines.find(key); it != current_.pipelines.end()) {
+    if (update.kept_pipelines.insert(key).second) ++stats_.reused;
+    return it->second;
+  }
+  if (auto it = update.fresh.pipelines.find(key); it != update.fresh.pipelines.end()) return it->second;
+  auto created = p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE ? create_compute(*p.shaders)
+                                                                : create_graphics(*p.shaders, p.targets, p.render_pass);
+  if (!created) return make_error(where + ": " + created.error().message);
+  update.fresh.pipelines.emplace(key, *created);
+  return *created;
+}
+
+Status PipelineSet::update(const SceneSource& source) {
   const auto t0 = std::chrono::steady_clock::now();
-  for (const std::string& file : set.ids(runtime::EntryKind::kMaterial)) {
-    auto material = set.material(file);
-    if (!material) return material.error();
+  stats_ = {};
+  Update update;
+  std::vector<MaterialPipeline> pipelines;
+  auto fail = [&](const Error& error) {
+    destroy(update.fresh);  // the set stays as it was
+    return Status(error);
+  };
+  for (const std::string& file : source.materials()) {
+    auto material = source.material(file);
+    if (!material) return fail(material.error());
     for (const runtime::MaterialPass& pass : material->passes) {
-      const std::string where = pack + ": " + file + " pass " + pass.pass + " (" + pass.variant + ")";
-      auto v = self->device_variant(set, pass.variant);
-      if (!v) return v.error();
+      const std::string where =
+          source.shaders_origin() + ": " + file + " pass " + pass.pass + " (" + pass.variant + ")";
+      auto v = device_variant(source, pass.variant, update);
+      if (!v) return fail(v.error());
       MaterialPipeline p{file, pass.pass, pass.variant};
       p.shaders = *v;
-      const auto key = std::make_pair(pass.variant, pass.pass);
       if ((*v)->interface.compute) {
         p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
-        if (auto it = self->shared_.find(key); it != self->shared_.end()) {
-          p.pipeline = it->second;
-        } else {
-          auto made = self->create_compute(**v, cache);
-          if (!made) return make_error(where + ": " + made.error().message);
-          p.pipeline = self->shared_.emplace(key, *made).first->second;
-        }
       } else {
         p.targets = pass_targets(pass.pass, (*v)->interface);
-        auto render_pass = self->render_passes_->get(p.targets);
-        if (!render_pass) return make_error(where + ": " + render_pass.error().message);
+        auto render_pass = render_passes_->get(p.targets);
+        if (!render_pass) return fail(make_error(where + ": " + render_pass.error().message));
         p.render_pass = *render_pass;
-        if (auto it = self->shared_.find(key); it != self->shared_.end()) {
-          p.pipeline = it->second;
-        } else {
-          auto made = self->create_graphics(**v, p.targets, p.render_pass, cache);
-          if (!made) return make_error(where + ": " + made.error().message);
-          p.pipeline = self->shared_.emplace(key, *made).first->second;
-        }
       }
-      self->pipelines_.push_back(std::move(p));
+      auto made = pipeline({{(*v)->name, (*v)->digest}, pass.pass}, p, where, update);
+      if (!made) return fail(made.error());
+      p.pipeline = *made;
+      pipelines.push_back(std::move(p));
     }
   }
-  self->stats_.create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return self;
+  // What no material uses any more goes; what this update made joins what it kept.
+  Made stale;
+  for (auto it = current_.variants.begin(); it != current_.variants.end();)
+    if (update.kept_variants.count(it->first)) {
+      ++it;
+    } else {
+      stale.variants.insert(current_.variants.extract(it++));
+    }
+  for (auto it = current_.pipelines.begin(); it != current_.pipelines.end();)
+    if (update.kept_pipelines.count(it->first)) {
+      ++it;
+    } else {
+      stale.pipelines.insert(current_.pipelines.extract(it++));
+    }
+  destroy(stale);
+  current_.variants.merge(update.fresh.variants);
+  current_.pipelines.merge(update.fresh.pipelines);
+  pipelines_ = std::move(pipelines);
+  stats_.create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return {};
 }
 
 }  // namespace kiln::render

@@ -55,6 +55,14 @@ void full_barrier(VkCommandBuffer cmd) {
                        nullptr, 0, nullptr);
 }
 
+// A read-back buffer of half floats as a linear image.
+void unpack(const Buffer& buffer, std::uint32_t w, std::uint32_t h, LinearImage& out) {
+  out.width = w, out.height = h;
+  out.rgba.resize(std::size_t(w) * h * 4);
+  const auto* halves = reinterpret_cast<const std::uint16_t*>(buffer.data());
+  for (std::size_t i = 0; i < out.rgba.size(); ++i) out.rgba[i] = textures::half_to_float(halves[i]);
+}
+
 constexpr VkFormat kHdr = VK_FORMAT_R16G16B16A16_SFLOAT;
 constexpr std::uint32_t kJoints = 64;
 
@@ -87,13 +95,21 @@ struct SceneRenderer::Impl {
   std::unique_ptr<Image> frame, post_output;
   std::unique_ptr<Buffer> frame_readback, post_readback;
 
-  ~Impl() {
+  PreviewMesh sphere;
+
+  ~Impl() { clear_passes(); }
+
+  // The views and post-process passes of the materials shown; the shared resources stay.
+  void clear_passes() {
     if (!context) return;
     const VkDevice device = context->device();
     vkDeviceWaitIdle(device);
     for (auto& v : views)
       if (v.framebuffer) vkDestroyFramebuffer(device, v.framebuffer, nullptr);
     if (pool) vkDestroyDescriptorPool(device, pool, nullptr);
+    pool = VK_NULL_HANDLE;
+    views.clear();
+    posts.clear();
   }
 
   Result<Buffer*> zero_block(std::uint32_t bytes) {
@@ -105,18 +121,17 @@ struct SceneRenderer::Impl {
     return zeros.get();
   }
 
-  Result<const GpuTexture*> texture(const runtime::CookedSet& set, const std::string& file) {
+  Result<const GpuTexture*> texture(const SceneSource& source, const std::string& file) {
     if (auto it = textures.find(file); it != textures.end()) return it->second.get();
-    auto bytes = set.texture(file);
+    auto bytes = source.texture(file);
     if (!bytes) return bytes.error();
-    auto uploaded =
-        GpuTexture::upload(*context, set.pack(runtime::PackKind::kTextures).path().string() + ": " + file, *bytes);
+    auto uploaded = GpuTexture::upload(*context, source.textures_origin() + ": " + file, *bytes);
     if (!uploaded) return uploaded.error();
     return textures.emplace(file, std::move(*uploaded)).first->second.get();
   }
 
   // The descriptor sets of `pass`, every binding written from what the reflection names.
-  Status bind(const runtime::CookedSet& set, const runtime::MaterialPass& record, Pass& pass) {
+  Status bind(const SceneSource& source, const runtime::MaterialPass& record, Pass& pass) {
     const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
     const auto& layouts = pass.pipeline->shaders->layout->set_layouts();
     if (!layouts.empty()) {
@@ -172,7 +187,7 @@ struct SceneRenderer::Impl {
         const GpuTexture* texture = d.name.find("normal") != std::string::npos ? flat_normal.get() : white.get();
         for (const runtime::TextureBinding& t : record.textures)
           if (t.set == d.set && t.binding == d.binding) {
-            auto uploaded = this->texture(set, t.texture);
+            auto uploaded = this->texture(source, t.texture);
             if (!uploaded) return uploaded.error();
             texture = *uploaded;
           }
@@ -183,6 +198,58 @@ struct SceneRenderer::Impl {
     }
     if (pass.push.size() < interface.push_constant_size) pass.push.resize(interface.push_constant_size);
     return {};
+  }
+
+  // Draws `pass`'s view into its own targets and copies it to its read-back buffer (the
+  // view's image is left in TRANSFER_SRC layout by the render pass).
+  void record_view(VkCommandBuffer cmd, Pass& pass, const Mat4& model) {
+    const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
+    VkClearValue clears[2] = {};
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    begin.renderPass = pass.pipeline->render_pass;
+    begin.framebuffer = pass.framebuffer;
+    begin.renderArea = {{0, 0}, {size, size}};
+    begin.clearValueCount = 2;
+    begin.pClearValues = clears;
+    vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
+    const VkViewport viewport{0, 0, float(size), float(size), 0, 1};
+    const VkRect2D scissor{{0, 0}, {size, size}};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pass.pipeline->pipeline);
+    const VkPipelineLayout layout = pass.pipeline->shaders->layout->handle();
+    if (!pass.sets.empty())
+      vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, std::uint32_t(pass.sets.size()),
+                              pass.sets.data(), 0, nullptr);
+    if (interface.push_constant_size > 0) {
+      if (pass.push.size() >= 64) std::memcpy(pass.push.data(), model.data(), 64);  // Object.model
+      vkCmdPushConstants(cmd, layout, vk_stages(interface.push_constant_stages), 0, interface.push_constant_size,
+                         pass.push.data());
+    }
+    for (std::uint32_t b = 0; b < pass.streams.size(); ++b) {
+      const VkBuffer buffer = pass.streams[b]->handle();
+      const VkDeviceSize offset = 0;
+      vkCmdBindVertexBuffers(cmd, b, 1, &buffer, &offset);
+    }
+    vkCmdBindIndexBuffer(cmd, indices->handle(), 0, VK_INDEX_TYPE_UINT32);
+    vkCmdDrawIndexed(cmd, index_count, 1, 0, 0, 0);
+    vkCmdEndRenderPass(cmd);
+    VkBufferImageCopy out{};
+    out.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    out.imageExtent = {size, size, 1};
+    vkCmdCopyImageToBuffer(cmd, pass.color->handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pass.readback->handle(), 1,
+                           &out);
+  }
+
+  void set_camera(double time_seconds, Mat4& model) {
+    // The camera: 3 units in front of the sphere, looking at it; fog thin and grey.
+    const Mat4 view_projection = multiply(perspective(0.8f, 1.0f, 0.1f, 100.0f), translation(0, 0, -3));
+    const float eye[4] = {0, 0, 3, 1}, fog[4] = {0.02f, 0.5f, 0.5f, 0.55f};
+    camera->write(std::as_bytes(std::span(view_projection)));
+    camera->write(std::as_bytes(std::span(eye)), 64);
+    camera->write(std::as_bytes(std::span(fog)), 80);
+    model = rotation_y(float(time_seconds) * 0.5f);
   }
 
   Status make_view_targets(Pass& pass) {
@@ -224,29 +291,67 @@ textures::Image to_srgb8(const LinearImage& image) {
 }
 
 Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std::size_t view,
-                                                 const std::filesystem::path& dir) {
+                                                 const std::filesystem::path& dir, textures::PngWriteOptions options) {
   const auto picture = std::filesystem::path(scene.drawn().at(view)).replace_extension(".png");
   std::error_code ec;
   std::filesystem::create_directories((dir / picture).parent_path(), ec);
-  KILN_TRY(textures::write_png(to_srgb8(scene.view(view)), dir / picture));
+  KILN_TRY(textures::write_png(to_srgb8(scene.view(view)), dir / picture, options));
   return picture;
 }
 
-Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context,
-                                                             const runtime::CookedSet& set,
-                                                             const PipelineSet& pipelines, SceneOptions options) {
+Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context, SceneOptions options) {
   std::unique_ptr<SceneRenderer> self(new SceneRenderer());
   self->impl_ = std::make_unique<Impl>();
   Impl& s = *self->impl_;
   s.context = &context;
   s.size = options.view_size;
+  // Shared resources: camera, joints, the sphere, stand-in textures.
+  auto camera = Buffer::create(context, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+  auto skin = Buffer::create(context, kJoints * 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  if (!camera || !skin) return make_error("cannot create the scene's buffers");
+  s.camera = std::move(*camera);
+  s.skin = std::move(*skin);
+  const Mat4 identity = translation(0, 0, 0);
+  for (std::uint32_t j = 0; j < kJoints; ++j) s.skin->write(std::as_bytes(std::span(identity)), j * 64);
+  s.sphere = uv_sphere();
+  auto indices = Buffer::create(context, s.sphere.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+  if (!indices) return indices.error();
+  s.indices = std::move(*indices);
+  s.indices->write(std::as_bytes(std::span(s.sphere.indices)));
+  s.index_count = std::uint32_t(s.sphere.indices.size());
+  const std::uint8_t white[4] = {255, 255, 255, 255}, flat[4] = {128, 128, 255, 255};
+  auto w = GpuTexture::solid(context, white);
+  auto n = GpuTexture::solid(context, flat);
+  if (!w) return w.error();
+  if (!n) return n.error();
+  s.white = std::move(*w);
+  s.flat_normal = std::move(*n);
+  return self;
+}
+
+Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context, const SceneSource& source,
+                                                             const PipelineSet& pipelines, SceneOptions options) {
+  auto self = create(context, options);
+  if (!self) return self.error();
+  KILN_TRY((*self)->show(source, pipelines));
+  return self;
+}
+
+void SceneRenderer::forget_texture(const std::string& file) { impl_->textures.erase(file); }
+
+Status SceneRenderer::show(const SceneSource& source, const PipelineSet& pipelines) {
+  Impl& s = *impl_;
+  const VulkanContext& context = *s.context;
+  s.clear_passes();
+  drawn_names_.clear();
+  views_.clear();
 
   // What is drawn: each material's Forward pipeline; what runs after: compute materials.
   std::uint32_t descriptors[11] = {};
   std::uint32_t sets = 0;
   std::vector<std::pair<runtime::MaterialPass, const MaterialPipeline*>> chosen_views, chosen_posts;
-  for (const std::string& file : set.ids(runtime::EntryKind::kMaterial)) {
-    auto material = set.material(file);
+  for (const std::string& file : source.materials()) {
+    auto material = source.material(file);
     if (!material) return material.error();
     for (const runtime::MaterialPass& pass : material->passes) {
       const MaterialPipeline* p = pipelines.find(file, pass.pass);
@@ -270,70 +375,53 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext
     if (VkResult r = vkCreateDescriptorPool(context.device(), &pool, nullptr, &s.pool); r != VK_SUCCESS)
       return make_error(std::string("cannot create a descriptor pool: ") + vk_result_name(r));
 
-  // Shared resources: camera, joints, the sphere, stand-in textures, the frame.
-  auto camera = Buffer::create(context, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
-  auto skin = Buffer::create(context, kJoints * 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  if (!camera || !skin) return make_error("cannot create the scene's buffers");
-  s.camera = std::move(*camera);
-  s.skin = std::move(*skin);
-  const Mat4 identity = translation(0, 0, 0);
-  for (std::uint32_t j = 0; j < kJoints; ++j) s.skin->write(std::as_bytes(std::span(identity)), j * 64);
-  const PreviewMesh sphere = uv_sphere();
-  auto indices = Buffer::create(context, sphere.indices.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
-  if (!indices) return indices.error();
-  s.indices = std::move(*indices);
-  s.indices->write(std::as_bytes(std::span(sphere.indices)));
-  s.index_count = std::uint32_t(sphere.indices.size());
-  const std::uint8_t white[4] = {255, 255, 255, 255}, flat[4] = {128, 128, 255, 255};
-  auto w = GpuTexture::solid(context, white);
-  auto n = GpuTexture::solid(context, flat);
-  if (!w) return w.error();
-  if (!n) return n.error();
-  s.white = std::move(*w);
-  s.flat_normal = std::move(*n);
+  // The frame: one cell per view, made again only when the grid changes.
   const auto count = std::uint32_t(std::max<std::size_t>(chosen_views.size(), 1));
-  s.columns = std::uint32_t(std::ceil(std::sqrt(double(count))));
-  s.rows = (count + s.columns - 1) / s.columns;
-  const VkImageUsageFlags frame_usage =
-      VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  auto frame = Image::create(context, {s.columns * s.size, s.rows * s.size, 1, kHdr, frame_usage});
-  auto post = Image::create(context, {s.columns * s.size, s.rows * s.size, 1, kHdr, frame_usage});
-  if (!frame) return frame.error();
-  if (!post) return post.error();
-  s.frame = std::move(*frame);
-  s.post_output = std::move(*post);
-  const VkDeviceSize frame_bytes = VkDeviceSize(s.columns) * s.size * s.rows * s.size * 8;
-  auto frame_readback = Buffer::create(context, frame_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  auto post_readback = Buffer::create(context, frame_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-  if (!frame_readback || !post_readback) return make_error("cannot create the read-back buffers");
-  s.frame_readback = std::move(*frame_readback);
-  s.post_readback = std::move(*post_readback);
+  const std::uint32_t columns = std::uint32_t(std::ceil(std::sqrt(double(count))));
+  const std::uint32_t rows = (count + columns - 1) / columns;
+  if (!s.frame || columns != s.columns || rows != s.rows) {
+    s.columns = columns, s.rows = rows;
+    const VkImageUsageFlags frame_usage =
+        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    auto frame = Image::create(context, {s.columns * s.size, s.rows * s.size, 1, kHdr, frame_usage});
+    auto post = Image::create(context, {s.columns * s.size, s.rows * s.size, 1, kHdr, frame_usage});
+    if (!frame) return frame.error();
+    if (!post) return post.error();
+    s.frame = std::move(*frame);
+    s.post_output = std::move(*post);
+    const VkDeviceSize frame_bytes = VkDeviceSize(s.columns) * s.size * s.rows * s.size * 8;
+    auto frame_readback = Buffer::create(context, frame_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    auto post_readback = Buffer::create(context, frame_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+    if (!frame_readback || !post_readback) return make_error("cannot create the read-back buffers");
+    s.frame_readback = std::move(*frame_readback);
+    s.post_readback = std::move(*post_readback);
+  }
 
   for (auto& [record, pipeline] : chosen_views) {
     Pass pass;
     pass.pipeline = pipeline;
     pass.material = pipeline->material;
-    KILN_TRY(s.bind(set, record, pass));
+    KILN_TRY(s.bind(source, record, pass));
     for (const runtime::VertexInput& in : pipeline->shaders->interface.vertex_inputs) {
-      const auto bytes = vertex_stream(sphere, in);
+      const auto bytes = vertex_stream(s.sphere, in);
       auto stream = Buffer::create(context, std::max<std::size_t>(bytes.size(), 4), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
       if (!stream) return stream.error();
       (*stream)->write(bytes);
       pass.streams.push_back(std::move(*stream));
     }
     KILN_TRY(s.make_view_targets(pass));
-    self->drawn_names_.push_back(pass.material);
+    drawn_names_.push_back(pass.material);
     s.views.push_back(std::move(pass));
   }
   for (auto& [record, pipeline] : chosen_posts) {
     Pass pass;
     pass.pipeline = pipeline;
     pass.material = pipeline->material;
-    KILN_TRY(s.bind(set, record, pass));
+    KILN_TRY(s.bind(source, record, pass));
     s.posts.push_back(std::move(pass));
   }
-  self->views_.resize(s.views.size());
-  return self;
+  views_.resize(s.views.size());
+  return {};
 }
 
 SceneRenderer::~SceneRenderer() = default;
@@ -376,13 +464,8 @@ void SceneRenderer::set_parameter(const ParameterSlot& slot, std::span<const dou
 Status SceneRenderer::render_frame(double time_seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& s = *impl_;
-  // The camera: 3 units in front of the sphere, looking at it; fog thin and grey.
-  const Mat4 view_projection = multiply(perspective(0.8f, 1.0f, 0.1f, 100.0f), translation(0, 0, -3));
-  const float eye[4] = {0, 0, 3, 1}, fog[4] = {0.02f, 0.5f, 0.5f, 0.55f};
-  s.camera->write(std::as_bytes(std::span(view_projection)));
-  s.camera->write(std::as_bytes(std::span(eye)), 64);
-  s.camera->write(std::as_bytes(std::span(fog)), 80);
-  const Mat4 model = rotation_y(float(time_seconds) * 0.5f);
+  Mat4 model;
+  s.set_camera(time_seconds, model);
   const std::uint32_t width = s.columns * s.size, height = s.rows * s.size;
 
   KILN_TRY(submit_and_wait(*s.context, [&](VkCommandBuffer cmd) {
@@ -397,38 +480,7 @@ Status SceneRenderer::render_frame(double time_seconds) {
     full_barrier(cmd);
     for (std::size_t i = 0; i < s.views.size(); ++i) {
       Pass& pass = s.views[i];
-      const runtime::ShaderInterface& interface = pass.pipeline->shaders->interface;
-      VkClearValue clears[2] = {};
-      clears[1].depthStencil = {1.0f, 0};
-      VkRenderPassBeginInfo begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-      begin.renderPass = pass.pipeline->render_pass;
-      begin.framebuffer = pass.framebuffer;
-      begin.renderArea = {{0, 0}, {s.size, s.size}};
-      begin.clearValueCount = 2;
-      begin.pClearValues = clears;
-      vkCmdBeginRenderPass(cmd, &begin, VK_SUBPASS_CONTENTS_INLINE);
-      const VkViewport viewport{0, 0, float(s.size), float(s.size), 0, 1};
-      const VkRect2D scissor{{0, 0}, {s.size, s.size}};
-      vkCmdSetViewport(cmd, 0, 1, &viewport);
-      vkCmdSetScissor(cmd, 0, 1, &scissor);
-      vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pass.pipeline->pipeline);
-      const VkPipelineLayout layout = pass.pipeline->shaders->layout->handle();
-      if (!pass.sets.empty())
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, std::uint32_t(pass.sets.size()),
-                                pass.sets.data(), 0, nullptr);
-      if (interface.push_constant_size > 0) {
-        if (pass.push.size() >= 64) std::memcpy(pass.push.data(), model.data(), 64);  // Object.model
-        vkCmdPushConstants(cmd, layout, vk_stages(interface.push_constant_stages), 0, interface.push_constant_size,
-                           pass.push.data());
-      }
-      for (std::uint32_t b = 0; b < pass.streams.size(); ++b) {
-        const VkBuffer buffer = pass.streams[b]->handle();
-        const VkDeviceSize offset = 0;
-        vkCmdBindVertexBuffers(cmd, b, 1, &buffer, &offset);
-      }
-      vkCmdBindIndexBuffer(cmd, s.indices->handle(), 0, VK_INDEX_TYPE_UINT32);
-      vkCmdDrawIndexed(cmd, s.index_count, 1, 0, 0, 0);
-      vkCmdEndRenderPass(cmd);
+      s.record_view(cmd, pass, model);
       // Into its cell of the frame.
       VkImageCopy copy{};
       copy.srcSubresource = copy.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -436,11 +488,6 @@ Status SceneRenderer::render_frame(double time_seconds) {
       copy.extent = {s.size, s.size, 1};
       vkCmdCopyImage(cmd, pass.color->handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s.frame->handle(),
                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-      VkBufferImageCopy out{};
-      out.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-      out.imageExtent = {s.size, s.size, 1};
-      vkCmdCopyImageToBuffer(cmd, pass.color->handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pass.readback->handle(),
-                             1, &out);
     }
     for (const Image* image : {s.frame.get(), s.post_output.get()})
       transition(cmd, image->handle(), VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -472,12 +519,6 @@ Status SceneRenderer::render_frame(double time_seconds) {
     full_barrier(cmd);
   }));
 
-  auto unpack = [](const Buffer& buffer, std::uint32_t w, std::uint32_t h, LinearImage& out) {
-    out.width = w, out.height = h;
-    out.rgba.resize(std::size_t(w) * h * 4);
-    const auto* halves = reinterpret_cast<const std::uint16_t*>(buffer.data());
-    for (std::size_t i = 0; i < out.rgba.size(); ++i) out.rgba[i] = textures::half_to_float(halves[i]);
-  };
   for (std::size_t i = 0; i < s.views.size(); ++i) unpack(*s.views[i].readback, s.size, s.size, views_[i]);
   unpack(*s.frame_readback, width, height, frame_);
   if (!s.posts.empty()) {
@@ -486,6 +527,26 @@ Status SceneRenderer::render_frame(double time_seconds) {
     for (std::size_t i = 0; i < frame_.rgba.size(); ++i)
       if (i % 4 != 3) frame_.rgba[i] += post.rgba[i];
   }
+  last_frame_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return {};
+}
+
+Status SceneRenderer::render_views(std::span<const std::string> materials, double time_seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& s = *impl_;
+  std::vector<std::size_t> chosen;
+  for (const std::string& material : materials)
+    for (std::size_t i = 0; i < s.views.size(); ++i)
+      if (s.views[i].material == material && std::find(chosen.begin(), chosen.end(), i) == chosen.end())
+        chosen.push_back(i);
+  if (chosen.empty()) return {};
+  Mat4 model;
+  s.set_camera(time_seconds, model);
+  KILN_TRY(submit_and_wait(*s.context, [&](VkCommandBuffer cmd) {
+    for (std::size_t i : chosen) s.record_view(cmd, s.views[i], model);
+    full_barrier(cmd);
+  }));
+  for (std::size_t i : chosen) unpack(*s.views[i].readback, s.size, s.size, views_[i]);
   last_frame_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return {};
 }

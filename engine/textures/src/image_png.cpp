@@ -100,8 +100,10 @@ void append_png_bytes(png_structp png, png_bytep data, png_size_t size) {
 }
 void flush_nothing(png_structp) {}
 
-// Encodes `rows` (big-endian 16-bit samples) into `out`. Returns false with errors->message set.
-bool encode_png16(const Image16& image, png_bytep* rows, PngErrors* errors, std::vector<std::byte>* out) {
+// Encodes `rows` (8-bit samples, or big-endian 16-bit ones) into `out`. Returns false with
+// errors->message set.
+bool encode_png(std::uint32_t width, std::uint32_t height, int channels, int bit_depth, png_bytep* rows, bool fast,
+                PngErrors* errors, std::vector<std::byte>* out) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, errors, on_png_error, on_png_warning);
   if (!png) return std::snprintf(errors->message, sizeof errors->message, "out of memory"), false;
   png_infop info = png_create_info_struct(png);
@@ -113,12 +115,30 @@ bool encode_png16(const Image16& image, png_bytep* rows, PngErrors* errors, std:
   static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                               PNG_COLOR_TYPE_RGB_ALPHA};
   png_set_write_fn(png, out, append_png_bytes, flush_nothing);
-  png_set_IHDR(png, info, image.width, image.height, 16, types[image.channels - 1], PNG_INTERLACE_NONE,
+  png_set_IHDR(png, info, width, height, bit_depth, types[channels - 1], PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (fast) {
+    png_set_compression_level(png, 1);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+  }
   png_set_rows(png, info, rows);
   png_write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
   png_destroy_write_struct(&png, &info);
   return true;
+}
+
+// The whole PNG of `rows` written to `path` through a temporary file.
+Status write_png_rows(std::uint32_t width, std::uint32_t height, int channels, int bit_depth, png_bytep* rows,
+                      const std::filesystem::path& path, PngWriteOptions options) {
+  PngErrors errors;
+  std::vector<std::byte> bytes;
+  try {
+    if (!encode_png(width, height, channels, bit_depth, rows, options.fast, &errors, &bytes))
+      return make_error(path.string() + ": cannot encode PNG: " + errors.message);
+  } catch (const std::bad_alloc&) {
+    return make_error(path.string() + ": out of memory encoding the PNG");
+  }
+  return write_file_atomically(path, bytes, 0644, options.durability);
 }
 
 }  // namespace
@@ -136,15 +156,7 @@ Status write_png16(const Image16& image, const std::filesystem::path& path) {
   const std::size_t row_bytes = std::size_t(image.width) * image.channels * 2;
   std::vector<png_bytep> rows(image.height);
   for (std::uint32_t y = 0; y < image.height; ++y) rows[y] = samples.data() + y * row_bytes;
-  PngErrors errors;
-  std::vector<std::byte> bytes;
-  try {
-    if (!encode_png16(image, rows.data(), &errors, &bytes))
-      return make_error(path.string() + ": cannot encode PNG: " + errors.message);
-  } catch (const std::bad_alloc&) {
-    return make_error(path.string() + ": out of memory encoding the PNG");
-  }
-  return write_file_atomically(path, bytes);
+  return write_png_rows(image.width, image.height, image.channels, 16, rows.data(), path, {});
 }
 
 Result<Image> read_png(const std::filesystem::path& path) {
@@ -166,24 +178,16 @@ Result<Image> read_png(const std::filesystem::path& path) {
   return image;
 }
 
-Status write_png(const Image& image, const std::filesystem::path& path) {
-  if (image.channels < 1 || image.channels > 4 || image.width == 0 || image.height == 0)
+Status write_png(const Image& image, const std::filesystem::path& path, PngWriteOptions options) {
+  if (image.channels < 1 || image.channels > 4 || image.width == 0 || image.height == 0 ||
+      image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
     return make_error(path.string() + ": nothing to write (empty image)");
-  png_image out;
-  std::memset(&out, 0, sizeof out);
-  out.version = PNG_IMAGE_VERSION;
-  out.width = image.width;
-  out.height = image.height;
-  static const png_uint_32 formats[] = {PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
-  out.format = formats[image.channels - 1];
-  png_alloc_size_t size = 0;
-  if (!png_image_write_get_memory_size(out, size, 0, image.pixels.data(), 0, nullptr))
-    return make_error(path.string() + ": cannot encode PNG: " + out.message);
-  std::vector<std::byte> bytes(size);
-  if (!png_image_write_to_memory(&out, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr))
-    return make_error(path.string() + ": cannot encode PNG: " + out.message);
-  bytes.resize(size);
-  return write_file_atomically(path, bytes);
+  const std::size_t row_bytes = std::size_t(image.width) * image.channels;
+  std::vector<png_bytep> rows(image.height);
+  // libpng reads the rows; its API takes them as writable.
+  auto* pixels = const_cast<png_byte*>(image.pixels.data());
+  for (std::uint32_t y = 0; y < image.height; ++y) rows[y] = pixels + y * row_bytes;
+  return write_png_rows(image.width, image.height, image.channels, 8, rows.data(), path, options);
 }
 
 }  // namespace kiln::textures

@@ -15,6 +15,11 @@
 
 namespace kiln {
 
+// How a commit makes the file last: flushed to disk before the rename (after a crash the old file
+// or the new one is there, whole), or renamed only (readers still see it whole; a crash may lose
+// it): for files a session makes again, such as an editor's previews.
+enum class Durability { kFlushed, kRenamedOnly };
+
 class AtomicOutput {
  public:
   explicit AtomicOutput(std::filesystem::path target);
@@ -25,7 +30,7 @@ class AtomicOutput {
   const std::filesystem::path& temp_path() const { return temp_; }
   const std::filesystem::path& target() const { return target_; }
   // Makes the temp file the target. Fails (and removes the temp file) naming the target.
-  Status commit();
+  Status commit(Durability durability = Durability::kFlushed);
 
  private:
   std::filesystem::path target_, temp_;
@@ -33,6 +38,7 @@ class AtomicOutput {
 };
 
 // `data` as the whole content of `path` (`mode` less the umask), through an AtomicOutput.
-Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode = 0644);
+Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode = 0644,
+                             Durability durability = Durability::kFlushed);
 
 }  // namespace kiln

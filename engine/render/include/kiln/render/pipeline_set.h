@@ -1,20 +1,28 @@
 #pragma once
-// Every pipeline a cooked set's materials need, made from the cooked records alone: for each
-// material and pass, the variant's SPIR-V becomes shader modules, its stored reflection the
-// descriptor set and pipeline layouts (shader_interface.h, pipeline_layout.h), the pass its
-// render-target setup (pass_targets.h). Materials that use one variant in one pass share its
-// pipeline; a compute variant gets a compute pipeline. Creation goes through the given pipeline
-// cache and asks the driver for its creation feedback when it offers it.
+// Every pipeline a scene's materials need, made from their records alone (a cooked set's, or
+// records in memory: scene_source.h): for each material and pass, the variant's SPIR-V becomes
+// shader modules, its stored reflection the descriptor set and pipeline layouts
+// (shader_interface.h, pipeline_layout.h), the pass its render-target setup (pass_targets.h).
+// Materials that use one variant in one pass share its pipeline; a compute variant gets a compute
+// pipeline. Creation goes through the given pipeline cache and asks the driver for its creation
+// feedback when it offers it.
+//
+// A set kept warm (create, then update after each change of the source) makes only what changed:
+// a variant is known by its name and the digest of its SPIR-V, so an edited variant of the same
+// name gets new modules and pipelines and an unchanged one keeps its own; what no material uses
+// any more is destroyed by the update.
 //
 // Vertex input: one binding per attribute (a separate stream per input location, tightly packed),
 // viewport and scissor dynamic, no face culling (alpha-tested foliage shows both sides), triangle
 // lists, depth test less-or-equal;
 // Forward blends premultiplied colour (one, one-minus-source-alpha).
 //
-// Thread-safety: built and destroyed by one thread; the handles may be used from any thread.
+// Thread-safety: built, updated and destroyed by one thread; the handles may be used from any
+// thread until the next update (which the caller makes when the device no longer uses them).
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +34,13 @@
 #include "kiln/render/pipeline_layout.h"
 #include "kiln/runtime/shader_interface.h"
 #include "kiln/render/vulkan_context.h"
-#include "kiln/runtime/cooked_set.h"
+#include "kiln/render/scene_source.h"
 
 namespace kiln::render {
 
 struct PipelineStats {
-  std::uint32_t graphics = 0, compute = 0;  // pipelines created
+  std::uint32_t graphics = 0, compute = 0;  // pipelines created (by the last update)
+  std::uint32_t reused = 0;                 // pipelines the last update kept from before
   double create_ms = 0;                     // wall time of all creations
   bool feedback = false;                    // the driver reported creation feedback
   std::uint32_t driver_cache_hits = 0;      // pipelines the driver says came from its cache
@@ -40,6 +49,7 @@ struct PipelineStats {
 // A variant compiled for the device: its interface, layout and shader modules.
 struct DeviceVariant {
   std::string name;
+  std::uint64_t digest = 0;  // of its stages' SPIR-V
   runtime::ShaderInterface interface;
   std::unique_ptr<PipelineLayout> layout;
   std::vector<std::pair<VkShaderStageFlagBits, VkShaderModule>> modules;
@@ -57,8 +67,12 @@ struct MaterialPipeline {
 class PipelineSet {
  public:
   // Errors name the pack and the material, pass or variant.
-  static Result<std::unique_ptr<PipelineSet>> build(const VulkanContext& context, const runtime::CookedSet& set,
+  static Result<std::unique_ptr<PipelineSet>> build(const VulkanContext& context, const SceneSource& source,
                                                     VkPipelineCache cache);
+  // An empty set, to be kept warm by update().
+  static std::unique_ptr<PipelineSet> create(const VulkanContext& context, VkPipelineCache cache);
+  // The pipelines of every material `source` has now; on an error the set is as it was.
+  Status update(const SceneSource& source);
   ~PipelineSet();
   PipelineSet(const PipelineSet&) = delete;
   PipelineSet& operator=(const PipelineSet&) = delete;
@@ -69,17 +83,31 @@ class PipelineSet {
   RenderPasses& render_passes() { return *render_passes_; }
 
  private:
-  explicit PipelineSet(const VulkanContext& context);
-  Result<const DeviceVariant*> device_variant(const runtime::CookedSet& set, const std::string& name);
-  Result<VkPipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass,
-                                     VkPipelineCache cache);
-  Result<VkPipeline> create_compute(const DeviceVariant& v, VkPipelineCache cache);
+  using VariantKey = std::pair<std::string, std::uint64_t>;  // name, digest
+  using PipelineKey = std::pair<VariantKey, std::string>;    // variant, pass
+  struct Made {
+    std::map<VariantKey, std::unique_ptr<DeviceVariant>> variants;
+    std::map<PipelineKey, VkPipeline> pipelines;
+  };
+  struct Update {  // an update's work: what it made, and which of the set's own it still uses
+    Made fresh;
+    std::set<VariantKey> kept_variants;
+    std::set<PipelineKey> kept_pipelines;
+  };
+
+  PipelineSet(const VulkanContext& context, VkPipelineCache cache);
+  Result<const DeviceVariant*> device_variant(const SceneSource& source, const std::string& name, Update& update);
+  Result<VkPipeline> pipeline(const PipelineKey& key, const MaterialPipeline& p, const std::string& where,
+                              Update& update);
+  Result<VkPipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass);
+  Result<VkPipeline> create_compute(const DeviceVariant& v);
   void count_feedback(const VkPipelineCreationFeedback& feedback);
+  void destroy(Made& made);
 
   const VulkanContext& context_;
+  VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::unique_ptr<RenderPasses> render_passes_;
-  std::map<std::string, std::unique_ptr<DeviceVariant>> variants_;
-  std::map<std::pair<std::string, std::string>, VkPipeline> shared_;  // (variant, pass) -> pipeline
+  Made current_;  // what the materials of the last update use
   std::vector<MaterialPipeline> pipelines_;
   PipelineStats stats_;
 };

@@ -13,6 +13,10 @@
 //
 // Colour is linear and premultiplied; to_srgb8() makes a picture of it over black.
 //
+// A renderer kept warm (an editor's) is made once and shown each change of its source: the
+// camera, joints, sphere, stand-ins and uploaded textures stay (forget_texture drops one that
+// changed), and render_views draws only the views asked for, in that order.
+//
 // Thread-safety: owned and used by one thread (it submits to the context's queue).
 
 #include <cstdint>
@@ -29,7 +33,7 @@
 #include "kiln/render/gpu_texture.h"
 #include "kiln/render/pipeline_set.h"
 #include "kiln/render/vulkan_context.h"
-#include "kiln/runtime/cooked_set.h"
+#include "kiln/render/scene_source.h"
 #include "kiln/textures/image.h"
 
 namespace kiln::render {
@@ -49,8 +53,16 @@ textures::Image to_srgb8(const LinearImage& image);
 
 class SceneRenderer {
  public:
-  static Result<std::unique_ptr<SceneRenderer>> create(const VulkanContext& context, const runtime::CookedSet& set,
+  // A renderer showing every material of `source` with `pipelines` (built from the same source).
+  static Result<std::unique_ptr<SceneRenderer>> create(const VulkanContext& context, const SceneSource& source,
                                                        const PipelineSet& pipelines, SceneOptions options = {});
+  // A renderer showing nothing yet, to be kept warm.
+  static Result<std::unique_ptr<SceneRenderer>> create(const VulkanContext& context, SceneOptions options = {});
+  // Shows every material of `source` as `pipelines` (updated from it) has them; what was shown
+  // before is let go (parameter slots found before are no longer valid).
+  Status show(const SceneSource& source, const PipelineSet& pipelines);
+  // The next show uploads `file` again from its source.
+  void forget_texture(const std::string& file);
   ~SceneRenderer();
   SceneRenderer(const SceneRenderer&) = delete;
   SceneRenderer& operator=(const SceneRenderer&) = delete;
@@ -71,6 +83,8 @@ class SceneRenderer {
 
   // Draws every view, composes the frame, runs the post-process passes, and reads all of it back.
   Status render_frame(double time_seconds);
+  // Draws the views of `materials` alone (no frame, no post-process) and reads them back.
+  Status render_views(std::span<const std::string> materials, double time_seconds);
 
   const std::vector<std::string>& drawn() const { return drawn_names_; }  // materials with a view
   const LinearImage& view(std::size_t i) const { return views_.at(i); }
@@ -91,6 +105,7 @@ class SceneRenderer {
 // Writes view `view` of `scene` as <dir>/<material path>.png ("materials/brick.json" becomes
 // dir/materials/brick.png), directories made as needed; the picture's path relative to `dir`.
 Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std::size_t view,
-                                                 const std::filesystem::path& dir);
+                                                 const std::filesystem::path& dir,
+                                                 textures::PngWriteOptions options = {});
 
 }  // namespace kiln::render

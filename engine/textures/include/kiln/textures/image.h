@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "kiln/core/atomic_output.h"
 #include "kiln/core/result.h"
 #include "kiln/textures/texture_settings.h"
 
@@ -45,9 +46,16 @@ Result<Image> read_image(const std::filesystem::path& path);
 using SourceReader = Result<Image> (*)(const std::filesystem::path& path);
 void set_source_reader(SourceReader reader);
 
+// How a PNG is written. `fast`: zlib's fastest level and one row filter, for pictures made often
+// (previews): a few times quicker, a little larger. `durability`: see kiln/core/atomic_output.h.
+struct PngWriteOptions {
+  bool fast = false;
+  kiln::Durability durability = kiln::Durability::kFlushed;
+};
+
 // Writes `image` as an 8-bit PNG through a temporary file renamed over `path`: a crash never
 // leaves a torn file.
-Status write_png(const Image& image, const std::filesystem::path& path);
+Status write_png(const Image& image, const std::filesystem::path& path, PngWriteOptions options = {});
 
 // Writes `image` as a 16-bit PNG, atomically as write_png does.
 Status write_png16(const Image16& image, const std::filesystem::path& path);

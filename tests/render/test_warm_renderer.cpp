@@ -1,0 +1,152 @@
+// The renderer an editor keeps warm: pipelines made only for what changed, scenes drawn from
+// records in memory exactly as from a cooked set.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "child_process.h"
+#include "kiln/render/pipeline_set.h"
+#include "kiln/render/scene_renderer.h"
+#include "kiln/render/scene_source.h"
+#include "kiln/render/vulkan_context.h"
+#include "kiln/runtime/cooked_set.h"
+#include "lavapipe.h"
+#include "temp_dir.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CookedSample {
+  test::TempDir dir{"warm-render"};
+  std::unique_ptr<runtime::CookedSet> set;
+  CookedSample() {
+    auto cooked = test::run_process({KILN_CLI, "cook", (fs::path(KILN_SOURCE_DIR) / "assets").string(), "--out",
+                                     (dir / "out").string(), "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+    auto opened = runtime::CookedSet::open(dir / "out");
+    REQUIRE_MESSAGE(opened, opened.error().message);
+    set = std::move(*opened);
+  }
+  // Every material of the set, with its variants and textures, copied into memory.
+  void copy_into(render::MemorySceneSource& source) const {
+    for (const auto& file : set->ids(runtime::EntryKind::kMaterial)) {
+      auto material = set->material(file);
+      REQUIRE(material);
+      for (const auto& pass : material->passes) {
+        auto variant = set->variant(pass.variant);
+        REQUIRE(variant);
+        source.put_variant(pass.variant, *variant);
+        for (const auto& t : pass.textures) {
+          auto tx = set->texture(t.texture);
+          REQUIRE(tx);
+          source.put_texture(t.texture, {tx->begin(), tx->end()});
+        }
+      }
+      source.put_material(*material);
+    }
+  }
+};
+
+std::unique_ptr<render::VulkanContext> lavapipe() {
+  test::use_lavapipe_here();
+  auto context = render::VulkanContext::create({.device = "llvmpipe", .validate = true});
+  REQUIRE_MESSAGE(context, context.error().message);
+  return std::move(*context);
+}
+
+}  // namespace
+
+TEST_SUITE("render") {
+  TEST_CASE("a warm pipeline set makes only what changed - and lets go of what no material uses") {
+    const CookedSample sample;
+    render::MemorySceneSource source("memory");
+    sample.copy_into(source);
+    auto context = lavapipe();
+    auto pipelines = render::PipelineSet::create(*context, VK_NULL_HANDLE);
+    REQUIRE(pipelines->update(source));
+    std::set<std::pair<std::string, std::string>> pairs;
+    for (const auto& p : pipelines->pipelines()) pairs.emplace(p.variant, p.pass);
+    const auto made = pipelines->stats().graphics + pipelines->stats().compute;
+    CHECK(made == pairs.size());
+    CHECK(pipelines->stats().reused == 0);
+
+    // Nothing changed: nothing is made.
+    REQUIRE(pipelines->update(source));
+    CHECK(pipelines->stats().graphics + pipelines->stats().compute == 0);
+    CHECK(pipelines->stats().reused == made);
+
+    // brick's Forward variant edited (same name, other SPIR-V): that pipeline alone is made again.
+    auto brick = sample.set->material("materials/brick.json");
+    auto foggy = sample.set->material("materials/brick_foggy.json");
+    REQUIRE(brick);
+    REQUIRE(foggy);
+    const std::string edited = brick->pass("Forward")->variant;
+    auto other = sample.set->variant(foggy->pass("Forward")->variant);
+    REQUIRE(other);
+    source.put_variant(edited, *other);
+    std::size_t using_edited = 0;
+    for (const auto& [variant, pass] : pairs) using_edited += variant == edited;
+    REQUIRE(pipelines->update(source));
+    CHECK(pipelines->stats().graphics == using_edited);
+    CHECK(pipelines->stats().reused == made - using_edited);
+
+    // A material removed: its pipelines go with it, the others stay.
+    source.erase_material("materials/metal.json");
+    REQUIRE(pipelines->update(source));
+    CHECK(pipelines->find("materials/metal.json", "Forward") == nullptr);
+    CHECK(pipelines->find("materials/brick.json", "Forward") != nullptr);
+    CHECK(pipelines->stats().graphics + pipelines->stats().compute == 0);
+    CHECK(render::check_validation(*context));
+
+    // A source that cannot be drawn leaves the set as it was.
+    render::MemorySceneSource broken("memory");
+    broken.put_material(*brick);  // its variants are missing
+    const auto before = pipelines->pipelines().size();
+    auto refused = pipelines->update(broken);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("memory: no variant") != std::string::npos);
+    CHECK(pipelines->pipelines().size() == before);
+    CHECK(pipelines->find("materials/brick.json", "Forward") != nullptr);
+  }
+
+  TEST_CASE("records in memory draw the cooked set's pictures - a warm renderer draws only the views asked for") {
+    const CookedSample sample;
+    auto context = lavapipe();
+    const render::CookedSetSource cooked(*sample.set);
+    auto cooked_pipelines = render::PipelineSet::build(*context, cooked, VK_NULL_HANDLE);
+    REQUIRE(cooked_pipelines);
+    auto reference = render::SceneRenderer::create(*context, cooked, **cooked_pipelines);
+    REQUIRE(reference);
+    REQUIRE((*reference)->render_frame(0));
+
+    render::MemorySceneSource memory("memory");
+    sample.copy_into(memory);
+    auto pipelines = render::PipelineSet::create(*context, VK_NULL_HANDLE);
+    REQUIRE(pipelines->update(memory));
+    auto warm = render::SceneRenderer::create(*context);
+    REQUIRE(warm);
+    REQUIRE((*warm)->show(memory, *pipelines));
+    REQUIRE((*warm)->drawn() == (*reference)->drawn());
+    const std::vector<std::string> asked = {"materials/brick.json"};
+    REQUIRE((*warm)->render_views(asked, 0));
+    for (std::size_t i = 0; i < (*warm)->drawn().size(); ++i) {
+      const bool drawn = (*warm)->drawn()[i] == asked.front();
+      CHECK_MESSAGE(((*warm)->view(i).width > 0) == drawn, (*warm)->drawn()[i]);
+      if (drawn) CHECK((*warm)->view(i).rgba == (*reference)->view(i).rgba);
+    }
+
+    // Shown again after a change (the edited material's texture forgotten): still the same pixels,
+    // and every view when asked for all.
+    (*warm)->forget_texture("textures/brick.png");
+    REQUIRE(pipelines->update(memory));
+    REQUIRE((*warm)->show(memory, *pipelines));
+    REQUIRE((*warm)->render_views((*warm)->drawn(), 0));
+    for (std::size_t i = 0; i < (*warm)->drawn().size(); ++i)
+      CHECK_MESSAGE((*warm)->view(i).rgba == (*reference)->view(i).rgba, (*warm)->drawn()[i]);
+    CHECK(render::check_validation(*context));
+  }
+}
