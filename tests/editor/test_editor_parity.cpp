@@ -179,3 +179,43 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(has(ready["errors"], cook_said[0]), ready.dump());
   }
 }
+
+TEST_SUITE("editor") {
+  TEST_CASE("a material edit that adds or removes a parameter re-declares the scripts' engine functions - live") {
+    test::TempDir dir("parity");
+    const fs::path project = test::copy_assets(dir);
+    // brick does not set alpha_cutoff, so no engine function has its name yet.
+    test::spit(project / "scripts/cutoff.lua", "function frame(t)\n  engine.brick_alpha_cutoff(0.5)\nend\n");
+    const auto unknown = cook_errors_about(project, dir.path(), "scripts/cutoff.lua");
+    REQUIRE_MESSAGE(unknown.size() == 1, unknown.size());
+    CHECK(unknown[0].find("brick_alpha_cutoff") != std::string::npos);
+
+    test::EditorProcess editor(
+        {KILN_CLI, "editor", project.string(), "--json", "--cache-root", (dir / "cache").string()});
+    const auto ready = editor.next();
+    REQUIRE(ready["event"] == "ready");
+    CHECK_MESSAGE(has(ready["errors"], unknown[0]), ready.dump());
+
+    // The parameter added: the function exists, and the script compiles against it.
+    auto brick = nlohmann::json::parse(test::slurp(project / "materials/brick.json"));
+    brick["params"]["alpha_cutoff"] = 0.5;
+    test::write_in_place(project / "materials/brick.json", brick.dump());
+    const auto added = editor.next();
+    REQUIRE_MESSAGE(added["event"] == "material", added.dump());
+    CHECK_MESSAGE(has(added["scripts"], "scripts/cutoff.lua"), added.dump());
+    CHECK_FALSE(added.contains("script_errors"));
+
+    // Removed again: the script's call is an error in the cook's words.
+    brick["params"].erase("alpha_cutoff");
+    test::write_in_place(project / "materials/brick.json", brick.dump());
+    const auto removed = editor.next();
+    REQUIRE_MESSAGE(removed["event"] == "material", removed.dump());
+    CHECK_MESSAGE(has(removed["script_errors"], unknown[0]), removed.dump());
+    // An edit that changes no parameter compiles no script.
+    brick["params"]["roughness"] = 0.5;
+    test::write_in_place(project / "materials/brick.json", brick.dump());
+    const auto unchanged = editor.next();
+    REQUIRE(unchanged["event"] == "material");
+    CHECK_FALSE(unchanged.contains("scripts"));
+  }
+}

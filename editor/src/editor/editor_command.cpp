@@ -92,10 +92,24 @@ std::string human(const nlohmann::json& e) {
     for (const auto& err : e["errors"]) out += err.get<std::string>() + "\n";
     return out + file + ": kept the last good variants (" + num("kept_last_good") + ", stale)";
   }
-  if (kind == "material")
-    return file + ": " + n("variants", "variant") + ", " + num("recompiled") + " compiled, " + num("cache_hits") +
-           " from cache" + pictures();
-  if (kind == "material_removed" || kind == "script_removed") return file + ": removed";
+  // Scripts compiled again because the engine functions changed: the errors first, then a count.
+  auto scripts = [&] {
+    std::string lines;
+    for (const auto& err : e.value("script_errors", nlohmann::json::array())) lines += err.get<std::string>() + "\n";
+    const std::string count =
+        e.contains("scripts") ? "; " + count_of(e["scripts"].size(), "script") + " compiled again" : std::string();
+    return std::pair{lines, count};
+  };
+  if (kind == "material") {
+    const auto [errors, count] = scripts();
+    return errors + file + ": " + n("variants", "variant") + ", " + num("recompiled") + " compiled, " +
+           num("cache_hits") + " from cache" + count + pictures();
+  }
+  if (kind == "material_removed") {
+    const auto [errors, count] = scripts();
+    return errors + file + ": removed" + count;
+  }
+  if (kind == "script_removed") return file + ": removed";
   if (kind == "script")
     return file + ": " + num("changed_pages") + " of " + n("pages", "page") + " changed, " + num("compiled") +
            " compiled in " + ms("compile_ms");

@@ -337,6 +337,38 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   return event;
 }
 
+namespace {
+
+bool same_signatures(const std::vector<jit::HostSignature>& a, const std::vector<jit::HostSignature>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.name == y.name && x.params == y.params && x.result == y.result;
+  });
+}
+
+}  // namespace
+
+void EditorSession::redeclare_engine_functions(nlohmann::json& event) {
+  std::vector<runtime::MaterialRecord> records;
+  for (const auto& [rel, state] : materials_) records.push_back(state.record);
+  auto host = project::host_signatures(runtime::parameter_functions(records));
+  if (same_signatures(host, script_host_)) return;
+  script_host_ = std::move(host);
+  // Every script, those that did not compile before too: a function it calls may exist now.
+  nlohmann::json compiled = nlohmann::json::array(), errors = nlohmann::json::array();
+  for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
+    auto script = reader_->read_script(rel, script_host_);
+    if (!script) {
+      errors.push_back(script.error().message);
+      continue;
+    }
+    if (jit_) jit_->precompile(script->program, jit::abi::JitMode::kChecked);
+    scripts_[rel] = std::move(script->program);
+    compiled.push_back(rel);
+  }
+  event["scripts"] = compiled;
+  if (!errors.empty()) event["script_errors"] = errors;
+}
+
 nlohmann::json EditorSession::settings_changed(const FileChange& change) {
   auto settings = project::load_project_settings(root_);
   if (!settings)
@@ -386,7 +418,9 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!change.exists) {
     materials_.erase(change.path);
     if (previews_) previews_->erase(change.path);
-    return {{"event", "material_removed"}, {"file", change.path}};
+    nlohmann::json event = {{"event", "material_removed"}, {"file", change.path}};
+    redeclare_engine_functions(event);
+    return event;
   }
   // The checks and words of the cook: the project model reads it.
   std::vector<std::string> problems;
@@ -420,6 +454,7 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
     return event;
   }
   materials_[change.path] = std::move(state);
+  redeclare_engine_functions(event);
   if (previews_) {
     const auto preview_started = Clock::now();
     auto picture = std::move(previews_of({change.path}).front());
@@ -603,9 +638,10 @@ nlohmann::json EditorSession::project_relative(nlohmann::json event) const {
   const auto rewrite = [&](std::string text) { return relative_to_project(std::move(text), prefixes); };
   for (const char* key : {"error", "message"})
     if (event.contains(key) && event[key].is_string()) event[key] = rewrite(event[key].get<std::string>());
-  if (event.contains("errors") && event["errors"].is_array())
-    for (auto& e : event["errors"])
-      if (e.is_string()) e = rewrite(e.get<std::string>());
+  for (const char* list : {"errors", "script_errors", "preview_errors"})
+    if (event.contains(list) && event[list].is_array())
+      for (auto& e : event[list])
+        if (e.is_string()) e = rewrite(e.get<std::string>());
   return event;
 }
 

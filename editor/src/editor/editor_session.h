@@ -94,6 +94,11 @@ class EditorSession {
   nlohmann::json script_changed(const FileChange& change);
   nlohmann::json texture_changed(const FileChange& change);
   nlohmann::json settings_changed(const FileChange& change);
+  // The engine functions scripts may call are the materials' parameters: when a material edit
+  // changes them, every script is compiled again against them, as the cook would compile it
+  // ("scripts" in `event`; a script that no longer compiles: "script_errors", its last good
+  // version kept).
+  void redeclare_engine_functions(nlohmann::json& event);
   // The shader library and the project's checks on it, for settings_: compiled as the cook
   // compiles the default target.
   void open_library();
@@ -116,7 +121,7 @@ class EditorSession {
   std::unique_ptr<jit::PluginPageCompiler> compiler_;
   std::unique_ptr<jit::JitRuntime> jit_;
   std::map<std::string, jit::Program> scripts_;
-  // The engine functions scripts may call (the materials' parameters), as the project was at start.
+  // The engine functions scripts may call: the materials' parameters, as they are now.
   std::vector<jit::HostSignature> script_host_;
   std::unique_ptr<MaterialPreviews> previews_;
   std::unique_ptr<textures::TileCache> tiles_;
