@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +13,7 @@
 #include "kiln/render/scene_renderer.h"
 #include "kiln/render/scene_source.h"
 #include "kiln/render/vulkan_context.h"
+#include "kiln/textures/texture_settings.h"
 #include "kiln/runtime/cooked_set.h"
 #include "lavapipe.h"
 #include "temp_dir.h"
@@ -148,5 +151,23 @@ TEST_SUITE("render") {
     for (std::size_t i = 0; i < (*warm)->drawn().size(); ++i)
       CHECK_MESSAGE((*warm)->view(i).rgba == (*reference)->view(i).rgba, (*warm)->drawn()[i]);
     CHECK(render::check_validation(*context));
+  }
+}
+
+TEST_SUITE("render") {
+  TEST_CASE("to_srgb8 encodes every linear value as the sRGB curve rounds it") {
+    render::LinearImage image{1, 1, {0, 0, 0, 1}};
+    std::size_t differing = 0, checked = 0;
+    for (int i = -1000; i <= 1'001'000; i += 7) {
+      const float v = float(i) / 1'000'000.0f;
+      image.rgba = {v, v, v, 1};
+      const auto expected = int(std::lround(textures::linear_to_srgb(std::clamp(v, 0.0f, 1.0f)) * 255.0f));
+      const auto got = render::to_srgb8(image).pixels;
+      differing += got[0] != expected;
+      CHECK(got[0] == got[1]);
+      CHECK(got[3] == 255);
+      ++checked;
+    }
+    CHECK_MESSAGE(differing == 0, differing << " of " << checked << " values encoded differently");
   }
 }

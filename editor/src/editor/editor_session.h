@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -73,6 +74,7 @@ class EditorSession {
   };
 
   Built build(const std::vector<materials::VariantKey>& keys);
+  static void add(Built& into, Built more);  // counts summed, messages merged (each once)
   // The material's parameters and texture slots checked against the variants it uses now and laid
   // out into its record (materials::lay_out_material, as the cook does); the cook's error if not.
   Status lay_out(MaterialState& state);
@@ -88,7 +90,10 @@ class EditorSession {
   // The pictures of `materials` (as they are in materials_), the first drawn first.
   std::vector<Result<std::filesystem::path>> previews_of(const std::vector<std::string>& materials);
   // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
-  void add_previews(nlohmann::json& event, const std::vector<std::string>& materials);
+  // `first`: the first material's picture when it was drawn already (at `first_at`).
+  void add_previews(nlohmann::json& event, const std::vector<std::string>& materials,
+                    std::optional<Result<std::filesystem::path>> first = std::nullopt,
+                    std::chrono::steady_clock::time_point first_at = {});
   std::vector<std::string> materials_naming_texture(const std::string& texture) const;  // their project paths
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);

@@ -277,13 +277,37 @@ struct SceneRenderer::Impl {
   }
 };
 
+namespace {
+
+// The code of a linear value as the sRGB curve rounds it.
+int srgb_code(float v) { return int(std::lround(textures::linear_to_srgb(std::clamp(v, 0.0f, 1.0f)) * 255.0f)); }
+
+// The smallest linear value of each 8-bit sRGB code from 1 up (as srgb_code rounds, to the last
+// bit): to_srgb8 searches the table instead of raising to a power per channel.
+const std::array<float, 255>& srgb_starts() {
+  static const std::array<float, 255> starts = [] {
+    std::array<float, 255> t{};
+    for (int k = 1; k <= 255; ++k) {
+      float v = textures::srgb_to_linear((float(k) - 0.5f) / 255.0f);
+      while (srgb_code(v) < k) v = std::nextafter(v, 2.0f);
+      while (srgb_code(std::nextafter(v, -1.0f)) >= k) v = std::nextafter(v, -1.0f);
+      t[k - 1] = v;
+    }
+    return t;
+  }();
+  return starts;
+}
+
+}  // namespace
+
 textures::Image to_srgb8(const LinearImage& image) {
   textures::Image out{image.width, image.height, 4,
                       std::vector<std::uint8_t>(std::size_t(image.width) * image.height * 4)};
+  const auto& starts = srgb_starts();
   for (std::size_t p = 0; p < std::size_t(image.width) * image.height; ++p) {
     for (int c = 0; c < 3; ++c) {
-      const float v = std::clamp(image.rgba[p * 4 + c], 0.0f, 1.0f);
-      out.pixels[p * 4 + c] = std::uint8_t(std::lround(textures::linear_to_srgb(v) * 255.0f));
+      const float v = image.rgba[p * 4 + c];
+      out.pixels[p * 4 + c] = std::uint8_t(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin());
     }
     out.pixels[p * 4 + 3] = 255;
   }
