@@ -171,3 +171,41 @@ TEST_SUITE("render") {
     CHECK_MESSAGE(differing == 0, differing << " of " << checked << " values encoded differently");
   }
 }
+
+TEST_SUITE("render") {
+  TEST_CASE("pipelines linked fast from parts draw what whole ones draw - and again once linked optimised") {
+    const CookedSample sample;
+    auto context = lavapipe();
+    REQUIRE_MESSAGE(context->graphics_pipeline_library(), "lavapipe offers VK_EXT_graphics_pipeline_library");
+    const render::CookedSetSource cooked(*sample.set);
+    auto whole = render::PipelineSet::build(*context, cooked, VK_NULL_HANDLE);
+    REQUIRE(whole);
+    CHECK((*whole)->stats().linked_fast == 0);
+    auto reference = render::SceneRenderer::create(*context, cooked, **whole);
+    REQUIRE(reference);
+    REQUIRE((*reference)->render_frame(0));
+
+    auto fast = render::PipelineSet::create(*context, VK_NULL_HANDLE, {.fast_link = true});
+    REQUIRE(fast->update(cooked));
+    CHECK(fast->stats().graphics > 0);
+    CHECK(fast->stats().linked_fast == fast->stats().graphics);
+    CHECK(fast->waiting_optimisation() == fast->stats().graphics);
+    auto scene = render::SceneRenderer::create(*context, cooked, *fast);
+    REQUIRE(scene);
+    auto same_views = [&] {
+      REQUIRE((*scene)->render_views((*scene)->drawn(), 0));
+      for (std::size_t i = 0; i < (*scene)->drawn().size(); ++i)
+        CHECK_MESSAGE((*scene)->view(i).rgba == (*reference)->view(i).rgba, (*scene)->drawn()[i]);
+    };
+    same_views();
+    auto left = fast->optimise(1);
+    REQUIRE(left);
+    CHECK(*left == fast->stats().graphics - 1);
+    left = fast->optimise(1000);
+    REQUIRE(left);
+    CHECK(*left == 0);
+    CHECK(fast->waiting_optimisation() == 0);
+    same_views();  // the scene reads the optimised handles in place of the fast ones
+    CHECK(render::check_validation(*context));
+  }
+}

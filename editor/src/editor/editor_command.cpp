@@ -212,11 +212,24 @@ int run_editor_command(const Args& args) {
   std::string input;  // the command line read so far
   bool overlong = false;
   constexpr std::size_t kMaxCommandLine = 4096;
+  // When the last change was handled; idle work starts kIdleAfter later.
+  constexpr auto kIdleAfter = std::chrono::milliseconds(300);
+  auto last_change = std::chrono::steady_clock::now();
   for (;;) {
     pollfd fds[3] = {{(*watcher)->fd(), POLLIN, 0}, {signals, POLLIN, 0}, {commands ? STDIN_FILENO : -1, POLLIN, 0}};
     // While the project directory is gone nothing is watched: look for it twice a second.
     const bool root_lost = (*watcher)->root_lost();
-    if (::poll(fds, 3, root_lost ? 500 : -1) < 0) continue;
+    // Idle work waits for a pause in the edits: an artist saving again soon should not wait for it.
+    const bool idle_work = session->has_idle_work();
+    const auto quiet_for = std::chrono::steady_clock::now() - last_change;
+    const int until_idle = int(std::max<std::int64_t>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(kIdleAfter - quiet_for).count()));
+    const int ready = ::poll(fds, 3, root_lost ? 500 : idle_work ? until_idle : -1);
+    if (ready < 0) continue;
+    if (ready == 0 && idle_work) {
+      if (until_idle == 0) session->idle_step();  // one step, then the inputs are looked at again
+      continue;
+    }
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
@@ -242,6 +255,7 @@ int run_editor_command(const Args& args) {
         continue;  // the new session read every file as it is now
       }
       for (const auto& event : session->handle(batch)) emit(event, args.json);
+      last_change = std::chrono::steady_clock::now();
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
       // One command line: "status" or "quit", whatever spaces and line ending (CRLF) it comes with.

@@ -507,6 +507,14 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   return event;
 }
 
+void EditorSession::idle_step() {
+  // A failure here costs only speed: the fast-linked pipelines stay; said once on stderr.
+  if (auto stepped = previews_->idle_step(); !stepped && !idle_failed_) {
+    idle_failed_ = true;
+    std::fprintf(stderr, "kiln editor: previews stay fast-linked: %s\n", stepped.error().message.c_str());
+  }
+}
+
 Status EditorSession::enable_previews() {
   auto made = MaterialPreviews::create(config_.render_device, config_.render_validate);
   if (!made) return made.error();

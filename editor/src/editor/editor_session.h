@@ -59,6 +59,10 @@ class EditorSession {
   nlohmann::json start();  // loads everything; the "ready" event
   std::vector<nlohmann::json> handle(const std::vector<FileChange>& batch);
   nlohmann::json status() const;  // statistics of the three caches
+  // Work for when no change waits (previews' pipelines linked again optimised): whether there is
+  // some, and one step of it (short: the loop looks at its inputs between steps).
+  bool has_idle_work() const { return previews_ && !idle_failed_ && previews_->has_idle_work(); }
+  void idle_step();
 
  private:
   struct MaterialState {
@@ -129,6 +133,7 @@ class EditorSession {
   // The engine functions scripts may call: the materials' parameters, as they are now.
   std::vector<jit::HostSignature> script_host_;
   std::unique_ptr<MaterialPreviews> previews_;
+  bool idle_failed_ = false;  // an idle step failed (said once); idle work stops
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
   std::set<std::string> textures_;  // every texture a material names, loaded or not

@@ -57,7 +57,7 @@ Status MaterialPreviews::open_device() {
   auto scene = render::SceneRenderer::create(**context);
   if (!scene) return scene.error();
   context_ = std::move(*context);
-  pipelines_ = render::PipelineSet::create(*context_, VK_NULL_HANDLE);
+  pipelines_ = render::PipelineSet::create(*context_, VK_NULL_HANDLE, {.fast_link = true});
   scene_ = std::move(*scene);
   return {};
 }
@@ -90,6 +90,15 @@ std::vector<Result<fs::path>> MaterialPreviews::render(const std::vector<std::st
   }
   if (auto clean = render::check_validation(*context_, seen); !clean) std::fill(out.begin(), out.end(), clean.error());
   return out;
+}
+
+Status MaterialPreviews::idle_step() {
+  if (!has_idle_work()) return {};
+  const std::size_t seen = context_->validation_messages().size();
+  auto waiting = pipelines_->optimise(1);
+  if (!waiting) return waiting.error();
+  KILN_TRY(scene_->render_views(scene_->drawn(), 0));
+  return render::check_validation(*context_, seen);
 }
 
 void MaterialPreviews::draw(const std::vector<std::string>& materials, std::vector<Result<fs::path>>& out) {

@@ -49,6 +49,11 @@ class MaterialPreviews {
   // nothing to draw (a post-process material), or the error.
   std::vector<Result<std::filesystem::path>> render(const std::vector<std::string>& materials);
   const std::string& unavailable() const { return unavailable_; }
+  // Pipelines are linked fast from parts where the device can (VK_EXT_graphics_pipeline_library);
+  // idle_step() links one of them again optimised and draws with it once, so that a driver that
+  // compiles at the first draw has done so before the next edit. For when no event waits.
+  bool has_idle_work() const { return pipelines_ && pipelines_->waiting_optimisation() > 0; }
+  Status idle_step();
   // When the last render() wrote its first picture (the edited material's pixels).
   std::chrono::steady_clock::time_point first_written() const { return first_written_; }
   // The validation layer is on for the previews rendered so far.

@@ -1,34 +1,15 @@
 #include "kiln/render/pipeline_set.h"
 
+#include "graphics_pipeline.h"
 #include "kiln/cache/hash.h"
 
+#include <algorithm>
 #include <chrono>
 #include <span>
 #include <optional>
 
 namespace kiln::render {
 namespace {
-
-struct VertexFormat {
-  VkFormat format;
-  std::uint32_t bytes;
-};
-
-std::optional<VertexFormat> vertex_format(const std::string& type) {
-  if (type == "float") return VertexFormat{VK_FORMAT_R32_SFLOAT, 4};
-  if (type == "vec2") return VertexFormat{VK_FORMAT_R32G32_SFLOAT, 8};
-  if (type == "vec3") return VertexFormat{VK_FORMAT_R32G32B32_SFLOAT, 12};
-  if (type == "vec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SFLOAT, 16};
-  if (type == "int") return VertexFormat{VK_FORMAT_R32_SINT, 4};
-  if (type == "ivec2") return VertexFormat{VK_FORMAT_R32G32_SINT, 8};
-  if (type == "ivec3") return VertexFormat{VK_FORMAT_R32G32B32_SINT, 12};
-  if (type == "ivec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SINT, 16};
-  if (type == "uint") return VertexFormat{VK_FORMAT_R32_UINT, 4};
-  if (type == "uvec2") return VertexFormat{VK_FORMAT_R32G32_UINT, 8};
-  if (type == "uvec3") return VertexFormat{VK_FORMAT_R32G32B32_UINT, 12};
-  if (type == "uvec4") return VertexFormat{VK_FORMAT_R32G32B32A32_UINT, 16};
-  return std::nullopt;
-}
 
 std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
   if (stage == "vert") return VK_SHADER_STAGE_VERTEX_BIT;
@@ -39,14 +20,20 @@ std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
 
 }  // namespace
 
-PipelineSet::PipelineSet(const VulkanContext& context, VkPipelineCache cache)
-    : context_(context), cache_(cache), render_passes_(std::make_unique<RenderPasses>(context.device())) {}
+PipelineSet::PipelineSet(const VulkanContext& context, VkPipelineCache cache, PipelineOptions options)
+    : context_(context),
+      cache_(cache),
+      options_(options),
+      render_passes_(std::make_unique<RenderPasses>(context.device())) {}
 
 PipelineSet::~PipelineSet() { destroy(current_); }
 
 void PipelineSet::destroy(Made& made) {
   const VkDevice device = context_.device();
-  for (auto& [key, pipeline] : made.pipelines) vkDestroyPipeline(device, pipeline, nullptr);
+  for (auto& [key, made_pipeline] : made.pipelines) {
+    vkDestroyPipeline(device, made_pipeline.pipeline, nullptr);
+    destroy_parts(device, made_pipeline);
+  }
   for (auto& [key, v] : made.variants)
     for (auto& [stage, module] : v->modules) vkDestroyShaderModule(device, module, nullptr);
   made.pipelines.clear();
@@ -105,96 +92,6 @@ void PipelineSet::count_feedback(const VkPipelineCreationFeedback& feedback) {
   if (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) ++stats_.driver_cache_hits;
 }
 
-Result<VkPipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass) {
-  std::vector<VkPipelineShaderStageCreateInfo> stages;
-  for (const auto& [stage, module] : v.modules) {
-    VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    s.stage = stage;
-    s.module = module;
-    s.pName = "main";
-    stages.push_back(s);
-  }
-  std::vector<VkVertexInputBindingDescription> bindings;
-  std::vector<VkVertexInputAttributeDescription> attributes;
-  for (const runtime::VertexInput& in : v.interface.vertex_inputs) {
-    const auto format = vertex_format(in.type);
-    if (!format) return make_error("vertex input " + in.name + " of type " + in.type + " is not supported");
-    const auto binding = std::uint32_t(bindings.size());
-    bindings.push_back({binding, format->bytes, VK_VERTEX_INPUT_RATE_VERTEX});
-    attributes.push_back({in.location, binding, format->format, 0});
-  }
-  VkPipelineVertexInputStateCreateInfo vertex{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-  vertex.vertexBindingDescriptionCount = std::uint32_t(bindings.size());
-  vertex.pVertexBindingDescriptions = bindings.data();
-  vertex.vertexAttributeDescriptionCount = std::uint32_t(attributes.size());
-  vertex.pVertexAttributeDescriptions = attributes.data();
-  VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-  VkPipelineViewportStateCreateInfo viewport{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
-  viewport.viewportCount = 1;
-  viewport.scissorCount = 1;
-  VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
-  raster.polygonMode = VK_POLYGON_MODE_FILL;
-  // The preview meshes are closed: their back faces are never seen, and a translucent material
-  // would otherwise blend its far side in wherever it happened to be drawn first (streaks).
-  raster.cullMode = VK_CULL_MODE_BACK_BIT;
-  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
-  raster.lineWidth = 1.0f;
-  raster.depthBiasEnable = targets.depth_bias ? VK_TRUE : VK_FALSE;
-  raster.depthBiasConstantFactor = 1.25f;
-  raster.depthBiasSlopeFactor = 1.75f;
-  VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
-  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  VkPipelineDepthStencilStateCreateInfo depth{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-  depth.depthTestEnable = VK_TRUE;
-  depth.depthWriteEnable = VK_TRUE;
-  depth.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
-  VkPipelineColorBlendAttachmentState blend{};
-  blend.blendEnable = VK_TRUE;
-  blend.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
-  blend.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-  blend.colorBlendOp = VK_BLEND_OP_ADD;
-  blend.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
-  blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
-  blend.alphaBlendOp = VK_BLEND_OP_ADD;
-  blend.colorWriteMask =
-      VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
-  VkPipelineColorBlendStateCreateInfo color{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  color.attachmentCount = targets.color != VK_FORMAT_UNDEFINED ? 1 : 0;
-  color.pAttachments = &blend;
-  const VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  dynamic.dynamicStateCount = 2;
-  dynamic.pDynamicStates = dynamic_states;
-
-  VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-  info.stageCount = std::uint32_t(stages.size());
-  info.pStages = stages.data();
-  info.pVertexInputState = &vertex;
-  info.pInputAssemblyState = &assembly;
-  info.pViewportState = &viewport;
-  info.pRasterizationState = &raster;
-  info.pMultisampleState = &multisample;
-  info.pDepthStencilState = &depth;
-  info.pColorBlendState = &color;
-  info.pDynamicState = &dynamic;
-  info.layout = v.layout->handle();
-  info.renderPass = pass;
-  VkPipelineCreationFeedback whole{};
-  std::vector<VkPipelineCreationFeedback> per_stage(stages.size());
-  VkPipelineCreationFeedbackCreateInfo feedback{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
-  feedback.pPipelineCreationFeedback = &whole;
-  feedback.pipelineStageCreationFeedbackCount = std::uint32_t(per_stage.size());
-  feedback.pPipelineStageCreationFeedbacks = per_stage.data();
-  if (context_.creation_feedback()) info.pNext = &feedback;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  if (VkResult r = vkCreateGraphicsPipelines(context_.device(), cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
-    return make_error(std::string("cannot create the graphics pipeline: ") + vk_result_name(r));
-  if (context_.creation_feedback()) count_feedback(whole);
-  ++stats_.graphics;
-  return pipeline;
-}
-
 Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v) {
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -216,13 +113,47 @@ Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v) {
   return pipeline;
 }
 
-std::unique_ptr<PipelineSet> PipelineSet::create(const VulkanContext& context, VkPipelineCache cache) {
-  return std::unique_ptr<PipelineSet>(new PipelineSet(context, cache));
+std::unique_ptr<PipelineSet> PipelineSet::create(const VulkanContext& context, VkPipelineCache cache,
+                                                 PipelineOptions options) {
+  return std::unique_ptr<PipelineSet>(new PipelineSet(context, cache, options));
+}
+
+Result<MadePipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets,
+                                                  VkRenderPass pass) {
+  VkPipelineCreationFeedback whole{};
+  auto made = create_graphics_pipeline(context_, v, targets, pass, cache_, options_.fast_link, &whole);
+  if (!made) return made.error();
+  if (context_.creation_feedback()) count_feedback(whole);
+  ++stats_.graphics;
+  stats_.linked_fast += made->linked_fast();
+  return made;
+}
+
+std::size_t PipelineSet::waiting_optimisation() const {
+  return std::size_t(std::count_if(current_.pipelines.begin(), current_.pipelines.end(),
+                                   [](const auto& entry) { return entry.second.linked_fast(); }));
+}
+
+Result<std::size_t> PipelineSet::optimise(std::size_t count) {
+  for (auto& [key, made] : current_.pipelines) {
+    if (count == 0) break;
+    if (!made.linked_fast()) continue;
+    const DeviceVariant& v = *current_.variants.at(key.first);
+    auto optimised = link_optimised(context_, v, made, cache_);
+    if (!optimised) return make_error(v.name + " pass " + key.second + ": " + optimised.error().message);
+    for (MaterialPipeline& p : pipelines_)
+      if (p.pipeline == made.pipeline) p.pipeline = *optimised;
+    vkDestroyPipeline(context_.device(), made.pipeline, nullptr);
+    made.pipeline = *optimised;
+    made.optimised = true;
+    --count;
+  }
+  return waiting_optimisation();
 }
 
 Result<std::unique_ptr<PipelineSet>> PipelineSet::build(const VulkanContext& context, const SceneSource& source,
                                                         VkPipelineCache cache) {
-  auto self = create(context, cache);
+  auto self = create(context, cache, {});
   KILN_TRY(self->update(source));
   return self;
 }
@@ -231,14 +162,19 @@ Result<VkPipeline> PipelineSet::pipeline(const PipelineKey& key, const MaterialP
                                          Update& update) {
   if (auto it = current_.pipelines.find(key); it != current_.pipelines.end()) {
     if (update.kept_pipelines.insert(key).second) ++stats_.reused;
-    return it->second;
+    return it->second.pipeline;
   }
-  if (auto it = update.fresh.pipelines.find(key); it != update.fresh.pipelines.end()) return it->second;
-  auto created = p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE ? create_compute(*p.shaders)
-                                                                : create_graphics(*p.shaders, p.targets, p.render_pass);
+  if (auto it = update.fresh.pipelines.find(key); it != update.fresh.pipelines.end()) return it->second.pipeline;
+  Result<MadePipeline> created = make_error("");
+  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+    auto compute = create_compute(*p.shaders);
+    created = compute ? Result<MadePipeline>(MadePipeline{*compute}) : Result<MadePipeline>(compute.error());
+  } else {
+    created = create_graphics(*p.shaders, p.targets, p.render_pass);
+  }
   if (!created) return make_error(where + ": " + created.error().message);
   update.fresh.pipelines.emplace(key, *created);
-  return *created;
+  return created->pipeline;
 }
 
 Status PipelineSet::update(const SceneSource& source) {

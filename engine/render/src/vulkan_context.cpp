@@ -203,7 +203,22 @@ Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const VulkanOptions
   // Kiln asks for Vulkan 1.1, so the 1.3 core version of the feedback does not count: the extension.
   self->creation_feedback_ = has_device_extension(self->physical_, VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
   if (self->creation_feedback_) device_extensions.push_back(VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME);
+  // Pipelines of parts, linked fast while an optimised link waits (an editor's previews).
+  VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT library{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GRAPHICS_PIPELINE_LIBRARY_FEATURES_EXT};
+  if (has_device_extension(self->physical_, VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME) &&
+      has_device_extension(self->physical_, VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME)) {
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &library;
+    vkGetPhysicalDeviceFeatures2(self->physical_, &features);
+    self->graphics_pipeline_library_ = library.graphicsPipelineLibrary == VK_TRUE;
+  }
+  if (self->graphics_pipeline_library_) {
+    device_extensions.push_back(VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME);
+    device_extensions.push_back(VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo device{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  if (self->graphics_pipeline_library_) device.pNext = &library;  // the feature, enabled
   device.queueCreateInfoCount = 1;
   device.pQueueCreateInfos = &queue;
   device.enabledExtensionCount = std::uint32_t(device_extensions.size());

@@ -20,6 +20,7 @@
 // Thread-safety: built, updated and destroyed by one thread; the handles may be used from any
 // thread until the next update (which the caller makes when the device no longer uses them).
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -41,6 +42,7 @@ namespace kiln::render {
 struct PipelineStats {
   std::uint32_t graphics = 0, compute = 0;  // pipelines created (by the last update)
   std::uint32_t reused = 0;                 // pipelines the last update kept from before
+  std::uint32_t linked_fast = 0;            // of the graphics ones, linked fast from parts
   double create_ms = 0;                     // wall time of all creations
   bool feedback = false;                    // the driver reported creation feedback
   std::uint32_t driver_cache_hits = 0;      // pipelines the driver says came from its cache
@@ -53,6 +55,22 @@ struct DeviceVariant {
   runtime::ShaderInterface interface;
   std::unique_ptr<PipelineLayout> layout;
   std::vector<std::pair<VkShaderStageFlagBits, VkShaderModule>> modules;
+};
+
+// A pipeline the set made. One linked from parts keeps them as long as it lives: for its optimised
+// link, and because some validation layers still refer to them from the linked pipeline.
+struct MadePipeline {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  std::array<VkPipeline, 4> parts{};  // vertex input, pre-rasterisation, fragment shader, output
+  bool optimised = false;             // linked again with link-time optimisation
+  bool linked_fast() const { return parts[0] != VK_NULL_HANDLE && !optimised; }
+};
+
+struct PipelineOptions {
+  // Graphics pipelines linked fast from their four parts where the device offers
+  // VK_EXT_graphics_pipeline_library (an editor, whose pictures should come first), and linked
+  // again optimised by optimise(); otherwise, and by default, each is made whole and optimised.
+  bool fast_link = false;
 };
 
 struct MaterialPipeline {
@@ -70,9 +88,14 @@ class PipelineSet {
   static Result<std::unique_ptr<PipelineSet>> build(const VulkanContext& context, const SceneSource& source,
                                                     VkPipelineCache cache);
   // An empty set, to be kept warm by update().
-  static std::unique_ptr<PipelineSet> create(const VulkanContext& context, VkPipelineCache cache);
+  static std::unique_ptr<PipelineSet> create(const VulkanContext& context, VkPipelineCache cache,
+                                             PipelineOptions options = {});
   // The pipelines of every material `source` has now; on an error the set is as it was.
   Status update(const SceneSource& source);
+  // Links up to `count` of the pipelines linked fast again, optimised, and puts them in their place
+  // (the device must not be using the fast ones: between frames); how many wait still.
+  Result<std::size_t> optimise(std::size_t count);
+  std::size_t waiting_optimisation() const;
   ~PipelineSet();
   PipelineSet(const PipelineSet&) = delete;
   PipelineSet& operator=(const PipelineSet&) = delete;
@@ -87,7 +110,7 @@ class PipelineSet {
   using PipelineKey = std::pair<VariantKey, std::string>;    // variant, pass
   struct Made {
     std::map<VariantKey, std::unique_ptr<DeviceVariant>> variants;
-    std::map<PipelineKey, VkPipeline> pipelines;
+    std::map<PipelineKey, MadePipeline> pipelines;
   };
   struct Update {  // an update's work: what it made, and which of the set's own it still uses
     Made fresh;
@@ -95,17 +118,18 @@ class PipelineSet {
     std::set<PipelineKey> kept_pipelines;
   };
 
-  PipelineSet(const VulkanContext& context, VkPipelineCache cache);
+  PipelineSet(const VulkanContext& context, VkPipelineCache cache, PipelineOptions options);
   Result<const DeviceVariant*> device_variant(const SceneSource& source, const std::string& name, Update& update);
   Result<VkPipeline> pipeline(const PipelineKey& key, const MaterialPipeline& p, const std::string& where,
                               Update& update);
-  Result<VkPipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass);
+  Result<MadePipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass);
   Result<VkPipeline> create_compute(const DeviceVariant& v);
   void count_feedback(const VkPipelineCreationFeedback& feedback);
   void destroy(Made& made);
 
   const VulkanContext& context_;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
+  PipelineOptions options_;
   std::unique_ptr<RenderPasses> render_passes_;
   Made current_;  // what the materials of the last update use
   std::vector<MaterialPipeline> pipelines_;

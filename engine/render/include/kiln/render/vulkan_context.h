@@ -57,6 +57,9 @@ class VulkanContext {
   const DeviceIdentity& identity() const { return identity_; }
   // VK_EXT_pipeline_creation_feedback is enabled: pipelines can report the driver's own cache hits.
   bool creation_feedback() const { return creation_feedback_; }
+  // VK_EXT_graphics_pipeline_library is enabled: a graphics pipeline can be made of four parts and
+  // linked fast, then linked again optimised (pipeline_set.h).
+  bool graphics_pipeline_library() const { return graphics_pipeline_library_; }
   bool validating() const { return messenger_ != VK_NULL_HANDLE; }
 
   // Messages of the validation layer so far (warnings and errors), one line each.
@@ -78,6 +81,7 @@ class VulkanContext {
   std::uint32_t queue_family_ = 0;
   DeviceIdentity identity_;
   bool creation_feedback_ = false;
+  bool graphics_pipeline_library_ = false;
   VkPhysicalDeviceMemoryProperties memory_{};
   mutable std::mutex messages_mu_;
   std::vector<std::string> messages_;
