@@ -212,20 +212,9 @@ nlohmann::json EditorSession::start() {
     if (auto laid = lay_out(state); !laid) errors.push_back(laid.error().message);
   for (std::string& conflict : texture_conflicts({}, nullptr)) errors.push_back(std::move(conflict));
   // The engine functions scripts may call: the parameters of the materials just loaded.
-  std::vector<runtime::MaterialRecord> records;
-  for (const auto& [rel, state] : materials_) records.push_back(state.record);
-  script_host_ = project::host_signatures(runtime::parameter_functions(records));
+  script_host_ = engine_functions();
   std::size_t pages = 0;
-  for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
-    auto script = reader_->read_script(rel, script_host_);
-    if (!script) {
-      errors.push_back(script.error().message);
-      continue;
-    }
-    if (jit_) jit_->precompile(script->program, jit::abi::JitMode::kChecked);
-    pages += script->program.page_count();
-    scripts_[rel] = std::move(script->program);
-  }
+  for (const std::string& rel : compile_scripts(errors)) pages += scripts_.at(rel).page_count();
   nlohmann::json event = {{"event", "ready"},
                           {"materials", materials_.size()},
                           {"variants", all.size()},
@@ -377,14 +366,14 @@ bool same_signatures(const std::vector<jit::HostSignature>& a, const std::vector
 
 }  // namespace
 
-void EditorSession::redeclare_engine_functions(nlohmann::json& event) {
+std::vector<jit::HostSignature> EditorSession::engine_functions() const {
   std::vector<runtime::MaterialRecord> records;
   for (const auto& [rel, state] : materials_) records.push_back(state.record);
-  auto host = project::host_signatures(runtime::parameter_functions(records));
-  if (same_signatures(host, script_host_)) return;
-  script_host_ = std::move(host);
-  // Every script, those that did not compile before too: a function it calls may exist now.
-  nlohmann::json compiled = nlohmann::json::array(), errors = nlohmann::json::array();
+  return project::host_signatures(runtime::parameter_functions(records));
+}
+
+std::vector<std::string> EditorSession::compile_scripts(std::vector<std::string>& errors) {
+  std::vector<std::string> compiled;
   for (const std::string& rel : list_project_files(root_, "scripts", ".lua")) {
     auto script = reader_->read_script(rel, script_host_);
     if (!script) {
@@ -395,7 +384,16 @@ void EditorSession::redeclare_engine_functions(nlohmann::json& event) {
     scripts_[rel] = std::move(script->program);
     compiled.push_back(rel);
   }
-  event["scripts"] = compiled;
+  return compiled;
+}
+
+void EditorSession::redeclare_engine_functions(nlohmann::json& event) {
+  auto host = engine_functions();
+  if (same_signatures(host, script_host_)) return;
+  script_host_ = std::move(host);
+  // Every script, those that did not compile before too: a function it calls may exist now.
+  std::vector<std::string> errors;
+  event["scripts"] = compile_scripts(errors);
   if (!errors.empty()) event["script_errors"] = errors;
 }
 

@@ -108,6 +108,10 @@ class EditorSession {
   // ("scripts" in `event`; a script that no longer compiles: "script_errors", its last good
   // version kept).
   void redeclare_engine_functions(nlohmann::json& event);
+  std::vector<jit::HostSignature> engine_functions() const;  // of the materials as they are now
+  // Every script of the project compiled against script_host_ (into scripts_, precompiled):
+  // those that compiled; the others' errors into `errors`.
+  std::vector<std::string> compile_scripts(std::vector<std::string>& errors);
   // The shader library and the project's checks on it, for settings_: compiled as the cook
   // compiles the default target.
   void open_library();

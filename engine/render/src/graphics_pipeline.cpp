@@ -2,6 +2,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace kiln::render {
 namespace {
@@ -12,18 +14,15 @@ struct VertexFormat {
 };
 
 std::optional<VertexFormat> vertex_format(const std::string& type) {
-  if (type == "float") return VertexFormat{VK_FORMAT_R32_SFLOAT, 4};
-  if (type == "vec2") return VertexFormat{VK_FORMAT_R32G32_SFLOAT, 8};
-  if (type == "vec3") return VertexFormat{VK_FORMAT_R32G32B32_SFLOAT, 12};
-  if (type == "vec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SFLOAT, 16};
-  if (type == "int") return VertexFormat{VK_FORMAT_R32_SINT, 4};
-  if (type == "ivec2") return VertexFormat{VK_FORMAT_R32G32_SINT, 8};
-  if (type == "ivec3") return VertexFormat{VK_FORMAT_R32G32B32_SINT, 12};
-  if (type == "ivec4") return VertexFormat{VK_FORMAT_R32G32B32A32_SINT, 16};
-  if (type == "uint") return VertexFormat{VK_FORMAT_R32_UINT, 4};
-  if (type == "uvec2") return VertexFormat{VK_FORMAT_R32G32_UINT, 8};
-  if (type == "uvec3") return VertexFormat{VK_FORMAT_R32G32B32_UINT, 12};
-  if (type == "uvec4") return VertexFormat{VK_FORMAT_R32G32B32A32_UINT, 16};
+  static constexpr std::pair<std::string_view, VertexFormat> kFormats[] = {
+      {"float", {VK_FORMAT_R32_SFLOAT, 4}},       {"vec2", {VK_FORMAT_R32G32_SFLOAT, 8}},
+      {"vec3", {VK_FORMAT_R32G32B32_SFLOAT, 12}}, {"vec4", {VK_FORMAT_R32G32B32A32_SFLOAT, 16}},
+      {"int", {VK_FORMAT_R32_SINT, 4}},           {"ivec2", {VK_FORMAT_R32G32_SINT, 8}},
+      {"ivec3", {VK_FORMAT_R32G32B32_SINT, 12}},  {"ivec4", {VK_FORMAT_R32G32B32A32_SINT, 16}},
+      {"uint", {VK_FORMAT_R32_UINT, 4}},          {"uvec2", {VK_FORMAT_R32G32_UINT, 8}},
+      {"uvec3", {VK_FORMAT_R32G32B32_UINT, 12}},  {"uvec4", {VK_FORMAT_R32G32B32A32_UINT, 16}}};
+  for (const auto& [name, format] : kFormats)
+    if (name == type) return format;
   return std::nullopt;
 }
 
@@ -203,10 +202,11 @@ Result<MadePipeline> create_graphics_pipeline(const VulkanContext& context, cons
     made.pipeline = *pipeline;
     return made;
   }
-  constexpr VkGraphicsPipelineLibraryFlagsEXT kParts[4] = {VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
-                                                       VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
-                                                       VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT,
-                                                       VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT};
+  constexpr VkGraphicsPipelineLibraryFlagsEXT kParts[4] = {
+      VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
+      VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
+      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT,
+      VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT};
   for (std::size_t i = 0; i < 4; ++i) {
     auto part = create_part(context, cache, s, v, pass, kParts[i]);
     if (!part) {
