@@ -169,6 +169,11 @@ TEST_SUITE("render") {
       ++checked;
     }
     CHECK_MESSAGE(differing == 0, differing << " of " << checked << " values encoded differently");
+    // Not a number (a shader's division by zero) is black, as rounding it would give.
+    image.rgba = {std::nanf(""), 0.5f, -std::nanf(""), 1};
+    const auto nan = render::to_srgb8(image).pixels;
+    CHECK(nan[0] == 0);
+    CHECK(nan[2] == 0);
   }
 }
 
@@ -206,6 +211,38 @@ TEST_SUITE("render") {
     CHECK(*left == 0);
     CHECK(fast->waiting_optimisation() == 0);
     same_views();  // the scene reads the optimised handles in place of the fast ones
+    CHECK(render::check_validation(*context));
+  }
+}
+
+TEST_SUITE("render") {
+  TEST_CASE("a show that fails shows nothing - the renderer draws again after the next one") {
+    const CookedSample sample;
+    auto context = lavapipe();
+    render::MemorySceneSource memory("memory");
+    sample.copy_into(memory);
+    auto pipelines = render::PipelineSet::create(*context, VK_NULL_HANDLE);
+    REQUIRE(pipelines->update(memory));
+    auto warm = render::SceneRenderer::create(*context);
+    REQUIRE(warm);
+    REQUIRE((*warm)->show(memory, *pipelines));
+    REQUIRE_FALSE((*warm)->drawn().empty());
+
+    // brick's albedo gone from the source and from the renderer: brick cannot be shown.
+    auto tx = sample.set->texture("textures/brick.png");
+    REQUIRE(tx);
+    memory.erase_texture("textures/brick.png");
+    (*warm)->forget_texture("textures/brick.png");
+    auto refused = (*warm)->show(memory, *pipelines);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("memory: no texture textures/brick.png") != std::string::npos);
+    CHECK((*warm)->drawn().empty());
+    CHECK((*warm)->render_views(std::vector<std::string>{"materials/metal.json"}, 0));
+
+    memory.put_texture("textures/brick.png", {tx->begin(), tx->end()});
+    REQUIRE((*warm)->show(memory, *pipelines));
+    REQUIRE((*warm)->render_views((*warm)->drawn(), 0));
+    for (std::size_t i = 0; i < (*warm)->drawn().size(); ++i) CHECK((*warm)->view(i).width > 0);
     CHECK(render::check_validation(*context));
   }
 }

@@ -226,7 +226,7 @@ int run_editor_command(const Args& args) {
         0, std::chrono::duration_cast<std::chrono::milliseconds>(kIdleAfter - quiet_for).count()));
     const int ready = ::poll(fds, 3, root_lost ? 500 : idle_work ? until_idle : -1);
     if (ready < 0) continue;
-    if (ready == 0 && idle_work) {
+    if (ready == 0 && idle_work && !root_lost) {
       if (until_idle == 0) session->idle_step();  // one step, then the inputs are looked at again
       continue;
     }

@@ -350,6 +350,10 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
+    // The first user's picture shows what compiled for it; the others, which may share its
+    // variants' names, are not drawn from this revision (their pictures stay the last good ones).
+    if (first_picture)
+      for (std::size_t i = 1; i < users.size(); ++i) previews_->erase(users[i]);
     return event;
   }
   add_previews(event, users, std::move(first_picture), first_at);
@@ -410,6 +414,7 @@ nlohmann::json EditorSession::settings_changed(const FileChange& change) {
   // Every variant, and so every material's layout, depends on them: the project loads again on a
   // library made for them, as at start.
   materials_.clear();
+  if (previews_) previews_->clear();
   stage_files_.clear();
   scripts_.clear();
   images_.clear();
@@ -427,8 +432,10 @@ void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::s
   const auto started = Clock::now();
   std::vector<Result<fs::path>> drawn;
   if (first) {
+    const bool first_drawn = *first && !(*first)->empty();
     drawn.push_back(std::move(*first));
     for (auto& picture : previews_of({materials.begin() + 1, materials.end()})) drawn.push_back(std::move(picture));
+    if (!first_drawn) first_at = previews_->first_written();  // the first picture is another's
   } else {
     drawn = previews_of(materials);
     first_at = previews_->first_written();

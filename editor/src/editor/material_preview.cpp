@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 namespace kiln::editor {
 namespace fs = std::filesystem;
@@ -34,7 +35,15 @@ void MaterialPreviews::put(const runtime::MaterialRecord& record,
   source_.put_material(record);
 }
 
-void MaterialPreviews::erase(const std::string& material) { source_.erase_material(material); }
+void MaterialPreviews::erase(const std::string& material) {
+  source_.erase_material(material);
+  stale_ = true;
+}
+
+void MaterialPreviews::clear() {
+  for (const std::string& material : source_.materials()) source_.erase_material(material);
+  stale_ = true;
+}
 
 void MaterialPreviews::put_texture(const std::string& file, std::vector<std::byte> tx) {
   source_.put_texture(file, std::move(tx));
@@ -43,6 +52,14 @@ void MaterialPreviews::put_texture(const std::string& file, std::vector<std::byt
 void MaterialPreviews::texture_changed(const std::string& file) {
   source_.erase_texture(file);
   if (scene_) scene_->forget_texture(file);
+  stale_ = true;
+}
+
+Status MaterialPreviews::show() {
+  KILN_TRY(pipelines_->update(source_));
+  KILN_TRY(scene_->show(source_, *pipelines_));
+  stale_ = false;
+  return {};
 }
 
 Status MaterialPreviews::open_device() {
@@ -71,13 +88,26 @@ std::vector<Result<fs::path>> MaterialPreviews::render(const std::vector<std::st
   }
   if (!context_) return out;  // no device: no pictures, said by unavailable()
   const std::size_t seen = context_->validation_messages().size();
-  auto shown = pipelines_->update(source_);
-  if (shown) shown = scene_->show(source_, *pipelines_);
-  if (!shown) {
-    // What these materials are now cannot be drawn: they leave the source, so that the others can.
-    for (const std::string& m : materials) source_.erase_material(m);
-    std::fill(out.begin(), out.end(), shown.error());
-    if (pipelines_->update(source_)) (void)scene_->show(source_, *pipelines_);
+  if (auto shown = show(); !shown) {
+    // What a material is now cannot be drawn: it leaves the source, so that the others can. The
+    // error names it; when it names none of these, they all leave.
+    std::vector<std::string> drawable;
+    for (std::size_t i = 0; i < materials.size(); ++i)
+      if (shown.error().message.find(materials[i]) != std::string::npos) {
+        source_.erase_material(materials[i]);
+        out[i] = shown.error();
+      } else {
+        drawable.push_back(materials[i]);
+      }
+    if (drawable.size() == materials.size()) {
+      for (const std::string& m : materials) source_.erase_material(m);
+      std::fill(out.begin(), out.end(), shown.error());
+      stale_ = true;
+      return out;
+    }
+    auto rest = render(drawable);
+    for (std::size_t i = 0, k = 0; i < materials.size(); ++i)
+      if (out[i]) out[i] = std::move(rest[k++]);
     return out;
   }
   // The first picture before the others are drawn: it is the one just edited.
@@ -95,9 +125,16 @@ std::vector<Result<fs::path>> MaterialPreviews::render(const std::vector<std::st
 Status MaterialPreviews::idle_step() {
   if (!has_idle_work()) return {};
   const std::size_t seen = context_->validation_messages().size();
+  if (stale_) KILN_TRY(show());
+  std::map<std::string, VkPipeline> before;
+  for (const auto& p : pipelines_->pipelines()) before[p.material + "|" + p.pass] = p.pipeline;
   auto waiting = pipelines_->optimise(1);
   if (!waiting) return waiting.error();
-  KILN_TRY(scene_->render_views(scene_->drawn(), 0));
+  // Drawn once with the optimised pipeline: only the views whose pipeline changed.
+  std::vector<std::string> changed;
+  for (const auto& p : pipelines_->pipelines())
+    if (before[p.material + "|" + p.pass] != p.pipeline) changed.push_back(p.material);
+  KILN_TRY(scene_->render_views(changed, 0));
   return render::check_validation(*context_, seen);
 }
 

@@ -39,6 +39,7 @@ class MaterialPreviews {
   // variants its passes name.
   void put(const runtime::MaterialRecord& record, std::vector<std::pair<std::string, runtime::VariantRecord>> variants);
   void erase(const std::string& material);
+  void clear();  // every material let go (the project is read again)
   // A texture's .tx bytes, as the records name it; texture_changed drops them and their upload.
   bool has_texture(const std::string& file) const { return source_.has_texture(file); }
   void put_texture(const std::string& file, std::vector<std::byte> tx);
@@ -63,6 +64,8 @@ class MaterialPreviews {
  private:
   MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
   Status open_device();  // at the first preview; a missing device is unavailable_, not an error
+  // The pipelines updated from the source and the scene shown again; on an error nothing is shown.
+  Status show();
   // Draws and writes the views of `materials` into `out` (same order).
   void draw(const std::vector<std::string>& materials, std::vector<Result<std::filesystem::path>>& out);
 
@@ -75,6 +78,9 @@ class MaterialPreviews {
   std::unique_ptr<render::SceneRenderer> scene_;
   std::string unavailable_;
   std::chrono::steady_clock::time_point first_written_;
+  // The source changed since the scene was last shown (a material let go, a texture changed): the
+  // scene is shown again before it is drawn.
+  bool stale_ = false;
 };
 
 }  // namespace kiln::editor

@@ -90,6 +90,9 @@ struct SceneRenderer::Impl {
   std::unique_ptr<Buffer> camera, skin, indices, zeros;
   std::uint32_t index_count = 0;
   std::map<std::string, std::unique_ptr<GpuTexture>> textures;
+  // Let go of while descriptor sets of the shown passes may still name them: freed with the passes.
+  std::vector<std::unique_ptr<GpuTexture>> retired_textures;
+  std::vector<std::unique_ptr<Buffer>> retired_buffers;
   std::unique_ptr<GpuTexture> white, flat_normal;
   std::vector<Pass> views, posts;
   std::unique_ptr<Image> frame, post_output;
@@ -110,12 +113,15 @@ struct SceneRenderer::Impl {
     pool = VK_NULL_HANDLE;
     views.clear();
     posts.clear();
+    retired_textures.clear();
+    retired_buffers.clear();
   }
 
   Result<Buffer*> zero_block(std::uint32_t bytes) {
     if (!zeros || zeros->size() < bytes) {
       auto made = Buffer::create(*context, std::max<std::uint32_t>(bytes, 256), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
       if (!made) return made.error();
+      if (zeros) retired_buffers.push_back(std::move(zeros));  // descriptor sets written before use it
       zeros = std::move(*made);
     }
     return zeros.get();
@@ -307,7 +313,8 @@ textures::Image to_srgb8(const LinearImage& image) {
   for (std::size_t p = 0; p < std::size_t(image.width) * image.height; ++p) {
     for (int c = 0; c < 3; ++c) {
       const float v = image.rgba[p * 4 + c];
-      out.pixels[p * 4 + c] = std::uint8_t(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin());
+      out.pixels[p * 4 + c] =
+          std::isnan(v) ? 0 : std::uint8_t(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin());
     }
     out.pixels[p * 4 + 3] = 255;
   }
@@ -361,9 +368,24 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext
   return self;
 }
 
-void SceneRenderer::forget_texture(const std::string& file) { impl_->textures.erase(file); }
+void SceneRenderer::forget_texture(const std::string& file) {
+  auto it = impl_->textures.find(file);
+  if (it == impl_->textures.end()) return;
+  impl_->retired_textures.push_back(std::move(it->second));  // the shown passes may still sample it
+  impl_->textures.erase(it);
+}
 
 Status SceneRenderer::show(const SceneSource& source, const PipelineSet& pipelines) {
+  Status shown = show_passes(source, pipelines);
+  if (!shown) {  // nothing half-shown: no views to draw until a show succeeds
+    impl_->clear_passes();
+    drawn_names_.clear();
+    views_.clear();
+  }
+  return shown;
+}
+
+Status SceneRenderer::show_passes(const SceneSource& source, const PipelineSet& pipelines) {
   Impl& s = *impl_;
   const VulkanContext& context = *s.context;
   s.clear_passes();
@@ -371,7 +393,7 @@ Status SceneRenderer::show(const SceneSource& source, const PipelineSet& pipelin
   views_.clear();
 
   // What is drawn: each material's Forward pipeline; what runs after: compute materials.
-  std::uint32_t descriptors[11] = {};
+  std::map<VkDescriptorType, std::uint32_t> descriptors;  // acceleration structures are not 0..10
   std::uint32_t sets = 0;
   std::vector<std::pair<runtime::MaterialPass, const MaterialPipeline*>> chosen_views, chosen_posts;
   for (const std::string& file : source.materials()) {
@@ -389,8 +411,8 @@ Status SceneRenderer::show(const SceneSource& source, const PipelineSet& pipelin
     }
   }
   std::vector<VkDescriptorPoolSize> sizes;
-  for (std::uint32_t t = 0; t < 11; ++t)
-    if (descriptors[t]) sizes.push_back({VkDescriptorType(t), descriptors[t]});
+  for (const auto& [type, count] : descriptors)
+    if (count) sizes.push_back({type, count});
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool.maxSets = std::max(sets, 1u);
   pool.poolSizeCount = std::uint32_t(sizes.size());

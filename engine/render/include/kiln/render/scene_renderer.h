@@ -59,7 +59,8 @@ class SceneRenderer {
   // A renderer showing nothing yet, to be kept warm.
   static Result<std::unique_ptr<SceneRenderer>> create(const VulkanContext& context, SceneOptions options = {});
   // Shows every material of `source` as `pipelines` (updated from it) has them; what was shown
-  // before is let go (parameter slots found before are no longer valid).
+  // before is let go (parameter slots found before are no longer valid). On an error nothing is
+  // shown.
   Status show(const SceneSource& source, const PipelineSet& pipelines);
   // The next show uploads `file` again from its source.
   void forget_texture(const std::string& file);
@@ -95,6 +96,7 @@ class SceneRenderer {
 
  private:
   SceneRenderer() = default;
+  Status show_passes(const SceneSource& source, const PipelineSet& pipelines);
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> drawn_names_;
   std::vector<LinearImage> views_;
