@@ -13,8 +13,8 @@
 // any more is destroyed by the update.
 //
 // Vertex input: one binding per attribute (a separate stream per input location, tightly packed),
-// viewport and scissor dynamic, no face culling (alpha-tested foliage shows both sides), triangle
-// lists, depth test less-or-equal;
+// viewport and scissor dynamic, back faces culled (the preview meshes are closed), triangle lists,
+// depth test less-or-equal;
 // Forward blends premultiplied colour (one, one-minus-source-alpha).
 //
 // Thread-safety: built, updated and destroyed by one thread; the handles may be used from any
