@@ -54,6 +54,28 @@ struct CookedSample {
   }
 };
 
+// One cook of the sample per process, for the cases here that run in it: they only read it.
+const CookedSample& cooked_sample() {
+  static const CookedSample sample;
+  return sample;
+}
+
+// Every material of `sample` in memory, its pipelines made and shown by a warm renderer.
+struct WarmScene {
+  render::MemorySceneSource memory{"memory"};
+  std::unique_ptr<render::PipelineSet> pipelines;
+  std::unique_ptr<render::SceneRenderer> renderer;
+  WarmScene(const CookedSample& sample, const render::VulkanContext& context) {
+    sample.copy_into(memory);
+    pipelines = render::PipelineSet::create(context, VK_NULL_HANDLE);
+    REQUIRE(pipelines->update(memory));
+    auto made = render::SceneRenderer::create(context);
+    REQUIRE(made);
+    renderer = std::move(*made);
+    REQUIRE(renderer->show(memory, *pipelines));
+  }
+};
+
 std::unique_ptr<render::VulkanContext> lavapipe() {
   test::use_lavapipe_here();
   auto context = render::VulkanContext::create({.device = "llvmpipe", .validate = true});
@@ -65,7 +87,7 @@ std::unique_ptr<render::VulkanContext> lavapipe() {
 
 TEST_SUITE("render") {
   TEST_CASE("a warm pipeline set makes only what changed - and lets go of what no material uses") {
-    const CookedSample sample;
+    const CookedSample& sample = cooked_sample();
     render::MemorySceneSource source("memory");
     sample.copy_into(source);
     auto context = lavapipe();
@@ -117,7 +139,7 @@ TEST_SUITE("render") {
   }
 
   TEST_CASE("records in memory draw the cooked set's pictures - a warm renderer draws only the views asked for") {
-    const CookedSample sample;
+    const CookedSample& sample = cooked_sample();
     auto context = lavapipe();
     const render::CookedSetSource cooked(*sample.set);
     auto cooked_pipelines = render::PipelineSet::build(*context, cooked, VK_NULL_HANDLE);
@@ -126,13 +148,10 @@ TEST_SUITE("render") {
     REQUIRE(reference);
     REQUIRE((*reference)->render_frame(0));
 
-    render::MemorySceneSource memory("memory");
-    sample.copy_into(memory);
-    auto pipelines = render::PipelineSet::create(*context, VK_NULL_HANDLE);
-    REQUIRE(pipelines->update(memory));
-    auto warm = render::SceneRenderer::create(*context);
-    REQUIRE(warm);
-    REQUIRE((*warm)->show(memory, *pipelines));
+    WarmScene scene(sample, *context);
+    auto& memory = scene.memory;
+    auto& pipelines = scene.pipelines;
+    auto* warm = &scene.renderer;
     REQUIRE((*warm)->drawn() == (*reference)->drawn());
     const std::vector<std::string> asked = {"materials/brick.json"};
     REQUIRE((*warm)->render_views(asked, 0));
@@ -179,7 +198,7 @@ TEST_SUITE("render") {
 
 TEST_SUITE("render") {
   TEST_CASE("pipelines linked fast from parts draw what whole ones draw - and again once linked optimised") {
-    const CookedSample sample;
+    const CookedSample& sample = cooked_sample();
     auto context = lavapipe();
     REQUIRE_MESSAGE(context->graphics_pipeline_library(), "lavapipe offers VK_EXT_graphics_pipeline_library");
     const render::CookedSetSource cooked(*sample.set);
@@ -217,15 +236,12 @@ TEST_SUITE("render") {
 
 TEST_SUITE("render") {
   TEST_CASE("a show that fails shows nothing - the renderer draws again after the next one") {
-    const CookedSample sample;
+    const CookedSample& sample = cooked_sample();
     auto context = lavapipe();
-    render::MemorySceneSource memory("memory");
-    sample.copy_into(memory);
-    auto pipelines = render::PipelineSet::create(*context, VK_NULL_HANDLE);
-    REQUIRE(pipelines->update(memory));
-    auto warm = render::SceneRenderer::create(*context);
-    REQUIRE(warm);
-    REQUIRE((*warm)->show(memory, *pipelines));
+    WarmScene scene(sample, *context);
+    auto& memory = scene.memory;
+    auto& pipelines = scene.pipelines;
+    auto* warm = &scene.renderer;
     REQUIRE_FALSE((*warm)->drawn().empty());
 
     // brick's albedo gone from the source and from the renderer: brick cannot be shown.
