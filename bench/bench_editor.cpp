@@ -104,9 +104,23 @@ int previews_part(const std::string& kiln, const fs::path& assets, const fs::pat
   fs::copy(assets, project, fs::copy_options::recursive);
   Child editor = spawn({kiln, "editor", project.string(), "--json", "--stdin", "--previews", "--cache-root",
                         (dir / "previews-cache").string()});
-  const auto ready = nlohmann::json::parse(editor.line(120000));
-  if (!ready.contains("previews")) {
-    std::fprintf(stderr, "no previews (a Vulkan device is needed): %s\n", ready.dump().c_str());
+  // The next event of `kind` (the pictures' own events in between are skipped); null if none.
+  const auto next = [&](const char* kind) {
+    for (;;) {
+      const std::string line = editor.line(60000);
+      if (line.empty()) return nlohmann::json();
+      auto e = nlohmann::json::parse(line);
+      if (e["event"] == kind) return e;
+      if (e["event"] != "preview") {
+        std::fprintf(stderr, "unexpected event: %s\n", line.c_str());
+        return nlohmann::json();
+      }
+    }
+  };
+  const auto ready = next("ready");
+  const auto first_previews = next("previews");
+  if (!ready.contains("previewing") || first_previews.is_null() || first_previews["previews"].empty()) {
+    std::fprintf(stderr, "no previews (a Vulkan device is needed): %s\n", first_previews.dump().c_str());
     return 1;
   }
   const std::string lit = [&] {
@@ -119,18 +133,18 @@ int previews_part(const std::string& kiln, const fs::path& assets, const fs::pat
   for (int edit = 0; edit < 20; ++edit) {
     const auto t0 = Clock::now();
     std::ofstream(project / "shaders/lit.frag", std::ios::trunc) << lit << "// edit " << edit << "\n";
-    const std::string line = editor.line(60000);
-    const auto e = nlohmann::json::parse(line);
-    if (e["event"] != "shader" || e["recompiled"] != 15 || e["previews"].size() != 5) {
-      std::fprintf(stderr, "unexpected event: %s\n", line.c_str());
+    const auto e = next("shader");
+    shader.wall.push_back(ms_since(t0));
+    const auto pictures = next("previews");
+    if (e.is_null() || e["recompiled"] != 15 || pictures.is_null() || pictures["previews"].size() != 5) {
+      std::fprintf(stderr, "unexpected events: %s %s\n", e.dump().c_str(), pictures.dump().c_str());
       return 1;
     }
-    shader.wall.push_back(ms_since(t0));
     shader.ready.push_back(e["detect_ms"].get<double>() + e["compile_ms"].get<double>() +
                            e["publish_ms"].get<double>());
-    shader.first.push_back(e["first_pixels_ms"].get<double>());
+    shader.first.push_back(pictures["first_pixels_ms"].get<double>());
     shader.compile.push_back(e["compile_ms"].get<double>());
-    shader.all.push_back(e["all_pixels_ms"].get<double>());
+    shader.all.push_back(pictures["all_pixels_ms"].get<double>());
   }
   auto brick = nlohmann::json::parse(std::ifstream(project / "materials/brick.json"));
   for (int edit = 0; edit < 20; ++edit) {
@@ -138,15 +152,15 @@ int previews_part(const std::string& kiln, const fs::path& assets, const fs::pat
       if (value.is_array() && !value.empty() && value[0].is_number()) value[0] = 0.25 + 0.03 * edit;
     const auto t0 = Clock::now();
     std::ofstream(project / "materials/brick.json", std::ios::trunc) << brick.dump();
-    const std::string line = editor.line(60000);
-    const auto e = nlohmann::json::parse(line);
-    if (e["event"] != "material" || !e.contains("preview")) {
-      std::fprintf(stderr, "unexpected event: %s\n", line.c_str());
+    const auto e = next("material");
+    material.wall.push_back(ms_since(t0));
+    const auto pictures = next("previews");
+    if (e.is_null() || pictures.is_null() || pictures["previews"].size() != 1) {
+      std::fprintf(stderr, "unexpected events: %s %s\n", e.dump().c_str(), pictures.dump().c_str());
       return 1;
     }
-    material.wall.push_back(ms_since(t0));
     material.ready.push_back(e["detect_ms"].get<double>() + e["compile_ms"].get<double>());
-    material.first.push_back(e["first_pixels_ms"].get<double>());
+    material.first.push_back(pictures["first_pixels_ms"].get<double>());
   }
   (void)!::write(editor.in, "quit\n", 5);
   int status = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "editor_process.h"
 #include "kiln/textures/image.h"
@@ -23,6 +24,32 @@ std::array<int, 3> centre(const fs::path& picture) {
   return {int(std::lround(p[0] * 255)), int(std::lround(p[1] * 255)), int(std::lround(p[2] * 255))};
 }
 
+// The pictures a change asked for, as the editor says them: each `preview` event (material ->
+// picture) until the change's `previews` event, which lists the same pictures.
+std::map<std::string, fs::path> pictures_of(test::EditorProcess& editor, const std::string& change) {
+  std::map<std::string, fs::path> pictures;
+  for (;;) {
+    auto e = editor.next();
+    if (e["event"] == "preview") {
+      CHECK(e["change"] == change);
+      CHECK(e["preview_validated"] == true);
+      CHECK(e["pixels_ms"].get<double>() > 0);
+      pictures[e["file"].get<std::string>()] = e["preview"].get<std::string>();
+      continue;
+    }
+    REQUIRE_MESSAGE(e["event"] == "previews", e.dump());
+    CHECK(e["change"] == change);
+    CHECK(e["previews"].size() == pictures.size());
+    for (const auto& picture : e["previews"]) {
+      bool announced = false;
+      for (const auto& [material, path] : pictures) announced = announced || path == picture.get<std::string>();
+      CHECK_MESSAGE(announced, picture);
+    }
+    CHECK(e["first_pixels_ms"].get<double>() <= e["all_pixels_ms"].get<double>());
+    return pictures;
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("render") {
@@ -32,15 +59,20 @@ TEST_SUITE("render") {
     test::EditorProcess editor(
         {KILN_CLI, "editor", project.string(), "--json", "--previews", "--cache-root", (dir / "cache").string()},
         test::lavapipe_env());
-    REQUIRE(editor.next()["event"] == "ready");
+    const auto ready = editor.next();
+    REQUIRE(ready["event"] == "ready");
+    // Every material but the post-process one has its picture from the start.
+    CHECK(ready["previewing"].size() == 8);
+    CHECK(pictures_of(editor, "ready").size() == 7);
     const std::string panel = R"({"shader": "shaders/unlit", "keywords": ["VERTEX_COLOR"], "params": {"color": )";
     test::write_in_place(project / "materials/ui_panel.json",
                          panel + R"([1.0, 0.1, 0.1, 1.0]}, "textures": {"main_texture": "textures/white.png"}})");
     auto e = editor.next();
     REQUIRE(e["event"] == "material");
-    REQUIRE_MESSAGE(e.contains("preview"), e.dump());
-    CHECK(e["preview_validated"] == true);
-    const fs::path picture = e["preview"].get<std::string>();
+    CHECK(e["previewing"] == nlohmann::json::array({"materials/ui_panel.json"}));
+    auto pictures = pictures_of(editor, "material");
+    REQUIRE(pictures.count("materials/ui_panel.json"));
+    const fs::path picture = pictures["materials/ui_panel.json"];
     CHECK(picture.filename() == "ui_panel.png");
     auto red = centre(picture);
     CHECK(red[0] > 200);
@@ -48,9 +80,8 @@ TEST_SUITE("render") {
     // The same material edited again: the same file, the new colour.
     test::write_in_place(project / "materials/ui_panel.json",
                          panel + R"([0.1, 1.0, 0.1, 1.0]}, "textures": {"main_texture": "textures/white.png"}})");
-    e = editor.next();
-    REQUIRE(e["event"] == "material");
-    CHECK(e["preview"] == picture.string());
+    REQUIRE(editor.next()["event"] == "material");
+    CHECK(pictures_of(editor, "material")["materials/ui_panel.json"] == picture);
     auto green = centre(picture);
     CHECK(green[1] > 200);
     CHECK(green[0] < 120);
@@ -61,17 +92,13 @@ TEST_SUITE("render") {
     fs::rename(dir / "grey.png", project / "textures/white.png");
     e = editor.next();
     REQUIRE(e["event"] == "texture");
-    REQUIRE_MESSAGE(e.contains("previews"), e.dump());
-    bool listed = false;
-    for (const auto& p : e["previews"]) listed = listed || p == picture.string();
-    CHECK(listed);
+    CHECK(e["previewing"] == nlohmann::json::array({"materials/metal.json", "materials/ui_panel.json"}));
+    CHECK(pictures_of(editor, "texture")["materials/ui_panel.json"] == picture);
     CHECK(centre(picture)[1] < green[1] / 2);
     // And so does an edit of its shader (a comment: the same picture, rendered again).
     std::ofstream(project / "shaders/unlit.frag", std::ios::app) << "// edited\n";
     e = editor.next();
     REQUIRE(e["event"] == "shader");
-    listed = false;
-    for (const auto& p : e["previews"]) listed = listed || p == picture.string();
-    CHECK(listed);
+    CHECK(pictures_of(editor, "shader")["materials/ui_panel.json"] == picture);
   }
 }

@@ -58,26 +58,12 @@ std::string human(const nlohmann::json& e) {
   auto ms = [&](const char* key) { return std::to_string(int(e.value(key, 0.0) + 0.5)) + " ms"; };
   auto n = [&](const char* key, std::string_view noun) { return count_of(e.value(key, std::size_t{0}), noun); };
   auto num = [&](const char* key) { return std::to_string(e.value(key, std::size_t{0})); };
-  // Where the pictures of this event went, and those that could not be made.
-  auto pictures = [&] {
-    std::string out;
-    if (e.contains("preview")) out += "; preview " + e["preview"].get<std::string>();
-    if (e.contains("previews") && !e["previews"].empty())
-      out += "; " + count_of(e["previews"].size(), "preview") + " in " +
-             (e.contains("previews_dir")
-                  ? e["previews_dir"].get<std::string>()
-                  : std::filesystem::path(e["previews"][0].get<std::string>()).parent_path().string());
-    if (e.contains("preview_error")) out += "; no preview: " + e["preview_error"].get<std::string>();
-    for (const auto& err : e.value("preview_errors", nlohmann::json::array()))
-      out += "; no preview: " + err.get<std::string>();
-    return out;
-  };
   if (kind == "ready" || kind == "settings") {
     std::string errors;
     for (const auto& err : e.value("errors", nlohmann::json::array())) errors += err.get<std::string>() + "\n";
     return errors + (kind == "ready" ? "ready: " : file + ": reloaded the project: ") + n("materials", "material") +
            ", " + n("variants", "variant") + " (" + num("compiled") + " compiled, " + num("cache_hits") +
-           " from cache), " + n("scripts", "script") + ", " + n("textures", "texture") + " in " + ms("ms") + pictures();
+           " from cache), " + n("scripts", "script") + ", " + n("textures", "texture") + " in " + ms("ms");
   }
   std::string warnings;  // before the event's own line, one per line
   for (const auto& w : e.value("warnings", nlohmann::json::array())) warnings += w.get<std::string>() + "\n";
@@ -85,7 +71,7 @@ std::string human(const nlohmann::json& e) {
     if (e.value("invalidated", 0) == 0 && e.value("recompiled", 0) == 0 && e.value("cache_hits", 0) == 0)
       return warnings + file + ": no material uses it, nothing to rebuild";
     return warnings + file + ": " + n("invalidated", "variant") + " invalidated, " + num("recompiled") +
-           " recompiled, " + num("cache_hits") + " from cache in " + ms("compile_ms") + pictures();
+           " recompiled, " + num("cache_hits") + " from cache in " + ms("compile_ms");
   }
   if (kind == "shader_error") {
     std::string out;
@@ -103,7 +89,7 @@ std::string human(const nlohmann::json& e) {
   if (kind == "material") {
     const auto [errors, count] = scripts();
     return errors + file + ": " + n("variants", "variant") + ", " + num("recompiled") + " compiled, " +
-           num("cache_hits") + " from cache" + count + pictures();
+           num("cache_hits") + " from cache" + count;
   }
   if (kind == "material_removed") {
     const auto [errors, count] = scripts();
@@ -119,7 +105,7 @@ std::string human(const nlohmann::json& e) {
     how += (how.empty() ? "" : ", ") + e.value("compression", "") + ", wrap " + e.value("wrap", "");
     const std::string users =
         e.contains("materials") && !e["materials"].empty() ? ", used by " + names_of(e["materials"]) : std::string();
-    return file + ": reloaded (" + how + "), " + n("tiles_dropped", "tile") + " dropped" + users + pictures();
+    return file + ": reloaded (" + how + "), " + n("tiles_dropped", "tile") + " dropped" + users;
   }
   if (kind == "texture_error") {
     const std::string users = e.contains("materials") && !e["materials"].empty()
@@ -138,6 +124,25 @@ std::string human(const nlohmann::json& e) {
     for (const auto& err : e["errors"]) out += err.get<std::string>() + "\n";
     return out + file + ": the previous settings stay in use";
   }
+  // Each picture is an event for tools (--json); people get one line when a change's are all done:
+  // where they went, when the first and the last were there, and those that could not be made.
+  if (kind == "preview" || kind == "preview_error") return {};
+  if (kind == "previews") {
+    const auto& list = e["previews"];
+    const std::string since = file.empty() ? " after the start)" : " after the change)";
+    std::string out = (file.empty() ? "ready" : file) + ": ";
+    if (list.size() == 1)
+      out += "preview " + list[0].get<std::string>() + " (pixels " + ms("first_pixels_ms") + since;
+    else if (!list.empty())
+      out += count_of(list.size(), "preview") + " in " + e.value("previews_dir", "") + " (first pixels " +
+             ms("first_pixels_ms") + ", all " + ms("all_pixels_ms") + since;
+    std::string separator = list.empty() ? "" : "; ";
+    for (const auto& err : e.value("preview_errors", nlohmann::json::array())) {
+      out += separator + "no preview: " + err.get<std::string>();
+      separator = "; ";
+    }
+    return out;
+  }
   if (kind == "watch_warning") return "warning: " + e.value("message", "");
   if (kind == "project_error") return "error: " + e.value("error", "");
   if (kind == "project_restored") return e.value("message", "");
@@ -148,7 +153,9 @@ std::string human(const nlohmann::json& e) {
 }
 
 void emit(const nlohmann::json& event, bool json) {
-  std::printf("%s\n", json ? event.dump().c_str() : human(event).c_str());
+  const std::string line = json ? event.dump() : human(event);
+  if (line.empty()) return;  // an event for tools only
+  std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
@@ -212,24 +219,17 @@ int run_editor_command(const Args& args) {
   std::string input;  // the command line read so far
   bool overlong = false;
   constexpr std::size_t kMaxCommandLine = 4096;
-  // When the last change was handled; idle work starts kIdleAfter later.
-  constexpr auto kIdleAfter = std::chrono::milliseconds(300);
-  auto last_change = std::chrono::steady_clock::now();
   for (;;) {
-    pollfd fds[3] = {{(*watcher)->fd(), POLLIN, 0}, {signals, POLLIN, 0}, {commands ? STDIN_FILENO : -1, POLLIN, 0}};
+    pollfd fds[4] = {{(*watcher)->fd(), POLLIN, 0},
+                     {signals, POLLIN, 0},
+                     {commands ? STDIN_FILENO : -1, POLLIN, 0},
+                     {session->preview_fd(), POLLIN, 0}};
     // While the project directory is gone nothing is watched: look for it twice a second.
     const bool root_lost = (*watcher)->root_lost();
-    // Idle work waits for a pause in the edits: an artist saving again soon should not wait for it.
-    const bool idle_work = session->has_idle_work();
-    const auto quiet_for = std::chrono::steady_clock::now() - last_change;
-    const int until_idle = int(std::max<std::int64_t>(
-        0, std::chrono::duration_cast<std::chrono::milliseconds>(kIdleAfter - quiet_for).count()));
-    const int ready = ::poll(fds, 3, root_lost ? 500 : idle_work ? until_idle : -1);
+    const int ready = ::poll(fds, 4, root_lost ? 500 : -1);
     if (ready < 0) continue;
-    if (ready == 0 && idle_work && !root_lost) {
-      if (until_idle == 0) session->idle_step();  // one step, then the inputs are looked at again
-      continue;
-    }
+    if (fds[3].revents & POLLIN)  // pictures drawn: said as they land, between changes
+      for (const auto& event : session->take_preview_events()) emit(event, args.json);
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
@@ -255,7 +255,6 @@ int run_editor_command(const Args& args) {
         continue;  // the new session read every file as it is now
       }
       for (const auto& event : session->handle(batch)) emit(event, args.json);
-      last_change = std::chrono::steady_clock::now();
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
       // One command line: "status" or "quit", whatever spaces and line ending (CRLF) it comes with.

@@ -168,8 +168,10 @@ Status EditorSession::load_texture(const std::string& rel) {
   auto image = tiles_->open_texture(root_ / rel);
   if (!image) return image.error();
   images_[rel] = *image;
-  if (previews_)  // drawn from the new image from now on; records name it in normal form
-    previews_->texture_changed(fs::path(rel).lexically_normal().generic_string());
+  // Previews draw from the new image from now on (records name it in normal form): the worker's
+  // copy goes with the next request, and the new one is sent when a material needs it.
+  if (const std::string named = fs::path(rel).lexically_normal().generic_string(); preview_textures_.erase(named))
+    textures_gone_.push_back(named);
   (void)textures::make_thumbnail(*tiles_, *image, 64);  // what a material preview reads
   return {};
 }
@@ -181,9 +183,12 @@ std::vector<std::string> EditorSession::materials_using(const std::string& shade
   return out;
 }
 
-nlohmann::json EditorSession::start() {
+nlohmann::json EditorSession::start() { return load_all("ready", {}); }
+
+nlohmann::json EditorSession::load_all(const std::string& kind, const std::string& file) {
   const auto t0 = Clock::now();
-  change_seen_ = t0;  // the pixels of the ready event count from the start
+  if (kind == "ready") change_seen_ = t0;  // the pixels of the ready event count from the start
+  ++change_id_;
   // The project's own checks first, as the cook makes them: its settings, its source directories,
   // its shaders' pragmas.
   std::vector<std::string> errors = settings_errors_;
@@ -215,7 +220,7 @@ nlohmann::json EditorSession::start() {
   script_host_ = engine_functions();
   std::size_t pages = 0;
   for (const std::string& rel : compile_scripts(errors)) pages += scripts_.at(rel).page_count();
-  nlohmann::json event = {{"event", "ready"},
+  nlohmann::json event = {{"event", kind},
                           {"materials", materials_.size()},
                           {"variants", all.size()},
                           {"compiled", built.compiled},
@@ -224,14 +229,15 @@ nlohmann::json EditorSession::start() {
                           {"pages", pages},
                           {"textures", images_.size()},
                           {"errors", errors}};
+  if (!file.empty()) event["file"] = file;
+  event["ms"] = ms_between(t0, Clock::now());
   // Every material has its picture from the start, not only after its first edit.
   if (previews_) {
     std::vector<std::string> all_materials;
     for (const auto& [rel, state] : materials_) all_materials.push_back(rel);
-    add_previews(event, all_materials);
+    send_previews(event, all_materials);
     event["previews_dir"] = previews_->dir().string();
   }
-  event["ms"] = ms_between(t0, Clock::now());
   return project_relative(std::move(event));
 }
 
@@ -242,6 +248,7 @@ std::vector<nlohmann::json> EditorSession::handle(const std::vector<FileChange>&
     // Detection: from the first raw event of the burst to its handling (the debounce included).
     const double detect_ms = ms_between(change.first_seen, handling);
     change_seen_ = change.first_seen;
+    ++change_id_;
     nlohmann::json event;
     if (change.path.rfind("materials/", 0) == 0 && has_extension(change.path, {".json"}))
       event = material_changed(change);
@@ -305,23 +312,20 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   for (const auto& [rel, state] : materials_)
     if (std::find(shaders.begin(), shaders.end(), state.material.shader) != shaders.end()) users.push_back(rel);
   // Pixels as soon as one material can show them: the variants of the first material using the
-  // shader compile first and its preview is drawn before the others compile (on two cores,
-  // drawing while they compile slows both).
+  // shader compile first and go to the preview worker, which draws while the others compile.
   const auto compiled_at = Clock::now();
   Built built;
   std::vector<materials::VariantKey> rest = keys;
-  std::optional<Result<fs::path>> first_picture;
-  Clock::time_point first_at;
-  double first_preview_ms = 0;
+  bool first_sent = false;
   if (previews_ && !users.empty()) {
     const std::vector<materials::VariantKey>& first = materials_.at(users.front()).variants;
     built = build(first);
     std::erase_if(rest, [&](const auto& k) { return std::find(first.begin(), first.end(), k) != first.end(); });
     if (built.errors.empty()) {
-      const auto drawing = Clock::now();
-      first_picture = std::move(previews_of({users.front()}).front());
-      first_at = Clock::now();
-      first_preview_ms = ms_between(drawing, first_at);
+      auto request = preview_request("shader", change.path, /*last=*/false);
+      stage_preview(users.front(), request);
+      previews_->submit(std::move(request));
+      first_sent = true;
     }
   }
   add(built, build(rest));
@@ -344,7 +348,7 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
                           {"variants", variants},
                           {"recompiled", built.compiled},
                           {"cache_hits", built.cache_hits},
-                          {"compile_ms", ms_between(compiled_at, built_at) - first_preview_ms},
+                          {"compile_ms", ms_between(compiled_at, built_at)},
                           {"publish_ms", ms_between(t0, compiled_at) + ms_between(built_at, Clock::now())}};
   if (!built.warnings.empty()) event["warnings"] = built.warnings;
   if (!built.errors.empty()) {
@@ -352,11 +356,22 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
     // The first user's picture shows what compiled for it; the others, which may share its
     // variants' names, are not drawn from this revision (their pictures stay the last good ones).
-    if (first_picture)
-      for (std::size_t i = 1; i < users.size(); ++i) previews_->erase(users[i]);
+    if (first_sent) {
+      auto request = preview_request("shader", change.path);
+      request.erase.assign(users.begin() + 1, users.end());
+      previews_->submit(std::move(request));
+      event["previewing"] = {users.front()};
+    }
     return event;
   }
-  add_previews(event, users, std::move(first_picture), first_at);
+  if (first_sent) {  // the first user's picture is on its way
+    auto request = preview_request("shader", change.path);
+    for (std::size_t i = 1; i < users.size(); ++i) stage_preview(users[i], request);
+    previews_->submit(std::move(request));
+    event["previewing"] = users;
+  } else {
+    send_previews(event, users);
+  }
   return event;
 }
 
@@ -414,54 +429,23 @@ nlohmann::json EditorSession::settings_changed(const FileChange& change) {
   // Every variant, and so every material's layout, depends on them: the project loads again on a
   // library made for them, as at start.
   materials_.clear();
-  if (previews_) previews_->clear();
+  clear_previews_ = previews_ != nullptr;
   stage_files_.clear();
   scripts_.clear();
   images_.clear();
   textures_.clear();
   open_library();
-  nlohmann::json event = start();
-  event["event"] = "settings";
-  event["file"] = change.path;
-  return event;
-}
-
-void EditorSession::add_previews(nlohmann::json& event, const std::vector<std::string>& materials,
-                                 std::optional<Result<fs::path>> first, Clock::time_point first_at) {
-  if (!previews_ || materials.empty()) return;
-  const auto started = Clock::now();
-  std::vector<Result<fs::path>> drawn;
-  if (first) {
-    const bool first_drawn = *first && !(*first)->empty();
-    drawn.push_back(std::move(*first));
-    for (auto& picture : previews_of({materials.begin() + 1, materials.end()})) drawn.push_back(std::move(picture));
-    if (!first_drawn) first_at = previews_->first_written();  // the first picture is another's
-  } else {
-    drawn = previews_of(materials);
-    first_at = previews_->first_written();
-  }
-  nlohmann::json pictures = nlohmann::json::array(), errors = nlohmann::json::array();
-  for (auto& picture : drawn) {
-    if (!picture)
-      errors.push_back(picture.error().message);
-    else if (!picture->empty())
-      pictures.push_back(picture->string());
-  }
-  event["previews"] = pictures;
-  if (previews_->validating()) event["preview_validated"] = true;
-  if (!errors.empty()) event["preview_errors"] = errors;
-  event["preview_ms"] = ms_between(started, Clock::now());
-  // From the change on disk to pixels: the first picture (the edited material's), and all of them.
-  if (!pictures.empty()) {
-    event["first_pixels_ms"] = ms_between(change_seen_, first_at);
-    event["all_pixels_ms"] = ms_between(change_seen_, Clock::now());
-  }
+  return load_all("settings", change.path);
 }
 
 nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!change.exists) {
     materials_.erase(change.path);
-    if (previews_) previews_->erase(change.path);
+    if (previews_) {
+      auto request = preview_request("material_removed", change.path);
+      request.erase.push_back(change.path);
+      previews_->submit(std::move(request));
+    }
     nlohmann::json event = {{"event", "material_removed"}, {"file", change.path}};
     redeclare_engine_functions(event);
     return event;
@@ -499,77 +483,77 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   }
   materials_[change.path] = std::move(state);
   redeclare_engine_functions(event);
-  if (previews_) {
-    const auto preview_started = Clock::now();
-    auto picture = std::move(previews_of({change.path}).front());
-    event["preview_ms"] = ms_between(preview_started, Clock::now());
-    if (!picture)
-      event["preview_error"] = picture.error().message;
-    else if (!picture->empty())
-      event["preview"] = picture->string(), event["first_pixels_ms"] = ms_between(change_seen_, Clock::now());
-    if (previews_->validating()) event["preview_validated"] = true;
-  }
+  send_previews(event, {change.path});
   return event;
 }
 
-void EditorSession::idle_step() {
-  // A failure here costs only speed: the fast-linked pipelines stay; said once on stderr.
-  if (auto stepped = previews_->idle_step(); !stepped && !idle_failed_) {
-    idle_failed_ = true;
-    std::fprintf(stderr, "kiln editor: previews stay fast-linked: %s\n", stepped.error().message.c_str());
-  }
-}
-
 Status EditorSession::enable_previews() {
-  auto made = MaterialPreviews::create(config_.render_device, config_.render_validate);
+  // Optimised pipelines are made once the edits pause: an artist saving again soon should not
+  // wait for them.
+  auto made = PreviewWorker::create(config_.render_device, config_.render_validate, std::chrono::milliseconds(300));
   if (!made) return made.error();
   previews_ = std::move(*made);
   return {};
 }
 
-Status EditorSession::stage_preview(MaterialState& state) {
-  // Laid out against the variants it uses now: a shader edit may have moved its parameters.
-  KILN_TRY(lay_out(state));
-  std::vector<std::pair<std::string, runtime::VariantRecord>> variants;
-  for (const auto& key : state.variants) {
-    auto v = library_->variant(key.shader, key.pass, key.keyword_list());
-    if (!v) return v.error();
-    variants.emplace_back(key.name(), cli::variant_record(**v));
-  }
-  for (const auto& [slot, texture] : state.material.textures) {
-    const std::string& named = state.record.textures.at(slot);  // as the record names it
-    if (previews_->has_texture(named)) continue;
-    auto image = images_.find(texture);
-    if (image == images_.end()) return make_error(texture + ": not loaded");
-    auto bytes = textures::TileCache::tx_bytes(*image->second);
-    if (!bytes) return bytes.error();
-    previews_->put_texture(named, std::move(*bytes));
-  }
-  previews_->put(state.record, std::move(variants));
-  return {};
+PreviewWorker::Request EditorSession::preview_request(const std::string& kind, const std::string& file, bool last) {
+  PreviewWorker::Request request;
+  request.change = change_id_;
+  request.last = last;
+  request.kind = kind;
+  request.file = file;
+  request.change_seen = change_seen_;
+  request.clear = std::exchange(clear_previews_, false);
+  request.texture_gone = std::exchange(textures_gone_, {});
+  return request;
 }
 
-std::vector<Result<fs::path>> EditorSession::previews_of(const std::vector<std::string>& materials) {
-  std::vector<Result<fs::path>> out(materials.size(), fs::path());
-  std::vector<std::string> drawn;
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < materials.size(); ++i) {
-    if (auto staged = stage_preview(materials_.at(materials[i])); !staged) {
-      previews_->erase(materials[i]);  // not drawn as it was: its picture would not be what it is now
-      out[i] = staged.error();
-      continue;
+void EditorSession::stage_preview(const std::string& material, PreviewWorker::Request& request) {
+  const auto staged = [&]() -> Status {
+    MaterialState& state = materials_.at(material);
+    // Laid out against the variants it uses now: a shader edit may have moved its parameters.
+    KILN_TRY(lay_out(state));
+    PreviewWorker::StagedMaterial laid_out{state.record, {}};
+    for (const auto& key : state.variants) {
+      auto v = library_->variant(key.shader, key.pass, key.keyword_list());
+      if (!v) return v.error();
+      laid_out.variants.emplace_back(key.name(), cli::variant_record(**v));
     }
-    drawn.push_back(materials[i]);
-    at.push_back(i);
+    for (const auto& [slot, texture] : state.material.textures) {
+      const std::string& named = state.record.textures.at(slot);  // as the record names it
+      if (preview_textures_.count(named)) continue;
+      auto image = images_.find(texture);
+      if (image == images_.end()) return make_error(texture + ": not loaded");
+      auto bytes = textures::TileCache::tx_bytes(*image->second);
+      if (!bytes) return bytes.error();
+      request.textures.emplace_back(named, std::move(*bytes));
+      preview_textures_.insert(named);
+    }
+    request.put.push_back(std::move(laid_out));
+    return {};
+  }();
+  if (!staged) {
+    // Not drawn as it was: its picture would not be what it is now.
+    request.erase.push_back(material);
+    request.failed.emplace_back(material, staged.error().message);
+    return;
   }
-  auto pictures = previews_->render(drawn);
-  for (std::size_t k = 0; k < drawn.size(); ++k) {
-    if (pictures[k] && pictures[k]->empty() && !previews_->unavailable().empty())
-      out[at[k]] = make_error("no preview: " + previews_->unavailable());
-    else
-      out[at[k]] = std::move(pictures[k]);
-  }
-  return out;
+  request.draw.push_back(material);
+}
+
+void EditorSession::send_previews(nlohmann::json& event, const std::vector<std::string>& materials) {
+  if (!previews_ || materials.empty()) return;
+  auto request = preview_request(event["event"].get<std::string>(), event.value("file", ""));
+  for (const std::string& material : materials) stage_preview(material, request);
+  previews_->submit(std::move(request));
+  event["previewing"] = materials;
+}
+
+std::vector<nlohmann::json> EditorSession::take_preview_events() {
+  std::vector<nlohmann::json> events;
+  if (previews_)
+    for (auto& event : previews_->take_events()) events.push_back(project_relative(std::move(event)));
+  return events;
 }
 
 nlohmann::json EditorSession::script_changed(const FileChange& change) {
@@ -648,7 +632,7 @@ nlohmann::json EditorSession::texture_changed(const FileChange& change) {
   if (!info.color_space.empty()) event["color_space"] = info.color_space;
   const std::vector<std::string> users = materials_naming_texture(source);
   event["materials"] = users;
-  add_previews(event, users);
+  send_previews(event, users);
   return event;
 }
 

@@ -34,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "editor/file_watcher.h"
-#include "editor/material_preview.h"
+#include "editor/preview_worker.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/config.h"
 #include "kiln/core/worker_pool.h"
@@ -51,18 +51,20 @@ namespace kiln::editor {
 class EditorSession {
  public:
   EditorSession(std::filesystem::path root, const Config& config);
-  // After each material edit that builds, its preview is rendered (into a private directory of the
-  // session's, removed with it) and named in the event; why that directory cannot be made.
+  // After each edit that builds, the previews of the materials it changed are drawn again (into a
+  // private directory of the session's, removed with it) on a worker of their own: the edit's
+  // event names them ("previewing") and their pictures come as events of their own
+  // (take_preview_events). Why the worker cannot start.
   Status enable_previews();
   ~EditorSession();
 
   nlohmann::json start();  // loads everything; the "ready" event
   std::vector<nlohmann::json> handle(const std::vector<FileChange>& batch);
   nlohmann::json status() const;  // statistics of the three caches
-  // Work for when no change waits (previews' pipelines linked again optimised): whether there is
-  // some, and one step of it (short: the loop looks at its inputs between steps).
-  bool has_idle_work() const { return previews_ && !idle_failed_ && previews_->has_idle_work(); }
-  void idle_step();
+  // Readable while the previews' events wait (-1 without previews); the events, as handle() gives
+  // them.
+  int preview_fd() const { return previews_ ? previews_->fd() : -1; }
+  std::vector<nlohmann::json> take_preview_events();
 
  private:
   struct MaterialState {
@@ -88,16 +90,14 @@ class EditorSession {
   // The variants `m` uses now; notes the stage files of its shader.
   std::vector<materials::VariantKey> active_variants(const materials::Material& m);
   nlohmann::json material_changed(const FileChange& change);
-  // The material laid out again against its variants as they are now, and put with them in the
-  // previews' source.
-  Status stage_preview(MaterialState& state);
-  // The pictures of `materials` (as they are in materials_), the first drawn first.
-  std::vector<Result<std::filesystem::path>> previews_of(const std::vector<std::string>& materials);
-  // The previews of `materials` rendered again, named in `event` ("previews"; "preview_errors").
-  // `first`: the first material's picture when it was drawn already (at `first_at`).
-  void add_previews(nlohmann::json& event, const std::vector<std::string>& materials,
-                    std::optional<Result<std::filesystem::path>> first = std::nullopt,
-                    std::chrono::steady_clock::time_point first_at = {});
+  nlohmann::json load_all(const std::string& kind, const std::string& file);  // start() and a settings reload
+  // A request to the preview worker for the change handled now, with what waits to be sent.
+  PreviewWorker::Request preview_request(const std::string& kind, const std::string& file, bool last = true);
+  // The material laid out again against its variants as they are now, put in `request` with them
+  // and the textures the worker lacks, and its picture asked for; or why it cannot be drawn.
+  void stage_preview(const std::string& material, PreviewWorker::Request& request);
+  // The previews of `materials` drawn again for the change handled now ("previewing" in `event`).
+  void send_previews(nlohmann::json& event, const std::vector<std::string>& materials);
   std::vector<std::string> materials_naming_texture(const std::string& texture) const;  // their project paths
   nlohmann::json shader_changed(const FileChange& change);
   nlohmann::json script_changed(const FileChange& change);
@@ -136,8 +136,12 @@ class EditorSession {
   std::map<std::string, jit::Program> scripts_;
   // The engine functions scripts may call: the materials' parameters, as they are now.
   std::vector<jit::HostSignature> script_host_;
-  std::unique_ptr<MaterialPreviews> previews_;
-  bool idle_failed_ = false;  // an idle step failed (said once); idle work stops
+  std::unique_ptr<PreviewWorker> previews_;
+  std::uint64_t change_id_ = 0;             // of the change handled now
+  std::string change_kind_, change_file_;   // what it is and the file it is about
+  std::set<std::string> preview_textures_;  // textures the worker holds, as records name them
+  std::vector<std::string> textures_gone_;  // changed since sent: the next request drops them
+  bool clear_previews_ = false;             // the next request lets every material go first
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
   std::set<std::string> textures_;  // every texture a material names, loaded or not

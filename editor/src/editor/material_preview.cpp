@@ -33,6 +33,7 @@ void MaterialPreviews::put(const runtime::MaterialRecord& record,
                            std::vector<std::pair<std::string, runtime::VariantRecord>> variants) {
   for (auto& [name, variant] : variants) source_.put_variant(std::move(name), std::move(variant));
   source_.put_material(record);
+  stale_ = true;
 }
 
 void MaterialPreviews::erase(const std::string& material) {
@@ -79,47 +80,30 @@ Status MaterialPreviews::open_device() {
   return {};
 }
 
-std::vector<Result<fs::path>> MaterialPreviews::render(const std::vector<std::string>& materials) {
-  std::vector<Result<fs::path>> out(materials.size(), fs::path());
-  if (materials.empty()) return out;
-  if (auto opened = open_device(); !opened) {
-    std::fill(out.begin(), out.end(), opened.error());
-    return out;
-  }
-  if (!context_) return out;  // no device: no pictures, said by unavailable()
+Result<fs::path> MaterialPreviews::render(const std::string& material) {
+  KILN_TRY(open_device());
+  if (!context_) return fs::path();  // no device: no picture, said by unavailable()
   const std::size_t seen = context_->validation_messages().size();
-  if (auto shown = show(); !shown) {
-    // What a material is now cannot be drawn: it leaves the source, so that the others can. The
-    // error names it; when it names none of these, they all leave.
-    std::vector<std::string> drawable;
-    for (std::size_t i = 0; i < materials.size(); ++i)
-      if (shown.error().message.find(materials[i]) != std::string::npos) {
-        source_.erase_material(materials[i]);
-        out[i] = shown.error();
-      } else {
-        drawable.push_back(materials[i]);
+  while (stale_) {
+    auto shown = show();
+    if (shown) break;
+    // What a material is now cannot be drawn: the materials the error names leave the source, so
+    // that the others can be drawn; when it names none, or this one, this one leaves.
+    bool named = false, left = false;
+    for (const std::string& m : source_.materials())
+      if (shown.error().message.find(m) != std::string::npos) {
+        source_.erase_material(m);
+        named = named || m == material;
+        left = true;
       }
-    if (drawable.size() == materials.size()) {
-      for (const std::string& m : materials) source_.erase_material(m);
-      std::fill(out.begin(), out.end(), shown.error());
-      stale_ = true;
-      return out;
+    if (named || !left) {
+      source_.erase_material(material);
+      return shown.error();
     }
-    auto rest = render(drawable);
-    for (std::size_t i = 0, k = 0; i < materials.size(); ++i)
-      if (out[i]) out[i] = std::move(rest[k++]);
-    return out;
   }
-  // The first picture before the others are drawn: it is the one just edited.
-  draw({materials.front()}, out);
-  first_written_ = std::chrono::steady_clock::now();
-  if (materials.size() > 1) {
-    std::vector<Result<fs::path>> rest(materials.size() - 1, fs::path());
-    draw({materials.begin() + 1, materials.end()}, rest);
-    std::move(rest.begin(), rest.end(), out.begin() + 1);
-  }
-  if (auto clean = render::check_validation(*context_, seen); !clean) std::fill(out.begin(), out.end(), clean.error());
-  return out;
+  auto picture = draw(material);
+  KILN_TRY(render::check_validation(*context_, seen));
+  return picture;
 }
 
 Status MaterialPreviews::idle_step() {
@@ -138,21 +122,17 @@ Status MaterialPreviews::idle_step() {
   return render::check_validation(*context_, seen);
 }
 
-void MaterialPreviews::draw(const std::vector<std::string>& materials, std::vector<Result<fs::path>>& out) {
-  if (auto drawn = scene_->render_views(materials, 0); !drawn) {
-    std::fill(out.begin(), out.end(), drawn.error());
-    return;
-  }
+Result<fs::path> MaterialPreviews::draw(const std::string& material) {
+  KILN_TRY(scene_->render_views(std::span(&material, 1), 0));
   const auto& names = scene_->drawn();
-  for (std::size_t i = 0; i < materials.size(); ++i) {
-    const auto view = std::find(names.begin(), names.end(), materials[i]);
-    if (view == names.end()) continue;  // nothing to draw (a post-process material)
-    // A session's pictures: made again on the next edit, so written quickly and not flushed to
-    // disk (still renamed into place whole).
-    auto picture = render::write_view_picture(*scene_, std::size_t(view - names.begin()), dir_,
-                                              {.fast = true, .durability = Durability::kRenamedOnly});
-    out[i] = picture ? Result<fs::path>(dir_ / *picture) : Result<fs::path>(picture.error());
-  }
+  const auto view = std::find(names.begin(), names.end(), material);
+  if (view == names.end()) return fs::path();  // nothing to draw (a post-process material)
+  // A session's pictures: made again on the next edit, so written quickly and not flushed to
+  // disk (still renamed into place whole).
+  auto picture = render::write_view_picture(*scene_, std::size_t(view - names.begin()), dir_,
+                                            {.fast = true, .durability = Durability::kRenamedOnly});
+  if (!picture) return picture.error();
+  return dir_ / *picture;
 }
 
 }  // namespace kiln::editor

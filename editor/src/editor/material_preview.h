@@ -6,9 +6,8 @@
 // pipelines of variants that did not change, the sphere, the stand-ins and the uploaded textures.
 // With render.validate, any message of the validation layer during a preview fails that preview.
 //
-// Thread-safety: owned by the editor's session thread.
+// Thread-safety: owned by one thread (the editor's preview worker).
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -45,18 +44,16 @@ class MaterialPreviews {
   void put_texture(const std::string& file, std::vector<std::byte> tx);
   void texture_changed(const std::string& file);
 
-  // The pictures of `materials`, in that order: the first is drawn and written before the others
-  // are drawn. For each, its path, empty when there is no Vulkan device (unavailable() says why) or
-  // nothing to draw (a post-process material), or the error.
-  std::vector<Result<std::filesystem::path>> render(const std::vector<std::string>& materials);
+  // The picture of `material` as the source holds it now: its path, empty when there is no Vulkan
+  // device (unavailable() says why) or nothing to draw (a post-process material), or the error.
+  // The scene is shown again first when the source changed since it was last shown.
+  Result<std::filesystem::path> render(const std::string& material);
   const std::string& unavailable() const { return unavailable_; }
   // Pipelines are linked fast from parts where the device can (VK_EXT_graphics_pipeline_library);
   // idle_step() links one of them again optimised and draws with it once, so that a driver that
   // compiles at the first draw has done so before the next edit. For when no event waits.
   bool has_idle_work() const { return pipelines_ && pipelines_->waiting_optimisation() > 0; }
   Status idle_step();
-  // When the last render() wrote its first picture (the edited material's pixels).
-  std::chrono::steady_clock::time_point first_written() const { return first_written_; }
   // The validation layer is on for the previews rendered so far.
   bool validating() const { return context_ && context_->validating(); }
   const std::filesystem::path& dir() const { return dir_; }  // where the pictures go
@@ -66,8 +63,7 @@ class MaterialPreviews {
   Status open_device();  // at the first preview; a missing device is unavailable_, not an error
   // The pipelines updated from the source and the scene shown again; on an error nothing is shown.
   Status show();
-  // Draws and writes the views of `materials` into `out` (same order).
-  void draw(const std::vector<std::string>& materials, std::vector<Result<std::filesystem::path>>& out);
+  Result<std::filesystem::path> draw(const std::string& material);  // drawn and written
 
   std::filesystem::path dir_;
   std::string device_;
@@ -77,9 +73,7 @@ class MaterialPreviews {
   std::unique_ptr<render::PipelineSet> pipelines_;
   std::unique_ptr<render::SceneRenderer> scene_;
   std::string unavailable_;
-  std::chrono::steady_clock::time_point first_written_;
-  // The source changed since the scene was last shown (a material let go, a texture changed): the
-  // scene is shown again before it is drawn.
+  // The source changed since the scene was last shown: the scene is shown again before it is drawn.
   bool stale_ = false;
 };
 

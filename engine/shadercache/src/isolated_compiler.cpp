@@ -1,10 +1,8 @@
 #include "kiln/shadercache/isolated_compiler.h"
 
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +15,7 @@
 
 #include "compile_wire.h"
 #include "kiln/core/program_files.h"
+#include "kiln/core/stack_threads.h"
 
 namespace kiln::shadercache {
 namespace fs = std::filesystem;
@@ -201,55 +200,32 @@ Result<GlslOutput> IsolatedCompiler::compile_in_worker(const GlslInput& input) {
 
 namespace {
 
-struct StackJob {
-  const GlslInput* input = nullptr;
-  std::optional<Result<GlslOutput>> output;
-  bool out_of_memory = false;
-  int done_fd = -1;  // an eventfd the job signals when it ends, or -1
-};
-
-void* run_stack_job(void* arg) {
-  auto* job = static_cast<StackJob*>(arg);
-  try {
-    job->output.emplace(compile_glsl(*job->input));
-  } catch (const std::bad_alloc&) {
-    job->out_of_memory = true;
-    job->output.emplace(make_error(error_prefix(*job->input) + "the shader compiler ran out of memory"));
-  }
-  if (job->done_fd >= 0) {
-    const std::uint64_t one = 1;
-    (void)!::write(job->done_fd, &one, sizeof one);
-  }
-  return nullptr;
-}
-
-// Compiles on a kCompileStackBytes thread. With `peer` (a worker's socket), the calling thread
-// watches it meanwhile and ends the process when the tool hangs up: a runaway compile must not
-// outlive the tool that asked for it.
+// Compiles on a kCompileStackBytes thread (kept for the next compile). With `peer` (a worker's
+// socket), the calling thread watches it meanwhile and ends the process when the tool hangs up: a
+// runaway compile must not outlive the tool that asked for it.
 Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memory, int peer) {
-  StackJob job;
-  job.input = &input;
-  if (peer >= 0) job.done_fd = ::eventfd(0, EFD_CLOEXEC);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, kCompileStackBytes);
-  pthread_t thread;
-  const int rc = ::pthread_create(&thread, &attr, run_stack_job, &job);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    if (job.done_fd >= 0) ::close(job.done_fd);
-    return make_error(error_prefix(input) + "cannot start a compile thread: " + std::strerror(rc));
-  }
-  for (bool done = job.done_fd < 0; !done;) {
-    pollfd fds[2] = {{peer, POLLRDHUP, 0}, {job.done_fd, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) continue;
-    if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) ::_exit(0);
-    done = (fds[1].revents & POLLIN) != 0;
-  }
-  ::pthread_join(thread, nullptr);
-  if (job.done_fd >= 0) ::close(job.done_fd);
-  if (out_of_memory) *out_of_memory = job.out_of_memory;
-  return std::move(*job.output);
+  std::optional<Result<GlslOutput>> output;
+  bool ran_out = false;
+  const auto job = [&] {
+    try {
+      output.emplace(compile_glsl(input));
+    } catch (const std::bad_alloc&) {
+      ran_out = true;
+      output.emplace(make_error(error_prefix(input) + "the shader compiler ran out of memory"));
+    }
+  };
+  const auto wait = [&](int done_fd) {
+    for (bool done = false; !done;) {
+      pollfd fds[2] = {{peer, POLLRDHUP, 0}, {done_fd, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) continue;
+      if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) ::_exit(0);
+      done = (fds[1].revents & POLLIN) != 0;
+    }
+  };
+  if (auto ran = core::run_on_stack_thread(kCompileStackBytes, job, wait); !ran)
+    return make_error(error_prefix(input) + "cannot start a compile thread: " + ran.error().message);
+  if (out_of_memory) *out_of_memory = ran_out;
+  return std::move(*output);
 }
 
 }  // namespace
