@@ -7,7 +7,8 @@
 // 2. The sample project with --previews: 20 edits of shaders/lit.frag (15 variants, 5 materials
 //    with previews) and 20 edits of a parameter of materials/brick.json: edit-to-ready, the first
 //    preview's pixels and all of them (from the change on disk, as the editor reports them), beside
-//    the anchor an artist has without Kiln: glslangValidator once per stage of the 15 variants.
+//    the anchor an artist has without Kiln: glslangValidator once per stage of the 15 variants
+//    (KILN_BENCH_NO_ANCHOR=1 skips it, to compare two builds of kiln side by side quickly).
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -170,7 +172,7 @@ int previews_part(const std::string& kiln, const fs::path& assets, const fs::pat
   std::vector<double> anchor;
   const std::vector<std::vector<std::string>> keyword_sets = {
       {"NORMALMAP"}, {"NORMALMAP", "FOG"}, {"SKIN", "NORMALMAP"}, {"ALPHA_TEST", "FOG"}, {}};
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < (std::getenv("KILN_BENCH_NO_ANCHOR") ? 0 : 5); ++round) {
     const auto t0 = Clock::now();
     for (const auto& keywords : keyword_sets)
       for (const char* pass : {"FORWARD", "SHADOW", "DEPTH"})

@@ -120,7 +120,8 @@ std::vector<materials::VariantKey> EditorSession::active_variants(const material
 }
 
 // Builds `keys` on the worker pool: compiles, or disk hits for content the cache has seen.
-EditorSession::Built EditorSession::build(const std::vector<materials::VariantKey>& keys) {
+EditorSession::Built EditorSession::build(const std::vector<materials::VariantKey>& keys,
+                                          const std::function<void(std::size_t)>& landed) {
   Built built;
   std::size_t failed = 0;
   // Builds run one batch at a time: the library's compile counter says how many were compiled;
@@ -134,6 +135,7 @@ EditorSession::Built EditorSession::build(const std::vector<materials::VariantKe
       built.errors.push_back(v.error().message), ++failed;
       return;
     }
+    if (landed) landed(i);
     for (const auto& stage : (*v)->stages) {
       std::istringstream lines(stage.warnings);
       for (std::string line; std::getline(lines, line);) built.warnings.push_back(line);
@@ -297,38 +299,38 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
             {"errors", errors},
             {"kept_last_good", kept}};
   }
-  // The active variants of exactly those shaders, at their new revision.
+  // The active variants of exactly those shaders, at their new revision, in the order of the
+  // materials using them: a material's picture goes to the preview worker as soon as its own
+  // variants have landed, and is drawn while the others compile.
+  std::vector<std::string> users;
   std::vector<materials::VariantKey> keys;
+  std::vector<std::vector<std::size_t>> needed_by;  // by key: the users that need it
   for (auto& [rel, state] : materials_) {
     if (std::find(shaders.begin(), shaders.end(), state.material.shader) == shaders.end()) continue;
     state.variants = active_variants(state.material);
-    keys.insert(keys.end(), state.variants.begin(), state.variants.end());
-  }
-  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.shader, a.pass, a.keywords) < std::tie(b.shader, b.pass, b.keywords);
-  });
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::vector<std::string> users;
-  for (const auto& [rel, state] : materials_)
-    if (std::find(shaders.begin(), shaders.end(), state.material.shader) != shaders.end()) users.push_back(rel);
-  // Pixels as soon as one material can show them: the variants of the first material using the
-  // shader compile first and go to the preview worker, which draws while the others compile.
-  const auto compiled_at = Clock::now();
-  Built built;
-  std::vector<materials::VariantKey> rest = keys;
-  bool first_sent = false;
-  if (previews_ && !users.empty()) {
-    const std::vector<materials::VariantKey>& first = materials_.at(users.front()).variants;
-    built = build(first);
-    std::erase_if(rest, [&](const auto& k) { return std::find(first.begin(), first.end(), k) != first.end(); });
-    if (built.errors.empty()) {
-      auto request = preview_request("shader", change.path, /*last=*/false);
-      stage_preview(users.front(), request);
-      previews_->submit(std::move(request));
-      first_sent = true;
+    for (const auto& k : state.variants) {
+      const auto at = std::size_t(std::find(keys.begin(), keys.end(), k) - keys.begin());
+      if (at == keys.size()) keys.push_back(k), needed_by.emplace_back();
+      needed_by[at].push_back(users.size());
     }
+    users.push_back(rel);
   }
-  add(built, build(rest));
+  std::vector<std::size_t> waiting(users.size());  // variants each user still waits for
+  for (std::size_t u = 0; u < users.size(); ++u) waiting[u] = materials_.at(users[u]).variants.size();
+  std::vector<bool> sent(users.size(), false);
+  // Called under the build's lock, one at a time, while this thread waits for the build: what it
+  // touches (that user's state, the request's inputs) nothing else touches meanwhile.
+  const auto landed = [&](std::size_t i) {
+    for (std::size_t u : needed_by[i]) {
+      if (--waiting[u] > 0) continue;
+      auto request = preview_request("shader", change.path, /*last=*/false);
+      stage_preview(users[u], request);
+      previews_->submit(std::move(request));
+      sent[u] = true;
+    }
+  };
+  const auto compiled_at = Clock::now();
+  Built built = build(keys, previews_ ? std::function<void(std::size_t)>(landed) : nullptr);
   const auto built_at = Clock::now();
   // Its pragmas as the cook checks them: `ship` and `invalid` name only declared keywords.
   for (const std::string& id : shaders)
@@ -354,23 +356,20 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
-    // The first user's picture shows what compiled for it; the others, which may share its
-    // variants' names, are not drawn from this revision (their pictures stay the last good ones).
-    if (first_sent) {
-      auto request = preview_request("shader", change.path);
-      request.erase.assign(users.begin() + 1, users.end());
-      previews_->submit(std::move(request));
-      event["previewing"] = {users.front()};
-    }
-    return event;
   }
-  if (first_sent) {  // the first user's picture is on its way
+  if (previews_ && !users.empty()) {
+    // The pictures of the users whose variants all landed are on their way. The others, which may
+    // share variant names with them, are not drawn from this revision: their pictures stay the
+    // last good ones.
     auto request = preview_request("shader", change.path);
-    for (std::size_t i = 1; i < users.size(); ++i) stage_preview(users[i], request);
+    nlohmann::json previewing = nlohmann::json::array();
+    for (std::size_t u = 0; u < users.size(); ++u)
+      if (sent[u])
+        previewing.push_back(users[u]);
+      else
+        request.erase.push_back(users[u]);
     previews_->submit(std::move(request));
-    event["previewing"] = users;
-  } else {
-    send_previews(event, users);
+    if (!previewing.empty()) event["previewing"] = previewing;
   }
   return event;
 }

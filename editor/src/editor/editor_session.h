@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,7 +80,9 @@ class EditorSession {
     std::vector<std::string> warnings;  // the compiler's, each once, project-relative
   };
 
-  Built build(const std::vector<materials::VariantKey>& keys);
+  // `keys` built on the worker pool; `landed(i)`, when given, is called as keys[i] builds without
+  // error (one call at a time, under the build's lock, while the calling thread waits).
+  Built build(const std::vector<materials::VariantKey>& keys, const std::function<void(std::size_t)>& landed = {});
   static void add(Built& into, Built more);  // counts summed, messages merged (each once)
   // The material's parameters and texture slots checked against the variants it uses now and laid
   // out into its record (materials::lay_out_material, as the cook does); the cook's error if not.
