@@ -23,6 +23,7 @@
 #include "editor/editor_session.h"
 #include "kiln/core/text.h"
 #include "editor/file_watcher.h"
+#include "editor/page_server.h"
 
 namespace kiln::cli {
 namespace {
@@ -63,7 +64,8 @@ std::string human(const nlohmann::json& e) {
     for (const auto& err : e.value("errors", nlohmann::json::array())) errors += err.get<std::string>() + "\n";
     return errors + (kind == "ready" ? "ready: " : file + ": reloaded the project: ") + n("materials", "material") +
            ", " + n("variants", "variant") + " (" + num("compiled") + " compiled, " + num("cache_hits") +
-           " from cache), " + n("scripts", "script") + ", " + n("textures", "texture") + " in " + ms("ms");
+           " from cache), " + n("scripts", "script") + ", " + n("textures", "texture") + " in " + ms("ms") +
+           (e.contains("url") ? "; page " + e["url"].get<std::string>() : std::string());
   }
   std::string warnings;  // before the event's own line, one per line
   for (const auto& w : e.value("warnings", nlohmann::json::array())) warnings += w.get<std::string>() + "\n";
@@ -177,10 +179,12 @@ const char* signal_name(std::uint32_t signal) { return signal == SIGINT ? "SIGIN
 
 int run_editor_command(const Args& args) {
   if (args.words.size() != 2) {
-    std::fprintf(stderr, "usage: kiln editor <project> [--json] [--stdin] [--previews]\n");
+    std::fprintf(stderr,
+                 "usage: kiln editor <project> [--json] [--stdin] [--previews] [--serve [ADDR:]PORT] "
+                 "[--serve-read-only]\n");
     return kExitUsage;
   }
-  if (auto s = args.check_options({}); !s) {
+  if (auto s = args.check_options({"--serve"}); !s) {
     std::fprintf(stderr, "kiln editor: %s\n", s.error().message.c_str());
     return kExitUsage;
   }
@@ -191,6 +195,22 @@ int run_editor_command(const Args& args) {
   }
   const bool commands = args.has("--stdin");
   const std::filesystem::path root = args.words[1];
+  // The page: served from the start, so that it is there when the project has loaded.
+  std::unique_ptr<editor::PageServer> page;
+  if (!args.option_values("--serve").empty()) {
+    auto address = editor::parse_serve_address(args.option("--serve"));
+    if (!address) {
+      std::fprintf(stderr, "kiln editor: %s\n", address.error().message.c_str());
+      return kExitUsage;
+    }
+    auto started = editor::PageServer::start(
+        {.host = address->first, .port = address->second, .read_only = args.has("--serve-read-only"), .root = root});
+    if (!started) {
+      std::fprintf(stderr, "kiln editor: %s\n", started.error().message.c_str());
+      return kExitFailed;
+    }
+    page = std::move(*started);
+  }
   const int signals = stop_signals_fd();
   if (signals < 0) {
     std::fprintf(stderr, "kiln editor: cannot watch for SIGINT and SIGTERM: %s\n", std::strerror(errno));
@@ -207,15 +227,31 @@ int run_editor_command(const Args& args) {
   // again by a new one.
   const auto open_session = [&] {
     auto made = std::make_unique<editor::EditorSession>(root, loaded->config);
-    if (args.has("--previews"))
+    if (page) made->enable_page();
+    if (args.has("--previews") || page)  // the page shows them
       if (Status enabled = made->enable_previews(); !enabled)
         std::fprintf(stderr, "kiln editor: previews off: %s\n", enabled.error().message.c_str());
     return made;
   };
+  // Every event goes to standard output and to the open pages; after changes, the page's state.
+  const auto say = [&](const nlohmann::json& event) {
+    emit(event, args.json);
+    if (page) page->publish(event);
+  };
+  editor::EditorSession* current = nullptr;
+  const auto started = [&](nlohmann::json ready) {
+    if (page) {
+      ready["url"] = page->url();
+      if (ready.contains("previews_dir")) page->set_pictures(ready["previews_dir"].get<std::string>());
+    }
+    say(ready);
+    if (page) page->set_state(current->page_state());
+  };
   auto session = open_session();
-  emit(session->start(), args.json);
+  current = session.get();
+  started(session->start());
   for (const std::string& warning : (*watcher)->take_warnings())
-    emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
+    say({{"event", "watch_warning"}, {"message", warning}});
   std::string input;  // the command line read so far
   bool overlong = false;
   constexpr std::size_t kMaxCommandLine = 4096;
@@ -226,35 +262,41 @@ int run_editor_command(const Args& args) {
                      {session->preview_fd(), POLLIN, 0}};
     // While the project directory is gone nothing is watched: look for it twice a second.
     const bool root_lost = (*watcher)->root_lost();
-    const int ready = ::poll(fds, 4, root_lost ? 500 : -1);
+    // With a page open, the caches' figures go to it every two seconds for its charts.
+    const int ready = ::poll(fds, 4, root_lost ? 500 : page ? 2000 : -1);
     if (ready < 0) continue;
-    if (fds[3].revents & POLLIN)  // pictures drawn: said as they land, between changes
-      for (const auto& event : session->take_preview_events()) emit(event, args.json);
+    if (ready == 0 && page) page->publish({{"event", "caches"}, {"caches", session->cache_figures()}}, false);
+    if (fds[3].revents & POLLIN) {  // pictures drawn: said as they land, between changes
+      for (const auto& event : session->take_preview_events()) say(event);
+      if (page) page->set_state(session->page_state());
+    }
     if (fds[1].revents & POLLIN) {
       signalfd_siginfo info{};
       if (::read(signals, &info, sizeof info) == ssize_t(sizeof info)) {
-        emit({{"event", "stopped"}, {"signal", signal_name(info.ssi_signo)}}, args.json);
+        say({{"event", "stopped"}, {"signal", signal_name(info.ssi_signo)}});
         return kExitOk;
       }
     }
     if ((fds[0].revents & POLLIN) || root_lost) {
       const auto batch = (*watcher)->collect(std::chrono::milliseconds(30));
       for (const std::string& warning : (*watcher)->take_warnings())
-        emit({{"event", "watch_warning"}, {"message", warning}}, args.json);
+        say({{"event", "watch_warning"}, {"message", warning}});
       bool restored = false;
       for (const editor::RootEvent& root_event : (*watcher)->take_root_events()) {
-        emit({{"event", root_event.back ? "project_restored" : "project_error"},
-              {root_event.back ? "message" : "error", root_event.message}},
-             args.json);
+        say({{"event", root_event.back ? "project_restored" : "project_error"},
+             {root_event.back ? "message" : "error", root_event.message}});
         restored = root_event.back;
       }
       if (restored) {
         session.reset();  // its caches flushed before the new one opens them
         session = open_session();
-        emit(session->start(), args.json);
+        current = session.get();
+        started(session->start());
         continue;  // the new session read every file as it is now
       }
-      for (const auto& event : session->handle(batch)) emit(event, args.json);
+      const auto events = session->handle(batch);
+      for (const auto& event : events) say(event);
+      if (page && !events.empty()) page->set_state(session->page_state());
     }
     if (fds[2].revents & (POLLIN | POLLHUP)) {
       // One command line: "status" or "quit", whatever spaces and line ending (CRLF) it comes with.

@@ -129,8 +129,10 @@ EditorSession::Built EditorSession::build(const std::vector<materials::VariantKe
   const auto before = library_->stats();
   std::mutex mu;
   pool_.parallel_for(keys.size(), [&](std::size_t i) {
+    const auto started = Clock::now();
     auto v = library_->variant(keys[i].shader, keys[i].pass, keys[i].keyword_list());
     std::lock_guard lock(mu);
+    variant_ms_[keys[i].name()] = ms_between(started, Clock::now());
     if (!v) {
       built.errors.push_back(v.error().message), ++failed;
       return;
@@ -170,6 +172,7 @@ Status EditorSession::load_texture(const std::string& rel) {
   auto image = tiles_->open_texture(root_ / rel);
   if (!image) return image.error();
   images_[rel] = *image;
+  write_thumbnail(rel, *image);
   // Previews draw from the new image from now on (records name it in normal form): the worker's
   // copy goes with the next request, and the new one is sent when a material needs it.
   if (const std::string named = fs::path(rel).lexically_normal().generic_string(); preview_textures_.erase(named))
@@ -191,6 +194,7 @@ nlohmann::json EditorSession::load_all(const std::string& kind, const std::strin
   const auto t0 = Clock::now();
   if (kind == "ready") change_seen_ = t0;  // the pixels of the ready event count from the start
   ++change_id_;
+  material_errors_.clear(), shader_errors_.clear(), script_pages_.clear(), script_errors_.clear();
   // The project's own checks first, as the cook makes them: its settings, its source directories,
   // its shaders' pragmas.
   std::vector<std::string> errors = settings_errors_;
@@ -202,7 +206,10 @@ nlohmann::json EditorSession::load_all(const std::string& kind, const std::strin
   std::vector<materials::VariantKey> all;
   for (const std::string& rel : list_project_files(root_, "materials", ".json")) {
     std::vector<project::TextureUse> uses;
+    const std::size_t had = errors.size();
     auto input = reader_->read_material(rel, errors, &uses);
+    for (std::size_t i = had; i < errors.size(); ++i)
+      material_errors_[rel] += (i > had ? "\n" : "") + relative_to_project(errors[i], project_prefixes(root_));
     if (!input) continue;
     MaterialState state{input->source, active_variants(input->source), input->record, std::move(uses)};
     all.insert(all.end(), state.variants.begin(), state.variants.end());
@@ -213,10 +220,14 @@ nlohmann::json EditorSession::load_all(const std::string& kind, const std::strin
   }
   const Built built = build(all);
   errors.insert(errors.end(), built.errors.begin(), built.errors.end());
+  note_shader_errors(built.errors);
   // Each material's parameters and texture slots against the variants it uses, as the cook lays
   // them out.
   for (auto& [rel, state] : materials_)
-    if (auto laid = lay_out(state); !laid) errors.push_back(laid.error().message);
+    if (auto laid = lay_out(state); !laid) {
+      errors.push_back(laid.error().message);
+      material_errors_[rel] = relative_to_project(laid.error().message, project_prefixes(root_));
+    }
   for (std::string& conflict : texture_conflicts({}, nullptr)) errors.push_back(std::move(conflict));
   // The engine functions scripts may call: the parameters of the materials just loaded.
   script_host_ = engine_functions();
@@ -353,9 +364,11 @@ nlohmann::json EditorSession::shader_changed(const FileChange& change) {
                           {"compile_ms", ms_between(compiled_at, built_at)},
                           {"publish_ms", ms_between(t0, compiled_at) + ms_between(built_at, Clock::now())}};
   if (!built.warnings.empty()) event["warnings"] = built.warnings;
+  for (const std::string& id : shaders) shader_errors_.erase(id);
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
     event["kept_last_good"] = stale;  // still served, marked stale, until a fixed revision compiles
+    note_shader_errors(built.errors);
   }
   if (previews_ && !users.empty()) {
     // The pictures of the users whose variants all landed are on their way. The others, which may
@@ -396,13 +409,36 @@ std::vector<std::string> EditorSession::compile_scripts(std::vector<std::string>
     auto script = reader_->read_script(rel, script_host_);
     if (!script) {
       errors.push_back(script.error().message);
+      script_errors_[rel] = relative_to_project(script.error().message, project_prefixes(root_));
       continue;
     }
+    const jit::JitStats before = jit_ ? jit_->stats() : jit::JitStats{};
     if (jit_) jit_->precompile(script->program, jit::abi::JitMode::kChecked);
     scripts_[rel] = std::move(script->program);
+    note_script(rel, before);
     compiled.push_back(rel);
   }
   return compiled;
+}
+
+void EditorSession::note_script(const std::string& rel, const jit::JitStats& before) {
+  script_errors_.erase(rel);
+  const jit::JitStats after = jit_ ? jit_->stats() : jit::JitStats{};
+  script_pages_[rel] = {scripts_.at(rel).page_count(), std::size_t(after.compiled - before.compiled),
+                        std::size_t(after.loaded - before.loaded)};
+}
+
+void EditorSession::note_shader_errors(const std::vector<std::string>& errors) {
+  // Each message goes to the shaders whose stage files it names.
+  for (const std::string& error : errors) {
+    const std::string message = relative_to_project(error, project_prefixes(root_));
+    for (const auto& [id, files] : stage_files_)
+      for (const std::string& file : files)
+        if (message.find(file) != std::string::npos) {
+          shader_errors_[id].push_back(message);
+          break;
+        }
+  }
 }
 
 void EditorSession::redeclare_engine_functions(nlohmann::json& event) {
@@ -440,6 +476,7 @@ nlohmann::json EditorSession::settings_changed(const FileChange& change) {
 nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!change.exists) {
     materials_.erase(change.path);
+    material_errors_.erase(change.path);
     if (previews_) {
       auto request = preview_request("material_removed", change.path);
       request.erase.push_back(change.path);
@@ -456,6 +493,7 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!input || !problems.empty()) {
     std::string message;
     for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+    material_errors_[change.path] = relative_to_project(message, project_prefixes(root_));
     return {{"event", "material_error"},
             {"file", change.path},
             {"error", message},
@@ -478,8 +516,12 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
                           {"compile_ms", ms_between(t0, Clock::now())}};
   if (!built.errors.empty()) {
     event["errors"] = built.errors;
+    std::string message;
+    for (const auto& e : built.errors) message += (message.empty() ? "" : "\n") + e;
+    material_errors_[change.path] = relative_to_project(message, project_prefixes(root_));
     return event;
   }
+  material_errors_.erase(change.path);
   materials_[change.path] = std::move(state);
   redeclare_engine_functions(event);
   send_previews(event, {change.path});
@@ -558,9 +600,11 @@ std::vector<nlohmann::json> EditorSession::take_preview_events() {
 nlohmann::json EditorSession::script_changed(const FileChange& change) {
   if (!change.exists) {
     scripts_.erase(change.path);
+    script_pages_.erase(change.path), script_errors_.erase(change.path);
     return {{"event", "script_removed"}, {"file", change.path}};
   }
   auto script = reader_->read_script(change.path, script_host_);
+  if (!script) script_errors_[change.path] = relative_to_project(script.error().message, project_prefixes(root_));
   if (!script)
     return {{"event", "script_error"},
             {"file", change.path},
@@ -588,6 +632,7 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
                           {"loaded", after.loaded - before.loaded},
                           {"compile_ms", ms_between(t0, Clock::now())}};
   scripts_[change.path] = std::move(*program);
+  note_script(change.path, before);
   return event;
 }
 

@@ -62,6 +62,14 @@ class EditorSession {
   nlohmann::json start();  // loads everything; the "ready" event
   std::vector<nlohmann::json> handle(const std::vector<FileChange>& batch);
   nlohmann::json status() const;  // statistics of the three caches
+  // For the editor's page (before start()): thumbnails of the textures are written beside the
+  // previews, and page_state() says what the page shows.
+  void enable_page() { page_ = true; }
+  // The project as the page shows it: materials (passes, variants with their digest, state and
+  // compile time, parameters, picture), shaders and their errors at file:line with the source line,
+  // scripts and their pages, textures and their thumbnails, and the caches (cache_figures()).
+  nlohmann::json page_state() const;
+  nlohmann::json cache_figures() const;  // each cache kind: entries, bytes, hits, misses
   // Readable while the previews' events wait (-1 without previews); the events, as handle() gives
   // them.
   int preview_fd() const { return previews_ ? previews_->fd() : -1; }
@@ -120,6 +128,10 @@ class EditorSession {
   void open_library();
   bool in_include_dir(const std::string& path) const;  // a file under one of settings_' include dirs
   Status load_texture(const std::string& rel);         // on success, replaces the image in images_
+  void write_thumbnail(const std::string& rel, const std::shared_ptr<textures::TiledImage>& image);
+  // A script's pages as its last compile left them, for the page.
+  void note_script(const std::string& rel, const jit::JitStats& before);
+  void note_shader_errors(const std::vector<std::string>& errors);  // into shader_errors_, by stage file
   std::vector<std::string> materials_using(const std::string& shader) const;
   nlohmann::json project_relative(nlohmann::json event) const;  // file paths in its messages
 
@@ -148,6 +160,17 @@ class EditorSession {
   std::unique_ptr<textures::TileCache> tiles_;
   std::map<std::string, std::shared_ptr<textures::TiledImage>> images_;  // texture path -> open image
   std::set<std::string> textures_;  // every texture a material names, loaded or not
+
+  // What the page shows besides the above (kept only for it).
+  struct ScriptPages {
+    std::size_t pages = 0, compiled = 0, loaded = 0;
+  };
+  bool page_ = false;
+  std::map<std::string, double> variant_ms_;                       // variant name -> its last build, ms
+  std::map<std::string, std::vector<std::string>> shader_errors_;  // shader id -> its last build's errors
+  std::map<std::string, std::string> material_errors_;             // material -> why it does not build
+  std::map<std::string, ScriptPages> script_pages_;
+  std::map<std::string, std::string> script_errors_;  // script -> why it does not compile
 };
 
 }  // namespace kiln::editor
