@@ -48,11 +48,15 @@ async function send(file, slot) {
   const edit = slot.next;
   slot.next = null;
   slot.busy = true;
+  // The picture may come back before the answer does: the edit's time is noted first.
+  awaiting.set(file, edit.at);
   try {
     const res = await fetch('/material', { method: 'POST', headers: { 'Content-Type': 'application/json' },
                                            body: JSON.stringify({ file, param: edit.param, value: edit.value }) });
-    if (res.ok) awaiting.set(file, edit.at);
-    else log({ event: 'page_error', file, error: await res.text() });
+    if (!res.ok) {
+      awaiting.delete(file);
+      log({ event: 'page_error', file, error: await res.text() });
+    }
   } finally {
     slot.busy = false;
     if (slot.next) send(file, slot);
@@ -176,10 +180,28 @@ function renderScripts(scripts) {
     make('td', { text: s.from_cache ?? '' }), make('td', { text: s.interpreted ?? '' }))));
 }
 
+const figures = new Map();  // texture file -> its figure; thumbnails are fetched again only when it changes
 function renderTextures(textures) {
-  $('#textures').replaceChildren(...textures.map((t) => make('figure', { 'data-texture': t.file },
-    t.thumbnail ? make('img', { src: t.thumbnail + '?v=' + Date.now(), alt: t.file }) : make('div', { class: 'chip error', text: 'no image' }),
-    make('figcaption', { text: t.file + (t.width ? ` ${t.width}×${t.height}, ${t.levels} levels` : '') }))));
+  for (const t of textures) {
+    let figure = figures.get(t.file);
+    if (!figure) {
+      figure = { root: make('figure', { 'data-texture': t.file }), img: make('img', { alt: t.file }),
+                 caption: make('figcaption') };
+      figure.root.append(figure.img, figure.caption);
+      figures.set(t.file, figure);
+      $('#textures').append(figure.root);
+    }
+    if (t.thumbnail && !figure.img.getAttribute('src')) figure.img.src = t.thumbnail + '?v=' + Date.now();
+    figure.img.classList.toggle('none', !t.thumbnail);
+    figure.caption.textContent = t.file + (t.width ? ` ${t.width}×${t.height}, ${t.levels} levels` : '');
+  }
+  for (const [file, figure] of figures)
+    if (!textures.some((t) => t.file === file)) { figure.root.remove(); figures.delete(file); }
+}
+
+function textureChanged(file, sentAt) {
+  const figure = figures.get(file);
+  if (figure && figure.img.getAttribute('src')) figure.img.src = figure.img.src.replace(/\?v=.*$/, '?v=' + sentAt);
 }
 
 const history = new Map();  // cache kind -> hit rates over the session
@@ -205,16 +227,39 @@ function renderCaches(caches) {
   $('#caches').replaceChildren(...rows);
 }
 
+// What each part of the page was last drawn from: a part whose data did not change is left alone,
+// so that a state pushed after every event costs the page (and the machine drawing the previews)
+// next to nothing.
+const drawnFrom = new Map();
+function changed(part, data) {
+  const text = JSON.stringify(data);
+  if (drawnFrom.get(part) === text) return false;
+  drawnFrom.set(part, text);
+  return true;
+}
+
 function renderState(state) {
   window.kiln.state = state;
   $('#project').textContent = state.project || '';
-  for (const m of state.materials || []) renderMaterial(m);
+  for (const m of state.materials || []) if (changed('material:' + m.file, m)) renderMaterial(m);
   for (const [file, card] of cards)
-    if (!(state.materials || []).some((m) => m.file === file)) { card.root.remove(); cards.delete(file); }
-  renderShaders(state.shaders || []);
-  renderScripts(state.scripts || []);
-  renderTextures(state.textures || []);
+    if (!(state.materials || []).some((m) => m.file === file)) {
+      card.root.remove();
+      cards.delete(file);
+      drawnFrom.delete('material:' + file);
+    }
+  if (changed('shaders', state.shaders)) renderShaders(state.shaders || []);
+  if (changed('scripts', state.scripts)) renderScripts(state.scripts || []);
+  if (changed('textures', state.textures)) renderTextures(state.textures || []);
   renderCaches(state.caches || {});
+}
+
+// States come after every event; only the newest is drawn, once per frame.
+let pendingState = null;
+function stateArrived(state) {
+  const first = pendingState === null;
+  pendingState = state;
+  if (first) requestAnimationFrame(() => { const s = pendingState; pendingState = null; renderState(s); });
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -238,10 +283,11 @@ function log(e) {
 }
 
 function onEvent(e) {
-  if (e.event === 'state') return renderState(e);
+  if (e.event === 'state') return stateArrived(e);
   if (e.event === 'caches') return renderCaches(e.caches);
   log(e);
   if (e.event === 'preview') showPicture(e.file, e.sent_at);
+  if (e.event === 'texture') textureChanged(e.image, e.sent_at);
   // From the editor's event to this page showing it, on the page's own clock.
   requestAnimationFrame(() => {
     const delay = Date.now() - e.sent_at;

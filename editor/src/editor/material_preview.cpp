@@ -75,6 +75,9 @@ Status MaterialPreviews::open_device() {
   auto scene = render::SceneRenderer::create(**context);
   if (!scene) return scene.error();
   context_ = std::move(*context);
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(context_->physical_device(), &properties);
+  cpu_device_ = properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   pipelines_ = render::PipelineSet::create(*context_, VK_NULL_HANDLE, {.fast_link = true});
   scene_ = std::move(*scene);
   return {};

@@ -52,7 +52,9 @@ class MaterialPreviews {
   // Pipelines are linked fast from parts where the device can (VK_EXT_graphics_pipeline_library);
   // idle_step() links one of them again optimised and draws with it once, so that a driver that
   // compiles at the first draw has done so before the next edit. For when no event waits.
-  bool has_idle_work() const { return pipelines_ && pipelines_->waiting_optimisation() > 0; }
+  // Not on a CPU device (lavapipe): it compiles at the first draw whatever the link, and an
+  // optimised link only makes that compile slower, stalling the next edit's picture.
+  bool has_idle_work() const { return pipelines_ && !cpu_device_ && pipelines_->waiting_optimisation() > 0; }
   Status idle_step();
   // The validation layer is on for the previews rendered so far.
   bool validating() const { return context_ && context_->validating(); }
@@ -73,6 +75,7 @@ class MaterialPreviews {
   std::unique_ptr<render::PipelineSet> pipelines_;
   std::unique_ptr<render::SceneRenderer> scene_;
   std::string unavailable_;
+  bool cpu_device_ = false;
   // The source changed since the scene was last shown: the scene is shown again before it is drawn.
   bool stale_ = false;
 };

@@ -1,7 +1,6 @@
 #include "editor/preview_worker.h"
 
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,9 +74,6 @@ void PreviewWorker::post(nlohmann::json event) {
 }
 
 void PreviewWorker::run() {
-  // Pictures give way to compiles: on a machine with few cores a shader edit's variants are ready
-  // sooner, and the renderer's own threads (started from this one) inherit the lower priority.
-  (void)::setpriority(PRIO_PROCESS, ::gettid(), 10);
   auto last_request = Clock::now();
   for (;;) {
     std::deque<Request> requests;
