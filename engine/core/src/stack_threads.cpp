@@ -26,8 +26,16 @@ class StackThread {
       std::lock_guard lock(mu_);
       job_ = job;
       done_fd_ = done_fd;
+      done_ = false;
     }
     wake_.notify_one();
+  }
+
+  // After done_fd said so: the job and everything it wrote are finished (the eventfd alone orders
+  // nothing between the threads; the lock does).
+  void join_job() {
+    std::unique_lock lock(mu_);
+    ended_.wait(lock, [&] { return done_; });
   }
 
   // Its stack's pages in memory now.
@@ -68,6 +76,11 @@ class StackThread {
       give_back_deep_pages();
       const std::uint64_t one = 1;
       (void)!::write(done_fd, &one, sizeof one);
+      {
+        std::lock_guard lock(mu_);  // after the write: the caller closes done_fd once it sees this
+        done_ = true;
+      }
+      ended_.notify_all();
     }
   }
 
@@ -89,9 +102,10 @@ class StackThread {
   }
 
   std::mutex mu_;
-  std::condition_variable wake_;
+  std::condition_variable wake_, ended_;
   const std::function<void()>* job_ = nullptr;
   int done_fd_ = -1;
+  bool done_ = true;
   void* stack_base_ = nullptr;  // lowest address; set by the thread when it starts
   std::size_t stack_size_ = 0;
 };
@@ -150,6 +164,7 @@ Status run_on_stack_thread(std::size_t stack_bytes, const std::function<void()>&
   }
   thread->start(&job, done_fd);
   wait(done_fd);
+  thread->join_job();
   ::close(done_fd);
   std::lock_guard lock(pool.mu);
   pool.idle.emplace_back(stack_bytes, thread);
