@@ -134,6 +134,11 @@ def security(kiln, project, cache):
         check(status in (400, 404), 'pictures only from the previews (got %d)' % status)
     finally:
         editor.stop()
+    # The setting: a bad address is refused before anything starts.
+    run = subprocess.run([kiln, 'editor', project, '--editor-serve', '127.0.0.1:99999', '--cache-root', cache],
+                         capture_output=True, text=True, timeout=60)
+    check(run.returncode == 2 and 'expected [ADDR:]PORT' in run.stderr,
+          'editor.serve refuses a bad address (exit %d: %s)' % (run.returncode, run.stderr.strip()))
     # Read-only: the page may look, not write.
     editor = Editor(kiln, project, cache, ['--serve-read-only'])
     try:

@@ -197,14 +197,18 @@ int run_editor_command(const Args& args) {
   const std::filesystem::path root = args.words[1];
   // The page: served from the start, so that it is there when the project has loaded.
   std::unique_ptr<editor::PageServer> page;
-  if (!args.option_values("--serve").empty()) {
-    auto address = editor::parse_serve_address(args.option("--serve"));
+  const std::string serve_at = args.option("--serve", loaded->config.editor_serve);  // the flag, else the setting
+  if (!serve_at.empty()) {
+    auto address = editor::parse_serve_address(serve_at);
     if (!address) {
       std::fprintf(stderr, "kiln editor: %s\n", address.error().message.c_str());
       return kExitUsage;
     }
-    auto started = editor::PageServer::start(
-        {.host = address->first, .port = address->second, .read_only = args.has("--serve-read-only"), .root = root});
+    auto started =
+        editor::PageServer::start({.host = address->first,
+                                   .port = address->second,
+                                   .read_only = args.has("--serve-read-only") || loaded->config.editor_serve_read_only,
+                                   .root = root});
     if (!started) {
       std::fprintf(stderr, "kiln editor: %s\n", started.error().message.c_str());
       return kExitFailed;

@@ -137,6 +137,16 @@ std::optional<std::string> check_remote_url(std::string_view text) {
   return "expected redis://host[:port][/db] or http://host[:port][/path] (or empty: no remote)";
 }
 
+std::optional<std::string> check_serve_address(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const auto colon = text.rfind(':');
+  const std::string_view port = colon == std::string_view::npos ? text : text.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && std::stoul(std::string(port)) <= 65535 && colon != 0) return std::nullopt;
+  return "expected [ADDR:]PORT (a port from 0 to 65535; 0 picks one), or empty: no page";
+}
+
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
       path_setting("cache.root", &Config::cache_root, "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln",
@@ -184,6 +194,12 @@ const std::vector<Setting>& settings() {
       bool_setting("render.validate", &Config::render_validate, "false",
                    "render with the Vulkan validation layer (VK_LAYER_KHRONOS_validation); any message it "
                    "prints fails the render (the player's run, the cook's or the editor's previews)"),
+      text_setting("editor.serve", &Config::editor_serve, "(none: no page)",
+                   "serve kiln editor's live page at [ADDR:]PORT (ADDR 127.0.0.1 unless given, port 0 picks one), "
+                   "as --serve does",
+                   &check_serve_address),
+      bool_setting("editor.serve_read_only", &Config::editor_serve_read_only, "false",
+                   "kiln editor's page shows the project but may not change material files (as --serve-read-only)"),
   };
   return table;
 }
@@ -216,6 +232,8 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.render_device.clear();
   c.render_pipeline_cache = true;
   c.render_validate = false;
+  c.editor_serve.clear();
+  c.editor_serve_read_only = false;
   return c;
 }
 
