@@ -267,8 +267,7 @@ Result<std::string> PageServer::write_material(const nlohmann::json& edit) {
       rel.extension() != ".json" || file.find("/.") != std::string::npos)
     return make_error(file + ": the page may write only material files (materials/*.json) of the project");
   const fs::path path = options_.root / rel;
-  if (!resolves_inside(path, canonical_roots({options_.root})))
-    return make_error(file + ": leads outside the project");
+  if (!resolves_inside(path, canonical_roots({options_.root}))) return make_error(file + ": leads outside the project");
   std::lock_guard lock(write_mu_);
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return make_error(file + ": no such material");
