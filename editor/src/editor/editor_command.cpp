@@ -205,7 +205,7 @@ int run_editor_command(const Args& args) {
       return kExitUsage;
     }
     auto started =
-        editor::PageServer::start({.host = address->first,
+        editor::start_page_server({.host = address->first,
                                    .port = address->second,
                                    .read_only = args.has("--serve-read-only") || loaded->config.editor_serve_read_only,
                                    .root = root});

@@ -2,11 +2,15 @@
 
 #include <sys/random.h>
 
-#include <charconv>
 #include <chrono>
-#include <cstdio>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include <httplib.h>
 
@@ -68,31 +72,52 @@ void refuse(httplib::Response& res, int status, const std::string& why) {
 
 }  // namespace
 
-Result<std::pair<std::string, int>> parse_serve_address(std::string_view text) {
-  std::string host = "127.0.0.1";
-  std::string_view port = text;
-  if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
-    host = std::string(text.substr(0, colon));
-    port = text.substr(colon + 1);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    if (host.empty()) return make_error("--serve " + std::string(text) + ": no address before ':'");
-  }
-  int value = -1;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value < 0 || value > 65535)
-    return make_error("--serve " + std::string(text) + ": the port must be a number from 0 to 65535 ([ADDR:]PORT)");
-  return std::pair{host, value};
-}
+// The server, in kiln-page.so.
+class HttpPageServer final : public PageServer {
+ public:
+  static Result<std::unique_ptr<HttpPageServer>> start(PageServerOptions options);
+  ~HttpPageServer() override;
+  HttpPageServer(const HttpPageServer&) = delete;
+  HttpPageServer& operator=(const HttpPageServer&) = delete;
 
-struct PageServer::Stream {
-  std::deque<std::string> pending;  // messages not yet sent
+  const std::string& url() const override { return url_; }
+  void publish(const nlohmann::json& event, bool logged) override;
+  void set_state(nlohmann::json state) override;
+  void set_pictures(fs::path dir) override;
+
+ private:
+  struct Stream {
+    std::deque<std::string> pending;  // messages not yet sent
+  };
+  explicit HttpPageServer(PageServerOptions options);
+  void route();
+  // Why a request is refused (401 or 403, and the reason), or 0.
+  std::pair<int, std::string> refusal(const std::string& host, const std::string& origin, const std::string& token,
+                                      bool writes) const;
+  bool allowed_host(std::string_view host) const;
+  Result<std::string> write_material(const nlohmann::json& edit);  // the file written, project-relative
+
+  PageServerOptions options_;  // pictures: guarded by mu_
+  std::string token_, url_;
+  int port_ = 0;
+  std::set<std::string> hosts_;  // what Host may say: this server's names, with the port
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+
+  std::mutex mu_;  // guards what follows
+  std::condition_variable changed_;
+  std::string state_ = "{}";     // serialised
+  std::deque<std::string> log_;  // the last events, serialised
+  std::set<Stream*> streams_;
+  bool stopping_ = false;
+  std::mutex write_mu_;  // one material write at a time
 };
 
-PageServer::PageServer(PageServerOptions options)
+HttpPageServer::HttpPageServer(PageServerOptions options)
     : options_(std::move(options)), token_(random_token()), server_(std::make_unique<httplib::Server>()) {}
 
-Result<std::unique_ptr<PageServer>> PageServer::start(PageServerOptions options) {
-  std::unique_ptr<PageServer> self(new PageServer(std::move(options)));
+Result<std::unique_ptr<HttpPageServer>> HttpPageServer::start(PageServerOptions options) {
+  std::unique_ptr<HttpPageServer> self(new HttpPageServer(std::move(options)));
   self->route();
   // Each open page holds a thread for its stream; requests get the rest.
   self->server_->new_task_queue = [] { return new httplib::ThreadPool(kMaxStreams + 4); };
@@ -115,7 +140,7 @@ Result<std::unique_ptr<PageServer>> PageServer::start(PageServerOptions options)
   return self;
 }
 
-PageServer::~PageServer() {
+HttpPageServer::~HttpPageServer() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -125,7 +150,7 @@ PageServer::~PageServer() {
   if (thread_.joinable()) thread_.join();
 }
 
-void PageServer::publish(const nlohmann::json& event, bool logged) {
+void HttpPageServer::publish(const nlohmann::json& event, bool logged) {
   nlohmann::json sent = event;
   sent["sent_at"] = now_ms();  // the page measures its own delay against it
   std::string message = sent.dump();
@@ -136,7 +161,7 @@ void PageServer::publish(const nlohmann::json& event, bool logged) {
   changed_.notify_all();
 }
 
-void PageServer::set_state(nlohmann::json state) {
+void HttpPageServer::set_state(nlohmann::json state) {
   state["event"] = "state";
   state["sent_at"] = now_ms();
   std::string message = state.dump();
@@ -146,15 +171,15 @@ void PageServer::set_state(nlohmann::json state) {
   changed_.notify_all();
 }
 
-void PageServer::set_pictures(fs::path dir) {
+void HttpPageServer::set_pictures(fs::path dir) {
   std::lock_guard lock(mu_);
   options_.pictures = std::move(dir);
 }
 
-bool PageServer::allowed_host(std::string_view host) const { return hosts_.count(std::string(host)) > 0; }
+bool HttpPageServer::allowed_host(std::string_view host) const { return hosts_.count(std::string(host)) > 0; }
 
-std::pair<int, std::string> PageServer::refusal(const std::string& host, const std::string& origin,
-                                                const std::string& token, bool writes) const {
+std::pair<int, std::string> HttpPageServer::refusal(const std::string& host, const std::string& origin,
+                                                    const std::string& token, bool writes) const {
   // A DNS name rebound to this address still says its own name in Host.
   if (!allowed_host(host)) return {403, "refused: the Host header does not name this server"};
   // A page of another site may send requests here, but its Origin says so.
@@ -167,7 +192,7 @@ std::pair<int, std::string> PageServer::refusal(const std::string& host, const s
   return {0, {}};
 }
 
-void PageServer::route() {
+void HttpPageServer::route() {
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string token = req.get_param_value("token");
     const bool from_url = !token.empty();
@@ -256,7 +281,7 @@ void PageServer::route() {
   });
 }
 
-Result<std::string> PageServer::write_material(const nlohmann::json& edit) {
+Result<std::string> HttpPageServer::write_material(const nlohmann::json& edit) {
   if (!edit.contains("file") || !edit["file"].is_string() || !edit.contains("param") || !edit["param"].is_string() ||
       !edit.contains("value"))
     return make_error("a material edit names its file, its param and the value");
@@ -302,3 +327,18 @@ Result<std::string> PageServer::write_material(const nlohmann::json& edit) {
 }
 
 }  // namespace kiln::editor
+
+extern "C" __attribute__((visibility("default"))) kiln::editor::PageServer* kiln_page_server_v1(
+    const char* build_id, const kiln::editor::PageServerOptions* options, std::string* error) {
+  // Another tree's editor may lay out what it hands over differently: refused.
+  if (!build_id || std::strcmp(build_id, KILN_TOOLS_BUILD_ID) != 0) {
+    *error = "kiln-page.so: built from another Kiln than this program";
+    return nullptr;
+  }
+  auto server = kiln::editor::HttpPageServer::start(*options);
+  if (!server) {
+    *error = server.error().message;
+    return nullptr;
+  }
+  return server->release();
+}
