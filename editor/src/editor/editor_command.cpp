@@ -244,12 +244,12 @@ int run_editor_command(const Args& args) {
   };
   editor::EditorSession* current = nullptr;
   const auto started = [&](nlohmann::json ready) {
-    if (page) {
+    if (page) {  // the page has the project before its address is announced
       ready["url"] = page->url();
       if (ready.contains("previews_dir")) page->set_pictures(ready["previews_dir"].get<std::string>());
+      page->set_state(current->page_state());
     }
     say(ready);
-    if (page) page->set_state(current->page_state());
   };
   auto session = open_session();
   current = session.get();

@@ -235,6 +235,7 @@ void HttpPageServer::route() {
       std::lock_guard lock(mu_);
       if (streams_.size() >= kMaxStreams) return refuse(res, 503, "too many open pages");
       streams_.insert(stream.get());
+      if (state_ != "{}") stream->pending.push_back(state_);  // what changed between /state and this stream
     }
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(
