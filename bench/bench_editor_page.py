@@ -21,14 +21,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'browser'))
-from editor_page import Editor  # noqa: E402
+from editor_page import Editor, chromium  # noqa: E402
 
 
 def main():
     kiln = sys.argv[1] if len(sys.argv) > 1 else 'build/release/editor/kiln'
     assets = sys.argv[2] if len(sys.argv) > 2 else 'assets'
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -36,16 +34,11 @@ def main():
     project = os.path.join(work, 'project')
     shutil.copytree(assets, project)
     editor = Editor(kiln, project, os.path.join(work, 'cache'))
-    options = webdriver.ChromeOptions()
-    options.binary_location = '/usr/bin/chromium'
-    for flag in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
-                 '--window-size=1400,1200'):
-        options.add_argument(flag)
     driver = None
     try:
         ready = editor.until(lambda e: e['event'] == 'ready')
         editor.until(lambda e: e['event'] == 'previews' and e.get('change') == 'ready')
-        driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
+        driver = chromium()
         wait = WebDriverWait(driver, 60, poll_frequency=0.02)
         driver.get(ready['url'])
         wait.until(lambda d: d.execute_script(

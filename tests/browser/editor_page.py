@@ -67,6 +67,18 @@ class Editor:
             self.process.kill()
 
 
+def chromium():
+    """Debian's chromium, headless, through its chromedriver (as root in CI: no sandbox)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = '/usr/bin/chromium'
+    for flag in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
+                 '--window-size=1400,1200'):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
+
+
 failures = []
 
 
@@ -155,24 +167,17 @@ def security(kiln, project, cache):
 
 
 def browser(kiln, project, cache, shots):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     os.makedirs(shots, exist_ok=True)
     editor = Editor(kiln, project, cache)
-    options = webdriver.ChromeOptions()
-    options.binary_location = '/usr/bin/chromium'
-    for flag in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
-                 '--window-size=1400,1200'):
-        options.add_argument(flag)
     driver = None
     try:
         ready = editor.until(lambda e: e['event'] == 'ready')
         editor.until(lambda e: e['event'] == 'previews' and e.get('change') == 'ready')
         drawn = {m for m in ready['previewing']}
-        driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
+        driver = chromium()
         wait = WebDriverWait(driver, 60, poll_frequency=0.05)
         driver.get(ready['url'])
 

@@ -209,7 +209,7 @@ nlohmann::json EditorSession::load_all(const std::string& kind, const std::strin
     const std::size_t had = errors.size();
     auto input = reader_->read_material(rel, errors, &uses);
     for (std::size_t i = had; i < errors.size(); ++i)
-      material_errors_[rel] += (i > had ? "\n" : "") + relative_to_project(errors[i], project_prefixes(root_));
+      material_errors_[rel] += (i > had ? "\n" : "") + relative(errors[i]);
     if (!input) continue;
     MaterialState state{input->source, active_variants(input->source), input->record, std::move(uses)};
     all.insert(all.end(), state.variants.begin(), state.variants.end());
@@ -226,7 +226,7 @@ nlohmann::json EditorSession::load_all(const std::string& kind, const std::strin
   for (auto& [rel, state] : materials_)
     if (auto laid = lay_out(state); !laid) {
       errors.push_back(laid.error().message);
-      material_errors_[rel] = relative_to_project(laid.error().message, project_prefixes(root_));
+      material_errors_[rel] = relative(laid.error().message);
     }
   for (std::string& conflict : texture_conflicts({}, nullptr)) errors.push_back(std::move(conflict));
   // The engine functions scripts may call: the parameters of the materials just loaded.
@@ -409,7 +409,7 @@ std::vector<std::string> EditorSession::compile_scripts(std::vector<std::string>
     auto script = reader_->read_script(rel, script_host_);
     if (!script) {
       errors.push_back(script.error().message);
-      script_errors_[rel] = relative_to_project(script.error().message, project_prefixes(root_));
+      script_errors_[rel] = relative(script.error().message);
       continue;
     }
     const jit::JitStats before = jit_ ? jit_->stats() : jit::JitStats{};
@@ -431,7 +431,7 @@ void EditorSession::note_script(const std::string& rel, const jit::JitStats& bef
 void EditorSession::note_shader_errors(const std::vector<std::string>& errors) {
   // Each message goes to the shaders whose stage files it names.
   for (const std::string& error : errors) {
-    const std::string message = relative_to_project(error, project_prefixes(root_));
+    const std::string message = relative(error);
     for (const auto& [id, files] : stage_files_)
       for (const std::string& file : files)
         if (message.find(file) != std::string::npos) {
@@ -493,7 +493,7 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   if (!input || !problems.empty()) {
     std::string message;
     for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
-    material_errors_[change.path] = relative_to_project(message, project_prefixes(root_));
+    material_errors_[change.path] = relative(message);
     return {{"event", "material_error"},
             {"file", change.path},
             {"error", message},
@@ -518,7 +518,7 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
     event["errors"] = built.errors;
     std::string message;
     for (const auto& e : built.errors) message += (message.empty() ? "" : "\n") + e;
-    material_errors_[change.path] = relative_to_project(message, project_prefixes(root_));
+    material_errors_[change.path] = relative(message);
     return event;
   }
   material_errors_.erase(change.path);
@@ -604,12 +604,13 @@ nlohmann::json EditorSession::script_changed(const FileChange& change) {
     return {{"event", "script_removed"}, {"file", change.path}};
   }
   auto script = reader_->read_script(change.path, script_host_);
-  if (!script) script_errors_[change.path] = relative_to_project(script.error().message, project_prefixes(root_));
-  if (!script)
+  if (!script) {
+    script_errors_[change.path] = relative(script.error().message);
     return {{"event", "script_error"},
             {"file", change.path},
             {"error", script.error().message},
             {"kept_previous", scripts_.count(change.path) > 0}};
+  }
   auto program = std::optional<jit::Program>(std::move(script->program));
   // Pages whose bytes did not change keep their code: the runtime keys pages by their bytes.
   std::size_t changed = 0;
@@ -713,6 +714,10 @@ nlohmann::json EditorSession::status() const {
 
 // Messages name files the way the loaders were given them (the project as named on the command
 // line, or absolute); people and tools get them relative to the project, like the "file" field.
+std::string EditorSession::relative(std::string text) const {
+  return relative_to_project(std::move(text), project_prefixes(root_));
+}
+
 nlohmann::json EditorSession::project_relative(nlohmann::json event) const {
   const std::vector<std::string> prefixes = project_prefixes(root_);
   const auto rewrite = [&](std::string text) { return relative_to_project(std::move(text), prefixes); };

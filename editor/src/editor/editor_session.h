@@ -134,6 +134,7 @@ class EditorSession {
   void note_shader_errors(const std::vector<std::string>& errors);  // into shader_errors_, by stage file
   std::vector<std::string> materials_using(const std::string& shader) const;
   nlohmann::json project_relative(nlohmann::json event) const;  // file paths in its messages
+  std::string relative(std::string message) const;              // the same for one message
 
   std::filesystem::path root_;
   Config config_;

@@ -151,15 +151,14 @@ void PreviewWorker::apply(Request& request) {
     post({{"event", "preview_error"}, {"file", material}, {"error", error}, {"change", change.kind}});
   }
   // The newest change's pictures first, each change's in the order it gave them.
-  auto at = std::find_if(todo_.begin(), todo_.end(), [&](const Draw& d) { return d.change < request.change; });
   for (const std::string& material : request.draw) {
     supersede(material);
     const bool queued = std::any_of(todo_.begin(), todo_.end(), [&](const Draw& d) {
       return d.change == request.change && d.material == material;
     });
     if (queued) continue;
-    at = std::find_if(todo_.begin(), todo_.end(), [&](const Draw& d) { return d.change < request.change; });
-    at = std::next(todo_.insert(at, Draw{material, request.change}));
+    const auto at = std::find_if(todo_.begin(), todo_.end(), [&](const Draw& d) { return d.change < request.change; });
+    todo_.insert(at, Draw{material, request.change});
     ++change.pending;
   }
 }
