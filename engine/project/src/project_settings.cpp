@@ -97,8 +97,19 @@ Result<ProjectSettings> load_project_settings(const fs::path& root) {
               else
                 problem(ti + "/max_size", "expected a whole number of pixels from 1 to " +
                                               std::to_string(limits::kImageSide) + ", got " + f->dump());
+            } else if (f.key() == "textures") {
+              if (auto shipping = f->is_string() ? textures::parse_texture_shipping(value) : std::nullopt)
+                target.textures = *shipping;
+              else
+                problem(ti + "/textures", "expected \"rgba8\", \"bc\" or \"astc\", got " + f->dump());
+            } else if (f.key() == "texture_quality") {
+              if (auto quality = f->is_string() ? textures::parse_texture_quality(value) : std::nullopt)
+                target.texture_quality = *quality;
+              else
+                problem(ti + "/texture_quality", "expected \"low\", \"medium\" or \"high\", got " + f->dump());
             } else {
-              problem(ti + "/" + json_pointer_token(f.key()), "unknown field (expected backend, target_env, max_size)");
+              problem(ti + "/" + json_pointer_token(f.key()),
+                      "unknown field (expected backend, target_env, max_size, textures, texture_quality)");
             }
           }
           settings.targets.push_back(target);

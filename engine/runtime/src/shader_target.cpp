@@ -23,7 +23,9 @@ std::optional<TargetEnv> parse_target_env(std::string_view text) {
 std::string target_env_names() { return listed_names(kTargetEnvs); }
 
 std::string ShaderTarget::id() const {
-  return std::string(backend_name(backend)) + "-" + std::string(target_env_name(target_env));
+  std::string id = std::string(backend_name(backend)) + "-" + std::string(target_env_name(target_env));
+  if (textures != textures::TextureShipping::kRgba8) id += "-" + std::string(textures::texture_shipping_name(textures));
+  return id;
 }
 
 }  // namespace kiln::runtime

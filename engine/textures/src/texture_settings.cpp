@@ -21,10 +21,41 @@ bool names_any(std::string_view slot, std::initializer_list<std::string_view> wo
   return false;
 }
 
+enum class GpuFamilyWanted { kBc, kAstc };
+
 std::optional<TextureFilter> parse_filter(std::string_view name) {
   if (name == "linear") return TextureFilter::kLinear;
   if (name == "nearest") return TextureFilter::kNearest;
   return std::nullopt;
+}
+
+// "bc7" (for the targets of its family), "rgba8" (for every target) or {"bc": "bc7", "astc": "astc4x4"}.
+Result<GpuFormatOverride> parse_gpu_format_override(const json& v) {
+  const std::string expected =
+      "expected a format (" + gpu_format_names() + ") or {\"bc\": ..., \"astc\": ...}, got " + v.dump();
+  GpuFormatOverride out;
+  const auto take = [&](const json& name, std::optional<GpuFamilyWanted> family) -> Status {
+    const auto format = name.is_string() ? parse_gpu_format(name.get<std::string>()) : std::nullopt;
+    if (!format || *format == GpuFormat::kRgba16f) return make_error(expected);
+    const GpuFormatFamily f = gpu_format_info(*format).family;
+    if (family && f != GpuFormatFamily::kUncompressed &&
+        f != (*family == GpuFamilyWanted::kBc ? GpuFormatFamily::kBc : GpuFormatFamily::kAstc))
+      return make_error(std::string(gpu_format_name(*format)) + " is not a format of " +
+                        (*family == GpuFamilyWanted::kBc ? "BC" : "ASTC") + " targets");
+    if (f != GpuFormatFamily::kAstc && (!family || *family == GpuFamilyWanted::kBc)) out.bc = *format;
+    if (f != GpuFormatFamily::kBc && (!family || *family == GpuFamilyWanted::kAstc)) out.astc = *format;
+    return {};
+  };
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it.key() != "bc" && it.key() != "astc")
+        return make_error("unknown family '" + it.key() + "' (expected bc, astc)");
+      KILN_TRY(take(*it, it.key() == "bc" ? GpuFamilyWanted::kBc : GpuFamilyWanted::kAstc));
+    }
+    return out;
+  }
+  KILN_TRY(take(v, std::nullopt));
+  return out;
 }
 
 }  // namespace
@@ -65,10 +96,15 @@ Result<TextureOptions> parse_texture_options(const std::string& where, const jso
       auto compression = v.is_string() ? parse_compression(v.get<std::string>()) : std::nullopt;
       if (!compression) problem(key, "expected \"zip\", \"zstd\" or \"none\", got " + v.dump());
       out.compression = compression;
+    } else if (key == "gpu_format") {
+      if (auto parsed = parse_gpu_format_override(v))
+        out.gpu_format = *parsed;
+      else
+        problem(key, parsed.error().message);
     } else {
       problem(json_pointer_token(key),
-              "unknown setting (expected color_space, normal_map, wrap, filter, compression)" +
-                  did_you_mean(key, {"color_space", "normal_map", "wrap", "filter", "compression"}));
+              "unknown setting (expected color_space, normal_map, wrap, filter, compression, gpu_format)" +
+                  did_you_mean(key, {"color_space", "normal_map", "wrap", "filter", "compression", "gpu_format"}));
     }
   }
   if (!problems.empty()) return make_error(problems);
@@ -111,6 +147,7 @@ TextureSettings resolve_texture_settings(std::string_view slot, const TextureOpt
     if (o->wrap_t) s.wrap_t = *o->wrap_t;
     if (o->filter) s.filter = *o->filter;
     if (o->compression) s.compression = *o->compression;
+    if (o->gpu_format) s.gpu_format = *o->gpu_format;
   }
   return s;
 }

@@ -10,7 +10,11 @@
 // variant and stored under its own name in the shaders pack; the first is the set's default. A
 // target's `max_size` caps its textures' longer side: they are converted with the mip levels above
 // it left out (level 0 is the first level that fits), and a target whose cap differs from the
-// default's gets its own copy of the textures in the textures pack.
+// default's gets its own copy of the textures in the textures pack. A target's `textures` says how
+// they ship: "rgba8" (the .tx, the default), "bc" (BC1/BC3/BC4/BC5/BC7 by texture, for desktop
+// GPUs) or "astc" (ASTC LDR, for mobile ones), with `texture_quality` "low" | "medium" | "high"
+// (see kiln/textures/gpu_format.h); such a target's id says it ("spirv-vulkan1.0-bc"), and its
+// textures are its own copies unless they match the default's.
 // Include directories are project-relative and must stay inside the project. Without the file or
 // the object: one target, SPIR-V for Vulkan 1.0, no include directories, no defines.
 // The cook builds every target; the editor compiles the default one, with the same include

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "kiln/runtime/reflection.h"
+#include "kiln/textures/gpu_format.h"
 
 namespace kiln::runtime {
 
@@ -37,7 +38,11 @@ struct ShaderTarget {
   Backend backend = Backend::kSpirv;
   TargetEnv target_env = TargetEnv::kVulkan1_0;
   std::uint32_t max_size = 0;  // the longest texture side it ships; 0: no cap
-  std::string id() const;      // "spirv-vulkan1.0": its name in the shaders pack
+  textures::TextureShipping textures = textures::TextureShipping::kRgba8;  // how its textures ship
+  textures::TextureQuality texture_quality = textures::TextureQuality::kMedium;
+  // "spirv-vulkan1.0": its name in the shaders pack; a target whose textures ship block-compressed
+  // says so ("spirv-vulkan1.0-bc"), so that one project can ship the same shaders with BC and ASTC.
+  std::string id() const;
   bool operator==(const ShaderTarget&) const = default;
 };
 

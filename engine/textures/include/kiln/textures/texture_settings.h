@@ -12,7 +12,10 @@
 // "wrap": "black" | "clamp" | "periodic" | "mirror" or ["s", "t"], "filter": "linear" | "nearest",
 // "compression": "zip" | "zstd" | "none" (how the .tx stores its tiles: zip is the smallest and what
 // maketx writes; zstd decodes several times faster at about the same size; none is the fastest to
-// read, a tile miss costing one positional read, at the size of the raw pixels).
+// read, a tile miss costing one positional read, at the size of the raw pixels), "gpu_format": the
+// format the texture ships in, overriding the target's choice (gpu_format.h): "bc7" for BC targets,
+// "astc4x4" for ASTC ones, "rgba8" for every target, or {"bc": "bc3", "astc": "astc5x5"}; a target
+// of the other family keeps its own choice. It changes what ships, not the .tx.
 //
 // Thread-safety: plain values and free functions.
 
@@ -24,6 +27,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "kiln/core/result.h"
+#include "kiln/textures/gpu_format.h"
 #include "kiln/textures/tx_file.h"
 
 namespace kiln::textures {
@@ -47,6 +51,7 @@ struct TextureSettings {
   // The longest side level 0 may have (0: no cap): the levels above it are left out, so level 0 is
   // the first mip level that fits, filtered as every level is.
   std::uint32_t max_size = 0;
+  GpuFormatOverride gpu_format;  // not part of the .tx: how the cook encodes it for a target
   bool operator==(const TextureSettings&) const = default;
 };
 
@@ -57,6 +62,7 @@ struct TextureOptions {
   std::optional<WrapMode> wrap_s, wrap_t;
   std::optional<TextureFilter> filter;
   std::optional<TileCompression> compression;
+  std::optional<GpuFormatOverride> gpu_format;
 };
 
 // The settings object's fields other than "file"; problems name `where` and the JSON pointer
