@@ -25,6 +25,7 @@ nlohmann::json GpuReport::to_json() const {
             {"saved_bytes", pipeline_cache_saved}}},
           {"driver_feedback", {{"reported", driver_feedback}, {"cache_hits", driver_cache_hits}}},
           {"frames", {{"count", frames}, {"first_ms", frame_ms_first}, {"mean_ms", frame_ms_mean}}},
+          {"textures", {{"formats", texture_formats}, {"decoded", textures_decoded}}},
           {"pictures", pictures},
           {"validation", {{"on", validated}, {"messages", validation_messages}}}};
 }
@@ -42,6 +43,16 @@ std::vector<std::string> GpuReport::lines(bool stats) const {
         frame_ms_mean, frame_ms_first,
         pictures.empty() ? "" : (", " + count_of(pictures.size(), "picture") + " in " + pictures_dir).c_str());
     out.push_back(line);
+  }
+  // A set whose textures the device cannot sample as they are is worth a line even without --stats.
+  if (!texture_formats.empty() && (stats || textures_decoded > 0)) {
+    std::string formats;
+    for (const auto& [format, n] : texture_formats)
+      formats += (formats.empty() ? "" : ", ") + std::to_string(n) + " " + format;
+    out.push_back("textures: " + formats +
+                  (textures_decoded ? "; " + count_of(textures_decoded, "texture") + " decoded to RGBA8 (" + device +
+                                          " cannot sample its format)"
+                                    : std::string(", uploaded as they are")));
   }
   if (!stats) return out;
   if (!pipeline_cache_why.empty()) out.push_back("pipeline cache: " + pipeline_cache_why);
@@ -118,8 +129,9 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
   store.reset();  // flushed by save()
 
   if (options.frames > 0) {
-    auto scene =
-        render::SceneRenderer::create(*self->context_, source, *self->pipelines_, {.view_size = options.view_size});
+    auto scene = render::SceneRenderer::create(
+        *self->context_, source, *self->pipelines_,
+        {.view_size = options.view_size, .decode_textures = config.render_decode_textures});
     if (!scene) return scene.error();
     self->scene_ = std::move(*scene);
   }
@@ -129,7 +141,13 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const runtime::CookedSet& s
 Status GpuSession::render_frame(double t) {
   if (!scene_) return {};
   KILN_TRY(scene_->render_frame(t));
-  if (report_.frames == 0) report_.frame_ms_first = scene_->last_frame_ms();
+  if (report_.frames == 0) {
+    report_.frame_ms_first = scene_->last_frame_ms();
+    for (const auto& texture : scene_->uploaded_textures()) {
+      ++report_.texture_formats[texture.format];
+      report_.textures_decoded += texture.decoded;
+    }
+  }
   ++report_.frames;
   frame_ms_total_ += scene_->last_frame_ms();
   report_.frame_ms_mean = frame_ms_total_ / report_.frames;

@@ -4,6 +4,7 @@
 // with its checks.
 
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,11 @@ struct GpuReport {
   bool validated = false;  // the validation layer was on
   std::vector<std::string> validation_messages;
   int frames = 0;
-  double frame_ms_first = 0, frame_ms_mean = 0;  // the first frame (uploads done) and the mean of all
-  std::vector<std::string> pictures;             // written under render_dir
-  std::string pictures_dir;                      // that directory, as given
+  double frame_ms_first = 0, frame_ms_mean = 0;        // the first frame (uploads done) and the mean of all
+  std::map<std::string, std::size_t> texture_formats;  // uploaded textures per format shipped ("bc7": 2)
+  std::size_t textures_decoded = 0;   // of a format the device cannot sample, decoded (render.decode_textures)
+  std::vector<std::string> pictures;  // written under render_dir
+  std::string pictures_dir;           // that directory, as given
 
   nlohmann::json to_json() const;
   std::vector<std::string> lines(bool stats) const;  // for people: one line, more with --stats

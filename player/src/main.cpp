@@ -26,6 +26,7 @@
 #include "kiln/jit/program_io.h"
 #include "kiln/jit/vm.h"
 #include "kiln/runtime/cooked_set.h"
+#include "kiln/textures/compressed_texture.h"
 #include "kiln/textures/sampler.h"
 #include "gpu.h"
 #include "pack_pages.h"
@@ -144,7 +145,8 @@ Result<MaterialsChecked> check_materials(const runtime::CookedSet& set) {
 }
 
 // Each texture read in place from the mapped pack through the tile cache (nothing is extracted: the
-// player needs no writable directory); the centre sample must match the pixels of its level 0.
+// player needs no writable directory); the centre sample must match the pixels of its level 0. A
+// block-compressed texture is checked whole as a record (its blocks are for the GPU).
 Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& config) {
   textures::TileCache tiles({.memory_budget_bytes = config.texture_memory_max_bytes});
   std::size_t checked = 0;
@@ -152,8 +154,14 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   for (const std::string& name : set.ids(runtime::EntryKind::kTexture)) {
     auto entry = set.texture(name);
     if (!entry) return entry.error();
-    auto image =
-        tiles.open_memory(texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name), *entry);
+    const std::string where = texture_pack + ": " + runtime::entry_name(runtime::EntryKind::kTexture, name);
+    // A block-compressed texture goes to the GPU as it is: its record must hold together.
+    if (textures::is_compressed_texture(*entry)) {
+      if (auto record = textures::decode_compressed_texture(*entry, where); !record) return record.error();
+      ++checked;
+      continue;
+    }
+    auto image = tiles.open_memory(where, *entry);
     if (!image) return image.error();
     textures::TextureSampler sampler(tiles, *image);
     const auto& l0 = (*image)->info().levels[0];

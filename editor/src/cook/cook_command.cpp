@@ -96,7 +96,8 @@ int run_shard(const cook::Shard& shard, const project::Project& project, std::ve
     progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
   cook::build_variants(work.variants, targets, pool, progress, errors);
   cook::TextureConversions conversions(store);
-  const cook::CookedTextures textures = cook::cook_textures(project.root, work.textures, conversions, false,
+  cook::TextureEncodings encodings(store);
+  const cook::CookedTextures textures = cook::cook_textures(project.root, work.textures, conversions, encodings, false,
                                                             project.settings.targets, pool, progress, errors);
   if (store) store->flush();  // on disk and on the remote before this shard says it is done
 
@@ -273,12 +274,13 @@ int run_cook_command(const Args& args) {
   // Textures.
   stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
-  cook::CookedTextures textures = cook::cook_textures(project.root, project.textures, conversions, verify,
+  cook::TextureEncodings encodings(cache_store.get());
+  cook::CookedTextures textures = cook::cook_textures(project.root, project.textures, conversions, encodings, verify,
                                                       project.settings.targets, pool, progress, errors);
   report.stage_ms.textures = ms_since(stage_started);
 
   // The report of what was built.
-  cook::report_cooked(project, targets, scripts, textures, conversions.discarded(), report);
+  cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
   if (!errors.empty()) return fail();
 
   // The set: written beside the previous one, switched in by its manifest.

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
 #include "kiln/core/text.h"
 
 namespace kiln::cook {
@@ -31,7 +32,11 @@ void report_cooked(const project::Project& project, const std::vector<TargetVari
                                   textures.files.size() - textures.converted - textures.from_tx,
                                   textures.from_tx,
                                   textures.target_files.size(),
-                                  textures_discarded};
+                                  textures_discarded,
+                                  textures.encoded,
+                                  textures.formats,
+                                  textures.gpu_bytes,
+                                  textures.rgba8_gpu_bytes};
 }
 
 void report_warnings(const std::vector<TargetVariants>& targets, CookReport& report) {
@@ -104,7 +109,11 @@ nlohmann::json report_json(const CookReport& r) {
                        {"cache_hits", r.textures->cache_hits},
                        {"from_tx", r.textures->from_tx},
                        {"target_copies", r.textures->target_copies},
-                       {"cache_discarded", r.textures->cache_discarded}};
+                       {"cache_discarded", r.textures->cache_discarded},
+                       {"encoded", r.textures->encoded},
+                       {"formats", r.textures->formats},
+                       {"gpu_bytes", r.textures->gpu_bytes},
+                       {"rgba8_gpu_bytes", r.textures->rgba8_gpu_bytes}};
   if (r.warnings) {
     out["warnings"] = nlohmann::json::array();
     for (const Warning& w : *r.warnings) out["warnings"].push_back({{"message", w.message}, {"variants", w.variants}});
@@ -162,6 +171,14 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
                   (textures.target_copies ? ", " + std::to_string(textures.target_copies) + " sized for other targets"
                                           : std::string()) +
                   "), " + stage_time(report.stage_ms.textures));
+  if (textures.rgba8_gpu_bytes && textures.gpu_bytes != textures.rgba8_gpu_bytes) {
+    std::string formats;
+    for (const auto& [format, n] : textures.formats)
+      formats += (formats.empty() ? "" : ", ") + std::to_string(n) + " " + format;
+    lines.push_back("cook: textures as " + formats + ": " + describe_bytes(textures.gpu_bytes) + " on the GPU (" +
+                    describe_bytes(textures.rgba8_gpu_bytes) + " as RGBA8, " + std::to_string(textures.encoded) +
+                    " encoded now)");
+  }
   if (report.previews && report.previews->skipped.empty() && !report.previews->device.empty())
     lines.push_back("cook: " + count_of(report.previews->files.size(), "preview") + " in " +
                     (out / "previews").string() + ", " + stage_time(report.stage_ms.previews));

@@ -7,6 +7,7 @@
 // Thread-safety: plain values and functions, used from the cook's thread.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct ScriptCounts {
 };
 struct TextureCounts {
   std::size_t files = 0, converted = 0, cache_hits = 0, from_tx = 0, target_copies = 0, cache_discarded = 0;
+  std::size_t encoded = 0;                     // GPU encodings made now
+  std::map<std::string, std::size_t> formats;  // the default target's textures per format
+  std::uint64_t gpu_bytes = 0, rgba8_gpu_bytes = 0;
 };
 struct Warning {
   std::string message;

@@ -194,6 +194,9 @@ const std::vector<Setting>& settings() {
       bool_setting("render.validate", &Config::render_validate, "false",
                    "render with the Vulkan validation layer (VK_LAYER_KHRONOS_validation); any message it "
                    "prints fails the render (the player's run, the cook's or the editor's previews)"),
+      bool_setting("render.decode_textures", &Config::render_decode_textures, "false",
+                   "decode block-compressed textures the device cannot sample (ASTC on a desktop GPU, BC on a "
+                   "phone) to RGBA8 on the CPU, saying so in one line; off refuses such a set naming the format"),
       text_setting("editor.serve", &Config::editor_serve, "(none: no page)",
                    "serve kiln editor's live page at [ADDR:]PORT (ADDR 127.0.0.1 unless given, port 0 picks one), "
                    "as --serve does",
@@ -232,6 +235,7 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.render_device.clear();
   c.render_pipeline_cache = true;
   c.render_validate = false;
+  c.render_decode_textures = false;
   c.editor_serve.clear();
   c.editor_serve_read_only = false;
   return c;

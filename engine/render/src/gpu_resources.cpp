@@ -98,6 +98,7 @@ Result<std::unique_ptr<Image>> Image::create(const VulkanContext& context, const
   view.image = self->image_;
   view.viewType = VK_IMAGE_VIEW_TYPE_2D;
   view.format = desc.format;
+  view.components = {desc.components[0], desc.components[1], desc.components[2], desc.components[3]};
   view.subresourceRange = {desc.aspect, 0, desc.mip_levels, 0, 1};
   if (VkResult r = vkCreateImageView(self->device_, &view, nullptr, &self->view_); r != VK_SUCCESS)
     return make_error(std::string("cannot create an image view: ") + vk_result_name(r));

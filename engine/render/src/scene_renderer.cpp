@@ -90,6 +90,7 @@ struct SceneRenderer::Impl {
   std::unique_ptr<Buffer> camera, skin, indices, zeros;
   std::uint32_t index_count = 0;
   std::map<std::string, std::unique_ptr<GpuTexture>> textures;
+  bool decode_textures = false;
   // Let go of while descriptor sets of the shown passes may still name them: freed with the passes.
   std::vector<std::unique_ptr<GpuTexture>> retired_textures;
   std::vector<std::unique_ptr<Buffer>> retired_buffers;
@@ -131,7 +132,8 @@ struct SceneRenderer::Impl {
     if (auto it = textures.find(file); it != textures.end()) return it->second.get();
     auto bytes = source.texture(file);
     if (!bytes) return bytes.error();
-    auto uploaded = GpuTexture::upload(*context, source.textures_origin() + ": " + file, *bytes);
+    auto uploaded = GpuTexture::upload(*context, source.textures_origin() + ": " + file, *bytes,
+                                       {.decode_unsupported = decode_textures});
     if (!uploaded) return uploaded.error();
     return textures.emplace(file, std::move(*uploaded)).first->second.get();
   }
@@ -330,12 +332,20 @@ Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std
   return picture;
 }
 
+std::vector<UploadedTexture> SceneRenderer::uploaded_textures() const {
+  std::vector<UploadedTexture> out;
+  for (const auto& [file, texture] : impl_->textures)
+    out.push_back({file, std::string(texture->shipped_format()), texture->decoded()});
+  return out;
+}
+
 Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(const VulkanContext& context, SceneOptions options) {
   std::unique_ptr<SceneRenderer> self(new SceneRenderer());
   self->impl_ = std::make_unique<Impl>();
   Impl& s = *self->impl_;
   s.context = &context;
   s.size = options.view_size;
+  s.decode_textures = options.decode_textures;
   // Shared resources: camera, joints, the sphere, stand-in textures.
   auto camera = Buffer::create(context, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
   auto skin = Buffer::create(context, kJoints * 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);

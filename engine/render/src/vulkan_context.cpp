@@ -217,7 +217,17 @@ Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const VulkanOptions
     device_extensions.push_back(VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME);
     device_extensions.push_back(VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
   }
+  // The block-compressed texture formats the device samples, enabled so that a cooked set's BC or
+  // ASTC textures upload as they are.
+  VkPhysicalDeviceFeatures supported{};
+  vkGetPhysicalDeviceFeatures(self->physical_, &supported);
+  VkPhysicalDeviceFeatures enabled{};
+  enabled.textureCompressionBC = supported.textureCompressionBC;
+  enabled.textureCompressionASTC_LDR = supported.textureCompressionASTC_LDR;
+  self->texture_compression_bc_ = supported.textureCompressionBC == VK_TRUE;
+  self->texture_compression_astc_ = supported.textureCompressionASTC_LDR == VK_TRUE;
   VkDeviceCreateInfo device{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  device.pEnabledFeatures = &enabled;
   if (self->graphics_pipeline_library_) device.pNext = &library;  // the feature, enabled
   device.queueCreateInfoCount = 1;
   device.pQueueCreateInfos = &queue;

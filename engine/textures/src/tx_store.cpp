@@ -31,6 +31,13 @@ Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying
                               /*local=*/keying == TxKeying::kFileIdentity);  // an inode means nothing elsewhere
 }
 
+Result<cache::BlobNamespace> open_encoding_namespace(cache::BlobStore& store, const std::string& encoders) {
+  auto libtiff = libtiff_version();
+  if (!libtiff) return libtiff.error();
+  return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", *libtiff}},
+                              {{"key", "tx-content-encoded"}, {"encoders", encoders}});
+}
+
 Result<std::vector<std::byte>> convert_to_tx_bytes(const std::filesystem::path& source,
                                                    const std::filesystem::path& temp_file,
                                                    const TextureSettings& settings) {

@@ -40,6 +40,7 @@ struct Config {
   std::string render_device;                          // render.device: a Vulkan device name part; empty = best
   bool render_pipeline_cache = true;                  // render.pipeline_cache: kill switch
   bool render_validate = false;                       // render.validate: Vulkan validation layer, messages fail
+  bool render_decode_textures = false;                // render.decode_textures: decode what the device cannot sample
   std::string editor_serve;                           // editor.serve: [ADDR:]PORT of the editor's page; empty = none
   bool editor_serve_read_only = false;                // editor.serve_read_only: the page may not write
 };

@@ -47,6 +47,9 @@ struct ImageDesc {
   VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
   VkImageUsageFlags usage = 0;
   VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  // The view's channel mapping (a block format's: BC4 gray as R R R 1, BC5 normals as R G 0 1).
+  VkComponentSwizzle components[4] = {VK_COMPONENT_SWIZZLE_IDENTITY, VK_COMPONENT_SWIZZLE_IDENTITY,
+                                      VK_COMPONENT_SWIZZLE_IDENTITY, VK_COMPONENT_SWIZZLE_IDENTITY};
 };
 
 class Image {

@@ -40,6 +40,14 @@ namespace kiln::render {
 
 struct SceneOptions {
   std::uint32_t view_size = 256;  // pixels per side of each material's view
+  bool decode_textures = false;   // decode block formats the device cannot sample (else refuse them)
+};
+
+// A texture the scene uploaded: the format it shipped in, and whether it had to be decoded.
+struct UploadedTexture {
+  std::string file;
+  std::string format;
+  bool decoded = false;
 };
 
 struct LinearImage {
@@ -91,6 +99,8 @@ class SceneRenderer {
   const LinearImage& view(std::size_t i) const { return views_.at(i); }
   const LinearImage& frame() const { return frame_; }
   double last_frame_ms() const { return last_frame_ms_; }
+  // Every texture uploaded so far, by file.
+  std::vector<UploadedTexture> uploaded_textures() const;
 
   struct Impl;
 

@@ -60,6 +60,9 @@ class VulkanContext {
   // VK_EXT_graphics_pipeline_library is enabled: a graphics pipeline can be made of four parts and
   // linked fast, then linked again optimised (pipeline_set.h).
   bool graphics_pipeline_library() const { return graphics_pipeline_library_; }
+  // The device samples BC1-BC7 (textureCompressionBC) or ASTC LDR blocks, and they are enabled.
+  bool texture_compression_bc() const { return texture_compression_bc_; }
+  bool texture_compression_astc() const { return texture_compression_astc_; }
   bool validating() const { return messenger_ != VK_NULL_HANDLE; }
 
   // Messages of the validation layer so far (warnings and errors), one line each.
@@ -82,6 +85,7 @@ class VulkanContext {
   DeviceIdentity identity_;
   bool creation_feedback_ = false;
   bool graphics_pipeline_library_ = false;
+  bool texture_compression_bc_ = false, texture_compression_astc_ = false;
   VkPhysicalDeviceMemoryProperties memory_{};
   mutable std::mutex messages_mu_;
   std::vector<std::string> messages_;

@@ -20,6 +20,10 @@ enum class TxKeying { kFileIdentity, kContent };
 
 // The namespace of converted textures for one way of keying them.
 Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying keying);
+// The namespace of .tx files encoded for the GPU (block-compressed records), keyed by the .tx's
+// bytes and the encoding's settings, in the same build as the conversions; `encoders` names the
+// encoders' versions (another version, another namespace).
+Result<cache::BlobNamespace> open_encoding_namespace(cache::BlobStore& store, const std::string& encoders);
 
 // Converts `source` (PNG, TIFF, ...) to .tx bytes through `temp_file` (BlobStore::temp_path, or a
 // private temp file without a store), which is removed.

@@ -1,0 +1,107 @@
+// Textures shipped block-compressed, through the real cook and player on lavapipe with the
+// validation layer: the BC frame against the RGBA8 frame, the bytes, and an ASTC set on a device
+// that samples no ASTC (refused naming the format, or decoded when render.decode_textures says so).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "kiln/textures/image.h"
+#include "lavapipe.h"
+#include "temp_dir.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The sample project with its textures shipped as `textures` ("" leaves kiln.json out).
+fs::path project_shipping(const test::TempDir& dir, const std::string& textures) {
+  const fs::path root = dir / ("project-" + (textures.empty() ? std::string("rgba8") : textures));
+  fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", root, fs::copy_options::recursive);
+  if (!textures.empty())
+    std::ofstream(root / "kiln.json") << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", )"
+                                      << R"("textures": ")" << textures << R"("}]}})";
+  return root;
+}
+
+nlohmann::json cook(const test::TempDir& dir, const fs::path& project, const fs::path& out) {
+  auto cooked = test::run_process({KILN_CLI, "cook", project.string(), "--out", out.string(), "--json",
+                                   "--cache-root=" + (dir / "cache").string()});
+  REQUIRE_MESSAGE(cooked.exit_code == 0, cooked.output);
+  return nlohmann::json::parse(cooked.output.substr(cooked.output.find('{')));
+}
+
+double psnr(const textures::Image& a, const textures::Image& b) {
+  REQUIRE(a.pixels.size() == b.pixels.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < a.pixels.size(); ++i) {
+    const double d = double(a.pixels[i]) - double(b.pixels[i]);
+    sum += d * d;
+  }
+  const double mse = sum / double(a.pixels.size());
+  return mse == 0 ? 99 : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE("a BC set plays on lavapipe within 30 dB of the RGBA8 frame at a quarter of the bytes") {
+    if (test::lavapipe_icd().empty()) return;
+    test::TempDir dir("gpu-textures");
+    const auto rgba_report = cook(dir, project_shipping(dir, ""), dir / "rgba");
+    const auto bc_report = cook(dir, project_shipping(dir, "bc"), dir / "bc");
+    const auto& textures = bc_report["textures"];
+    CHECK(textures["formats"]["bc1"].get<int>() >= 1);
+    CHECK(textures["formats"]["bc5"] == 1);  // the normal map
+    CHECK(textures["formats"].size() >= 2);
+    CHECK(textures["encoded"] == 6);
+    CHECK(textures["gpu_bytes"].get<double>() * 4 <= textures["rgba8_gpu_bytes"].get<double>());
+    CHECK(rgba_report["textures"]["gpu_bytes"] == rgba_report["textures"]["rgba8_gpu_bytes"]);
+    // A second cook takes every encoding from the cache.
+    CHECK(cook(dir, dir / "project-bc", dir / "bc2")["textures"]["encoded"] == 0);
+
+    const auto env = test::lavapipe_env();
+    for (const char* set : {"rgba", "bc"}) {
+      auto played = test::run_process({KILN_PLAYER, (dir / set).string(), "--frames", "1", "--render",
+                                       (dir / (std::string(set) + "-frame")).string(), "--require-gpu", "--json",
+                                       "--cache-root", (dir / "player-cache").string()},
+                                      env);
+      REQUIRE_MESSAGE(played.exit_code == 0, played.output);
+      const auto report = nlohmann::json::parse(played.output.substr(played.output.find('{')));
+      CHECK(report["gpu"]["validation"]["on"] == true);
+      CHECK(report["gpu"]["validation"]["messages"].empty());
+      CHECK(report["gpu"]["textures"]["decoded"] == 0);
+      if (std::string(set) == "bc") CHECK(report["gpu"]["textures"]["formats"].contains("bc5"));
+    }
+    auto rgba_frame = textures::read_image(dir / "rgba-frame" / "frame.png");
+    auto bc_frame = textures::read_image(dir / "bc-frame" / "frame.png");
+    REQUIRE(rgba_frame);
+    REQUIRE(bc_frame);
+    const double db = psnr(*rgba_frame, *bc_frame);
+    MESSAGE("BC frame against the RGBA8 frame: " << db << " dB");
+    CHECK(db >= 30.0);
+  }
+
+  TEST_CASE("an ASTC set on a device without ASTC is refused naming the format - or decoded when allowed") {
+    if (test::lavapipe_icd().empty()) return;
+    test::TempDir dir("astc-textures");
+    const auto report = cook(dir, project_shipping(dir, "astc"), dir / "astc");
+    CHECK(report["textures"]["formats"]["astc6x6"] == 6);
+    auto env = test::lavapipe_env();
+    const std::vector<std::string> play = {
+        KILN_PLAYER,    (dir / "astc").string(),        "--frames", "1", "--require-gpu",
+        "--cache-root", (dir / "player-cache").string()};
+    auto refused = test::run_process(play, env);
+    CHECK(refused.exit_code == 1);
+    CHECK_MESSAGE(refused.output.find("astc6x6 is not a format llvmpipe") != std::string::npos, refused.output);
+    CHECK(refused.output.find("render.decode_textures") != std::string::npos);
+    env["KILN_RENDER_DECODE_TEXTURES"] = "on";
+    auto decoded = test::run_process(play, env);
+    REQUIRE_MESSAGE(decoded.exit_code == 0, decoded.output);
+    CHECK_MESSAGE(decoded.output.find("6 astc6x6; 6 textures decoded to RGBA8") != std::string::npos, decoded.output);
+  }
+}
