@@ -9,6 +9,9 @@
 #include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
 #include "kiln/runtime/cooked_set.h"
+#include "kiln/texture_codecs/compress_tx.h"
+#include "kiln/texture_codecs/texture_files.h"
+#include "kiln/textures/compressed_texture.h"
 #include "kiln/textures/thumbnail.h"
 #include "kiln/textures/tile_cache.h"
 #include "kiln/textures/tx_file.h"
@@ -18,8 +21,8 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: kiln texture info <file.tx> [--json]\n"
-    "       kiln texture export <texture> [--level N] <out.png>\n"
+    "usage: kiln texture info <file.tx|file.ktex> [--json]\n"
+    "       kiln texture export <texture> [--level N] <out.png|out.dds|out.astc>\n"
     "       kiln texture thumb <texture> [--size S] <out.png>\n"
     "       kiln texture extract <cooked-set> <texture> [--target T] <out.tx>\n";
 
@@ -37,7 +40,69 @@ const char* alpha_name(textures::TxAlpha alpha) {
   return "none";
 }
 
+// A block-compressed texture as a cooked set ships it (what kiln texture extract writes), or
+// nullopt when `path` is not one (a .tx, a source image).
+Result<std::optional<std::string>> read_record(const std::string& path) {
+  if (!input_present(path)) return std::optional<std::string>{};
+  auto text = read_input_file(path, limits::kDecodedImageBytes, "texture");
+  if (!text) return text.error();
+  if (!textures::is_compressed_texture(std::as_bytes(std::span(*text)))) return std::optional<std::string>{};
+  return std::optional<std::string>(std::move(*text));
+}
+
+int record_info(const Args& args, const std::string& bytes) {
+  auto texture = textures::decode_compressed_texture(std::as_bytes(std::span(bytes)), args.words[2]);
+  if (!texture) {
+    std::fprintf(stderr, "%s\n", texture.error().message.c_str());
+    return kExitFailed;
+  }
+  const auto& format = textures::gpu_format_info(texture->format);
+  std::uint64_t gpu_bytes = 0;
+  for (const auto& l : texture->levels) gpu_bytes += l.blocks.size();
+  std::string mapping;
+  for (textures::Swizzle s : texture->mapping) mapping += textures::swizzle_name(s);
+  const std::string wrap =
+      std::string(textures::wrap_mode_name(texture->wrap_s)) + "," + textures::wrap_mode_name(texture->wrap_t);
+  const std::string block = std::to_string(format.block_width) + "x" + std::to_string(format.block_height);
+  if (args.json) {
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& l : texture->levels)
+      levels.push_back({{"width", l.width}, {"height", l.height}, {"bytes", l.blocks.size()}});
+    nlohmann::json out = {{"file", args.words[2]},
+                          {"format", format.name},
+                          {"block", block},
+                          {"block_bytes", format.block_bytes},
+                          {"color_space", texture->srgb ? "sRGB" : "linear"},
+                          {"levels", levels},
+                          {"gpu_bytes", gpu_bytes},
+                          {"wrap", wrap},
+                          {"alpha", texture->alpha ? "premultiplied" : "none"},
+                          {"normal_map", texture->normal_map},
+                          {"filter", texture->nearest ? "nearest" : "linear"},
+                          {"mapping", mapping}};
+    std::printf("%s\n", out.dump().c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %ux%u, %s (%s blocks of %u bytes), %s, %zu levels, %s on the GPU, wrap %s, alpha %s%s%s\n",
+              args.words[2].c_str(), texture->levels[0].width, texture->levels[0].height,
+              std::string(format.name).c_str(), block.c_str(), format.block_bytes, texture->srgb ? "sRGB" : "linear",
+              texture->levels.size(), describe_bytes(gpu_bytes).c_str(), wrap.c_str(),
+              texture->alpha ? "premultiplied" : "none", texture->normal_map ? ", normal map (x, y)" : "",
+              texture->nearest ? ", nearest filter" : "");
+  for (std::size_t i = 0; i < texture->levels.size(); ++i)
+    std::printf("  level %zu: %ux%u, %zu bytes\n", i, texture->levels[i].width, texture->levels[i].height,
+                texture->levels[i].blocks.size());
+  if (mapping != "rgba") std::printf("  sampled as %s (the view's channel mapping)\n", mapping.c_str());
+  return kExitOk;
+}
+
 int info_command(const Args& args) {
+  auto record = read_record(args.words[2]);
+  if (!record) {
+    std::fprintf(stderr, "%s\n", record.error().message.c_str());
+    return kExitFailed;
+  }
+  if (*record) return record_info(args, **record);
   auto file = textures::TxFile::open(args.words[2]);
   if (!file) {
     std::fprintf(stderr, "%s\n", file.error().message.c_str());
@@ -105,6 +170,40 @@ std::optional<std::uint32_t> number_option(const Args& args, const std::string& 
 
 constexpr std::uint32_t kDefaultThumbnailSize = 256;
 
+// export of a block-compressed texture: a level decoded to PNG (straight alpha, as image files
+// hold it), every level as DDS (BC formats), or a level as an .astc file (ASTC).
+int export_record(const Args& args, const std::string& bytes, std::uint32_t level) {
+  const std::string& out = args.words[3];
+  auto texture = textures::decode_compressed_texture(std::as_bytes(std::span(bytes)), args.words[2]);
+  const auto written = [&]() -> Result<std::string> {
+    if (!texture) return texture.error();
+    const std::string extension = std::filesystem::path(out).extension().string();
+    const std::string format(textures::gpu_format_name(texture->format));
+    if (extension == ".dds") {
+      KILN_TRY(texture_codecs::write_dds(*texture, out));
+      return format + ", " + std::to_string(texture->levels.size()) + " levels";
+    }
+    if (extension == ".astc") {
+      KILN_TRY(texture_codecs::write_astc_file(*texture, level, out));
+      return format + " level " + std::to_string(level);
+    }
+    if (extension != ".png") return make_error(out + ": export writes .png, .dds or .astc");
+    auto decoded = texture_codecs::decode_record_level(*texture, level);
+    if (!decoded) return make_error(args.words[2] + ": " + decoded.error().message);
+    textures::Image image{decoded->width, decoded->height, 4, std::move(decoded->rgba)};
+    if (texture->alpha) textures::unpremultiply(image);
+    KILN_TRY(textures::write_png(image, out));
+    return std::to_string(image.width) + "x" + std::to_string(image.height) + " decoded from " + format + " level " +
+           std::to_string(level);
+  }();
+  if (!written) {
+    std::fprintf(stderr, "%s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  std::printf("%s: %s\n", out.c_str(), written->c_str());
+  return kExitOk;
+}
+
 // export and thumb: a source image is read from its current .tx, or converted once into the cache
 // root, as the engine reads textures. A thumbnail comes through the tile cache; an exported level is
 // read at the file's precision. Both are written with straight alpha, as image files hold it.
@@ -117,6 +216,14 @@ int image_command(const Args& args, const std::string& verb) {
   // Level 0 (as oiiotool --selectmip reads by default); a thumbnail as wide as a file browser's.
   const auto number = number_option(args, option, verb == "export" ? 0 : kDefaultThumbnailSize);
   if (!number) return kExitUsage;
+  if (verb == "export") {
+    auto record = read_record(args.words[2]);
+    if (!record) {
+      std::fprintf(stderr, "%s\n", record.error().message.c_str());
+      return kExitFailed;
+    }
+    if (*record) return export_record(args, **record, *number);
+  }
   auto config = load_config(args.config);
   if (!config) {
     std::fprintf(stderr, "kiln: %s\n", config.error().message.c_str());

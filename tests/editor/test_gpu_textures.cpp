@@ -11,6 +11,7 @@
 #include "child_process.h"
 #include "kiln/textures/image.h"
 #include "lavapipe.h"
+#include "oiio_oracle.h"
 #include "temp_dir.h"
 
 using namespace kiln;
@@ -77,6 +78,47 @@ TEST_SUITE("editor") {
       CHECK(report["gpu"]["textures"]["decoded"] == 0);
       if (std::string(set) == "bc") CHECK(report["gpu"]["textures"]["formats"].contains("bc5"));
     }
+    // What the set ships, taken out: described, decoded to PNG, and written as DDS.
+    const std::string ktex = (dir / "brick.ktex").string();
+    auto r = test::run_process({KILN_CLI, "texture", "extract", (dir / "bc").string(), "textures/brick.png", ktex});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    r = test::run_process({KILN_CLI, "texture", "info", ktex, "--json"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto info = nlohmann::json::parse(r.output);
+    CHECK(info["format"] == "bc1");
+    CHECK(info["block"] == "4x4");
+    CHECK(info["color_space"] == "sRGB");
+    CHECK(info["levels"].size() > 1);
+    r = test::run_process({KILN_CLI, "texture", "info", ktex});
+    CHECK(r.output.find("bc1 (4x4 blocks of 8 bytes), sRGB") != std::string::npos);
+    // sRGB BC1 as DDS names DXGI_FORMAT_BC1_UNORM_SRGB in a DX10 header (OpenImageIO 2.4 reads
+    // none of the sRGB formats, so its bytes are checked here; the linear normal map goes to OIIO).
+    r = test::run_process({KILN_CLI, "texture", "export", ktex, (dir / "brick.dds").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    std::ifstream dds(dir / "brick.dds", std::ios::binary);
+    std::string header(148, '\0');
+    dds.read(header.data(), 148);
+    CHECK(header.substr(84, 4) == "DX10");
+    CHECK(std::uint8_t(header[128]) == 72);
+
+    const std::string normal = (dir / "normal.ktex").string();
+    r = test::run_process({KILN_CLI, "texture", "extract", (dir / "bc").string(), "textures/brick_normal.png", normal});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* out : {"normal.png", "normal.dds"}) {
+      r = test::run_process({KILN_CLI, "texture", "export", normal, "--level", "1", (dir / out).string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    }
+    const textures::Image decoded = test::oiio_read_level(dir / "normal.png", 0);
+    const textures::Image oracle = test::oiio_read_level(dir / "normal.dds", 1);  // x, y: read as gray and alpha
+    REQUIRE(decoded.width == oracle.width);
+    int worst = 0;
+    for (std::size_t p = 0; p < decoded.pixels.size(); p += 4) {
+      worst = std::max(worst, std::abs(int(decoded.pixels[p]) - int(oracle.pixels[p])));
+      worst = std::max(worst, std::abs(int(decoded.pixels[p + 1]) - int(oracle.pixels[p + 3])));
+      CHECK(decoded.pixels[p + 2] == 0);  // z is the shader's to rebuild
+    }
+    CHECK(worst <= 1);  // BC5's interpolation, rounded either way
+
     auto rgba_frame = textures::read_image(dir / "rgba-frame" / "frame.png");
     auto bc_frame = textures::read_image(dir / "bc-frame" / "frame.png");
     REQUIRE(rgba_frame);
@@ -103,5 +145,24 @@ TEST_SUITE("editor") {
     auto decoded = test::run_process(play, env);
     REQUIRE_MESSAGE(decoded.exit_code == 0, decoded.output);
     CHECK_MESSAGE(decoded.output.find("6 astc6x6; 6 textures decoded to RGBA8") != std::string::npos, decoded.output);
+
+    // An ASTC level as an .astc file decodes with the astcenc tool as Kiln decodes it.
+    const std::string ktex = (dir / "sky.ktex").string();
+    auto r = test::run_process({KILN_CLI, "texture", "extract", (dir / "astc").string(), "textures/sky.png", ktex});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    for (const char* out : {"sky.png", "sky.astc"}) {
+      r = test::run_process({KILN_CLI, "texture", "export", ktex, "--level", "2", (dir / out).string()});
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    }
+    r = test::run_process({"/usr/bin/astcenc", "-ds", (dir / "sky.astc").string(), (dir / "astcenc.png").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    auto ours = textures::read_image(dir / "sky.png");
+    auto theirs = textures::read_image(dir / "astcenc.png");
+    REQUIRE(ours);
+    REQUIRE(theirs);
+    CHECK(textures::to_rgba(*ours).pixels == textures::to_rgba(*theirs).pixels);
+    r = test::run_process({KILN_CLI, "texture", "export", ktex, (dir / "sky.dds").string()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("DDS holds BC formats, not astc6x6") != std::string::npos);
   }
 }

@@ -163,6 +163,46 @@ Result<std::unique_ptr<GpuTexture>> GpuTexture::upload_compressed(const VulkanCo
   return self;
 }
 
+// An HDR .tx: every level read at the file's precision and uploaded as RGBA16F.
+Result<std::unique_ptr<GpuTexture>> GpuTexture::upload_float(const VulkanContext& context, const std::string& name,
+                                                             textures::TxFile& file) {
+  const textures::TxInfo& info = file.info();
+  std::vector<std::vector<std::uint16_t>> halves;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
+  for (std::size_t l = 0; l < info.levels.size(); ++l) {
+    const textures::TxLevel& tl = info.levels[l];
+    std::vector<std::uint16_t> level(std::size_t(tl.width) * tl.height * 4);
+    for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
+      for (std::uint32_t tx = 0; tx < tl.tiles_x(); ++tx) {
+        auto tile = file.read_tile_rgba(l, tx, ty);
+        if (!tile) return tile.error();
+        const std::uint32_t x0 = tx * tl.tile_width, y0 = ty * tl.tile_height;
+        const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
+        for (std::uint32_t y = 0; y < h; ++y)
+          for (std::uint32_t x = 0; x < w * 4; ++x)
+            level[(std::size_t(y0 + y) * tl.width + x0) * 4 + x] =
+                textures::float_to_half((*tile)[std::size_t(y) * tl.tile_width * 4 + x]);
+      }
+    halves.push_back(std::move(level));
+    sizes.emplace_back(tl.width, tl.height);
+  }
+  std::unique_ptr<GpuTexture> self(new GpuTexture());
+  self->device_ = context.device();
+  self->shipped_format_ = "rgba16f";
+  auto image = Image::create(
+      context, {sizes[0].first, sizes[0].second, std::uint32_t(sizes.size()), VK_FORMAT_R16G16B16A16_SFLOAT,
+                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
+  if (!image) return make_error(name + ": " + image.error().message);
+  self->image_ = std::move(*image);
+  std::vector<std::span<const std::byte>> levels;
+  for (const auto& level : halves) levels.push_back(std::as_bytes(std::span(level)));
+  KILN_TRY(self->fill(context, levels, sizes));
+  auto sampler = make_sampler(self->device_, info, std::uint32_t(sizes.size()));
+  if (!sampler) return sampler.error();
+  self->sampler_ = *sampler;
+  return self;
+}
+
 Result<std::unique_ptr<GpuTexture>> GpuTexture::upload(const VulkanContext& context, const std::string& name,
                                                        std::span<const std::byte> tx,
                                                        const TextureUploadOptions& options) {
@@ -170,6 +210,7 @@ Result<std::unique_ptr<GpuTexture>> GpuTexture::upload(const VulkanContext& cont
   auto file = textures::TxFile::open_memory(name, tx);
   if (!file) return file.error();
   const textures::TxInfo& info = (*file)->info();
+  if (info.is_float) return upload_float(context, name, **file);
   std::vector<Level> levels;
   for (std::size_t l = 0; l < info.levels.size(); ++l) {
     const textures::TxLevel& tl = info.levels[l];

@@ -3,6 +3,7 @@
 #include <OpenImageIO/imageio.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "kiln/core/input_limits.h"
 
@@ -39,11 +40,16 @@ Result<textures::Image> read_with_oiio(const std::filesystem::path& path) {
   const bool premultiplied = alpha >= 0 && spec.get_int_attribute("oiio:UnassociatedAlpha", 0) == 0;
   textures::Image image{std::uint32_t(spec.width), std::uint32_t(spec.height), channels,
                         std::vector<std::uint8_t>(bytes)};
+  // Stored as floats (EXR, .hdr): high dynamic range, kept whole beside the 8-bit rounding.
+  const bool hdr = spec.format.basetype == OIIO::TypeDesc::HALF || spec.format.basetype == OIIO::TypeDesc::FLOAT ||
+                   spec.format.basetype == OIIO::TypeDesc::DOUBLE;
+  if (hdr) image.hdr.resize(bytes);
   for (std::size_t p = 0; p < values.size(); p += std::size_t(channels)) {
     const float a = alpha >= 0 ? values[p + alpha] : 1.0f;
     for (int c = 0; c < channels; ++c) {
       float v = values[p + c];
       if (premultiplied && c != alpha) v = a > 0 ? v / a : 0.0f;
+      if (hdr) image.hdr[p + c] = std::isfinite(v) ? v : 0.0f;
       image.pixels[p + c] = !(v > 0) ? 0 : v >= 1 ? 255 : std::uint8_t(v * 255.0f + 0.5f);  // HDR clamped; NaN 0
     }
   }

@@ -79,6 +79,26 @@ Image encode(const Linear& level, bool srgb) {
 
 }  // namespace
 
+std::vector<FloatLevel> build_float_mip_chain(const Image& source, const TextureSettings& settings) {
+  const int c = source.channels, a_at = alpha_index(c);
+  Linear level{source.width, source.height, c, source.hdr};
+  for (std::size_t p = 0; p < level.values.size(); p += c) {
+    float* v = &level.values[p];
+    for (int ch = 0; ch < c; ++ch)
+      if (!std::isfinite(v[ch])) v[ch] = std::isnan(v[ch]) ? 0.0f : std::copysign(65504.0f, v[ch]);
+    const float a = a_at < 0 ? 1.0f : std::clamp(v[a_at], 0.0f, 1.0f);
+    for (int ch = 0; ch < c; ++ch) v[ch] = ch == a_at ? a : v[ch] * a;
+  }
+  std::vector<FloatLevel> chain;
+  chain.push_back({level.width, level.height, c, level.values});
+  while (level.width > 1 || level.height > 1) {
+    level = half_size(level);
+    if (settings.normal_map) renormalise(level);
+    chain.push_back({level.width, level.height, c, level.values});
+  }
+  return chain;
+}
+
 std::vector<Image> build_mip_chain(const Image& source, const TextureSettings& settings) {
   const int c = source.channels, a_at = alpha_index(c);
   const bool srgb = settings.color_space == ColorSpace::kSrgb && !settings.normal_map;

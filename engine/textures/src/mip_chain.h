@@ -19,4 +19,14 @@ namespace kiln::textures {
 
 std::vector<Image> build_mip_chain(const Image& source, const TextureSettings& settings);
 
+// An HDR level: premultiplied linear values, channels as the source has them.
+struct FloatLevel {
+  std::uint32_t width = 0, height = 0;
+  int channels = 0;
+  std::vector<float> values;
+};
+// The same chain for an HDR source (source.hdr), kept in floats: colour is linear already, so it is
+// only premultiplied and box filtered (a normal map renormalised).
+std::vector<FloatLevel> build_float_mip_chain(const Image& source, const TextureSettings& settings);
+
 }  // namespace kiln::textures

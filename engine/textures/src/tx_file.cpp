@@ -107,6 +107,28 @@ std::uint8_t to_u8(float v) {
 
 }  // namespace
 
+std::uint16_t float_to_half(float value) {
+  std::uint32_t f;
+  std::memcpy(&f, &value, 4);
+  const std::uint32_t sign = (f >> 16) & 0x8000;
+  const std::uint32_t magnitude = f & 0x7fffffff;
+  if (magnitude > 0x7f800000) return std::uint16_t(sign | 0x7e00);   // NaN
+  if (magnitude >= 0x477ff000) return std::uint16_t(sign | 0x7c00);  // rounds past 65504: infinity
+  if (magnitude < 0x38800000) {                                      // below the smallest normal half
+    const std::uint32_t shift = 126 - (magnitude >> 23);
+    if (shift > 24) return std::uint16_t(sign);
+    const std::uint32_t mantissa = (magnitude & 0x7fffff) | 0x800000;
+    std::uint32_t half = mantissa >> shift;
+    const std::uint32_t rest = mantissa & ((1u << shift) - 1), middle = 1u << (shift - 1);
+    if (rest > middle || (rest == middle && (half & 1))) ++half;
+    return std::uint16_t(sign | half);
+  }
+  std::uint32_t half = ((magnitude - 0x38000000) >> 13);
+  const std::uint32_t rest = magnitude & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
+  return std::uint16_t(sign | half);
+}
+
 float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;

@@ -3,7 +3,8 @@
 // itself: JPEG, TGA, EXR, HDR, PSD, BMP and the rest OpenImageIO reads. The first subimage, the
 // first four channels, colour straight (alpha not premultiplied), rounded to 8 bits; the colour space
 // the file declares (oiio:ColorSpace: sRGB, or linear for EXR and HDR) kept as declared_color_space.
-// High-dynamic-range values are clamped to [0, 1] (an 8-bit .tx cannot hold more).
+// A file stored as floats (EXR, .hdr) also keeps its values whole in Image::hdr: the .tx writer
+// makes a half-float .tx of them.
 //
 // OpenImageIO brings some 250 shared libraries (codecs, GDAL, ffmpeg...) whose loading costs a
 // process about half a second, so the reader is a plugin, kiln-teximport.so (beside the program or

@@ -22,6 +22,9 @@ struct Image {
   int channels = 0;
   std::vector<std::uint8_t> pixels;                // width * height * channels
   std::optional<ColorSpace> declared_color_space;  // what the source file says its colour is, if it does
+  // A high-dynamic-range source's values (EXR, .hdr: stored as floats), straight and linear, laid
+  // out as `pixels`; empty for every other source. The .tx writer keeps them as half floats.
+  std::vector<float> hdr;
 
   const std::uint8_t* at(std::uint32_t x, std::uint32_t y) const {
     return &pixels[(std::size_t(y) * width + x) * channels];

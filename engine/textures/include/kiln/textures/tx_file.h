@@ -47,6 +47,8 @@ const char* wrap_mode_name(WrapMode mode);
 
 // IEEE 754 binary16 (a half-float sample) to float, NaN and infinities included.
 float half_to_float(std::uint16_t bits);
+// float to binary16, rounded to nearest even; beyond the largest half (65504) is infinity, NaN stays NaN.
+std::uint16_t float_to_half(float value);
 
 // What the file's alpha channel is; kNone: no alpha (1 or 3 channels, or an unspecified extra one).
 enum class TxAlpha { kNone, kAssociated, kUnassociated };

@@ -3,7 +3,8 @@
 // reader all take them: a tiled TIFF, one directory per mip level (maketx's floor-halving chain down
 // to 1x1, box filtered in linear light with premultiplied alpha: mip_chain.h), zip compressed (or
 // zstd, or raw: the settings' compression), 8 bits
-// per channel with the source's channels, colour premultiplied (ExtraSamples "associated alpha"), the
+// per channel with the source's channels (an HDR source, Image::hdr: 16-bit half floats, linear,
+// its mip chain filtered in floats), colour premultiplied (ExtraSamples "associated alpha"), the
 // `wrapmodes` and `textureformat` tags, and in ImageDescription oiio:AverageColor, oiio:SHA-1 (of
 // level 0 as stored), oiio:ColorSpace, kiln:NormalMap=1 and kiln:Filter=nearest when so and, for a
 // single-colour image, oiio:ConstantColor. Nothing time- or path-dependent goes into the file: the same pixels and
