@@ -102,32 +102,93 @@ struct AstcContext {
   }
 };
 
+// What an ASTC compression context is made for. Making one builds the block size's partition and
+// weight tables, which costs as much as compressing a small texture, so contexts are kept and
+// reused (a cook encodes many textures with few settings).
+struct AstcKey {
+  astcenc_profile profile;
+  unsigned block, flags, threads;
+  float effort;
+  bool operator==(const AstcKey&) const = default;
+};
+
+// The contexts not in use, per key; a context is used by one encode at a time.
+class AstcContexts {
+ public:
+  Result<astcenc_context*> acquire(const AstcKey& key, const astcenc_config& config) {
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [k, free] : free_)
+        if (k == key && !free.empty()) {
+          astcenc_context* context = free.back();
+          free.pop_back();
+          return context;
+        }
+    }
+    astcenc_context* context = nullptr;
+    if (astcenc_error e = astcenc_context_alloc(&config, key.threads, &context); e != ASTCENC_SUCCESS)
+      return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
+    return context;
+  }
+  // Back for the next encode with the same settings; at most kKept of each are kept.
+  void release(const AstcKey& key, astcenc_context* context) {
+    astcenc_compress_reset(context);
+    std::lock_guard lock(mu_);
+    for (auto& [k, free] : free_)
+      if (k == key) {
+        if (free.size() < kKept) return free.push_back(context);
+        astcenc_context_free(context);
+        return;
+      }
+    free_.push_back({key, {context}});
+  }
+
+ private:
+  static constexpr std::size_t kKept = 4;
+  std::mutex mu_;
+  std::vector<std::pair<AstcKey, std::vector<astcenc_context*>>> free_;
+};
+
+// Kept for the life of the process (never destroyed: encodes may run until exit).
+AstcContexts& astc_contexts() {
+  static auto* contexts = new AstcContexts();
+  return *contexts;
+}
+
 Result<std::vector<std::byte>> encode_astc(const RgbaLevel& level, GpuFormat format, const EncodeOptions& options,
                                            core::WorkerPool* pool) {
   const auto& info = textures::gpu_format_info(format);
   astcenc_config config;
-  const unsigned flags = options.normal_map ? ASTCENC_FLG_MAP_NORMAL : 0;
+  // A compressing context never decodes others' blocks (decode_astc makes its own): the tables
+  // only a general decoder needs are left out, as the astcenc tool does when it only compresses.
+  const unsigned flags = (options.normal_map ? ASTCENC_FLG_MAP_NORMAL : 0) | ASTCENC_FLG_SELF_DECOMPRESS_ONLY;
   if (astcenc_error e = astcenc_config_init(astc_profile(options.srgb), info.block_width, info.block_height, 1,
                                             options.astc_effort, flags, &config);
       e != ASTCENC_SUCCESS)
     return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
   const unsigned threads = pool ? unsigned(pool->size()) : 1u;
-  AstcContext ctx;
-  if (astcenc_error e = astcenc_context_alloc(&config, threads, &ctx.context); e != ASTCENC_SUCCESS)
-    return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
-  std::vector<std::uint8_t> pixels = level.rgba;  // astcenc takes a non-const slice pointer
-  void* slices[1] = {pixels.data()};
+  const AstcKey key{astc_profile(options.srgb), info.block_width, flags, threads, options.astc_effort};
+  auto context = astc_contexts().acquire(key, config);
+  if (!context) return context.error();
+  struct Release {
+    const AstcKey& key;
+    astcenc_context* context;
+    ~Release() { astc_contexts().release(key, context); }
+  } release{key, *context};
+  // astcenc takes a non-const slice pointer for its input but only reads it.
+  void* slices[1] = {const_cast<std::uint8_t*>(level.rgba.data())};
   astcenc_image image{level.width, level.height, 1, ASTCENC_TYPE_U8, slices};
   // A normal map's x and y as ASTC's normal-map mode wants them: x in RGB, y in alpha.
   const astcenc_swizzle swizzle = options.normal_map
                                       ? astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_R, ASTCENC_SWZ_R, ASTCENC_SWZ_G}
-                                      : astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+                                      : astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B,
+                                                        options.opaque ? ASTCENC_SWZ_1 : ASTCENC_SWZ_A};
   std::vector<std::byte> out(textures::gpu_level_bytes(format, level.width, level.height));
   std::mutex mu;
   astcenc_error failed = ASTCENC_SUCCESS;
   const auto run = [&](std::size_t thread) {
     const astcenc_error e = astcenc_compress_image(
-        ctx.context, &image, &swizzle, reinterpret_cast<std::uint8_t*>(out.data()), out.size(), unsigned(thread));
+        *context, &image, &swizzle, reinterpret_cast<std::uint8_t*>(out.data()), out.size(), unsigned(thread));
     if (e != ASTCENC_SUCCESS) {
       std::lock_guard lock(mu);
       failed = e;

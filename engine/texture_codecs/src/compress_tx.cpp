@@ -69,6 +69,7 @@ Result<ShippedTx> compress_tx(const std::string& name, std::span<const std::byte
   EncodeOptions options = tuning;
   options.srgb = texture.srgb;
   options.normal_map = info.normal_map;
+  options.opaque = !traits.alpha;
 
   std::vector<std::vector<std::byte>> blocks;
   for (std::size_t l = 0; l < info.levels.size(); ++l) {

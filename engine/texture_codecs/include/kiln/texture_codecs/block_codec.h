@@ -32,6 +32,7 @@ struct RgbaLevel {
 struct EncodeOptions {
   bool srgb = false;        // ASTC's sRGB profile; BC formats store the encoded values either way
   bool normal_map = false;  // ASTC's normal-map encoding
+  bool opaque = false;      // every alpha is one: ASTC spends nothing on it
   int bc7_partitions = 8;   // see Bc7Options
   float astc_effort = 60;   // astcenc's quality preset: 60 is -medium
 };
