@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_entries.h"
 #include "child_process.h"
+#include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/image.h"
 #include "lavapipe.h"
 #include "oiio_oracle.h"
@@ -64,6 +66,54 @@ TEST_SUITE("editor") {
     CHECK(rgba_report["textures"]["gpu_bytes"] == rgba_report["textures"]["rgba8_gpu_bytes"]);
     // A second cook takes every encoding from the cache.
     CHECK(cook(dir, dir / "project-bc", dir / "bc2")["textures"]["encoded"] == 0);
+    // The reader says what each texture ships as.
+    {
+      auto set = runtime::CookedSet::open(dir / "bc");
+      REQUIRE(set);
+      auto normal = (*set)->texture_description("textures/brick_normal.png");
+      REQUIRE(normal);
+      CHECK(normal->format == textures::GpuFormat::kBc5);
+      CHECK_FALSE(normal->tx);
+      CHECK(normal->normal_map);
+      CHECK(normal->levels.size() > 1);
+      CHECK(normal->levels[0].bytes ==
+            textures::gpu_level_bytes(textures::GpuFormat::kBc5, normal->levels[0].width, normal->levels[0].height));
+      auto rgba = runtime::CookedSet::open(dir / "rgba");
+      REQUIRE(rgba);
+      auto tx = (*rgba)->texture_description("textures/brick_normal.png");
+      REQUIRE(tx);
+      CHECK(tx->format == textures::GpuFormat::kRgba8);
+      CHECK(tx->tx);
+    }
+    // A cached encoding damaged behind the store's checksums is found, dropped and encoded again;
+    // the set is the same.
+    int damaged = 0;
+    for (const fs::path& entry : test::cache_entries(dir / "cache", "textures")) {
+      std::string payload = test::blob_payload(entry);
+      if (payload.rfind("KILNGTEX", 0) != 0) continue;
+      payload[40] = char(payload[40] ^ 0x40);  // level 0's height
+      test::rewrite_blob_payload(entry, payload);
+      ++damaged;
+      break;
+    }
+    REQUIRE(damaged == 1);
+    const auto again = cook(dir, dir / "project-bc", dir / "bc3");
+    CHECK(again["textures"]["encoded"] == 1);
+    CHECK(again["textures"]["cache_discarded"].get<int>() >= 1);
+    const auto pack_of = [&](const fs::path& set) {
+      for (const auto& e : fs::directory_iterator(set))
+        if (e.path().filename().string().rfind("textures.", 0) == 0) return e.path().filename().string();
+      return std::string();
+    };
+    CHECK(pack_of(dir / "bc3") == pack_of(dir / "bc"));
+    // The target's quality is part of the encoding's key: high quality takes BC7 for all colour.
+    std::ofstream(dir / "project-bc" / "kiln.json")
+        << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", "textures": "bc", )"
+        << R"("texture_quality": "high"}]}})";
+    const auto high = cook(dir, dir / "project-bc", dir / "bc-high");
+    CHECK(high["textures"]["formats"].contains("bc7"));
+    CHECK_FALSE(high["textures"]["formats"].contains("bc1"));
+    CHECK(high["textures"]["encoded"].get<int>() >= 4);
 
     const auto env = test::lavapipe_env();
     for (const char* set : {"rgba", "bc"}) {

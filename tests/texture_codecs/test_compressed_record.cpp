@@ -152,3 +152,21 @@ TEST_CASE("A malformed compressed texture record is refused naming the field") {
 }
 
 }  // namespace kiln::test
+
+namespace kiln::test {
+
+TEST_CASE("The compressed texture fuzz seeds are records that decode") {
+  // Seeds that decode let the fuzzer start past the header checks.
+  int seeds = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(KILN_FUZZ_DIR) / "corpus" / "compressed_texture")) {
+    auto text = read_input_file(entry.path(), 1 << 20, "seed");
+    REQUIRE(text);
+    auto decoded = textures::decode_compressed_texture(std::as_bytes(std::span(*text)), entry.path().string());
+    CHECK_MESSAGE(decoded, (decoded ? "" : decoded.error().message));
+    ++seeds;
+  }
+  CHECK(seeds >= 3);
+}
+
+}  // namespace kiln::test

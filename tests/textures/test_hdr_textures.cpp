@@ -78,6 +78,15 @@ TEST_SUITE("textures") {
     mean /= double(source.rgba.size() / 4);
     CHECK((*last)[0] == doctest::Approx(mean).epsilon(0.01));
 
+    // A target that ships block-compressed textures keeps HDR as half floats.
+    std::ofstream(project / "kiln.json")
+        << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", "textures": "bc"}]}})";
+    r = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "bc").string(), "--json", "--cache-root",
+                           (dir / "cache").string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+    const auto cooked = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    CHECK(cooked["textures"]["formats"] == nlohmann::json{{"rgba16f", 1}});
+
     if (test::lavapipe_icd().empty()) return;
     r = test::run_process({KILN_PLAYER, (dir / "out").string(), "--frames", "1", "--require-gpu", "--json",
                            "--cache-root", (dir / "player-cache").string()},

@@ -168,6 +168,13 @@ Result<std::span<const std::byte>> CookedSet::texture(std::string_view file, std
   return entry(EntryKind::kTexture, file);
 }
 
+Result<textures::ShippedTexture> CookedSet::texture_description(std::string_view file, std::string_view target) const {
+  auto bytes = texture(file, target);
+  if (!bytes) return bytes.error();
+  return textures::describe_shipped_texture(*bytes,
+                                            textures_->path().string() + ": " + entry_name(EntryKind::kTexture, file));
+}
+
 std::optional<ScriptsIdentity> CookedSet::scripts_identity() const {
   return decode_scripts_identity(scripts_->identity());
 }

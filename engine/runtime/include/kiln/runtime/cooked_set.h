@@ -5,7 +5,8 @@
 //
 //   material("materials/brick.json")   -> its passes: variant name, parameter block bytes, texture bindings
 //   variant(pass.variant[, target])    -> per stage SPIR-V, reflection and the target's source
-//   texture("textures/brick.png")      -> the .tx bytes, in place in the mapped pack
+//   texture("textures/brick.png")      -> the .tx (or block-compressed record) bytes, in place
+//   texture_description(...)           -> its format, block size, levels and bytes on the GPU
 //   program("scripts/x.lua")           -> serialised bytecode; compiled pages through pack(kScripts)
 //
 // Every answer is decoded through the pack contract and checked; a missing or malformed entry is
@@ -27,6 +28,7 @@
 #include "kiln/runtime/pack.h"
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/variant_record.h"
+#include "kiln/textures/compressed_texture.h"
 
 namespace kiln::runtime {
 
@@ -50,6 +52,9 @@ class CookedSet {
   // The .tx of `file` for `target` (empty: the default target): the target's own copy when the cook
   // made one (a smaller size cap), else the one every target shares.
   Result<std::span<const std::byte>> texture(std::string_view file, std::string_view target = {}) const;
+  // What that texture ships as: its format (rgba8 or rgba16f for a .tx, a block format for a
+  // compressed record), block size through textures::gpu_format_info, levels and bytes on the GPU.
+  Result<textures::ShippedTexture> texture_description(std::string_view file, std::string_view target = {}) const;
   // The scripts pack's identity; nullopt when it is not one.
   std::optional<ScriptsIdentity> scripts_identity() const;
 
