@@ -64,8 +64,6 @@ TEST_SUITE("editor") {
     CHECK(textures["encoded"] == 6);
     CHECK(textures["gpu_bytes"].get<double>() * 4 <= textures["rgba8_gpu_bytes"].get<double>());
     CHECK(rgba_report["textures"]["gpu_bytes"] == rgba_report["textures"]["rgba8_gpu_bytes"]);
-    // A second cook takes every encoding from the cache.
-    CHECK(cook(dir, dir / "project-bc", dir / "bc2")["textures"]["encoded"] == 0);
     // The reader says what each texture ships as.
     {
       auto set = runtime::CookedSet::open(dir / "bc");
@@ -98,7 +96,7 @@ TEST_SUITE("editor") {
     }
     REQUIRE(damaged == 1);
     const auto again = cook(dir, dir / "project-bc", dir / "bc3");
-    CHECK(again["textures"]["encoded"] == 1);
+    CHECK(again["textures"]["encoded"] == 1);  // the others come from the cache
     CHECK(again["textures"]["cache_discarded"].get<int>() >= 1);
     const auto pack_of = [&](const fs::path& set) {
       for (const auto& e : fs::directory_iterator(set))

@@ -21,11 +21,6 @@ VkSamplerAddressMode address_mode(textures::WrapMode mode) {
   return VK_SAMPLER_ADDRESS_MODE_REPEAT;
 }
 
-struct Level {
-  std::uint32_t width, height;
-  std::vector<std::uint8_t> rgba;
-};
-
 Result<VkSampler> make_sampler(VkDevice device, const textures::TxInfo& info, std::uint32_t levels) {
   VkSamplerCreateInfo s{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   s.magFilter = s.minFilter = info.nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
@@ -163,46 +158,6 @@ Result<std::unique_ptr<GpuTexture>> GpuTexture::upload_compressed(const VulkanCo
   return self;
 }
 
-// An HDR .tx: every level read at the file's precision and uploaded as RGBA16F.
-Result<std::unique_ptr<GpuTexture>> GpuTexture::upload_float(const VulkanContext& context, const std::string& name,
-                                                             textures::TxFile& file) {
-  const textures::TxInfo& info = file.info();
-  std::vector<std::vector<std::uint16_t>> halves;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
-  for (std::size_t l = 0; l < info.levels.size(); ++l) {
-    const textures::TxLevel& tl = info.levels[l];
-    std::vector<std::uint16_t> level(std::size_t(tl.width) * tl.height * 4);
-    for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
-      for (std::uint32_t tx = 0; tx < tl.tiles_x(); ++tx) {
-        auto tile = file.read_tile_rgba(l, tx, ty);
-        if (!tile) return tile.error();
-        const std::uint32_t x0 = tx * tl.tile_width, y0 = ty * tl.tile_height;
-        const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
-        for (std::uint32_t y = 0; y < h; ++y)
-          for (std::uint32_t x = 0; x < w * 4; ++x)
-            level[(std::size_t(y0 + y) * tl.width + x0) * 4 + x] =
-                textures::float_to_half((*tile)[std::size_t(y) * tl.tile_width * 4 + x]);
-      }
-    halves.push_back(std::move(level));
-    sizes.emplace_back(tl.width, tl.height);
-  }
-  std::unique_ptr<GpuTexture> self(new GpuTexture());
-  self->device_ = context.device();
-  self->shipped_format_ = "rgba16f";
-  auto image = Image::create(
-      context, {sizes[0].first, sizes[0].second, std::uint32_t(sizes.size()), VK_FORMAT_R16G16B16A16_SFLOAT,
-                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
-  if (!image) return make_error(name + ": " + image.error().message);
-  self->image_ = std::move(*image);
-  std::vector<std::span<const std::byte>> levels;
-  for (const auto& level : halves) levels.push_back(std::as_bytes(std::span(level)));
-  KILN_TRY(self->fill(context, levels, sizes));
-  auto sampler = make_sampler(self->device_, info, std::uint32_t(sizes.size()));
-  if (!sampler) return sampler.error();
-  self->sampler_ = *sampler;
-  return self;
-}
-
 Result<std::unique_ptr<GpuTexture>> GpuTexture::upload(const VulkanContext& context, const std::string& name,
                                                        std::span<const std::byte> tx,
                                                        const TextureUploadOptions& options) {
@@ -210,56 +165,38 @@ Result<std::unique_ptr<GpuTexture>> GpuTexture::upload(const VulkanContext& cont
   auto file = textures::TxFile::open_memory(name, tx);
   if (!file) return file.error();
   const textures::TxInfo& info = (*file)->info();
-  if (info.is_float) return upload_float(context, name, **file);
-  std::vector<Level> levels;
+  // 8-bit levels as they are; an HDR .tx's at the file's precision, as half floats.
+  std::vector<std::vector<std::byte>> levels;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
   for (std::size_t l = 0; l < info.levels.size(); ++l) {
-    const textures::TxLevel& tl = info.levels[l];
-    Level level{tl.width, tl.height, std::vector<std::uint8_t>(std::size_t(tl.width) * tl.height * 4)};
-    for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
-      for (std::uint32_t tx_ = 0; tx_ < tl.tiles_x(); ++tx_) {
-        auto tile = (*file)->read_tile_rgba8(l, tx_, ty);
-        if (!tile) return tile.error();
-        const std::uint32_t x0 = tx_ * tl.tile_width, y0 = ty * tl.tile_height;
-        const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
-        for (std::uint32_t y = 0; y < h; ++y)
-          std::memcpy(&level.rgba[(std::size_t(y0 + y) * tl.width + x0) * 4],
-                      &(*tile)[std::size_t(y) * tl.tile_width * 4], std::size_t(w) * 4);
-      }
-    levels.push_back(std::move(level));
+    sizes.emplace_back(info.levels[l].width, info.levels[l].height);
+    if (!info.is_float) {
+      auto rgba = (*file)->read_level_rgba8(l);
+      if (!rgba) return rgba.error();
+      const auto bytes = std::as_bytes(std::span(*rgba));
+      levels.emplace_back(bytes.begin(), bytes.end());
+      continue;
+    }
+    auto rgba = (*file)->read_level_rgba(l);
+    if (!rgba) return rgba.error();
+    std::vector<std::uint16_t> halves(rgba->size());
+    for (std::size_t i = 0; i < halves.size(); ++i) halves[i] = textures::float_to_half((*rgba)[i]);
+    const auto bytes = std::as_bytes(std::span(halves));
+    levels.emplace_back(bytes.begin(), bytes.end());
   }
-  const VkFormat format = info.color_space == "sRGB" ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
+  const VkFormat format = info.is_float                ? VK_FORMAT_R16G16B16A16_SFLOAT
+                          : info.color_space == "sRGB" ? VK_FORMAT_R8G8B8A8_SRGB
+                                                       : VK_FORMAT_R8G8B8A8_UNORM;
   std::unique_ptr<GpuTexture> self(new GpuTexture());
   self->device_ = context.device();
-  auto image = Image::create(context, {levels[0].width, levels[0].height, std::uint32_t(levels.size()), format,
+  self->shipped_format_ = info.is_float ? "rgba16f" : "rgba8";
+  auto image = Image::create(context, {sizes[0].first, sizes[0].second, std::uint32_t(sizes.size()), format,
                                        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
   if (!image) return make_error(name + ": " + image.error().message);
   self->image_ = std::move(*image);
-  VkDeviceSize total = 0;
-  for (const Level& l : levels) total += l.rgba.size();
-  auto staging = Buffer::create(context, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
-  if (!staging) return staging.error();
-  std::vector<VkBufferImageCopy> copies;
-  VkDeviceSize at = 0;
-  for (std::uint32_t l = 0; l < levels.size(); ++l) {
-    (*staging)->write(std::as_bytes(std::span(levels[l].rgba)), at);
-    VkBufferImageCopy copy{};
-    copy.bufferOffset = at;
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
-    copy.imageExtent = {levels[l].width, levels[l].height, 1};
-    copies.push_back(copy);
-    at += levels[l].rgba.size();
-  }
-  const VkImage handle = self->image_->handle();
-  const auto mips = std::uint32_t(levels.size());
-  KILN_TRY(submit_and_wait(context, [&](VkCommandBuffer cmd) {
-    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, mips, VK_IMAGE_LAYOUT_UNDEFINED,
-               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    vkCmdCopyBufferToImage(cmd, (*staging)->handle(), handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           std::uint32_t(copies.size()), copies.data());
-    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, mips, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  }));
-  auto sampler = make_sampler(self->device_, info, mips);
+  std::vector<std::span<const std::byte>> views(levels.begin(), levels.end());
+  KILN_TRY(self->fill(context, views, sizes));
+  auto sampler = make_sampler(self->device_, info, std::uint32_t(sizes.size()));
   if (!sampler) return sampler.error();
   self->sampler_ = *sampler;
   return self;

@@ -17,19 +17,10 @@ std::string describe_choice(const ShippingChoice& choice) {
 }
 
 Result<RgbaLevel> read_tx_level(textures::TxFile& file, std::size_t level) {
-  const textures::TxLevel& tl = file.info().levels.at(level);
-  RgbaLevel out{tl.width, tl.height, std::vector<std::uint8_t>(std::size_t(tl.width) * tl.height * 4)};
-  for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
-    for (std::uint32_t tx = 0; tx < tl.tiles_x(); ++tx) {
-      auto tile = file.read_tile_rgba8(level, tx, ty);
-      if (!tile) return tile.error();
-      const std::uint32_t x0 = tx * tl.tile_width, y0 = ty * tl.tile_height;
-      const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
-      for (std::uint32_t y = 0; y < h; ++y)
-        std::memcpy(&out.rgba[(std::size_t(y0 + y) * tl.width + x0) * 4], &(*tile)[std::size_t(y) * tl.tile_width * 4],
-                    std::size_t(w) * 4);
-    }
-  return out;
+  auto rgba = file.read_level_rgba8(level);
+  if (!rgba) return rgba.error();
+  const textures::TxLevel& tl = file.info().levels[level];
+  return RgbaLevel{tl.width, tl.height, std::move(*rgba)};
 }
 
 Result<ShippedTx> compress_tx(const std::string& name, std::span<const std::byte> tx, const ShippingChoice& choice,

@@ -441,6 +441,39 @@ Status TxFile::read_raw(std::uint64_t at, std::span<std::uint8_t> out) const {
   return {};
 }
 
+namespace {
+
+// The tiles of `level` put together, each read by `read(tx, ty)` as tile_width * tile_height RGBA texels.
+template <class Texel, class ReadTile>
+Result<std::vector<Texel>> assemble_level(const TxLevel& tl, ReadTile read) {
+  std::vector<Texel> out(std::size_t(tl.width) * tl.height * 4);
+  for (std::uint32_t ty = 0; ty < tl.tiles_y(); ++ty)
+    for (std::uint32_t tx = 0; tx < tl.tiles_x(); ++tx) {
+      auto tile = read(tx, ty);
+      if (!tile) return tile.error();
+      const std::uint32_t x0 = tx * tl.tile_width, y0 = ty * tl.tile_height;
+      const std::uint32_t w = std::min(tl.tile_width, tl.width - x0), h = std::min(tl.tile_height, tl.height - y0);
+      for (std::uint32_t y = 0; y < h; ++y)
+        std::memcpy(&out[(std::size_t(y0 + y) * tl.width + x0) * 4], &(*tile)[std::size_t(y) * tl.tile_width * 4],
+                    std::size_t(w) * 4 * sizeof(Texel));
+    }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> TxFile::read_level_rgba8(std::size_t level) {
+  if (level >= info_.levels.size()) return make_error(path_.string() + ": no level " + std::to_string(level));
+  return assemble_level<std::uint8_t>(
+      info_.levels[level], [&](std::uint32_t tx, std::uint32_t ty) { return read_tile_rgba8(level, tx, ty); });
+}
+
+Result<std::vector<float>> TxFile::read_level_rgba(std::size_t level) {
+  if (level >= info_.levels.size()) return make_error(path_.string() + ": no level " + std::to_string(level));
+  return assemble_level<float>(info_.levels[level],
+                               [&](std::uint32_t tx, std::uint32_t ty) { return read_tile_rgba(level, tx, ty); });
+}
+
 Result<std::vector<float>> TxFile::read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   auto raw = read_stored(level, tx, ty);
   if (!raw) return raw.error();

@@ -52,8 +52,6 @@ class GpuTexture {
   static Result<std::unique_ptr<GpuTexture>> upload_compressed(const VulkanContext& context, const std::string& name,
                                                                std::span<const std::byte> bytes,
                                                                const TextureUploadOptions& options);
-  static Result<std::unique_ptr<GpuTexture>> upload_float(const VulkanContext& context, const std::string& name,
-                                                          textures::TxFile& file);
   Status fill(const VulkanContext& context, const std::vector<std::span<const std::byte>>& levels,
               const std::vector<std::pair<std::uint32_t, std::uint32_t>>& sizes);
   VkDevice device_ = VK_NULL_HANDLE;

@@ -131,6 +131,10 @@ class TxFile {
   // The same as RGBA floats at the file's precision (8-bit values / 255, 16-bit / 65535, floats as
   // stored): for consumers that must not lose what an 8-bit tile rounds away.
   Result<std::vector<float>> read_tile_rgba(std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  // A whole level, its tiles put together (width * height RGBA texels, rows top to bottom): what an
+  // upload or an encoder takes.
+  Result<std::vector<std::uint8_t>> read_level_rgba8(std::size_t level);
+  Result<std::vector<float>> read_level_rgba(std::size_t level);
 
   struct Handle;  // opaque: the libtiff handle and, for open_memory(), its bytes
 
