@@ -33,6 +33,9 @@ CookedTextures cook_textures(const std::filesystem::path& root, std::span<const 
   std::vector<std::uint32_t> caps;
   for (const Shipping& w : ways)
     if (std::find(caps.begin(), caps.end(), w.cap) == caps.end()) caps.push_back(w.cap);
+  // The conversion each way ships: its cap's index in `caps`.
+  std::vector<std::size_t> cap_of_way;
+  for (const Shipping& w : ways) cap_of_way.push_back(std::find(caps.begin(), caps.end(), w.cap) - caps.begin());
   const std::size_t count = sources.size();
   std::size_t encoding_jobs = 0;
   for (const Shipping& w : ways) encoding_jobs += w.shipping != textures::TextureShipping::kRgba8 ? count : 0;
@@ -53,7 +56,7 @@ CookedTextures cook_textures(const std::filesystem::path& root, std::span<const 
   pool.parallel_for(count * ways.size(), [&](std::size_t job) {
     const std::size_t i = job % count;
     const Shipping& way = ways[job / count];
-    const auto& tx = converted[(std::find(caps.begin(), caps.end(), way.cap) - caps.begin()) * count + i];
+    const auto& tx = converted[cap_of_way[job / count] * count + i];
     if (!tx) return;
     const texture_codecs::ShippingChoice choice{way.shipping, way.quality, sources[i].settings.gpu_format};
     shipped[job] = encodings.get(sources[i].file, tx->bytes, choice, &pool, verify);
@@ -76,14 +79,13 @@ CookedTextures cook_textures(const std::filesystem::path& root, std::span<const 
     const auto& s = shipped[way * count + i];
     if (!s) return nullptr;
     if (!s->shipped.record.empty()) return &s->shipped.record;
-    const auto& tx = converted[(std::find(caps.begin(), caps.end(), ways[way].cap) - caps.begin()) * count + i];
+    const auto& tx = converted[cap_of_way[way] * count + i];
     return tx ? &tx->bytes : nullptr;
   };
   for (std::size_t job = 0; job < shipped.size(); ++job) {
     const auto& s = shipped[job];
     if (!s) {
-      if (converted[(std::find(caps.begin(), caps.end(), ways[job / count].cap) - caps.begin()) * count + job % count])
-        errors.add(s.error().message);
+      if (converted[cap_of_way[job / count] * count + job % count]) errors.add(s.error().message);
       continue;
     }
     out.encoded += s->encoded;

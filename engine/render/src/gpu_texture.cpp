@@ -209,20 +209,7 @@ Result<std::unique_ptr<GpuTexture>> GpuTexture::solid(const VulkanContext& conte
       context, {1, 1, 1, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT});
   if (!image) return image.error();
   self->image_ = std::move(*image);
-  auto staging = Buffer::create(context, 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
-  if (!staging) return staging.error();
-  (*staging)->write(std::as_bytes(std::span(rgba, 4)));
-  const VkImage handle = self->image_->handle();
-  KILN_TRY(submit_and_wait(context, [&](VkCommandBuffer cmd) {
-    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
-               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    VkBufferImageCopy copy{};
-    copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    copy.imageExtent = {1, 1, 1};
-    vkCmdCopyBufferToImage(cmd, (*staging)->handle(), handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
-    transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  }));
+  KILN_TRY(self->fill(context, {std::as_bytes(std::span(rgba, 4))}, {{1u, 1u}}));
   textures::TxInfo plain;
   plain.wrap_s = plain.wrap_t = textures::WrapMode::Periodic;
   auto sampler = make_sampler(self->device_, plain, 1);
