@@ -32,6 +32,7 @@ nlohmann::json counts_json(const cache::BlobScanCounts& c, bool with_use) {
                    {{"hits", c.use.remote_hits},
                     {"misses", c.use.remote_misses},
                     {"rejected", c.use.remote_rejected},
+                    {"untrusted", c.use.remote_untrusted},
                     {"errors", c.use.remote_errors},
                     {"writes", c.use.remote_writes},
                     {"bytes_read", c.use.remote_bytes_read},
@@ -59,10 +60,13 @@ void print_kinds(const cache::BlobScan& scan, const std::string& only, bool show
     if (show_corrupt) line += ", " + std::to_string(c.corrupt) + " corrupt deleted";
     if (show_removed) line += ", " + std::to_string(c.removed) + " removed";
     if (show_use) line += ", " + hit_rate(c.use) + ", " + std::to_string(c.use.evictions) + " evicted";
-    if (show_use && c.use.remote_hits + c.use.remote_misses + c.use.remote_errors + c.use.remote_writes > 0)
+    if (show_use && c.use.remote_hits + c.use.remote_misses + c.use.remote_errors + c.use.remote_writes +
+                            c.use.remote_rejected + c.use.remote_untrusted >
+                        0)
       line += "; remote " + std::to_string(c.use.remote_hits) + " hits, " + std::to_string(c.use.remote_misses) +
               " misses, " + std::to_string(c.use.remote_rejected) + " rejected, " +
-              std::to_string(c.use.remote_errors) + " errors, " + describe_bytes(c.use.remote_bytes_read) + " read, " +
+              std::to_string(c.use.remote_untrusted) + " untrusted, " + std::to_string(c.use.remote_errors) +
+              " errors, " + describe_bytes(c.use.remote_bytes_read) + " read, " +
               describe_bytes(c.use.remote_bytes_written) + " sent";
     std::printf("%s  (%s)\n", line.c_str(), std::string(kind.holds).c_str());
   }

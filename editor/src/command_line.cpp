@@ -56,9 +56,20 @@ class Builder {
         ->type_name("PATH");
     for (const SettingInfo& s : config_settings()) {
       const std::string flag = s.flag;
+      const std::string help = s.help + " [" + s.type + "; env " + s.env + "; default " + s.default_text + "]";
+      if (s.type == "paths") {  // a list: each flag adds one
+        app.add_option_function<std::vector<std::string>>(
+               flag,
+               [this, flag](const std::vector<std::string>& values) {
+                 for (const auto& v : values) args_.config.flags.emplace_back(flag, v);
+               },
+               help)
+            ->allow_extra_args(false)
+            ->type_name("PATH");
+        continue;
+      }
       app.add_option_function<std::string>(
-             flag, [this, flag](const std::string& v) { args_.config.flags.emplace_back(flag, v); },
-             s.help + " [" + s.type + "; env " + s.env + "; default " + s.default_text + "]")
+             flag, [this, flag](const std::string& v) { args_.config.flags.emplace_back(flag, v); }, help)
           ->type_name(s.type);
     }
   }

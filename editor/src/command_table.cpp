@@ -140,13 +140,34 @@ const std::vector<Command>& command_table() {
         {"--shard",
          "i/N: build only this machine's part (from 1) of the variants and textures into the cache "
          "(a farm sharing cache.remote); writes no packs"},
-        {"--shard-count", "N, when the shard index comes from JOB_COMPLETION_INDEX", false, ValueOption::kWhole}},
+        {"--shard-count", "N, when the shard index comes from JOB_COMPLETION_INDEX", false, ValueOption::kWhole},
+        {"--sign",
+         "sign the set's manifest with this Ed25519 private key (kiln key generate; as cook.sign_key): the "
+         "manifest commits to every pack by its SHA-256"}},
        {{"--verify", "recompile what the caches served; fail on a difference"},
         {"--previews", "also render a picture of every material into <out>/previews (needs a Vulkan device)"},
         kJson},
        "kiln cook assets --out build/cooked --report build/cook-report.json",
        nullptr,
        "kiln_tools_cook"},
+      {{"key", "generate"},
+       "a new Ed25519 key pair to sign cooked sets with: FILE (private, mode 0600) and FILE.pub; with --remote, "
+       "a farm's remote cache key instead (32 random bytes, mode 0600)",
+       {{"file", "the private key file to create (never overwritten)"}},
+       {},
+       {{"--remote", "a remote cache key (cache.remote_key) instead of a signing key pair"}, kJson},
+       "kiln key generate keys/release.key",
+       nullptr,
+       "kiln_tools_key"},
+      {{"set", "verify"},
+       "check a cooked set: its signature against the trusted keys, every pack's SHA-256, every entry; "
+       "prints who signed it",
+       {{"dir", "a cooked set's directory"}},
+       {{"--trust", "a public key (.pub) the set must be signed by (default: player.trusted_keys)", true}},
+       {kJson},
+       "kiln set verify build/cooked --trust keys/release.key.pub",
+       nullptr,
+       "kiln_tools_set"},
       {{"texture", "info"},
        "levels, tile grids, format, wrap modes and maketx metadata of a .tx; format, block size and levels of "
        "a block-compressed texture (as kiln texture extract writes it)",
@@ -197,6 +218,8 @@ const std::vector<CommandGroup>& command_groups() {
       {"probe", "self-tests of Kiln's caches (not of a project): variants", false},
       {"script", "scripts: run, disasm"},
       {"texture", "textures: info, export, thumb, extract"},
+      {"key", "keys: generate (signing cooked sets, keying the remote cache)"},
+      {"set", "cooked sets: verify"},
   };
   return groups;
 }

@@ -9,6 +9,7 @@
 #include "shader_commands.h"
 #include "texture_commands.h"
 #include "tools_plugin.h"
+#include "trust_commands.h"
 
 namespace kiln::cli {
 int run_cook_command(const Args& args);
@@ -46,4 +47,6 @@ KILN_TOOLS_EXPORT int kiln_tools_shader(const Args& args) {
 KILN_TOOLS_EXPORT int kiln_tools_probe(const Args& args) { return run(args, kiln::cli::run_probe_command); }
 KILN_TOOLS_EXPORT int kiln_tools_cook(const Args& args) { return run(args, kiln::cli::run_cook_command); }
 KILN_TOOLS_EXPORT int kiln_tools_editor(const Args& args) { return run(args, kiln::cli::run_editor_command); }
+KILN_TOOLS_EXPORT int kiln_tools_key(const Args& args) { return run_configured(args, kiln::cli::run_key_command); }
+KILN_TOOLS_EXPORT int kiln_tools_set(const Args& args) { return run_configured(args, kiln::cli::run_set_command); }
 KILN_TOOLS_EXPORT int kiln_tools_texture(const Args& args) { return run(args, kiln::cli::run_texture_command); }

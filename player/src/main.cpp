@@ -1,7 +1,8 @@
-// `kiln-player <cooked dir> [--json | --quiet] [--stats] [--validate] [--require-gpu]`: the packaged
-// runtime. Links engine/runtime, the interpreter and the page-code loader (engine/jit), materials,
+// `kiln-player <cooked dir> [--json | --quiet] [--stats] [--validate] [--require-gpu] [--trust KEY.pub]`:
+// the packaged runtime. Links engine/runtime, the interpreter and the page-code loader (engine/jit), materials,
 // textures and engine/render (the Vulkan loader) — neither glslang nor LLVM. Opens the cooked set
-// through its manifest, checks that every variant and texture a material names is in it, runs the
+// through its manifest (under player.trusted_keys, only a set signed by one of them, before anything
+// of it is used), checks that every variant and texture a material names is in it, runs the
 // cooked scripts (compiled pages from the scripts pack, the interpreter for the rest; what they
 // print is printed), checks the textures through the tile cache, creates every material's
 // pipelines on the Vulkan device through the persisted pipeline cache (without a device: one line
@@ -28,6 +29,7 @@
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/compressed_texture.h"
 #include "kiln/textures/sampler.h"
+#include "kiln/trust/trust_policy.h"
 #include "gpu.h"
 #include "pack_pages.h"
 #include "player_scripts.h"
@@ -97,13 +99,33 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
          "the cache root (the player keeps only the driver's pipeline cache there: render.pipeline_cache)")
       ->type_name("DIR");
   for (const SettingInfo& s : config_settings()) {
-    if (s.name.rfind("render.", 0) != 0) continue;
+    if (s.name.rfind("render.", 0) != 0 && s.name.rfind("player.", 0) != 0) continue;
     const std::string flag = s.flag;
+    if (s.type == "paths") {  // each flag adds one
+      app.add_option_function<std::vector<std::string>>(
+             flag,
+             [&o, flag](const std::vector<std::string>& values) {
+               for (const auto& v : values) o.config.flags.emplace_back(flag, v);
+             },
+             s.help + " [env " + s.env + "]")
+          ->allow_extra_args(false)
+          ->type_name("PATH");
+      continue;
+    }
     app.add_option_function<std::string>(
            flag, [&o, flag](const std::string& v) { o.config.flags.emplace_back(flag, v); },
            s.help + " [env " + s.env + "]")
         ->type_name(s.type);
   }
+  app.add_option_function<std::vector<std::string>>(
+         "--trust",
+         [&o](const std::vector<std::string>& values) {
+           for (const auto& v : values) o.config.flags.emplace_back("--player-trusted-keys", v);
+         },
+         "play only a set signed by this public key (kiln key generate's .pub); repeat for several (as "
+         "player.trusted_keys)")
+      ->allow_extra_args(false)
+      ->type_name("KEY.pub");
   app.add_flag("--stats", o.stats, "pipeline and pipeline-cache statistics");
   auto* frames =
       app.add_option("--frames", o.gpu.frames, "frames of the sample scene to render (each material on a lit sphere)")
@@ -174,11 +196,12 @@ Result<std::size_t> check_textures(const runtime::CookedSet& set, const Config& 
   return checked;
 }
 
-void print_report(bool json, bool stats, const MaterialsChecked& materials, const nlohmann::json& scripts,
-                  const jit::JitStats& jit_stats, std::size_t pages_damaged, std::size_t textures_checked,
-                  const player::GpuReport& gpu, double startup_ms) {
+void print_report(bool json, bool stats, const std::string& signer, const MaterialsChecked& materials,
+                  const nlohmann::json& scripts, const jit::JitStats& jit_stats, std::size_t pages_damaged,
+                  std::size_t textures_checked, const player::GpuReport& gpu, double startup_ms) {
   if (json) {
-    nlohmann::json out = {{"materials", materials.materials},
+    nlohmann::json out = {{"signed_by", signer.empty() ? nlohmann::json(nullptr) : nlohmann::json(signer)},
+                          {"materials", materials.materials},
                           {"variants_resolved", materials.variants},
                           {"scripts", scripts},
                           {"pages_loaded", jit_stats.loaded},
@@ -191,6 +214,7 @@ void print_report(bool json, bool stats, const MaterialsChecked& materials, cons
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
   }
+  if (!signer.empty()) std::printf("player: the set is signed by key %s, a trusted key\n", signer.c_str());
   std::printf("player: %s, %s resolved\n", count_of(materials.materials, "material").c_str(),
               count_of(materials.variants, "variant").c_str());
   for (const auto& s : scripts)
@@ -219,7 +243,11 @@ int main(int argc, char** argv) {
   }
   auto config = load_config(options->config);
   if (!config) return fail(config.error().message);
-  auto opened = runtime::CookedSet::open(options->cooked);
+  auto policy = trust::load_trust_policy(config->config.player_trusted_keys, config->config.player_require_signature);
+  if (!policy) return fail(policy.error().message);
+  if (policy->require_signature && policy->keys.empty())
+    return fail("player.require_signature is on, but player.trusted_keys names no key: no set may play");
+  auto opened = runtime::CookedSet::open(options->cooked, *policy);
   if (!opened) return fail(opened.error().message);
   const runtime::CookedSet& set = **opened;
 
@@ -246,8 +274,8 @@ int main(int argc, char** argv) {
   for (const std::string& message : report.validation_messages)
     std::fprintf(stderr, "kiln-player: %s\n", message.c_str());
 
-  print_report(options->json, options->stats, *materials, (*scripts)->results(), jit ? jit->stats() : jit::JitStats{},
-               pages.damaged(), *textures_checked, report, ms_since(started));
+  print_report(options->json, options->stats, set.verified_signer(), *materials, (*scripts)->results(),
+               jit ? jit->stats() : jit::JitStats{}, pages.damaged(), *textures_checked, report, ms_since(started));
   if (!report.available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");
   if (!report.validation_messages.empty())
     return fail(std::to_string(report.validation_messages.size()) + " validation messages (render.validate)");

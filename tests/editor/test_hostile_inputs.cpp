@@ -23,6 +23,7 @@
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/variant_record.h"
 #include "lavapipe.h"
+#include "set_rewrite.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -41,36 +42,6 @@ test::RunResult play(const fs::path& set, const fs::path& cache, std::vector<std
   std::vector<std::string> argv = {KILN_PLAYER, set.string(), "--cache-root", cache.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return test::run_process(argv, test::lavapipe_env());
-}
-
-// A copy of the cooked set `from` at `to` whose entries went through `edit` (kind, name, payload ->
-// payload), every pack and the manifest with valid checksums: only what the entries say is wrong.
-void rewrite_set(
-    const fs::path& from, const fs::path& to,
-    const std::function<std::vector<std::byte>(runtime::PackKind, const std::string&, std::vector<std::byte>)>& edit) {
-  fs::create_directories(to);
-  auto manifest_text = test::slurp(from / runtime::kManifestFile);
-  auto manifest = runtime::decode_manifest(manifest_text, "manifest");
-  REQUIRE(manifest);
-  runtime::Manifest out = *manifest;
-  for (auto& [kind, named] : out.packs) {
-    auto pack = runtime::Pack::open(from / named.file, kind);
-    REQUIRE(pack);
-    runtime::PackWriter writer(kind, (*pack)->identity());
-    for (const std::string& name : (*pack)->names()) {
-      auto payload = (*pack)->find(name);
-      REQUIRE(payload);
-      REQUIRE(payload->has_value());
-      writer.add(name, edit(kind, name, std::vector<std::byte>((*payload)->begin(), (*payload)->end())));
-    }
-    auto bytes = writer.encode("pack");
-    REQUIRE(bytes);
-    named.checksum = runtime::pack_checksum(*bytes);
-    named.bytes = bytes->size();
-    named.file = runtime::pack_file_name(kind, named.checksum);
-    test::spit(to / named.file, std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-  }
-  test::spit(to / runtime::kManifestFile, runtime::encode_manifest(out));
 }
 
 // Runs `argv` and truncates `file` to `size` bytes `delay_ms` after it started: whatever the moment,
@@ -242,7 +213,7 @@ TEST_SUITE("editor") {
     test::TempDir dir("hostile");
     REQUIRE(cook(fs::path(KILN_SOURCE_DIR) / "assets", dir / "base", dir / "cache").exit_code == 0);
     // Rewritten unchanged: the set the cook wrote passes the check, whatever its shaders declare.
-    rewrite_set(dir / "base", dir / "same", [](auto, const std::string&, std::vector<std::byte> p) { return p; });
+    test::rewrite_set(dir / "base", dir / "same", [](auto, const std::string&, std::vector<std::byte> p) { return p; });
     const auto same = play(dir / "same", dir / "pc", {"--frames", "1"});
     CHECK_MESSAGE(same.exit_code == 0, same.output);
 
@@ -269,25 +240,27 @@ TEST_SUITE("editor") {
       CAPTURE(c.name);
       const fs::path set = dir / ("set-" + std::to_string(std::hash<std::string>{}(c.name)));
       std::string changed_variant;
-      rewrite_set(dir / "base", set, [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
-        if (kind != runtime::PackKind::kShaders || !changed_variant.empty() || name.find("unlit") == std::string::npos)
-          return p;
-        if (!c.change) {
-          std::string text(reinterpret_cast<const char*>(p.data()), p.size());
-          const std::string stored = "\"format\":" + std::to_string(runtime::kReflectionFormat);
-          const auto at = text.find(stored);
-          if (at == std::string::npos) return p;
-          p[at + stored.size() - 1] = std::byte('5');
-          changed_variant = name;
-          return p;
-        }
-        auto record = runtime::decode_variant_record(p, name);
-        if (!record || !record->stage("vert")) return p;
-        for (auto& stage : record->stages)
-          if (stage.stage == "vert" && !c.change(stage.reflection)) return p;
-        changed_variant = name;
-        return runtime::encode_variant_record(*record);
-      });
+      test::rewrite_set(dir / "base", set,
+                        [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
+                          if (kind != runtime::PackKind::kShaders || !changed_variant.empty() ||
+                              name.find("unlit") == std::string::npos)
+                            return p;
+                          if (!c.change) {
+                            std::string text(reinterpret_cast<const char*>(p.data()), p.size());
+                            const std::string stored = "\"format\":" + std::to_string(runtime::kReflectionFormat);
+                            const auto at = text.find(stored);
+                            if (at == std::string::npos) return p;
+                            p[at + stored.size() - 1] = std::byte('5');
+                            changed_variant = name;
+                            return p;
+                          }
+                          auto record = runtime::decode_variant_record(p, name);
+                          if (!record || !record->stage("vert")) return p;
+                          for (auto& stage : record->stages)
+                            if (stage.stage == "vert" && !c.change(stage.reflection)) return p;
+                          changed_variant = name;
+                          return runtime::encode_variant_record(*record);
+                        });
       REQUIRE(!changed_variant.empty());
       const auto played = play(set, dir / "pc");
       CHECK_MESSAGE(played.exit_code == 1, played.output);
@@ -357,11 +330,12 @@ TEST_SUITE("editor") {
     for (const std::uint32_t alignment : {0u, 3u, 1u << 31}) {
       CAPTURE(alignment);
       const fs::path set = dir / ("a" + std::to_string(alignment));
-      rewrite_set(dir / "base", set, [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
-        if (kind == runtime::PackKind::kScripts && name.rfind("page:", 0) == 0 && p.size() > 12)
-          std::memcpy(p.data() + 8, &alignment, 4);  // the header: magic, function offset, alignment
-        return p;
-      });
+      test::rewrite_set(dir / "base", set,
+                        [&](runtime::PackKind kind, const std::string& name, std::vector<std::byte> p) {
+                          if (kind == runtime::PackKind::kScripts && name.rfind("page:", 0) == 0 && p.size() > 12)
+                            std::memcpy(p.data() + 8, &alignment, 4);  // the header: magic, function offset, alignment
+                          return p;
+                        });
       const auto played =
           test::run_process({KILN_PLAYER, set.string(), "--cache-root", (dir / "pc").string(), "--json"},
                             {{"KILN_RENDER_DEVICE", "none"}});

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -333,5 +336,89 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(late.run.exit_code == 0, late.run.output);
     CHECK(late.report["totals"]["compiled"] == 0);
     CHECK(late.report["cache"]["remote"]["writes"] == 0);
+  }
+
+  TEST_CASE("a farm key keeps the remote to the farm - another key takes nothing - forged entries are never used") {
+    test::TempDir dir("remote-keys");
+    const fs::path project = test::copy_assets(dir);
+    test::HttpCacheServer http(dir / "http");
+    for (const char* name : {"farm.key", "other.key", "new.key"})
+      REQUIRE(test::run_process({KILN_CLI, "key", "generate", "--remote", (dir / name).string()}).exit_code == 0);
+    const auto keyed = [&](std::vector<std::string> keys) {
+      std::vector<std::string> args = {"--cache-remote", http.url()};
+      for (const auto& key : keys) args.insert(args.end(), {"--cache-remote-key", (dir / key).string()});
+      return args;
+    };
+
+    const Cooked a = cook(project, dir / "out-a", dir / "cache-a", keyed({"farm.key"}));
+    REQUIRE_MESSAGE(a.run.exit_code == 0, a.run.output);
+    const int variants = a.report["totals"]["variants"].get<int>();
+    const int sent = a.report["cache"]["remote"]["writes"].get<int>();
+    REQUIRE(sent == variants + a.report["textures"]["converted"].get<int>());
+
+    // Another farm's key: every entry is there and none is taken. (Read-only: a machine that may write
+    // would replace the entries with its own, as it replaces any entry it cannot use.)
+    std::vector<std::string> other_args = keyed({"other.key"});
+    other_args.insert(other_args.end(), {"--cache-remote-read-only", "true"});
+    const Cooked other = cook(project, dir / "out-other", dir / "cache-other", other_args);
+    REQUIRE_MESSAGE(other.run.exit_code == 0, other.run.output);
+    CHECK(other.report["totals"]["compiled"] == variants);
+    CHECK(other.report["cache"]["remote"]["hits"] == 0);
+    CHECK(other.report["cache"]["remote"]["untrusted"] == sent);
+    auto stats =
+        test::run_process({KILN_CLI, "cache", "stats", "--json", "--cache-root", (dir / "cache-other").string()});
+    REQUIRE_MESSAGE(stats.exit_code == 0, stats.output);
+    CHECK(nlohmann::json::parse(stats.output)["kinds"]["shaders"]["use"]["remote"]["untrusted"] == variants);
+    stats = test::run_process({KILN_CLI, "cache", "stats", "--cache-root", (dir / "cache-other").string()});
+    CHECK_MESSAGE(stats.output.find(std::to_string(variants) + " untrusted") != std::string::npos, stats.output);
+
+    // The farm's key, an empty cache: nothing compiled. With a new key first (rotation), the old one
+    // still verifies.
+    for (const std::vector<std::string>& keys :
+         {std::vector<std::string>{"farm.key"}, std::vector<std::string>{"new.key", "farm.key"}}) {
+      const std::string name = "cache-farm" + std::to_string(keys.size());
+      const Cooked farm = cook(project, dir / ("out-" + name), dir / name, keyed(keys));
+      REQUIRE_MESSAGE(farm.run.exit_code == 0, farm.run.output);
+      CHECK(farm.report["totals"]["compiled"] == 0);
+      CHECK(farm.report["textures"]["converted"] == 0);
+      CHECK(farm.report["cache"]["remote"]["untrusted"] == 0);
+      CHECK(set_files(dir / ("out-" + name)) == set_files(dir / "out-a"));
+    }
+
+    // Forged on the server, each with valid checksums: an entry without its tag, and one copied under
+    // another entry's name (its tag is for its own name).
+    std::vector<fs::path> entries = files_under(http.storage() / "kiln" / "shaders");
+    std::sort(entries.begin(), entries.end());
+    REQUIRE(entries.size() >= 3);
+    const std::string untagged = test::slurp(entries[0]);
+    test::spit(entries[0], untagged.substr(0, untagged.size() - 32));
+    test::spit(entries[1], test::slurp(entries[2]));
+    const Cooked forged = cook(project, dir / "out-forged", dir / "cache-forged", keyed({"farm.key"}));
+    REQUIRE_MESSAGE(forged.run.exit_code == 0, forged.run.output);
+    CHECK(forged.report["cache"]["remote"]["untrusted"] == 2);
+    CHECK(forged.report["totals"]["compiled"] == 2);  // the forged two, and only they
+    CHECK(set_files(dir / "out-forged") == set_files(dir / "out-a"));
+    // Neither key nor tag is ever printed.
+    for (const char* key : {"farm.key", "other.key"}) {
+      const std::string bytes = test::slurp(dir / key);
+      std::string hex;
+      for (unsigned char c : bytes) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+      for (const Cooked* run : {&a, &other, &forged}) {
+        CHECK(run->run.output.find(hex.substr(0, 16)) == std::string::npos);
+        CHECK(run->report.dump().find(hex.substr(0, 16)) == std::string::npos);
+      }
+    }
+    // A machine without the key cannot use the keyed entries either.
+    const Cooked plain = cook(project, dir / "out-plain", dir / "cache-plain",
+                              {"--cache-remote", http.url(), "--cache-remote-read-only", "true"});
+    REQUIRE_MESSAGE(plain.run.exit_code == 0, plain.run.output);
+    CHECK(plain.report["totals"]["compiled"] == variants);
+    // A key file others may read turns the remote off, said once; nothing is sent unkeyed.
+    ::chmod((dir / "other.key").c_str(), 0644);
+    const Cooked loose = cook(project, dir / "out-loose", dir / "cache-loose", keyed({"other.key"}));
+    REQUIRE_MESSAGE(loose.run.exit_code == 0, loose.run.output);
+    CHECK(count_lines_with(loose.run.output, "remote cache off: ") == 1);
+    CHECK(loose.run.output.find("others may read it") != std::string::npos);
+    CHECK(loose.report["cache"]["remote"].is_null());
   }
 }

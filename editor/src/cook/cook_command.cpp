@@ -36,6 +36,7 @@
 #include "kiln/core/text.h"
 #include "kiln/runtime/cooked_set_writer.h"
 #include "kiln/runtime/manifest.h"
+#include "kiln/signing/signing_key.h"
 
 namespace kiln::cli {
 namespace fs = std::filesystem;
@@ -46,6 +47,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 constexpr const char* kUsage =
     "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify] [--previews]\n"
+    "                 [--sign <key>]\n"
     "       kiln cook <project> --shard i/N [--shard-count N] [--report <report.json>] [--json]\n";
 
 // The variables of the schedulers a shard index can come from.
@@ -76,11 +78,17 @@ std::optional<std::string> misplaced_output(const fs::path& root, const fs::path
 nlohmann::json remote_report(const cache::BlobStore* store) {
   if (!store || store->remote_address().empty()) return nullptr;
   const cache::KindUse use = store->remote_use();
-  return {{"address", store->remote_address()},  {"read_only", store->remote_read_only()},
-          {"trouble", store->remote_trouble()},  {"hits", use.remote_hits},
-          {"misses", use.remote_misses},         {"rejected", use.remote_rejected},
-          {"errors", use.remote_errors},         {"writes", use.remote_writes},
-          {"bytes_read", use.remote_bytes_read}, {"bytes_written", use.remote_bytes_written}};
+  return {{"address", store->remote_address()},
+          {"read_only", store->remote_read_only()},
+          {"trouble", store->remote_trouble()},
+          {"hits", use.remote_hits},
+          {"misses", use.remote_misses},
+          {"rejected", use.remote_rejected},
+          {"untrusted", use.remote_untrusted},
+          {"errors", use.remote_errors},
+          {"writes", use.remote_writes},
+          {"bytes_read", use.remote_bytes_read},
+          {"bytes_written", use.remote_bytes_written}};
 }
 
 // A shard: this machine's part of the variants and texture conversions, into the cache (and its
@@ -131,7 +139,7 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out", "--report", "--shard", "--shard-count"}); !s) {
+  if (auto s = args.check_options({"--out", "--report", "--shard", "--shard-count", "--sign"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }
@@ -151,6 +159,11 @@ int run_cook_command(const Args& args) {
   }
   if (*shard && (args.has("--verify") || args.has("--previews"))) {
     std::fprintf(stderr, "kiln cook: --verify and --previews are for the cook that assembles the packs\n%s", kUsage);
+    return kExitUsage;
+  }
+  if (*shard && !args.option("--sign").empty()) {
+    std::fprintf(stderr, "kiln cook: a shard signs nothing (--sign is for the cook that assembles the packs)\n%s",
+                 kUsage);
     return kExitUsage;
   }
   if (!out.empty() && *shard) {
@@ -211,6 +224,22 @@ int run_cook_command(const Args& args) {
   if (const auto why = out.empty() ? std::nullopt : misplaced_output(root, out, settings->include_dirs)) {
     std::fprintf(stderr, "kiln cook: --out %s %s\n%s", out.c_str(), why->c_str(), kUsage);
     return kExitUsage;
+  }
+  // The signing key, read before any work: a key others may read, or no key at all, is said now.
+  // --sign, else cook.sign_key as configured, else the project's; shards need none.
+  std::optional<signing::SigningKey> sign_key;
+  if (!*shard) {
+    fs::path key_file = args.option("--sign");
+    if (key_file.empty())
+      key_file = loaded->origin.at("cook.sign_key") != "default" ? config.cook_sign_key : settings->sign_key;
+    if (!key_file.empty()) {
+      auto key = signing::SigningKey::load(key_file);
+      if (!key) {
+        std::fprintf(stderr, "kiln cook: %s\n", key.error().message.c_str());
+        return kExitUsage;
+      }
+      sign_key = std::move(*key);
+    }
   }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
   const std::unique_ptr<cache::BlobStore> cache_store =
@@ -296,11 +325,19 @@ int run_cook_command(const Args& args) {
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));
   for (auto& t : textures.target_files) set.add_texture(t.file, std::move(t.tx), t.target);
-  if (auto written = set.commit(out); !written) {
+  runtime::ManifestSigner signer;
+  if (sign_key)
+    signer = [&sign_key](std::string_view text) -> Result<runtime::ManifestSignature> {
+      auto signature = sign_key->sign(std::as_bytes(std::span(text)));
+      if (!signature) return signature.error();
+      return runtime::ManifestSignature{sign_key->public_key().id(), *signature};
+    };
+  if (auto written = set.commit(out, signer); !written) {
     errors.add(written.error().message);
     return fail();
   }
 
+  if (sign_key) report.signed_by = sign_key->public_key().id();
   bool previews_failed = false;
   stage_started = Clock::now();
   if (args.has("--previews")) {

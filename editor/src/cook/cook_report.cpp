@@ -139,6 +139,8 @@ nlohmann::json report_json(const CookReport& r) {
                     {"textures", r.shard->textures},
                     {"converted", r.shard->converted}};
   if (r.remote) out["cache"]["remote"] = *r.remote;
+  if (!r.shard)
+    out["signature"] = r.signed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json({{"key", r.signed_by}});
   nlohmann::json times = nlohmann::json::object();
   for (const auto& [stage, ms] :
        {std::pair{"variants", r.stage_ms.variants}, std::pair{"scripts", r.stage_ms.scripts},
@@ -182,6 +184,7 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
   if (report.previews && report.previews->skipped.empty() && !report.previews->device.empty())
     lines.push_back("cook: " + count_of(report.previews->files.size(), "preview") + " in " +
                     (out / "previews").string() + ", " + stage_time(report.stage_ms.previews));
+  if (!report.signed_by.empty()) lines.push_back("cook: signed by key " + report.signed_by);
   const bool previews_failed = report.previews && !report.previews->failed.empty();
   lines.push_back(std::string("cook: ") + (previews_failed ? "previews failed" : "0 errors") + ", " +
                   seconds(report.wall_ms) + "; the set is in " + out.string());

@@ -69,6 +69,7 @@ struct CookReport {
   std::optional<PreviewsReport> previews;
   std::optional<ShardReport> shard;
   std::optional<nlohmann::json> remote;  // the remote level's address and counters (cook_command.cpp)
+  std::string signed_by;                 // the id of the key the manifest was signed with; empty: unsigned
   StageTimes stage_ms;
   nlohmann::json errors = nlohmann::json::array();  // CookErrors::to_json
   std::size_t error_count = 0;

@@ -93,8 +93,8 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
   if (impl->options.remote) {
     auto warn = impl->options.warn;
     if (!warn) warn = [](const std::string& message) { std::fprintf(stderr, "kiln: %s\n", message.c_str()); };
-    impl->remote =
-        std::make_unique<RemoteLevel>(impl->options.remote, impl->options.remote_read_only, impl->use, std::move(warn));
+    impl->remote = std::make_unique<RemoteLevel>(impl->options.remote, impl->options.remote_read_only, impl->use,
+                                                 std::move(warn), impl->options.remote_keys);
   }
   std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
   Impl* self = store->impl_.get();

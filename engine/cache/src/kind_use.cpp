@@ -52,6 +52,7 @@ constexpr FieldName kFieldNames[] = {
     {"remote_writes", &KindUse::remote_writes, KindUseCounters::kRemoteWrites},
     {"remote_bytes_read", &KindUse::remote_bytes_read, KindUseCounters::kRemoteBytesRead},
     {"remote_bytes_written", &KindUse::remote_bytes_written, KindUseCounters::kRemoteBytesWritten},
+    {"remote_untrusted", &KindUse::remote_untrusted, KindUseCounters::kRemoteUntrusted},
 };
 constexpr int kBaseFields = 5;
 

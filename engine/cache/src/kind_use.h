@@ -31,6 +31,7 @@ class KindUseCounters {
     kRemoteWrites,
     kRemoteBytesRead,
     kRemoteBytesWritten,
+    kRemoteUntrusted,
     kFields
   };
   void add(int kind, Field field, std::uint64_t n = 1) {

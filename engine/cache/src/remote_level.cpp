@@ -15,8 +15,13 @@ constexpr int kSenders = 4;
 }  // namespace
 
 RemoteLevel::RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
-                         std::function<void(const std::string&)> warn)
-    : storage_(std::move(storage)), read_only_(read_only), use_(use), warn_(std::move(warn)), senders_(kSenders) {
+                         std::function<void(const std::string&)> warn, std::vector<trust::HmacKey> keys)
+    : storage_(std::move(storage)),
+      read_only_(read_only),
+      keys_(std::move(keys)),
+      use_(use),
+      warn_(std::move(warn)),
+      senders_(kSenders) {
   if (senders_.started() == 0) {  // nothing would send an upload: read from the remote, write to it no more
     writes_off_.store(true);
     // A read-only remote loses nothing; otherwise say so, and leave the one line of trouble a run
@@ -55,17 +60,62 @@ void RemoteLevel::failed(const RemoteReply& reply, bool writing) {
   if (!warned_.exchange(true) && warn_) warn_(message);  // one line per run, whatever follows
 }
 
+namespace {
+
+// What a tag covers: the entry's name on the server, then its image.
+trust::HmacTag entry_tag(const trust::HmacKey& key, const std::string& remote_key, std::span<const std::byte> image) {
+  static constexpr std::string_view kDomain = "kiln remote entry 1";
+  return trust::hmac_sha256(key, {std::as_bytes(std::span(kDomain)), std::as_bytes(std::span(remote_key)),
+                                  std::as_bytes(std::span("\0", 1)), image});
+}
+
+}  // namespace
+
+std::shared_ptr<const Bytes> RemoteLevel::keyed(const std::string& remote_key,
+                                                std::shared_ptr<const Bytes> image) const {
+  if (keys_.empty()) return image;
+  const trust::HmacTag tag = entry_tag(keys_.front(), remote_key, *image);
+  auto out = std::make_shared<Bytes>();
+  out->reserve(image->size() + tag.size());
+  out->insert(out->end(), image->begin(), image->end());
+  for (std::uint8_t b : tag) out->push_back(std::byte(b));
+  return out;
+}
+
+std::optional<Bytes> RemoteLevel::unkeyed(const std::string& remote_key, Bytes entry) const {
+  if (keys_.empty()) return entry;
+  if (entry.size() < trust::kHmacTagBytes) return std::nullopt;
+  const std::size_t image_size = entry.size() - trust::kHmacTagBytes;
+  const std::span<const std::byte> image(entry.data(), image_size);
+  const auto* stored = reinterpret_cast<const std::uint8_t*>(entry.data() + image_size);
+  for (const trust::HmacKey& key : keys_) {
+    const trust::HmacTag tag = entry_tag(key, remote_key, image);
+    if (trust::same_tag(tag, std::span<const std::uint8_t, trust::kHmacTagBytes>(stored, trust::kHmacTagBytes))) {
+      entry.resize(image_size);
+      return entry;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& key) {
   if (off_.load(std::memory_order_relaxed)) return std::nullopt;
   const int kind = cache_kind_index(ns.kind);
-  EntryLimits limits{blob_format::kHeaderSize + blob_format::kMaxBlobBytes, blob_format::kHeaderSize,
-                     [&key](std::span<const std::byte> head) { return blob_format::blob_size_from_header(head, key); }};
-  RemoteReply reply = storage_->get(remote_key(ns, key), limits);
+  const std::uint64_t tag_bytes = keys_.empty() ? 0 : trust::kHmacTagBytes;
+  EntryLimits limits{blob_format::kHeaderSize + blob_format::kMaxBlobBytes + tag_bytes, blob_format::kHeaderSize,
+                     [&key, tag_bytes](std::span<const std::byte> head) -> Result<std::uint64_t> {
+                       auto size = blob_format::blob_size_from_header(head, key);
+                       if (!size) return size.error();
+                       return *size + tag_bytes;
+                     }};
+  const std::string name = remote_key(ns, key);
+  RemoteReply reply = storage_->get(name, limits);
   switch (reply.outcome) {
     case RemoteReply::kOk: break;
     case RemoteReply::kAbsent: use_.add(kind, KindUseCounters::kRemoteMisses); return std::nullopt;
     case RemoteReply::kUnusable:  // a bad entry: like a damaged one, replaced by the next put
-      use_.add(kind, KindUseCounters::kRemoteRejected);
+      // Keyed, an entry whose size or header is not its name's has no valid tag either.
+      use_.add(kind, keys_.empty() ? KindUseCounters::kRemoteRejected : KindUseCounters::kRemoteUntrusted);
       return std::nullopt;
     default:
       use_.add(kind, KindUseCounters::kRemoteErrors);
@@ -73,14 +123,20 @@ std::optional<Bytes> RemoteLevel::get(const BlobNamespace& ns, const BlobKey& ke
       return std::nullopt;
   }
   use_.add(kind, KindUseCounters::kRemoteBytesRead, reply.value.size());
-  if (blob_format::check(reply.value, key)) {
+  // Keyed: no valid tag, no use, whatever its checksums say.
+  std::optional<Bytes> image = unkeyed(name, std::move(reply.value));
+  if (!image) {
+    use_.add(kind, KindUseCounters::kRemoteUntrusted);
+    return std::nullopt;
+  }
+  if (blob_format::check(*image, key)) {
     // Damaged on the way or on the server, or another build's entry under this name: never used;
     // the local result that replaces it is put again over it.
     use_.add(kind, KindUseCounters::kRemoteRejected);
     return std::nullopt;
   }
   use_.add(kind, KindUseCounters::kRemoteHits);
-  return std::move(reply.value);
+  return image;
 }
 
 void RemoteLevel::put(const BlobNamespace& ns, const BlobKey& key, std::shared_ptr<const Bytes> image) {
@@ -115,12 +171,13 @@ void RemoteLevel::send(const Upload& upload) {
     RemoteReply reply;
     if (upload.only_if_absent) reply = storage_->has(upload.key);
     if (!upload.only_if_absent || reply.outcome == RemoteReply::kAbsent)
-      reply = storage_->put(upload.key, *upload.image);
+      reply = storage_->put(upload.key, *keyed(upload.key, upload.image));
     else if (reply.outcome == RemoteReply::kOk)
       reply.outcome = RemoteReply::kAbsent;  // there already: nothing sent
     if (reply.outcome == RemoteReply::kOk) {
       use_.add(upload.kind, KindUseCounters::kRemoteWrites);
-      use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten, upload.image->size());
+      use_.add(upload.kind, KindUseCounters::kRemoteBytesWritten,
+               upload.image->size() + (keys_.empty() ? 0 : trust::kHmacTagBytes));
     } else if (reply.outcome != RemoteReply::kAbsent) {
       use_.add(upload.kind, KindUseCounters::kRemoteErrors);
       failed(reply, true);

@@ -5,6 +5,12 @@
 // the payload) and is checked like a local file before anything uses it: a damaged or foreign one
 // is a miss, counted, and is overwritten by the next put of its key.
 //
+// With the farm's keys, an entry travels as the blob file image followed by its HMAC-SHA256 tag
+// (trust/hmac.h) over the remote key and the image, made with the first key. An entry is used only
+// when a key verifies its tag: one without a tag, with another farm's, or changed on the server
+// (checksums recomputed or not) is rejected and counted as untrusted, before its checksums are
+// even looked at. Without keys, a tagged entry does not parse as a blob and is rejected.
+//
 // A server that does not answer is never a failure of the tool: the first unreachable answer
 // turns the level off for the rest of the process and is reported once through `warn`; a refused
 // write (a full or read-only server) stops the writes and is reported once, lookups go on.
@@ -26,13 +32,14 @@
 #include "kiln/cache/blob_store.h"
 #include "kiln/cache/remote_storage.h"
 #include "kiln/core/worker_pool.h"
+#include "kiln/trust/hmac.h"
 
 namespace kiln::cache {
 
 class RemoteLevel {
  public:
   RemoteLevel(std::shared_ptr<RemoteStorage> storage, bool read_only, KindUseCounters& use,
-              std::function<void(const std::string&)> warn);
+              std::function<void(const std::string&)> warn, std::vector<trust::HmacKey> keys = {});
   ~RemoteLevel();  // sends what is queued (each send bounded by the timeout), then stops
   RemoteLevel(const RemoteLevel&) = delete;
   RemoteLevel& operator=(const RemoteLevel&) = delete;
@@ -64,12 +71,17 @@ class RemoteLevel {
     std::uint64_t seq = 0;
   };
   void enqueue(Upload upload);
+  // The image as sent: with the tag of the first key when the level has keys.
+  std::shared_ptr<const Bytes> keyed(const std::string& remote_key, std::shared_ptr<const Bytes> image) const;
+  // The tag at the end of `entry` verified by one of the keys: the image without it, else nothing.
+  std::optional<Bytes> unkeyed(const std::string& remote_key, Bytes entry) const;
   void send(const Upload& upload);
   // Counts a failed answer; turns the level (or its writes) off and warns, once.
   void failed(const RemoteReply& reply, bool writing);
 
   std::shared_ptr<RemoteStorage> storage_;
   const bool read_only_;
+  const std::vector<trust::HmacKey> keys_;
   KindUseCounters& use_;
   std::function<void(const std::string&)> warn_;
   std::atomic<bool> off_{false}, writes_off_{false}, warned_{false};

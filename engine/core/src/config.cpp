@@ -34,6 +34,9 @@ struct Setting {
   SettingInfo info;
   std::function<std::optional<std::string>(Config&, std::string_view text, const fs::path& base)> set;
   std::function<json(const Config&)> get;
+  // For a list (type "paths"): `set` adds one value, `clear` empties the list.
+  std::function<void(Config&)> clear = nullptr;
+  bool is_list() const { return clear != nullptr; }
 };
 
 std::string upper_snake(std::string_view name) {
@@ -72,6 +75,33 @@ Setting path_setting(std::string name, fs::path Config::*field, std::string def,
             return std::nullopt;
           },
           [field](const Config& c) { return json((c.*field).string()); }};
+}
+
+// A path that may be empty (the feature off).
+Setting optional_path_setting(std::string name, fs::path Config::*field, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "path", std::move(def), std::move(help)},
+          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
+            const fs::path p(text);
+            c.*field = text.empty() || p.is_absolute() ? p : (base / p).lexically_normal();
+            return std::nullopt;
+          },
+          [field](const Config& c) { return json((c.*field).string()); }};
+}
+
+Setting paths_setting(std::string name, std::vector<fs::path> Config::*field, std::string def, std::string help) {
+  return {{name, upper_snake(name), flag_of(name), "paths", std::move(def), std::move(help)},
+          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
+            if (text.empty()) return "expected a non-empty path";
+            fs::path p(text);
+            (c.*field).push_back(p.is_absolute() ? p : (base / p).lexically_normal());
+            return std::nullopt;
+          },
+          [field](const Config& c) {
+            json list = json::array();
+            for (const auto& p : c.*field) list.push_back(p.string());
+            return list;
+          },
+          [field](Config& c) { (c.*field).clear(); }};
 }
 
 Setting size_setting(std::string name, std::uint64_t Config::*field, std::string def, std::string help,
@@ -165,6 +195,10 @@ const std::vector<Setting>& settings() {
       int_setting("cache.remote_timeout", &Config::cache_remote_timeout_ms, 1, 600000, "2000",
                   "milliseconds each lookup or upload of the remote cache may take in all, connecting included; a "
                   "remote that does not finish in time is left for the rest of the run (one warning)"),
+      paths_setting("cache.remote_key", &Config::cache_remote_keys, "(none)",
+                    "files of 32 random bytes (mode 0600) a farm shares: every entry sent to the remote carries an "
+                    "HMAC-SHA256 tag under the first, and only entries whose tag one of them verifies are used; "
+                    "kiln key generate --remote FILE makes one"),
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
                    "in-memory budget for compiled shader variants and script pages", false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
@@ -197,6 +231,15 @@ const std::vector<Setting>& settings() {
       bool_setting("render.decode_textures", &Config::render_decode_textures, "false",
                    "decode block-compressed textures the device cannot sample (ASTC on a desktop GPU, BC on a "
                    "phone) to RGBA8 on the CPU, saying so in one line; off refuses such a set naming the format"),
+      optional_path_setting("cook.sign_key", &Config::cook_sign_key, "(none: unsigned)",
+                            "the Ed25519 private key (kiln key generate, mode 0600) the cook signs the set's "
+                            "manifest with, as --sign does; shards need none"),
+      paths_setting("player.trusted_keys", &Config::player_trusted_keys, "(none)",
+                    "public keys (.pub) a cooked set must be signed by to play, as --trust does; several for "
+                    "rotation; none: sets are not checked for a signature"),
+      bool_setting("player.require_signature", &Config::player_require_signature, "false",
+                   "refuse every set that is not signed by a key of player.trusted_keys, even when that list is "
+                   "empty (a configuration that lost its keys plays nothing instead of anything)"),
       text_setting("editor.serve", &Config::editor_serve, "(none: no page)",
                    "serve kiln editor's live page at [ADDR:]PORT (ADDR 127.0.0.1 unless given, port 0 picks one), "
                    "as --serve does",
@@ -222,6 +265,10 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.cache_remote.clear();
   c.cache_remote_read_only = false;
   c.cache_remote_timeout_ms = 2000;
+  c.cache_remote_keys.clear();
+  c.cook_sign_key.clear();
+  c.player_trusted_keys.clear();
+  c.player_require_signature = false;
   c.cache_memory_max_bytes = 512 * kMiB;
   c.texture_memory_max_bytes = 0;
   c.shader_disk_cache = true;
@@ -264,7 +311,10 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
   std::function<Status(const json&, const std::string&, const std::string&)> walk =
       [&](const json& node, const std::string& dotted, const std::string& pointer) -> Status {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (dotted.empty() && it.key() == "cook") continue;  // a project's cook section: `kiln cook` reads it
+      // A project's cook section is `kiln cook`'s (project_settings.h), but for the settings that
+      // live there (cook.sign_key).
+      if (dotted == "cook" && (it.key() == "targets" || it.key() == "include_dirs" || it.key() == "defines")) continue;
+      if (dotted.empty() && it.key() == "cook" && !it->is_object()) continue;  // the project settings say so
       const std::string name = dotted.empty() ? it.key() : dotted + "." + it.key();
       const std::string ptr = pointer + "/" + json_pointer_token(it.key());
       if (it->is_object()) {
@@ -277,6 +327,20 @@ Status apply_file(const fs::path& file, Config& config, std::map<std::string, st
         std::vector<std::string> names;
         for (const Setting& s : table) names.push_back(s.info.name);
         return make_error(file.string() + ": " + ptr + ": unknown setting '" + name + "'" + did_you_mean(name, names));
+      }
+      if (setting->is_list()) {
+        setting->clear(config);
+        const json items = it->is_array() ? *it : json::array({*it});
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          const auto item =
+              items[i].is_string() ? std::optional<std::string>(items[i].get<std::string>()) : std::nullopt;
+          const std::string at = it->is_array() ? ptr + "/" + std::to_string(i) : ptr;
+          std::optional<std::string> problem =
+              item ? setting->set(config, *item, base) : std::optional<std::string>("expected a path (a string)");
+          if (problem) return make_error(file.string() + ": " + at + ": " + *problem + ", got " + items[i].dump());
+        }
+        origin[name] = "file";
+        continue;
       }
       auto value_text = scalar_text(*it);
       std::optional<std::string> problem =
@@ -337,6 +401,14 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
   for (const auto& s : settings()) {
     auto it = inputs.env.find(s.info.env);
     if (it == inputs.env.end()) continue;
+    if (s.is_list()) {  // paths separated by ':', as PATH; empty: none
+      s.clear(loaded.config);
+      for (const std::string& item : split_nonempty(it->second, ':'))
+        if (auto problem = s.set(loaded.config, item, cwd))
+          return make_error("environment " + s.info.env + "=" + it->second + ": " + *problem);
+      loaded.origin[s.info.name] = "env " + s.info.env;
+      continue;
+    }
     if (auto problem = s.set(loaded.config, it->second, cwd))
       return make_error("environment " + s.info.env + "=" + without_credentials(it->second) + ": " + *problem);
     loaded.origin[s.info.name] = "env " + s.info.env;
@@ -347,6 +419,8 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
     const std::string& wanted = flag;  // structured bindings are not capturable by clang 14
     auto s = std::find_if(table.begin(), table.end(), [&wanted](const Setting& x) { return x.info.flag == wanted; });
     if (s == table.end()) return make_error("unknown option " + flag);
+    // A list's flags replace what the file and the environment said; each adds one path.
+    if (s->is_list() && loaded.origin[s->info.name].rfind("flag", 0) != 0) s->clear(loaded.config);
     if (auto problem = s->set(loaded.config, value, cwd))
       return make_error("option " + flag + " " + without_credentials(value) + ": " + *problem);
     loaded.origin[s->info.name] = "flag " + flag;

@@ -124,8 +124,14 @@ Result<ProjectSettings> load_project_settings(const fs::path& root) {
         }
       } else if (it.key() == "defines") {
         settings.defines = strings(*it, at, define_text, "NAME or NAME=VALUE");
+      } else if (it.key() == "sign_key") {
+        if (!it->is_string() || it->get<std::string>().empty() ||
+            it->get<std::string>().find('\0') != std::string::npos)
+          problem(at, "expected the path of a signing key (kiln key generate)");
+        else
+          settings.sign_key = (root / it->get<std::string>()).lexically_normal();
       } else {
-        problem(at, "unknown field (expected targets, include_dirs, defines)");
+        problem(at, "unknown field (expected targets, include_dirs, defines, sign_key)");
       }
     }
   }

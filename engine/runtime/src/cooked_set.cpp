@@ -38,9 +38,34 @@ Result<std::string> read_manifest(const fs::path& path) {
   return text;
 }
 
+std::string key_list(const trust::TrustPolicy& trust) {
+  std::string ids;
+  for (const auto& key : trust.keys) ids += (ids.empty() ? "" : ", ") + key.id();
+  return ids;
+}
+
+// The manifest is signed by a key `trust` names, and the signature is over what it says.
+Status check_signature(const Manifest& manifest, const trust::TrustPolicy& trust, const fs::path& where) {
+  const std::string at = where.string() + ": refused: ";
+  if (trust.keys.empty())
+    return make_error(at + "a signature is required, but the trust policy names no key to check it with");
+  if (!manifest.signature)
+    return make_error(at + "the set is not signed (a signature by a trusted key is required: " + key_list(trust) + ")");
+  const ManifestSignature& signature = *manifest.signature;
+  const trust::PublicKey* key = trust.find(signature.key_id);
+  if (!key)
+    return make_error(at + "signed by key " + signature.key_id + ", which is not trusted (trusted: " + key_list(trust) +
+                      ")");
+  const std::string text = manifest_signed_text(manifest);
+  if (!trust::verify_signature(*key, std::as_bytes(std::span(text)), signature.value))
+    return make_error(at + "its signature by key " + signature.key_id +
+                      " does not match its contents (the manifest changed after it was signed)");
+  return {};
+}
+
 }  // namespace
 
-Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
+Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir, const trust::TrustPolicy& trust) {
   // A cook may switch sets while this reads: when a pack the manifest names is gone, the manifest
   // has been replaced, and reading it again gives the new set.
   for (int attempt = 0;; ++attempt) {
@@ -48,8 +73,10 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
     if (!text) return text.error();
     auto manifest = decode_manifest(*text, (dir / kManifestFile).string());
     if (!manifest) return manifest.error();
+    if (trust.active()) KILN_TRY(check_signature(*manifest, trust, dir / kManifestFile));
     std::unique_ptr<CookedSet> set(new CookedSet());
     set->manifest_ = std::move(*manifest);
+    if (trust.active()) set->verified_signer_ = set->manifest_.signature->key_id;
     std::optional<Error> failed;
     for (auto& [kind, slot] :
          {std::pair{PackKind::kShaders, &set->shaders_}, std::pair{PackKind::kScripts, &set->scripts_},
@@ -66,6 +93,18 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir) {
                             " bytes, checksum " + cache::hex64((*pack)->checksum()) + "; the manifest says " +
                             std::to_string(named.bytes) + " bytes, checksum " + cache::hex64(named.checksum) + ")");
         break;
+      }
+      // The signature commits to the packs through their SHA-256, computed on the bytes this
+      // reader holds and will use.
+      if (trust.active()) {
+        const std::string sha256 = cache::sha256_hex((*pack)->bytes());
+        if (sha256 != named.sha256) {
+          failed =
+              make_error(file.string() + ": refused: its SHA-256 " + sha256.substr(0, 12) +
+                         " is not the one the signed manifest names (" + named.sha256.substr(0, 12) +
+                         "): the pack changed after the set was signed by key " + set->manifest_.signature->key_id);
+          break;
+        }
       }
       *slot = std::move(*pack);
     }

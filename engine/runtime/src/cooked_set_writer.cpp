@@ -105,7 +105,7 @@ void CookedSetWriter::add_texture(const std::string& file, std::vector<std::byte
   textures_.add(entry_name(EntryKind::kTexture, target.empty() ? file : variant_id(target, file)), std::move(tx_bytes));
 }
 
-Status CookedSetWriter::commit(const fs::path& dir) const {
+Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign) const {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_error(dir.string() + ": cannot create the output directory: " + ec.message());
@@ -135,7 +135,12 @@ Status CookedSetWriter::commit(const fs::path& dir) const {
       if (auto s = write_file_atomically(dir / file, *bytes); !s) return undo(s.error());
       written.push_back(dir / file);
     }
-    next.packs[kind] = {file, bytes->size(), checksum};
+    next.packs[kind] = {file, bytes->size(), checksum, cache::sha256_hex(std::span<const std::byte>(*bytes))};
+  }
+  if (sign) {
+    auto signature = sign(manifest_signed_text(next));
+    if (!signature) return undo(signature.error());
+    next.signature = std::move(*signature);
   }
   if (!sync_directory(dir)) return undo(make_error(dir.string() + ": cannot flush the directory to disk"));
   const std::string manifest = encode_manifest(next);

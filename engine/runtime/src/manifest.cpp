@@ -1,5 +1,7 @@
 #include "kiln/runtime/manifest.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/json_document.h"
@@ -15,11 +17,27 @@ bool plain_file_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
+int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+bool lowercase_hex(const std::string& text, std::size_t digits) {
+  return text.size() == digits && std::all_of(text.begin(), text.end(), [](char c) { return hex_digit(c) >= 0; });
+}
+
+std::string hex_bytes(const std::uint8_t* data, std::size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    out += digits[data[i] >> 4];
+    out += digits[data[i] & 15];
+  }
+  return out;
+}
+
 std::optional<std::uint64_t> parse_hex64(const std::string& text) {
   if (text.size() != 16) return std::nullopt;
   std::uint64_t v = 0;
   for (char c : text) {
-    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    const int d = hex_digit(c);
     if (d < 0) return std::nullopt;
     v = v << 4 | std::uint64_t(d);
   }
@@ -37,11 +55,23 @@ std::string encode_manifest(const Manifest& manifest) {
   for (PackKind kind : kKinds) {
     auto it = manifest.packs.find(kind);
     if (it == manifest.packs.end()) continue;
-    packs[std::string(pack_kind_name(kind))] = {
+    nlohmann::ordered_json pack = {
         {"file", it->second.file}, {"bytes", it->second.bytes}, {"checksum", cache::hex64(it->second.checksum)}};
+    if (!it->second.sha256.empty()) pack["sha256"] = it->second.sha256;
+    packs[std::string(pack_kind_name(kind))] = pack;
   }
-  const nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"packs", packs}};
+  nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"packs", packs}};
+  if (manifest.signature)
+    doc["signature"] = {{"algorithm", "ed25519"},
+                        {"key", manifest.signature->key_id},
+                        {"value", hex_bytes(manifest.signature->value.data(), manifest.signature->value.size())}};
   return doc.dump(2) + "\n";
+}
+
+std::string manifest_signed_text(const Manifest& manifest) {
+  Manifest unsigned_copy = manifest;
+  unsigned_copy.signature.reset();
+  return "kiln-cooked-set signed manifest 1\n" + encode_manifest(unsigned_copy);
 }
 
 Result<Manifest> decode_manifest(std::string_view text, const std::string& where) {
@@ -77,7 +107,32 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& where
                               : std::nullopt;
     if (!checksum) return problem(at + "/checksum", "expected 16 lowercase hex digits");
     pack.checksum = *checksum;
+    if (p.contains("sha256")) {
+      if (!p["sha256"].is_string() || !lowercase_hex(p["sha256"].get<std::string>(), 64))
+        return problem(at + "/sha256", "expected 64 lowercase hex digits");
+      pack.sha256 = p["sha256"].get<std::string>();
+    }
     manifest.packs[kind] = std::move(pack);
+  }
+  if (root.contains("signature")) {
+    const nlohmann::json& sig = root["signature"];
+    if (!sig.is_object()) return problem("/signature", "expected an object");
+    if (!sig.contains("algorithm") || sig["algorithm"] != "ed25519")
+      return problem("/signature/algorithm", "expected \"ed25519\" (the only algorithm Kiln signs with)");
+    if (!sig.contains("key") || !sig["key"].is_string() || !lowercase_hex(sig["key"].get<std::string>(), 16))
+      return problem("/signature/key", "expected a key id (16 lowercase hex digits)");
+    const std::string value = sig.contains("value") && sig["value"].is_string() ? sig["value"].get<std::string>() : "";
+    if (!lowercase_hex(value, 2 * trust::kSignatureBytes))
+      return problem("/signature/value", "expected 128 lowercase hex digits");
+    ManifestSignature signature;
+    signature.key_id = sig["key"].get<std::string>();
+    for (std::size_t i = 0; i < signature.value.size(); ++i)
+      signature.value[i] = std::uint8_t(hex_digit(value[2 * i]) << 4 | hex_digit(value[2 * i + 1]));
+    for (const PackKind kind : kKinds)
+      if (manifest.packs[kind].sha256.empty())
+        return problem("/packs/" + std::string(pack_kind_name(kind)) + "/sha256",
+                       "missing in a signed manifest (the signature commits to every pack by it)");
+    manifest.signature = std::move(signature);
   }
   return manifest;
 }

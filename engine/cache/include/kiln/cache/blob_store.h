@@ -41,6 +41,7 @@
 
 #include "kiln/cache/hash.h"
 #include "kiln/cache/remote_storage.h"
+#include "kiln/trust/hmac.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cache {
@@ -73,6 +74,10 @@ struct BlobStoreOptions {
   // Local hits of shared namespaces are sent to the remote too when it lacks them (a sharded
   // cook: what this machine already had must still reach the machine that assembles).
   bool remote_fill_from_local = false;
+  // The farm's keys (cache.remote_key): with any, every entry sent carries an HMAC-SHA256 tag
+  // under the first, and an entry is used only when one of them verifies its tag; the others are
+  // rejected (remote_untrusted) and never copied into this cache. Empty: entries are not keyed.
+  std::vector<trust::HmacKey> remote_keys;
   std::function<void(const std::string&)> warn;
 };
 
@@ -120,14 +125,16 @@ struct KindUse {
   std::uint64_t evictions = 0;  // entries and namespaces pruned for the cap or the build limit
   // The remote level (remote_storage.h), looked up after local misses.
   std::uint64_t remote_hits = 0, remote_misses = 0;
-  std::uint64_t remote_rejected = 0;  // entries that failed their check: never used
-  std::uint64_t remote_errors = 0;    // operations the server did not answer or refused
+  std::uint64_t remote_rejected = 0;   // entries that failed their check: never used
+  std::uint64_t remote_untrusted = 0;  // entries without a valid tag of the farm's keys: never used
+  std::uint64_t remote_errors = 0;     // operations the server did not answer or refused
   std::uint64_t remote_writes = 0;
   std::uint64_t remote_bytes_read = 0, remote_bytes_written = 0;
 
   KindUse& operator+=(const KindUse& o) {
     hits += o.hits, misses += o.misses, corrupt += o.corrupt, writes += o.writes, evictions += o.evictions;
     remote_hits += o.remote_hits, remote_misses += o.remote_misses, remote_rejected += o.remote_rejected;
+    remote_untrusted += o.remote_untrusted;
     remote_errors += o.remote_errors, remote_writes += o.remote_writes;
     remote_bytes_read += o.remote_bytes_read, remote_bytes_written += o.remote_bytes_written;
     return *this;

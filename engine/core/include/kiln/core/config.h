@@ -21,28 +21,32 @@
 namespace kiln {
 
 struct Config {
-  std::filesystem::path cache_root;                   // cache.root
-  std::uint64_t cache_disk_max_bytes = 0;             // cache.disk_max: size cap of the persistent caches
-  int cache_keep_builds = 0;                          // cache.keep_builds: namespaces kept per cache kind
-  std::uint64_t cache_memory_max_bytes = 0;           // cache.memory_max: in-memory budget (variants, pages)
-  std::string cache_remote;                           // cache.remote: redis://... or http://...; empty = none
-  bool cache_remote_read_only = false;                // cache.remote_read_only
-  int cache_remote_timeout_ms = 0;                    // cache.remote_timeout: milliseconds per operation
-  std::uint64_t texture_memory_max_bytes = 0;         // textures.memory_max: 0 = automatic
-  bool shader_disk_cache = true;                      // shaders.disk_cache: kill switch
-  bool shader_compile_workers = true;                 // shaders.compile_workers: glslang in worker processes
-  std::uint64_t shader_compile_memory_max_bytes = 0;  // shaders.compile_memory_max: per worker
-  int shader_compile_timeout_s = 0;                   // shaders.compile_timeout: seconds per compile
-  bool jit_cache = true;                              // jit.cache: kill switch of the page code cache
-  bool jit_cache_verify = false;                      // jit.cache_verify: recompile hits and compare
-  int jit_compile_threads = 1;                        // jit.compile_threads
-  int jobs = 0;                                       // jobs: worker threads, 0 = one per core
-  std::string render_device;                          // render.device: a Vulkan device name part; empty = best
-  bool render_pipeline_cache = true;                  // render.pipeline_cache: kill switch
-  bool render_validate = false;                       // render.validate: Vulkan validation layer, messages fail
-  bool render_decode_textures = false;                // render.decode_textures: decode what the device cannot sample
-  std::string editor_serve;                           // editor.serve: [ADDR:]PORT of the editor's page; empty = none
-  bool editor_serve_read_only = false;                // editor.serve_read_only: the page may not write
+  std::filesystem::path cache_root;                      // cache.root
+  std::uint64_t cache_disk_max_bytes = 0;                // cache.disk_max: size cap of the persistent caches
+  int cache_keep_builds = 0;                             // cache.keep_builds: namespaces kept per cache kind
+  std::uint64_t cache_memory_max_bytes = 0;              // cache.memory_max: in-memory budget (variants, pages)
+  std::string cache_remote;                              // cache.remote: redis://... or http://...; empty = none
+  bool cache_remote_read_only = false;                   // cache.remote_read_only
+  int cache_remote_timeout_ms = 0;                       // cache.remote_timeout: milliseconds per operation
+  std::vector<std::filesystem::path> cache_remote_keys;  // cache.remote_key: farm keys (the first writes)
+  std::uint64_t texture_memory_max_bytes = 0;            // textures.memory_max: 0 = automatic
+  bool shader_disk_cache = true;                         // shaders.disk_cache: kill switch
+  bool shader_compile_workers = true;                    // shaders.compile_workers: glslang in worker processes
+  std::uint64_t shader_compile_memory_max_bytes = 0;     // shaders.compile_memory_max: per worker
+  int shader_compile_timeout_s = 0;                      // shaders.compile_timeout: seconds per compile
+  bool jit_cache = true;                                 // jit.cache: kill switch of the page code cache
+  bool jit_cache_verify = false;                         // jit.cache_verify: recompile hits and compare
+  int jit_compile_threads = 1;                           // jit.compile_threads
+  int jobs = 0;                                          // jobs: worker threads, 0 = one per core
+  std::string render_device;                             // render.device: a Vulkan device name part; empty = best
+  bool render_pipeline_cache = true;                     // render.pipeline_cache: kill switch
+  bool render_validate = false;                          // render.validate: Vulkan validation layer, messages fail
+  bool render_decode_textures = false;                   // render.decode_textures: decode what the device cannot sample
+  std::filesystem::path cook_sign_key;                   // cook.sign_key: empty = the cook does not sign
+  std::vector<std::filesystem::path> player_trusted_keys;  // player.trusted_keys: public keys a set may be signed by
+  bool player_require_signature = false;                   // player.require_signature: refuse unsigned sets
+  std::string editor_serve;             // editor.serve: [ADDR:]PORT of the editor's page; empty = none
+  bool editor_serve_read_only = false;  // editor.serve_read_only: the page may not write
 };
 
 // One documented setting. `name` is the dotted path in the config file ("cache.disk_max" is
@@ -51,7 +55,9 @@ struct SettingInfo {
   std::string name;
   std::string env;   // KILN_CACHE_DISK_MAX
   std::string flag;  // --cache-disk-max
-  std::string type;  // path, size, size-or-auto, bool, int, text
+  std::string type;  // path, paths, size, size-or-auto, bool, int, text
+                     // paths: a list (a JSON array or one string; ':' between paths in the
+                     // environment; each flag adds one, and the flags replace the other sources)
   std::string default_text;
   std::string help;
 };

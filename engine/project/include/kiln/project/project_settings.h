@@ -37,6 +37,9 @@ struct ProjectSettings {
   std::vector<runtime::ShaderTarget> targets;  // never empty; the first is the default
   std::vector<std::string> include_dirs;       // relative to the project root, normalised
   std::vector<std::string> defines;            // "NAME" or "NAME=VALUE"
+  // cook.sign_key: the private key the cook signs with, relative to the project root or absolute;
+  // empty: none here (the configuration may still name one: its setting cook.sign_key, --sign).
+  std::filesystem::path sign_key;
   bool operator==(const ProjectSettings&) const = default;
 };
 

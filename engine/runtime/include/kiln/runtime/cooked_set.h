@@ -1,7 +1,10 @@
 #pragma once
 // CookedSet: the reader API of a cooked directory, what a game links to load what `kiln cook`
 // made. open() reads the manifest and maps the three packs it names, refusing a pack whose size or
-// checksum is not the manifest's; then
+// checksum is not the manifest's. Under a trust policy (trust_policy.h) it also refuses a set that
+// is not signed by a trusted key, whose signature does not match its manifest, or whose packs do
+// not have the SHA-256 the signed manifest names: checked on the bytes read, before anything of
+// the set is used, so no code of a refused set ever runs. Then
 //
 //   material("materials/brick.json")   -> its passes: variant name, parameter block bytes, texture bindings
 //   variant(pass.variant[, target])    -> per stage SPIR-V, reflection and the target's source
@@ -29,15 +32,19 @@
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/variant_record.h"
 #include "kiln/textures/compressed_texture.h"
+#include "kiln/trust/trust_policy.h"
 
 namespace kiln::runtime {
 
 class CookedSet {
  public:
-  static Result<std::unique_ptr<CookedSet>> open(const std::filesystem::path& dir);
+  static Result<std::unique_ptr<CookedSet>> open(const std::filesystem::path& dir,
+                                                 const trust::TrustPolicy& trust = {});
 
   const Pack& pack(PackKind kind) const;
   const Manifest& manifest() const { return manifest_; }
+  // The id of the key whose signature open() verified under its trust policy; empty when it had none.
+  const std::string& verified_signer() const { return verified_signer_; }
 
   // The ids of every entry of `kind` (project files, variant names, page ids), sorted.
   std::vector<std::string> ids(EntryKind kind) const;
@@ -67,6 +74,7 @@ class CookedSet {
   Result<std::span<const std::byte>> entry(EntryKind kind, std::string_view id) const;
 
   Manifest manifest_;
+  std::string verified_signer_;
   std::unique_ptr<Pack> shaders_, scripts_, textures_;
 };
 

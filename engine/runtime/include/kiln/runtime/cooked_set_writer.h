@@ -5,22 +5,31 @@
 // step that changes what a reader sees — and only then removes packs no manifest names. A failure
 // or a kill at any point leaves the previous set whole and loadable.
 //
+// With a signer, the manifest carries a signature over it (manifest.h), which commits to every pack
+// by its SHA-256: a reader with a trust policy accepts nothing else.
+//
 // Cooks that commit into one directory at the same time take turns (an advisory lock on
 // `<dir>/.lock`); the last commit wins, whole.
 //
 // Thread-safety: owned by one thread.
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/manifest.h"
 #include "kiln/runtime/material_record.h"
 #include "kiln/runtime/pack.h"
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/variant_record.h"
 
 namespace kiln::runtime {
+
+// Signs `signed_text` (manifest_signed_text of the manifest to write): the key's id and the signature.
+using ManifestSigner = std::function<Result<ManifestSignature>(std::string_view signed_text)>;
 
 class CookedSetWriter {
  public:
@@ -34,7 +43,7 @@ class CookedSetWriter {
   // differ from the default target's (a smaller size cap).
   void add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target = {});
 
-  Status commit(const std::filesystem::path& dir) const;
+  Status commit(const std::filesystem::path& dir, const ManifestSigner& sign = {}) const;
 
  private:
   PackWriter shaders_, scripts_, textures_;

@@ -73,6 +73,8 @@ class Pack {
   std::size_t size() const { return count_; }
   std::uint64_t checksum() const { return checksum_; }  // the header's: stands for the whole pack
   std::size_t file_size() const { return length_; }
+  // Every byte of the pack as read (what the manifest's SHA-256 is of).
+  std::span<const std::byte> bytes() const { return {base_, length_}; }
   // The payload of `name`: nullopt when the pack has no such entry; an error naming the pack and
   // the entry when its bytes are corrupt.
   Result<std::optional<std::span<const std::byte>>> find(std::string_view name) const;
