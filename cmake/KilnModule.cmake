@@ -14,6 +14,7 @@ function(kiln_module name)
                                          PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/src")
     # Kiln's warnings apply to its own build only, never to a project that links it.
     target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS} "$<BUILD_INTERFACE:kiln_warnings>")
+    target_compile_options(${target} PRIVATE ${KILN_ENGINE_COMPILE_OPTIONS})
   else()
     add_library(${target} INTERFACE)
     if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/include")

@@ -30,7 +30,9 @@ int run_key_command(const Args& args, const LoadedConfig&) {
   if (args.has("--remote")) {
     if (auto made = signing::generate_remote_key(file); !made) return failed(made.error().message);
     if (args.json)
-      std::printf("%s\n", nlohmann::json({{"remote_key", file.string()}}).dump().c_str());
+      std::printf("%s\n", nlohmann::json({{"remote_key", file.string()}})
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                              .c_str());
     else
       std::printf(
           "key: %s: a remote cache key (32 random bytes, mode 0600): give it to every machine of the farm "
@@ -71,13 +73,15 @@ int run_set_command(const Args& args, const LoadedConfig& loaded) {
   const runtime::CookedSet& set = **opened;
   const runtime::Manifest& manifest = set.manifest();
 
-  // Without a trust policy the packs' SHA-256 are still compared with the manifest's.
+  // Under a trust policy open() compared every pack's SHA-256 with the signed manifest's; without
+  // one they are compared here.
   nlohmann::json packs = nlohmann::json::array();
   std::string problems;
   std::uint64_t bytes = 0;
+  const bool hashed = !set.verified_signer().empty();
   for (const auto& [kind, named] : manifest.packs) {
     const runtime::Pack& pack = set.pack(kind);
-    const std::string sha256 = cache::sha256_hex(pack.bytes());
+    const std::string sha256 = hashed ? named.sha256 : cache::sha256_hex(pack.bytes());
     const bool matches = named.sha256.empty() || sha256 == named.sha256;
     if (!matches)
       problems += (problems.empty() ? "" : "\n") + pack.path().string() + ": its SHA-256 " + sha256.substr(0, 12) +

@@ -263,6 +263,60 @@ TEST_SUITE("cache") {
       CHECK(other.store->get(other.ns("shaders"), test::pattern_key(i)) == test::pattern_payload(i));
   }
 
+  TEST_CASE("with a farm key a fill replaces an untagged entry - and a keyed store uses only tagged entries") {
+    test::TempDir dir("remote-keyed");
+    test::HttpCacheServer server(dir / "http");
+    auto storage = remote(server.url());
+    trust::HmacKey farm{}, other{};
+    for (std::size_t i = 0; i < farm.size(); ++i) farm[i] = std::byte(i + 1), other[i] = std::byte(200 - i);
+    {  // an unkeyed machine fills the remote first, and a warm local cache is kept aside
+      RemoteStore unkeyed(dir / "unkeyed", storage);
+      const auto ns = unkeyed.ns("shaders");
+      for (int i = 0; i < 3; ++i) unkeyed.store->put(ns, test::pattern_key(i), test::pattern_payload(i));
+      unkeyed.store->flush();
+    }
+    const auto keyed_store = [&](const fs::path& root, trust::HmacKey key, bool fill) {
+      BlobStoreOptions o;
+      o.root = root;
+      o.background_writes = false;
+      o.remote = storage;
+      o.remote_fill_from_local = fill;
+      o.remote_keys = {key};
+      auto opened = BlobStore::open(o);
+      REQUIRE(opened);
+      return std::move(*opened);
+    };
+    {  // a keyed reader takes none of the untagged entries
+      auto reader = keyed_store(dir / "reader", farm, false);
+      auto ns = reader->open_namespace("shaders", {{"compiler", "test 1"}});
+      REQUIRE(ns);
+      for (int i = 0; i < 3; ++i) CHECK_FALSE(reader->get(*ns, test::pattern_key(i)));
+      CHECK(reader->remote_use().remote_untrusted == 3);
+      CHECK(reader->remote_use().remote_hits == 0);
+    }
+    {  // a keyed shard whose local cache has them replaces the untagged entries with tagged ones
+      auto filler = keyed_store(dir / "unkeyed", farm, true);
+      auto ns = filler->open_namespace("shaders", {{"compiler", "test 1"}});
+      REQUIRE(ns);
+      for (int i = 0; i < 3; ++i) CHECK(filler->get(*ns, test::pattern_key(i)) == test::pattern_payload(i));
+      filler->flush();
+      CHECK(filler->remote_use().remote_writes == 3);
+    }
+    for (const auto& [key, usable] : {std::pair{farm, true}, std::pair{other, false}}) {
+      const bool expect = usable;
+      CAPTURE(expect);
+      auto reader = keyed_store(dir / ("after-" + std::to_string(expect)), key, false);
+      auto ns = reader->open_namespace("shaders", {{"compiler", "test 1"}});
+      REQUIRE(ns);
+      for (int i = 0; i < 3; ++i) {
+        auto got = reader->get(*ns, test::pattern_key(i));
+        CHECK(bool(got) == expect);
+        if (got) CHECK(*got == test::pattern_payload(i));
+      }
+      CHECK(reader->remote_use().remote_untrusted == (expect ? 0u : 3u));
+    }
+  }
+
   TEST_CASE("script machine code and pipeline data never reach the remote - nor are read from it") {
     test::TempDir dir("remote-local-kinds");
     test::RedisServer server(dir / "redis");

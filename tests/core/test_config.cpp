@@ -227,3 +227,54 @@ TEST_SUITE("core") {
     for (const auto& p : kiln::project_prefixes(".")) CHECK(p != "./");
   }
 }
+
+TEST_SUITE("core") {
+  TEST_CASE("a list of key files comes from a JSON array - the environment split at colons - flags that replace both") {
+    test::TempDir dir("config");
+    write(dir / "kiln.json",
+          R"({"player": {"trusted_keys": ["keys/a.pub", "/abs/b.pub"], "require_signature": true},
+              "cache": {"remote_key": "farm.key"},
+              "cook": {"sign_key": "keys/release.key", "targets": [{"backend": "spirv"}], "defines": ["X"]}})");
+    auto in = inputs_in(dir);
+    auto c = load_config(in);
+    REQUIRE_MESSAGE(c, c.error().message);
+    using Paths = std::vector<std::filesystem::path>;
+    // Relative to the file; the project's own cook fields are left to the project.
+    CHECK(c->config.player_trusted_keys == Paths{dir / "keys/a.pub", "/abs/b.pub"});
+    CHECK(c->config.player_require_signature);
+    CHECK(c->config.cache_remote_keys == Paths{dir / "farm.key"});
+    CHECK(c->config.cook_sign_key == dir / "keys/release.key");
+    CHECK(c->origin.at("player.trusted_keys") == "file");
+
+    in.env["KILN_PLAYER_TRUSTED_KEYS"] = "/e/one.pub:/e/two.pub";
+    c = load_config(in);
+    REQUIRE(c);
+    CHECK(c->config.player_trusted_keys == Paths{"/e/one.pub", "/e/two.pub"});
+    in.flags = {{"--player-trusted-keys", "/f/x.pub"}, {"--player-trusted-keys", "/f/y.pub"}};
+    c = load_config(in);
+    REQUIRE(c);
+    CHECK(c->config.player_trusted_keys == Paths{"/f/x.pub", "/f/y.pub"});
+    CHECK(c->origin.at("player.trusted_keys") == "flag --player-trusted-keys");
+    // An empty variable would drop the file's keys without a word (a wrapper's `VAR=$UNSET`): refused.
+    in.flags.clear();
+    in.env["KILN_PLAYER_TRUSTED_KEYS"] = "";
+    c = load_config(in);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().message.find("KILN_PLAYER_TRUSTED_KEYS is empty") != std::string::npos);
+  }
+
+  TEST_CASE("a list of key files with a non-string entry or a misspelt cook setting is an error at its JSON pointer") {
+    test::TempDir dir("config");
+    auto in = inputs_in(dir);
+    write(dir / "kiln.json", R"({"player": {"trusted_keys": ["a.pub", 7]}})");
+    auto c = load_config(in);
+    REQUIRE_FALSE(c);
+    CHECK_MESSAGE(
+        c.error().message.find("/player/trusted_keys/1: expected a path (a string), got 7") != std::string::npos,
+        c.error().message);
+    write(dir / "kiln.json", R"({"cook": {"sign_kye": "k"}})");
+    c = load_config(in);
+    REQUIRE_FALSE(c);
+    CHECK(c.error().message.find("/cook/sign_kye: unknown setting 'cook.sign_kye'") != std::string::npos);
+  }
+}

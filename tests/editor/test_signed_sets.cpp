@@ -132,13 +132,16 @@ TEST_SUITE("editor") {
     const auto interpreted = play(p.dir / "in-place", p.dir / "pc");
     CHECK_MESSAGE(interpreted.exit_code == 0, interpreted.output);
     CHECK(has(interpreted.output, "the page runs interpreted"));
-    for (const char* set : {"in-place", "recomputed"}) {
+    const std::pair<const char*, const char*> refusals[] = {
+        {"in-place", "is not the one the signed manifest names"},  // the manifest as signed, a pack not
+        {"recomputed", "does not match its contents"}};            // the manifest no longer as signed
+    for (const auto& refusal : refusals) {
+      const std::string set = refusal.first, why = refusal.second;
       CAPTURE(set);
       const auto refused = play(p.dir / set, p.dir / "pc", {"--trust", p.pub.string()});
       CHECK(refused.exit_code == 1);
       CHECK_MESSAGE(has(refused.output, "kiln-player: "), refused.output);
-      CHECK(has(refused.output, "refused: "));
-      CHECK(has(refused.output, "sign"));
+      CHECK_MESSAGE(has(refused.output, why), refused.output);
       CHECK_FALSE(has(refused.output, "player: scripts/"));  // no script ran
     }
     // kiln set verify says the same, and vouches for the original.
@@ -164,18 +167,29 @@ TEST_SUITE("editor") {
     const auto again = kiln_cli({"key", "generate", key.string()});
     CHECK(again.exit_code == 1);
     CHECK(has(again.output, "already exists"));
+    // The project names its key (relative to the project): a plain cook signs.
+    const fs::path project = test::copy_assets(dir);
+    test::spit(project / "kiln.json", R"({"cook": {"sign_key": "../k"}})");
+    const auto by_project = kiln_cli(
+        {"cook", project.string(), "--out", (dir / "project-out").string(), "--cache-root", (dir / "cache").string()});
+    REQUIRE_MESSAGE(by_project.exit_code == 0, by_project.output);
+    const std::string id =
+        nlohmann::json::parse(test::slurp(dir / "project-out" / "manifest.json"))["signature"]["key"];
+    CHECK_MESSAGE(has(by_project.output, "cook: signed by key " + id), by_project.output);
     ::chmod(key.c_str(), 0644);
     const auto loose = kiln_cli({"cook", KILN_SOURCE_DIR "/assets", "--out", (dir / "out").string(), "--cache-root",
                                  (dir / "cache").string(), "--sign", key.string()});
     CHECK(loose.exit_code == 2);
     CHECK_MESSAGE(has(loose.output, "others may read it (mode 0644): chmod 600"), loose.output);
     CHECK_FALSE(fs::exists(dir / "out"));
-    // The setting names the key as --sign does (from the environment here).
+    // The setting names the key as --sign does (from the environment here): a public key is not one
+    // to sign with, whatever its mode.
+    ::chmod((key.string() + ".pub").c_str(), 0600);
     const auto by_setting = test::run_process({KILN_CLI, "cook", KILN_SOURCE_DIR "/assets", "--out",
                                                (dir / "out").string(), "--cache-root", (dir / "cache").string()},
                                               {{"KILN_COOK_SIGN_KEY", key.string() + ".pub"}});
     CHECK(by_setting.exit_code == 2);
-    CHECK_MESSAGE(has(by_setting.output, "others may read it"), by_setting.output);
+    CHECK_MESSAGE(has(by_setting.output, "it is a public key: sign with the private one"), by_setting.output);
     const auto shard = kiln_cli({"cook", KILN_SOURCE_DIR "/assets", "--shard", "1/2", "--cache-root",
                                  (dir / "cache").string(), "--sign", key.string()});
     CHECK(shard.exit_code == 2);

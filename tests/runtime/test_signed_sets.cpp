@@ -110,7 +110,8 @@ TEST_SUITE("runtime") {
     REQUIRE(manifest);
     REQUIRE(manifest->signature);
     for (const auto& [kind, pack] : manifest->packs) {
-      CAPTURE(pack.file);
+      const std::string file = pack.file;
+      CAPTURE(file);
       CHECK(pack.sha256 == cache::sha256_hex(test::slurp(keys.dir / "signed" / pack.file)));
     }
     test::spit(keys.dir / "text", manifest_signed_text(*manifest));
@@ -149,8 +150,9 @@ TEST_SUITE("runtime") {
          }},
         {"signature value", [](Manifest& m) { m.signature->value[10] ^= 0x80; }},
     };
-    for (const auto& [what, edit] : edits) {
-      CAPTURE(std::string(what));
+    for (const auto& [name, edit] : edits) {
+      const std::string what = name;
+      CAPTURE(what);
       Manifest changed = *manifest;
       edit(changed);
       test::spit(base / kManifestFile, encode_manifest(changed));
@@ -215,7 +217,8 @@ TEST_SUITE("runtime") {
         {replaced(",\n      \"sha256\": \"" + sha + "\"", ""), "/packs/shaders/sha256"},
         {replaced("\"sha256\": \"" + sha + "\"", "\"sha256\": 5"), "/packs/shaders/sha256"},
     };
-    for (const auto& [changed, pointer] : cases) {
+    for (const auto& [changed, at] : cases) {
+      const std::string pointer = at;
       CAPTURE(pointer);
       auto decoded = decode_manifest(changed, "m.json");
       REQUIRE_FALSE(decoded);

@@ -118,12 +118,24 @@ TEST_SUITE("trust") {
             0);
     test::spit(dir / "garbage.pub", "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n");
     test::spit(dir / "text.pub", "hello\n");
+    // Longer than an Ed25519 key's 60 base64 characters: refused before it is decoded.
+    test::spit(dir / "long.pub",
+               "-----BEGIN PUBLIC KEY-----\n" + std::string(88, 'A') + "\n-----END PUBLIC KEY-----\n");
+    REQUIRE(openssl({"genpkey", "-algorithm", "rsa", "-pkeyopt", "rsa_keygen_bits:1024", "-out",
+                     (dir / "rsa.key").string()})
+                .exit_code == 0);
+    REQUIRE(
+        openssl({"pkey", "-in", (dir / "rsa.key").string(), "-pubout", "-out", (dir / "rsa.pub").string()}).exit_code ==
+        0);
     const std::pair<const char*, const char*> cases[] = {{"ed.key", "a private key, not a public one"},
                                                          {"x.pub", "not an Ed25519 public key"},
                                                          {"garbage.pub", "not valid base64"},
                                                          {"text.pub", "not a PEM public key"},
+                                                         {"long.pub", "not an Ed25519 public key"},
+                                                         {"rsa.pub", "not an Ed25519 public key"},
                                                          {"missing.pub", "missing.pub"}};
-    for (const auto& [file, expected] : cases) {
+    for (const auto& item : cases) {
+      const std::string file = item.first, expected = item.second;
       CAPTURE(file);
       auto key = trust::read_public_key(dir / file);
       REQUIRE_FALSE(key);

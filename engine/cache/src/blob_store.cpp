@@ -94,7 +94,7 @@ Result<std::unique_ptr<BlobStore>> BlobStore::open(BlobStoreOptions options) {
     auto warn = impl->options.warn;
     if (!warn) warn = [](const std::string& message) { std::fprintf(stderr, "kiln: %s\n", message.c_str()); };
     impl->remote = std::make_unique<RemoteLevel>(impl->options.remote, impl->options.remote_read_only, impl->use,
-                                                 std::move(warn), impl->options.remote_keys);
+                                                 std::move(warn), std::move(impl->options.remote_keys));
   }
   std::unique_ptr<BlobStore> store(new BlobStore(std::move(impl)));
   Impl* self = store->impl_.get();

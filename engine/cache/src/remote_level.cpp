@@ -166,10 +166,23 @@ void RemoteLevel::flush() {
   idle_cv_.wait(lock, [&] { return unsent_.empty() || *unsent_.begin() > target; });
 }
 
+RemoteReply RemoteLevel::present(const Upload& upload) {
+  if (keys_.empty()) return storage_->has(upload.key);
+  // Keyed, an entry is there only when its tag verifies: an untagged one (from before the farm had
+  // a key) or a foreign one is replaced, not left to block the fill for good.
+  const std::uint64_t size = upload.image->size() + trust::kHmacTagBytes;
+  RemoteReply reply = storage_->get(upload.key, EntryLimits{size, 0, {}});
+  if (reply.outcome == RemoteReply::kUnusable ||
+      (reply.outcome == RemoteReply::kOk && !unkeyed(upload.key, std::move(reply.value))))
+    reply.outcome = RemoteReply::kAbsent;
+  reply.value.clear();
+  return reply;
+}
+
 void RemoteLevel::send(const Upload& upload) {
   if (!off_.load() && !writes_off_.load()) {
     RemoteReply reply;
-    if (upload.only_if_absent) reply = storage_->has(upload.key);
+    if (upload.only_if_absent) reply = present(upload);
     if (!upload.only_if_absent || reply.outcome == RemoteReply::kAbsent)
       reply = storage_->put(upload.key, *keyed(upload.key, upload.image));
     else if (reply.outcome == RemoteReply::kOk)

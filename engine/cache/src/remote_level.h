@@ -76,6 +76,8 @@ class RemoteLevel {
   // The tag at the end of `entry` verified by one of the keys: the image without it, else nothing.
   std::optional<Bytes> unkeyed(const std::string& remote_key, Bytes entry) const;
   void send(const Upload& upload);
+  // For a fill: whether the server has a usable entry under the upload's key (kOk), or not (kAbsent).
+  RemoteReply present(const Upload& upload);
   // Counts a failed answer; turns the level (or its writes) off and warns, once.
   void failed(const RemoteReply& reply, bool writing);
 

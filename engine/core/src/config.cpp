@@ -16,6 +16,7 @@
 
 #include "kiln/core/input_limits.h"
 #include "kiln/core/json_document.h"
+#include "setting_types.h"
 
 extern char** environ;
 
@@ -23,143 +24,11 @@ namespace kiln {
 namespace {
 
 using nlohmann::json;
+using namespace config_detail;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kMiB = 1024ull * 1024;
 constexpr std::uint64_t kGiB = 1024 * kMiB;
-
-// How a setting reads its value. Text comes from env and flags; a file may also give JSON numbers
-// and booleans. Returns an explanation of what was expected when the value is bad.
-struct Setting {
-  SettingInfo info;
-  std::function<std::optional<std::string>(Config&, std::string_view text, const fs::path& base)> set;
-  std::function<json(const Config&)> get;
-  // For a list (type "paths"): `set` adds one value, `clear` empties the list.
-  std::function<void(Config&)> clear = nullptr;
-  bool is_list() const { return clear != nullptr; }
-};
-
-std::string upper_snake(std::string_view name) {
-  std::string out = "KILN_";
-  for (char c : name) out += (c == '.') ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string flag_of(std::string_view name) {
-  std::string out = "--";
-  for (char c : name) out += (c == '.' || c == '_') ? '-' : c;
-  return out;
-}
-
-std::optional<long long> parse_int(std::string_view text) {
-  long long v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<bool> parse_bool(std::string_view text) {
-  std::string t(text);
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (t == "1" || t == "true" || t == "on" || t == "yes") return true;
-  if (t == "0" || t == "false" || t == "off" || t == "no") return false;
-  return std::nullopt;
-}
-
-Setting path_setting(std::string name, fs::path Config::*field, std::string def, std::string help) {
-  return {{name, upper_snake(name), flag_of(name), "path", std::move(def), std::move(help)},
-          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
-            if (text.empty()) return "expected a non-empty path";
-            fs::path p(text);
-            c.*field = p.is_absolute() ? p : (base / p).lexically_normal();
-            return std::nullopt;
-          },
-          [field](const Config& c) { return json((c.*field).string()); }};
-}
-
-// A path that may be empty (the feature off).
-Setting optional_path_setting(std::string name, fs::path Config::*field, std::string def, std::string help) {
-  return {{name, upper_snake(name), flag_of(name), "path", std::move(def), std::move(help)},
-          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
-            const fs::path p(text);
-            c.*field = text.empty() || p.is_absolute() ? p : (base / p).lexically_normal();
-            return std::nullopt;
-          },
-          [field](const Config& c) { return json((c.*field).string()); }};
-}
-
-Setting paths_setting(std::string name, std::vector<fs::path> Config::*field, std::string def, std::string help) {
-  return {{name, upper_snake(name), flag_of(name), "paths", std::move(def), std::move(help)},
-          [field](Config& c, std::string_view text, const fs::path& base) -> std::optional<std::string> {
-            if (text.empty()) return "expected a non-empty path";
-            fs::path p(text);
-            (c.*field).push_back(p.is_absolute() ? p : (base / p).lexically_normal());
-            return std::nullopt;
-          },
-          [field](const Config& c) {
-            json list = json::array();
-            for (const auto& p : c.*field) list.push_back(p.string());
-            return list;
-          },
-          [field](Config& c) { (c.*field).clear(); }};
-}
-
-Setting size_setting(std::string name, std::uint64_t Config::*field, std::string def, std::string help,
-                     bool allow_auto) {
-  return {
-      {name, upper_snake(name), flag_of(name), allow_auto ? "size-or-auto" : "size", std::move(def), std::move(help)},
-      [field, allow_auto](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
-        if (allow_auto && text == "auto") {
-          c.*field = 0;
-          return std::nullopt;
-        }
-        auto v = parse_size(text);
-        if (!v || *v == 0)
-          return std::string("expected a size like 512MiB, 4GiB or a byte count") + (allow_auto ? ", or auto" : "");
-        c.*field = *v;
-        return std::nullopt;
-      },
-      [field, allow_auto](const Config& c) {
-        if (allow_auto && c.*field == 0) return json("auto");
-        return json(format_size(c.*field));
-      }};
-}
-
-Setting bool_setting(std::string name, bool Config::*field, std::string def, std::string help) {
-  return {{name, upper_snake(name), flag_of(name), "bool", std::move(def), std::move(help)},
-          [field](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
-            auto v = parse_bool(text);
-            if (!v) return "expected true/false (also on/off, yes/no, 1/0)";
-            c.*field = *v;
-            return std::nullopt;
-          },
-          [field](const Config& c) { return json(c.*field); }};
-}
-
-// `check` (optional) answers what is wrong with a value, or nothing.
-Setting text_setting(std::string name, std::string Config::*field, std::string def, std::string help,
-                     std::optional<std::string> (*check)(std::string_view) = nullptr) {
-  return {{name, upper_snake(name), flag_of(name), "text", std::move(def), std::move(help)},
-          [field, check](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
-            if (check)
-              if (auto problem = check(text)) return problem;
-            c.*field = std::string(text);
-            return std::nullopt;
-          },
-          [field](const Config& c) { return json(c.*field); }};
-}
-
-Setting int_setting(std::string name, int Config::*field, int lo, int hi, std::string def, std::string help) {
-  return {{name, upper_snake(name), flag_of(name), "int", std::move(def), std::move(help)},
-          [field, lo, hi](Config& c, std::string_view text, const fs::path&) -> std::optional<std::string> {
-            auto v = parse_int(text);
-            if (!v || *v < lo || *v > hi)
-              return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-            c.*field = static_cast<int>(*v);
-            return std::nullopt;
-          },
-          [field](const Config& c) { return json(c.*field); }};
-}
 
 // The remote cache's URL: its scheme here, the rest where it is opened (engine/cache).
 std::optional<std::string> check_remote_url(std::string_view text) {
@@ -401,7 +270,10 @@ Result<LoadedConfig> load_config(const ConfigInputs& inputs) {
   for (const auto& s : settings()) {
     auto it = inputs.env.find(s.info.env);
     if (it == inputs.env.end()) continue;
-    if (s.is_list()) {  // paths separated by ':', as PATH; empty: none
+    if (s.is_list()) {  // paths separated by ':', as PATH
+      // An empty value would silently drop the keys a file lists (a wrapper's `VAR=$UNSET`): refused.
+      if (split_nonempty(it->second, ':').empty())
+        return make_error("environment " + s.info.env + " is empty: give paths separated by ':', or unset it");
       s.clear(loaded.config);
       for (const std::string& item : split_nonempty(it->second, ':'))
         if (auto problem = s.set(loaded.config, item, cwd))

@@ -83,7 +83,18 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir, const tr
           std::pair{PackKind::kTextures, &set->textures_}}) {
       const ManifestPack& named = set->manifest_.packs.at(kind);
       const fs::path file = dir / named.file;
-      auto pack = Pack::open(file, kind);
+      // The signature commits to the packs through their SHA-256: computed on the bytes this reader
+      // holds and will use, before any of them is parsed.
+      Pack::BytesCheck signed_bytes;
+      if (trust.active())
+        signed_bytes = [&](std::span<const std::byte> bytes) -> Status {
+          const std::string sha256 = cache::sha256_hex(bytes);
+          if (sha256 == named.sha256) return {};
+          return make_error(file.string() + ": refused: its SHA-256 " + sha256.substr(0, 12) +
+                            " is not the one the signed manifest names (" + named.sha256.substr(0, 12) +
+                            "): the pack changed after the set was signed by key " + set->manifest_.signature->key_id);
+        };
+      auto pack = Pack::open(file, kind, signed_bytes);
       if (!pack) {
         failed = pack.error();
         break;
@@ -93,18 +104,6 @@ Result<std::unique_ptr<CookedSet>> CookedSet::open(const fs::path& dir, const tr
                             " bytes, checksum " + cache::hex64((*pack)->checksum()) + "; the manifest says " +
                             std::to_string(named.bytes) + " bytes, checksum " + cache::hex64(named.checksum) + ")");
         break;
-      }
-      // The signature commits to the packs through their SHA-256, computed on the bytes this
-      // reader holds and will use.
-      if (trust.active()) {
-        const std::string sha256 = cache::sha256_hex((*pack)->bytes());
-        if (sha256 != named.sha256) {
-          failed =
-              make_error(file.string() + ": refused: its SHA-256 " + sha256.substr(0, 12) +
-                         " is not the one the signed manifest names (" + named.sha256.substr(0, 12) +
-                         "): the pack changed after the set was signed by key " + set->manifest_.signature->key_id);
-          break;
-        }
       }
       *slot = std::move(*pack);
     }

@@ -139,7 +139,8 @@ std::uint64_t pack_checksum(std::span<const std::byte> bytes) {
 
 Pack::~Pack() = default;
 
-Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, PackKind kind) {
+Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, PackKind kind,
+                                         const BytesCheck& check_bytes) {
   const std::string name = path.string();
   // Read whole, through the one input check, into memory this reader owns, never mapped: a pack
   // truncated or rewritten in place while the game runs must not end it with SIGBUS. One that
@@ -148,6 +149,7 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   if (!read) return read.error();
   std::unique_ptr<Pack> pack(new Pack());
   pack->bytes_ = std::move(*read);
+  if (check_bytes) KILN_TRY(check_bytes(std::as_bytes(std::span(pack->bytes_))));
   const std::size_t length = pack->bytes_.size();
   if (length < sizeof(Header))
     return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");

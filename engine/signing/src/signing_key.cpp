@@ -101,7 +101,10 @@ Status generate_remote_key(const fs::path& file) {
   auto bytes = trust::random_bytes(32);
   if (!bytes) return bytes.error();
   std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  return trust::write_secret_file(file, "the remote cache key", text);
+  OPENSSL_cleanse(bytes->data(), bytes->size());
+  Status written = trust::write_secret_file(file, "the remote cache key", text);
+  OPENSSL_cleanse(text.data(), text.size());
+  return written;
 }
 
 Result<SigningKey> SigningKey::load(const fs::path& file) {

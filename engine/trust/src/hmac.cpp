@@ -3,6 +3,7 @@
 #include <nettle/hmac.h>
 
 #include <cstring>
+#include <string.h>  // explicit_bzero
 
 #include "kiln/trust/secret_file.h"
 
@@ -15,6 +16,7 @@ HmacTag hmac_sha256(const HmacKey& key, std::initializer_list<std::span<const st
     hmac_sha256_update(&ctx, piece.size(), reinterpret_cast<const std::uint8_t*>(piece.data()));
   HmacTag tag;
   hmac_sha256_digest(&ctx, tag.size(), tag.data());
+  ::explicit_bzero(&ctx, sizeof ctx);  // it holds the key's pads
   return tag;
 }
 
@@ -27,11 +29,14 @@ bool same_tag(std::span<const std::uint8_t, kHmacTagBytes> a, std::span<const st
 Result<HmacKey> read_hmac_key(const std::filesystem::path& path) {
   auto bytes = read_secret_file(path, "the remote cache key", 4096);
   if (!bytes) return bytes.error();
-  if (bytes->size() != kHmacKeyBytes)
+  if (bytes->size() != kHmacKeyBytes) {
+    ::explicit_bzero(bytes->data(), bytes->size());
     return make_error(path.string() + ": the remote cache key must be exactly 32 bytes (it has " +
                       std::to_string(bytes->size()) + "; kiln key generate --remote writes one)");
+  }
   HmacKey key;
   std::memcpy(key.data(), bytes->data(), key.size());
+  ::explicit_bzero(bytes->data(), bytes->size());
   return key;
 }
 

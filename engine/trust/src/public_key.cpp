@@ -51,12 +51,16 @@ Result<PublicKey> parse_public_key(std::string_view pem, const std::string& wher
   std::string base64;
   for (char c : pem.substr(begin + kBegin.size(), end - begin - kBegin.size()))
     if (c != '\n' && c != '\r' && c != ' ' && c != '\t') base64 += c;
-  std::uint8_t der[64];
+  // An Ed25519 key's DER is 44 bytes, 60 in base64: anything longer is another kind of key, and is
+  // refused before it is decoded (the decoder writes as much as the text holds).
+  if (base64.size() > BASE64_ENCODE_RAW_LENGTH(kSpkiBytes))
+    return make_error(where + ": not an Ed25519 public key (kiln key generate writes one)");
+  std::uint8_t der[BASE64_DECODE_LENGTH(BASE64_ENCODE_RAW_LENGTH(kSpkiBytes))];
   std::size_t length = sizeof der;
   base64_decode_ctx ctx;
   base64_decode_init(&ctx);
-  const bool decoded = base64.size() <= 88 && base64_decode_update(&ctx, &length, der, base64.size(), base64.data()) &&
-                       base64_decode_final(&ctx);
+  const bool decoded =
+      base64_decode_update(&ctx, &length, der, base64.size(), base64.data()) && base64_decode_final(&ctx);
   if (!decoded) return make_error(where + ": the PEM body is not valid base64");
   if (length != kSpkiBytes || std::memcmp(der, kSpkiPrefix, sizeof kSpkiPrefix) != 0)
     return make_error(where + ": not an Ed25519 public key (kiln key generate writes one)");

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -64,7 +65,11 @@ std::uint64_t pack_checksum(std::span<const std::byte> bytes);
 class Pack {
  public:
   // Reads the pack and checks the header, the index and the names (payloads are checked when read).
-  static Result<std::unique_ptr<Pack>> open(const std::filesystem::path& path, PackKind kind);
+  // `check_bytes`, when given, sees every byte read before anything of them is parsed (a signed
+  // set's SHA-256), and its error is open()'s.
+  using BytesCheck = std::function<Status(std::span<const std::byte> whole_file)>;
+  static Result<std::unique_ptr<Pack>> open(const std::filesystem::path& path, PackKind kind,
+                                            const BytesCheck& check_bytes = {});
   ~Pack();
   Pack(const Pack&) = delete;
   Pack& operator=(const Pack&) = delete;
