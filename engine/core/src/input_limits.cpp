@@ -1,9 +1,13 @@
 #include "kiln/core/input_limits.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <new>
+#include <utility>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,15 +62,16 @@ Status check_input_file(const std::filesystem::path& file, std::uint64_t max_byt
   return {};
 }
 
-Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
-  const std::string name = file.string();
-  auto opened = open_input_file(file, max_bytes, what);
-  if (!opened) return opened.error();
-  const int fd = opened->fd;
-  std::string text(std::size_t(opened->size), '\0');
+namespace {
+
+// Reads the opened input's `size` bytes into `dst` and closes it: how many arrived, or an error
+// naming the file (also when it grew while read).
+Result<std::size_t> read_opened(const OpenedInput& opened, char* dst, const std::string& name, std::string_view what) {
+  const int fd = opened.fd;
+  const auto size = std::size_t(opened.size);
   std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+  while (got < size) {
+    const ssize_t r = ::read(fd, dst + got, size - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
       const int e = errno;
@@ -78,11 +83,74 @@ Result<std::string> read_input_file(const std::filesystem::path& file, std::uint
   }
   // Grown meanwhile: one byte more than the size seen says so, and the limit still holds.
   char extra;
-  const bool grew = got == text.size() && ::read(fd, &extra, 1) == 1;
+  const bool grew = got == size && ::read(fd, &extra, 1) == 1;
   ::close(fd);
-  text.resize(got);
   if (grew) return make_error(name + ": changed while being read; read it again");
+  return got;
+}
+
+}  // namespace
+
+Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
+  const std::string name = file.string();
+  auto opened = open_input_file(file, max_bytes, what);
+  if (!opened) return opened.error();
+  std::string text(std::size_t(opened->size), '\0');
+  auto got = read_opened(*opened, text.data(), name, what);
+  if (!got) return got.error();
+  text.resize(*got);
   return text;
+}
+
+Result<InputBytes> read_input_bytes(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what) {
+  const std::string name = file.string();
+  auto opened = open_input_file(file, max_bytes, what);
+  if (!opened) return opened.error();
+  InputBytes out = InputBytes::allocate(std::size_t(opened->size));
+  if (!out.data()) {
+    ::close(opened->fd);
+    return make_error(name + ": no memory for " + describe_bytes(opened->size));
+  }
+  auto got = read_opened(*opened, reinterpret_cast<char*>(out.data()), name, what);
+  if (!got) return got.error();
+  out.set_size(*got);
+  return out;
+}
+
+// Beyond this, a buffer is an anonymous mapping populated in one call: faulting a large buffer in
+// page by page during the read costs more than the read itself.
+constexpr std::size_t kPopulateBytes = std::size_t{1} << 20;
+
+InputBytes InputBytes::allocate(std::size_t capacity) {
+  InputBytes out;
+  if (capacity >= kPopulateBytes) {
+    void* p = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) return out;
+    out.data_ = static_cast<std::byte*>(p);
+    out.mapped_ = capacity;
+  } else {
+    out.data_ = new (std::nothrow) std::byte[std::max<std::size_t>(1, capacity)];
+  }
+  return out;
+}
+
+InputBytes& InputBytes::operator=(InputBytes&& other) noexcept {
+  if (this != &other) {
+    this->~InputBytes();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, 0);
+  }
+  return *this;
+}
+
+InputBytes::~InputBytes() {
+  if (mapped_)
+    ::munmap(data_, mapped_);
+  else
+    delete[] data_;
+  data_ = nullptr;
+  mapped_ = 0;
 }
 
 }  // namespace kiln

@@ -145,16 +145,16 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   // Read whole, through the one input check, into memory this reader owns, never mapped: a pack
   // truncated or rewritten in place while the game runs must not end it with SIGBUS. One that
   // shrinks while it is read fails the length checks below; one that grows is refused there.
-  auto read = read_input_file(path, std::numeric_limits<std::uint64_t>::max(), "pack");
+  auto read = read_input_bytes(path, std::numeric_limits<std::uint64_t>::max(), "pack");
   if (!read) return read.error();
   std::unique_ptr<Pack> pack(new Pack());
   pack->bytes_ = std::move(*read);
-  if (check_bytes) KILN_TRY(check_bytes(std::as_bytes(std::span(pack->bytes_))));
+  if (check_bytes) KILN_TRY(check_bytes(pack->bytes_.bytes()));
   const std::size_t length = pack->bytes_.size();
   if (length < sizeof(Header))
     return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");
   pack->path_ = path;
-  pack->base_ = reinterpret_cast<const std::byte*>(pack->bytes_.data());
+  pack->base_ = pack->bytes_.data();
   pack->length_ = length;
 
   Header h;

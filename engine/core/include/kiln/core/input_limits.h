@@ -4,7 +4,10 @@
 // file, the size found and the limit. RELIABILITY.md lists them with the reasons.
 
 #include <cstdint>
+#include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,6 +34,31 @@ namespace kiln {
 // could hang or never end) of at most `max_bytes`. `what` names the kind in the message
 // ("script", "material"): "x.lua: 52 MiB, more than the 8 MiB limit for a script".
 Result<std::string> read_input_file(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
+
+// The same, into memory that is neither cleared first nor faulted in page by page: for large
+// inputs read whole (packs), where zeroing the buffer and its page faults cost more than the read.
+class InputBytes {
+ public:
+  InputBytes() = default;
+  InputBytes(InputBytes&& other) noexcept { *this = std::move(other); }
+  InputBytes& operator=(InputBytes&& other) noexcept;
+  InputBytes(const InputBytes&) = delete;
+  InputBytes& operator=(const InputBytes&) = delete;
+  ~InputBytes();
+  // Room for `capacity` bytes, not cleared.
+  static InputBytes allocate(std::size_t capacity);
+
+  std::byte* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  void set_size(std::size_t size) { size_ = size; }  // at most the capacity allocated
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t mapped_ = 0;  // the length of an anonymous mapping; 0: from new[]
+};
+Result<InputBytes> read_input_bytes(const std::filesystem::path& file, std::uint64_t max_bytes, std::string_view what);
 
 // The one check every input goes through, for a reader that reads the file itself: opened without
 // waiting (a FIFO must not block for a writer), a regular file, at most `max_bytes`. The caller

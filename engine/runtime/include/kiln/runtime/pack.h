@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "kiln/cache/hash.h"
+#include "kiln/core/input_limits.h"
 #include "kiln/core/result.h"
 
 namespace kiln::runtime {
@@ -90,7 +91,7 @@ class Pack {
  private:
   Pack() = default;
   std::filesystem::path path_;
-  std::string bytes_;  // the whole file
+  InputBytes bytes_;  // the whole file
   const std::byte* base_ = nullptr;
   std::size_t length_ = 0;
   std::size_t count_ = 0;
