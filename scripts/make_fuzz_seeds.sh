@@ -8,7 +8,7 @@ scripts/build.sh release kiln kiln-fuzz-seeds >/dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 corpus=fuzz/corpus
-mkdir -p "$corpus"/{aot_page,blob,page_file,material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config}
+mkdir -p "$corpus"/{aot_page,blob,page_file,material_json,shader_pragmas,include_scanner,script,bytecode,pack_bytes,pack_records,tx,image,config,usage_record}
 
 cp assets/materials/*.json "$corpus/material_json/"
 cp assets/shaders/*.* assets/shaders/common/*.glsl "$corpus/shader_pragmas/"

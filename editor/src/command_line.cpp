@@ -100,6 +100,17 @@ class Builder {
                 "\nThe settings flags (--cache-root, --jobs, ...) and --config apply here too: see kiln --help.");
     sub->callback([this, path = command.path] { args_.words.insert(args_.words.begin(), path.begin(), path.end()); });
     for (const Operand& operand : command.operands) {
+      if (operand.many) {
+        sub->add_option_function<std::vector<std::string>>(
+               operand.name,
+               [this](const std::vector<std::string>& values) {
+                 args_.words.insert(args_.words.end(), values.begin(), values.end());
+               },
+               operand.help)
+            ->required()
+            ->expected(1, -1);
+        continue;
+      }
       sub->add_option_function<std::string>(
              operand.name, [this](const std::string& v) { args_.words.push_back(v); }, operand.help)
           ->required();

@@ -168,6 +168,22 @@ const std::vector<Command>& command_table() {
        "kiln set verify build/cooked --trust keys/release.key.pub",
        nullptr,
        "kiln_tools_set"},
+      {{"usage", "show"},
+       "what a usage record holds: its variants, pipelines, hot script pages and texture levels",
+       {{"file", "a usage record (kiln-player --record-usage)"}},
+       {},
+       {kJson},
+       "kiln usage show build/usage.json",
+       nullptr,
+       "kiln_tools_usage"},
+      {{"usage", "merge"},
+       "the union of usage records from many runs and machines, into one",
+       {{"records", "the usage records to merge", true}},
+       {{"-o", "the record to write (required)"}},
+       {kJson},
+       "kiln usage merge run1.json run2.json -o usage.json",
+       nullptr,
+       "kiln_tools_usage"},
       {{"texture", "info"},
        "levels, tile grids, format, wrap modes and maketx metadata of a .tx; format, block size and levels of "
        "a block-compressed texture (as kiln texture extract writes it)",
@@ -220,6 +236,7 @@ const std::vector<CommandGroup>& command_groups() {
       {"texture", "textures: info, export, thumb, extract"},
       {"key", "keys: generate (signing cooked sets, keying the remote cache)"},
       {"set", "cooked sets: verify"},
+      {"usage", "usage records of the game's runs: show, merge"},
   };
   return groups;
 }

@@ -5,7 +5,8 @@
 //
 // What runs a command: `kiln` itself for scripts and settings (a script run maps none of the
 // libraries that build), the tools plugin (kiln-tools.so, beside kiln, loaded on demand as the
-// script compiler is) for the commands that build: cache, cook, editor, probe, shader, texture.
+// script compiler is) for the commands that build: cache, cook, editor, key, probe, set, shader,
+// texture, usage.
 //
 // Thread-safety: constant tables.
 
@@ -20,6 +21,7 @@ namespace kiln::cli {
 struct Operand {
   const char* name;
   const char* help;
+  bool many = false;  // one or more values (the last operand only)
 };
 struct ValueOption {
   const char* flag;  // "--pass" or "-I,--include"

@@ -10,6 +10,7 @@
 #include "texture_commands.h"
 #include "tools_plugin.h"
 #include "trust_commands.h"
+#include "usage_commands.h"
 
 namespace kiln::cli {
 int run_cook_command(const Args& args);
@@ -49,4 +50,5 @@ KILN_TOOLS_EXPORT int kiln_tools_cook(const Args& args) { return run(args, kiln:
 KILN_TOOLS_EXPORT int kiln_tools_editor(const Args& args) { return run(args, kiln::cli::run_editor_command); }
 KILN_TOOLS_EXPORT int kiln_tools_key(const Args& args) { return run_configured(args, kiln::cli::run_key_command); }
 KILN_TOOLS_EXPORT int kiln_tools_set(const Args& args) { return run_configured(args, kiln::cli::run_set_command); }
+KILN_TOOLS_EXPORT int kiln_tools_usage(const Args& args) { return run(args, kiln::cli::run_usage_command); }
 KILN_TOOLS_EXPORT int kiln_tools_texture(const Args& args) { return run(args, kiln::cli::run_texture_command); }
