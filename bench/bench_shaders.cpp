@@ -139,7 +139,6 @@ int main(int argc, char** argv) {
   // Hits: every thread cycles over all requests of the warm library.
   auto hits = [&](int threads) {
     constexpr int kRounds = 20000;
-    std::atomic<bool> go{false};
     std::vector<std::thread> pool;
     const auto start = Clock::now();
     for (int t = 0; t < threads; ++t)

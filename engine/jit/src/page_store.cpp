@@ -20,7 +20,6 @@ namespace kiln::jit {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::size_t kPageBytes = kPageWords * 4;
 constexpr std::size_t kKeyBytes = 32;
 
 std::span<const std::byte> as_bytes(const void* p, std::size_t n) { return {static_cast<const std::byte*>(p), n}; }
