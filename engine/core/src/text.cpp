@@ -80,4 +80,15 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
                                                                                     : std::string();
 }
 
+std::string hex_bytes(std::span<const std::uint8_t> bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (std::uint8_t b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
 }  // namespace kiln

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/core/text.h"
+
 #include "kiln/core/json_document.h"
 
 namespace kiln::runtime {
@@ -21,16 +23,6 @@ int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <=
 
 bool lowercase_hex(const std::string& text, std::size_t digits) {
   return text.size() == digits && std::all_of(text.begin(), text.end(), [](char c) { return hex_digit(c) >= 0; });
-}
-
-std::string hex_bytes(const std::uint8_t* data, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[data[i] >> 4];
-    out += digits[data[i] & 15];
-  }
-  return out;
 }
 
 std::optional<std::uint64_t> parse_hex64(const std::string& text) {
@@ -62,9 +54,8 @@ std::string encode_manifest(const Manifest& manifest) {
   }
   nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"packs", packs}};
   if (manifest.signature)
-    doc["signature"] = {{"algorithm", "ed25519"},
-                        {"key", manifest.signature->key_id},
-                        {"value", hex_bytes(manifest.signature->value.data(), manifest.signature->value.size())}};
+    doc["signature"] = {
+        {"algorithm", "ed25519"}, {"key", manifest.signature->key_id}, {"value", hex_bytes(manifest.signature->value)}};
   return doc.dump(2) + "\n";
 }
 

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "kiln/core/input_limits.h"
+#include "kiln/core/text.h"
 
 namespace kiln::trust {
 namespace {
@@ -19,16 +20,6 @@ constexpr std::string_view kEnd = "-----END PUBLIC KEY-----";
 constexpr std::uint8_t kSpkiPrefix[] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
 constexpr std::size_t kSpkiBytes = sizeof kSpkiPrefix + kPublicKeyBytes;
 
-std::string hex(const std::uint8_t* data, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[data[i] >> 4];
-    out += digits[data[i] & 15];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string PublicKey::id() const {
@@ -37,7 +28,7 @@ std::string PublicKey::id() const {
   sha256_update(&ctx, raw.size(), raw.data());
   std::uint8_t digest[SHA256_DIGEST_SIZE];
   sha256_digest(&ctx, sizeof digest, digest);
-  return hex(digest, 8);
+  return hex_bytes(std::span<const std::uint8_t>(digest, 8));
 }
 
 Result<PublicKey> parse_public_key(std::string_view pem, const std::string& where) {

@@ -2,6 +2,7 @@
 // Small text helpers shared by modules.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +26,9 @@ std::string listed_names(std::span<const std::string_view> names);
 
 // "1 error", "3 errors", "0 errors": a count with its noun agreeing (nouns that take an "s").
 std::string count_of(std::size_t count, std::string_view noun);
+
+// Lowercase hex of `bytes`, two digits each, in order.
+std::string hex_bytes(std::span<const std::uint8_t> bytes);
 
 // The candidate nearest to `name` by edit distance (the first of equals); empty when there are none.
 // For "did you mean" in messages.
