@@ -1,13 +1,13 @@
 # What `cmake --install` puts in a prefix for a game to build against: the engine libraries a game
 # links (static), their headers, and KilnConfig.cmake so that `find_package(Kiln)` gives the targets
-# kiln::core, kiln::trust, kiln::cache, kiln::materials, kiln::jit, kiln::lang, kiln::textures, kiln::runtime and
+# kiln::core, kiln::trust, kiln::usage, kiln::cache, kiln::materials, kiln::jit, kiln::lang, kiln::textures, kiln::runtime and
 # kiln::project.
 # The tools' own modules (glslang and LLVM behind them) are not installed as libraries. Components:
 # `development` (libraries, headers, CMake package) and `tools` (kiln with its plugins, kiln-player).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(kiln_installed_modules core trust cache materials jit lang textures runtime project)
+set(kiln_installed_modules core trust usage cache materials jit lang textures runtime project)
 foreach(module IN LISTS kiln_installed_modules)
   install(TARGETS kiln_${module} EXPORT KilnTargets ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/engine/${module}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"

@@ -143,8 +143,14 @@ const std::vector<Command>& command_table() {
         {"--shard-count", "N, when the shard index comes from JOB_COMPLETION_INDEX", false, ValueOption::kWhole},
         {"--sign",
          "sign the set's manifest with this Ed25519 private key (kiln key generate; as cook.sign_key): the "
-         "manifest commits to every pack by its SHA-256"}},
+         "manifest commits to every pack by its SHA-256"},
+        {"--usage",
+         "ship what this usage record (kiln-player --record-usage) names: the variants it used, and those "
+         "`#pragma kiln ship ... always` declares; repeat for several (their union)",
+         true}},
        {{"--verify", "recompile what the caches served; fail on a difference"},
+        {"--usage-lenient",
+         "with --usage: leave out the materials no record uses instead of failing on their variants"},
         {"--previews", "also render a picture of every material into <out>/previews (needs a Vulkan device)"},
         kJson},
        "kiln cook assets --out build/cooked --report build/cook-report.json",

@@ -1,4 +1,5 @@
-// `kiln-player <cooked dir> [--json | --quiet] [--stats] [--validate] [--require-gpu] [--trust KEY.pub]`:
+// `kiln-player <cooked dir> [--json | --quiet] [--stats] [--validate] [--require-gpu] [--trust KEY.pub]
+//  [--materials PATTERN] [--record-usage FILE]`:
 // the packaged runtime. Links engine/runtime, the interpreter and the page-code loader (engine/jit), materials,
 // textures and engine/render (the Vulkan loader) — neither glslang nor LLVM. Opens the cooked set
 // through its manifest (under player.trusted_keys, only a set signed by one of them, before anything
@@ -29,9 +30,12 @@
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/compressed_texture.h"
 #include "kiln/textures/sampler.h"
+#include "kiln/runtime/pack_contents.h"
 #include "kiln/trust/trust_policy.h"
+#include "kiln/usage/usage_recorder.h"
 #include "gpu.h"
 #include "pack_pages.h"
+#include "played_materials.h"
 #include "player_scripts.h"
 
 using namespace kiln;
@@ -82,6 +86,8 @@ struct Options {
   bool json = false;
   bool quiet = false;  // scripts' output as digests only
   bool stats = false;
+  std::vector<std::string> materials;  // patterns: the materials played (all when none)
+  std::string record_usage;            // where to write the usage record; empty: none
   player::GpuOptions gpu;
   ConfigInputs config;
 };
@@ -127,6 +133,15 @@ std::variant<Options, int> parse_args(int argc, char** argv) {
       ->allow_extra_args(false)
       ->type_name("KEY.pub");
   app.add_flag("--stats", o.stats, "pipeline and pipeline-cache statistics");
+  app.add_option("--materials", o.materials,
+                 "play only the materials whose project file matches this pattern (\"materials/level1/*\"); "
+                 "repeat for several")
+      ->allow_extra_args(false)
+      ->type_name("PATTERN");
+  app.add_option("--record-usage", o.record_usage,
+                 "record the variants, pipelines, script pages and texture levels this run uses into FILE (kiln "
+                 "usage show reads it; kiln cook --usage ships what it names)")
+      ->type_name("FILE");
   auto* frames =
       app.add_option("--frames", o.gpu.frames, "frames of the sample scene to render (each material on a lit sphere)")
           ->check(CLI::Range(0, 1000000))
@@ -156,14 +171,34 @@ struct MaterialsChecked {
   std::size_t materials = 0, variants = 0;
 };
 
-// Each material decodes, and every variant and texture it names is in the set.
-Result<MaterialsChecked> check_materials(const runtime::CookedSet& set) {
+// Each material decodes, and every variant and texture it names is in the set; the variants of the
+// materials played are resolved (and recorded).
+Result<MaterialsChecked> check_materials(const runtime::CookedSet& set, const player::PlayedMaterials& played,
+                                         usage::UsageRecorder* recorder) {
   KILN_TRY(set.check());
   MaterialsChecked out;
-  const auto files = set.ids(runtime::EntryKind::kMaterial);
+  const auto files = played.materials();
+  const std::string target = set.targets().empty() ? std::string() : set.targets().front();
   out.materials = files.size();
-  for (const auto& file : files) out.variants += set.material(file)->passes.size();
+  for (const auto& file : files) {
+    const auto material = set.material(file);
+    if (!material) return material.error();
+    out.variants += material->passes.size();
+    if (recorder)
+      for (const auto& pass : material->passes) recorder->variant(runtime::variant_id(target, pass.variant));
+  }
   return out;
+}
+
+Status write_record(const std::string& file, const usage::UsageRecorder& recorder, bool json) {
+  const usage::UsageRecord record = recorder.record();
+  KILN_TRY(usage::write_usage(file, record));
+  if (!json)
+    std::printf("player: usage recorded in %s (%s, %s, %s, %s)\n", file.c_str(),
+                count_of(record.variants.size(), "variant").c_str(),
+                count_of(record.pipelines.size(), "pipeline").c_str(), count_of(record.pages.size(), "page").c_str(),
+                count_of(record.textures.size(), "texture").c_str());
+  return {};
 }
 
 // Each texture read in place from the mapped pack through the tile cache (nothing is extracted: the
@@ -250,15 +285,27 @@ int main(int argc, char** argv) {
   auto opened = runtime::CookedSet::open(options->cooked, *policy);
   if (!opened) return fail(opened.error().message);
   const runtime::CookedSet& set = **opened;
+  auto played = player::PlayedMaterials::choose(set, options->materials);
+  if (!played) return fail(played.error().message);
+  std::optional<usage::UsageRecorder> recorder;
+  if (!options->record_usage.empty()) recorder.emplace();
+  usage::UsageRecorder* const recording = recorder ? &*recorder : nullptr;
 
-  const auto materials = check_materials(set);
+  const auto materials = check_materials(set, *played, recording);
   if (!materials) return fail(materials.error().message);
   // Compiled pages come from the scripts pack (cooked by the same build of the code generator).
-  player::PackPages pages(set.pack(runtime::PackKind::kScripts));
+  player::PackPages pages(set.pack(runtime::PackKind::kScripts), recording);
   const std::unique_ptr<jit::JitRuntime> jit = shipped_code_runtime(set, pages);
   const auto textures_checked = check_textures(set, config->config);
   if (!textures_checked) return fail(textures_checked.error().message);
-  auto gpu = player::GpuSession::open(set, config->config, options->gpu);
+  player::GpuOptions gpu_options = options->gpu;
+  gpu_options.recorder = recording;
+  gpu_options.target = set.targets().empty() ? std::string() : set.targets().front();
+  gpu_options.jobs = config->config.jobs;
+  auto recorded_pipelines = set.recorded_pipelines();
+  if (!recorded_pipelines) return fail(recorded_pipelines.error().message);
+  gpu_options.recorded_pipelines = std::move(*recorded_pipelines);
+  auto gpu = player::GpuSession::open(*played, config->config, gpu_options);
   if (!gpu) return fail(gpu.error().message);
   // The scripts' engine functions write into the scene's parameter blocks when there is one.
   auto scripts = player::PlayerScripts::load(set, jit.get(), (*gpu)->scene());
@@ -274,6 +321,10 @@ int main(int argc, char** argv) {
   for (const std::string& message : report.validation_messages)
     std::fprintf(stderr, "kiln-player: %s\n", message.c_str());
 
+  // The record says what this run used, whatever the scripts' outcome.
+  if (recorder)
+    if (auto written = write_record(options->record_usage, *recorder, options->json); !written)
+      return fail(written.error().message);
   print_report(options->json, options->stats, set.verified_signer(), *materials, (*scripts)->results(),
                jit ? jit->stats() : jit::JitStats{}, pages.damaged(), *textures_checked, report, ms_since(started));
   if (!report.available && options->gpu.require_gpu) return fail("no usable Vulkan device (--require-gpu)");

@@ -16,7 +16,9 @@ void PackPages::report(const std::string& name, const std::string& message) {
 
 std::optional<jit::StoredPage> PackPages::find(std::span<const std::uint32_t> page,
                                                std::span<const std::uint16_t> entries, jit::abi::JitMode mode) {
-  const std::string name = runtime::entry_name(runtime::EntryKind::kPage, jit::aot_page_id(page, mode));
+  const std::string id = jit::aot_page_id(page, mode);
+  if (recorder_) recorder_->page(id);
+  const std::string name = runtime::entry_name(runtime::EntryKind::kPage, id);
   auto entry = pack_.find(name);
   if (!entry) {
     report(name, entry.error().message);

@@ -12,12 +12,14 @@
 
 #include "kiln/jit/aot_pages.h"
 #include "kiln/runtime/pack.h"
+#include "kiln/usage/usage_recorder.h"
 
 namespace kiln::player {
 
 class PackPages final : public jit::AotSource {
  public:
-  explicit PackPages(const runtime::Pack& pack) : pack_(pack) {}
+  // `recorder` (may be null) records the id of every page asked for: the pages that ran hot.
+  PackPages(const runtime::Pack& pack, usage::UsageRecorder* recorder) : pack_(pack), recorder_(recorder) {}
   std::optional<jit::StoredPage> find(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
                                       jit::abi::JitMode mode) override;
   std::uint64_t damaged() const { return damaged_.load(); }
@@ -26,6 +28,7 @@ class PackPages final : public jit::AotSource {
   void report(const std::string& name, const std::string& message);
 
   const runtime::Pack& pack_;
+  usage::UsageRecorder* recorder_;
   std::atomic<std::uint64_t> damaged_{0};
   std::mutex mu_;
   std::set<std::string> reported_;  // guarded by mu_

@@ -51,12 +51,19 @@ Result<std::unique_ptr<PlayerScripts>> PlayerScripts::load(const runtime::Cooked
     });
     for (const auto& fn : script->program.functions)
       script->has_frame = script->has_frame || fn.name == runtime::kFrameFunction;
-    // Engine functions resolved now, once: a call writes straight into the parameter's place.
+    // Engine functions resolved now, once: a call writes straight into the parameter's place. The
+    // program declares every function its project offered; one of a material the set left out
+    // (a cook by usage records) is an error only when the code calls it.
+    const std::vector<std::string> called = jit::called_host_functions(script->program);
     for (const jit::HostSignature& host : script->program.host) {
       const auto f =
           std::find_if(functions.begin(), functions.end(), [&](const auto& p) { return p.name == host.name; });
-      if (f == functions.end())
-        return make_error(file + ": calls engine." + host.name + ", which no material of this set has");
+      if (f == functions.end()) {
+        if (std::binary_search(called.begin(), called.end(), host.name))
+          return make_error(file + ": calls engine." + host.name + ", which no material of this set has");
+        script->vm->bind(host.name, [](std::span<const double>) { return 0.0; });
+        continue;
+      }
       std::optional<render::SceneRenderer::ParameterSlot> slot;
       if (scene)
         if (auto found = scene->find_parameter(f->material, f->parameter)) slot = std::move(*found);

@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "kiln/materials/material.h"
 #include "kiln/materials/shader_declaration.h"
 #include "kiln/materials/variant_key.h"
+#include "kiln/materials/variant_rules.h"
 
 using namespace kiln;
 using namespace kiln::materials;
@@ -153,5 +156,33 @@ TEST_SUITE("materials") {
     auto bad = parse_material("m.json", R"({"shader": "s", "ship": [["FOG", 3]]})");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message == "m.json: /ship/0/1: expected a string, got number");
+  }
+}
+
+TEST_SUITE("materials") {
+  TEST_CASE("a ship pragma ending in always ships its sets whatever usage records say - the plan marks them") {
+    auto decl = parse_shader_declaration("lit.frag",
+                                         "#pragma kiln keywords FOG SKIN\n#pragma kiln passes Forward Shadow\n"
+                                         "#pragma kiln ship FOG\n#pragma kiln ship SKIN always\n"
+                                         "#pragma kiln ship always\n");
+    REQUIRE(decl);
+    // Every set is a ship set; `always` is the marker, not a keyword.
+    REQUIRE(decl->ship.size() == 3);
+    CHECK(decl->ship[1] == std::set<std::string>{"SKIN"});
+    REQUIRE(decl->ship_always.size() == 2);
+    CHECK(decl->ship_always[0] == std::set<std::string>{"SKIN"});
+    CHECK(decl->ship_always[1].empty());
+    const ShaderDeclaration merged = merge_declarations({*decl});
+    CHECK(merged.ship_always == decl->ship_always);
+    VariantPlan plan;
+    plan.add_shader("shaders/lit", merged);
+    std::set<std::string> always;
+    for (const auto& v : plan.variants())
+      if (v.always) always.insert(v.key.name());
+    CHECK(always == std::set<std::string>{"shaders/lit|Forward|", "shaders/lit|Forward|SKIN", "shaders/lit|Shadow|",
+                                          "shaders/lit|Shadow|SKIN"});
+    // An always set still names only declared keywords.
+    auto unknown = parse_shader_declaration("x.frag", "#pragma kiln ship FO;G always\n");
+    CHECK_FALSE(unknown);
   }
 }

@@ -3,10 +3,14 @@
 // process.
 #include <doctest/doctest.h>
 
+#include <thread>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
 #include "kiln/usage/usage_record.h"
+#include "kiln/usage/usage_recorder.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -136,5 +140,44 @@ TEST_SUITE("usage") {
     CHECK(no_out.exit_code == 2);
     const auto no_records = test::run_process({KILN_CLI, "usage", "merge", "-o", (dir / "x.json").string()});
     CHECK(no_records.exit_code == 2);
+  }
+}
+
+TEST_SUITE("usage") {
+  TEST_CASE("a recorder fed from many threads records each thing once - pipelines in the order first made") {
+    usage::UsageRecorder recorder;
+    const UsageRecord a = run_a();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 50; ++round) {
+          for (const auto& v : a.variants) recorder.variant(v);
+          recorder.page("page-" + std::to_string(round % 5));
+          recorder.texture_level("textures/brick.png", std::uint32_t(t));
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (const PipelineUse& p : a.pipelines) recorder.pipeline(p);
+    for (const PipelineUse& p : a.pipelines) recorder.pipeline(p);  // again: still once each
+    const UsageRecord got = recorder.record();
+    CHECK(got.variants == a.variants);
+    CHECK(got.pipelines == a.pipelines);
+    CHECK(got.pages.size() == 5);
+    CHECK(got.textures.at("textures/brick.png") == std::set<std::uint32_t>{0, 1, 2, 3});
+  }
+
+  TEST_CASE("merging large records stays a union in first order - each pipeline once") {
+    UsageRecord big, other;
+    for (int i = 0; i < 20000; ++i)
+      big.pipelines.push_back({"v" + std::to_string(i), "Forward", "0:vec3", "forward rgba16f d32", "t"});
+    for (int i = 19990; i < 20010; ++i)
+      other.pipelines.push_back({"v" + std::to_string(i), "Forward", "0:vec3", "forward rgba16f d32", "t"});
+    big.merge(other);
+    REQUIRE(big.pipelines.size() == 20010);
+    CHECK(big.pipelines[19999].variant == "v19999");
+    CHECK(big.pipelines[20000].variant == "v20000");
+    auto decoded = usage::decode_usage(usage::encode_usage(big), "big.json");
+    REQUIRE(decoded);
+    CHECK(*decoded == big);
   }
 }

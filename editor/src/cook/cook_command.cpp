@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,7 @@
 #include "cook/cook_scripts.h"
 #include "cook/cook_shard.h"
 #include "cook/cook_textures.h"
+#include "cook/cook_usage.h"
 #include "cook/cook_variants.h"
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
@@ -47,7 +49,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 constexpr const char* kUsage =
     "usage: kiln cook <project> --out <dir> [--jobs N] [--report <report.json>] [--json] [--verify] [--previews]\n"
-    "                 [--sign <key>]\n"
+    "                 [--sign <key>] [--usage <record.json>]... [--usage-lenient]\n"
     "       kiln cook <project> --shard i/N [--shard-count N] [--report <report.json>] [--json]\n";
 
 // The variables of the schedulers a shard index can come from.
@@ -139,7 +141,7 @@ int run_cook_command(const Args& args) {
     std::fprintf(stderr, "%s", kUsage);
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--out", "--report", "--shard", "--shard-count", "--sign"}); !s) {
+  if (auto s = args.check_options({"--out", "--report", "--shard", "--shard-count", "--sign", "--usage"}); !s) {
     std::fprintf(stderr, "kiln cook: %s\n%s", s.error().message.c_str(), kUsage);
     return kExitUsage;
   }
@@ -164,6 +166,17 @@ int run_cook_command(const Args& args) {
   if (*shard && !args.option("--sign").empty()) {
     std::fprintf(stderr, "kiln cook: a shard signs nothing (--sign is for the cook that assembles the packs)\n%s",
                  kUsage);
+    return kExitUsage;
+  }
+  const std::vector<std::string> usage_files = args.option_values("--usage");
+  const bool usage_lenient = args.has("--usage-lenient");
+  if (*shard && !usage_files.empty()) {
+    std::fprintf(stderr, "kiln cook: --usage is for the cook that assembles the packs (a shard builds its part)\n%s",
+                 kUsage);
+    return kExitUsage;
+  }
+  if (usage_lenient && usage_files.empty()) {
+    std::fprintf(stderr, "kiln cook: --usage-lenient needs --usage <record.json>\n%s", kUsage);
     return kExitUsage;
   }
   if (!out.empty() && *shard) {
@@ -241,6 +254,16 @@ int run_cook_command(const Args& args) {
       sign_key = std::move(*key);
     }
   }
+  // The usage records, read before any work: a record that does not read is said now.
+  std::optional<cook::UsageInput> usage;
+  if (!usage_files.empty()) {
+    auto read = cook::read_usage_records(usage_files);
+    if (!read) {
+      errors.add(read.error().message);
+      return fail();
+    }
+    usage = std::move(*read);
+  }
   // One store for every kind the cook fills, so that a remote level behind it warns once.
   const std::unique_ptr<cache::BlobStore> cache_store =
       open_cache_store(config, "kiln cook", open_remote_level(config, "kiln cook"), shard->has_value());
@@ -255,8 +278,15 @@ int run_cook_command(const Args& args) {
     targets.push_back({target, std::make_unique<shadercache::ShaderLibrary>(library_options(target)), {}});
 
   // Validate everything; report every error.
-  const project::Project project = project::load_project(root, *settings, *targets.front().library);
+  project::Project project = project::load_project(root, *settings, *targets.front().library);
   for (const auto& e : project.errors) errors.add(e);
+  // What the records say the game uses, of a sound project.
+  std::optional<project::UsageSelection> selection;
+  if (usage && errors.empty()) {
+    selection = project::select_by_usage(project, usage->record, usage_lenient);
+    for (const auto& e : selection->errors) errors.add(e);
+    if (!errors.empty()) return fail();
+  }
   // A broken project still builds what is sound, so that one run lists the shaders' errors, the
   // scripts' and the textures' together with the project's (a shard stops here).
   if (!errors.empty() && (*shard || project.variants.empty())) return fail();
@@ -295,7 +325,9 @@ int run_cook_command(const Args& args) {
     return fail();
   }
   cook::CookedScripts scripts;
-  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler, pool, progress,
+  // Hot pages only when the records name pages (a run with the interpreter alone names none).
+  const std::set<std::string>* hot = usage && !usage->record.pages.empty() ? &usage->record.pages : nullptr;
+  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler, pool, progress, hot,
                           scripts, errors))
     return fail();
   report.stage_ms.scripts = ms_since(stage_started);
@@ -310,6 +342,8 @@ int run_cook_command(const Args& args) {
 
   // The report of what was built.
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
+  if (usage)
+    report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
   if (!errors.empty()) return fail();
 
   // The set: written beside the previous one, switched in by its manifest.
@@ -325,6 +359,19 @@ int run_cook_command(const Args& args) {
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));
   for (auto& t : textures.target_files) set.add_texture(t.file, std::move(t.tx), t.target);
+  if (usage) {
+    set.set_usage_sha256(usage->sha256);
+    // The recorded pipelines of what ships, in their order: the player makes them before its first frame.
+    for (const auto& target : targets) {
+      std::set<std::string> shipped;
+      for (const cook::VariantResult& r : target.results)
+        shipped.insert(runtime::variant_id(target.target.id(), r.planned.key.name()));
+      std::vector<usage::PipelineUse> pipelines;
+      for (const auto& p : usage->record.pipelines)
+        if (p.target == target.target.id() && shipped.count(p.variant)) pipelines.push_back(p);
+      if (!pipelines.empty()) set.add_pipelines(target.target.id(), pipelines);
+    }
+  }
   runtime::ManifestSigner signer;
   if (sign_key)
     signer = [&sign_key](std::string_view text) -> Result<runtime::ManifestSignature> {

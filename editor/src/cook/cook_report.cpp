@@ -1,5 +1,7 @@
 #include "cook/cook_report.h"
 
+#include "cook/cook_usage.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -139,6 +141,7 @@ nlohmann::json report_json(const CookReport& r) {
                     {"textures", r.shard->textures},
                     {"converted", r.shard->converted}};
   if (r.remote) out["cache"]["remote"] = *r.remote;
+  if (r.usage) out["usage"] = *r.usage;
   if (!r.shard)
     out["signature"] = r.signed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json({{"key", r.signed_by}});
   nlohmann::json times = nlohmann::json::object();
@@ -184,6 +187,8 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
   if (report.previews && report.previews->skipped.empty() && !report.previews->device.empty())
     lines.push_back("cook: " + count_of(report.previews->files.size(), "preview") + " in " +
                     (out / "previews").string() + ", " + stage_time(report.stage_ms.previews));
+  if (report.usage)
+    for (std::string& line : usage_lines(*report.usage)) lines.push_back(std::move(line));
   if (!report.signed_by.empty()) lines.push_back("cook: signed by key " + report.signed_by);
   const bool previews_failed = report.previews && !report.previews->failed.empty();
   lines.push_back(std::string("cook: ") + (previews_failed ? "previews failed" : "0 errors") + ", " +

@@ -70,6 +70,7 @@ struct CookReport {
   std::optional<ShardReport> shard;
   std::optional<nlohmann::json> remote;  // the remote level's address and counters (cook_command.cpp)
   std::string signed_by;                 // the id of the key the manifest was signed with; empty: unsigned
+  std::optional<nlohmann::json> usage;   // what usage records selected (cook_usage.h); absent without --usage
   StageTimes stage_ms;
   nlohmann::json errors = nlohmann::json::array();  // CookErrors::to_json
   std::size_t error_count = 0;

@@ -13,12 +13,11 @@
 namespace kiln::cook {
 namespace {
 
-// The compiled pages of every script, read back from the page cache (or compiled here when the
-// cache is off).
-std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const project::Project& project,
-                                                                          cache::BlobStore* store,
-                                                                          jit::PageCompiler& compiler) {
-  std::vector<std::pair<std::string, std::vector<std::byte>>> out;
+// The compiled pages of every script (of `hot` only, when given), read back from the page cache
+// (or compiled here when the cache does not have them).
+void ship_pages(const project::Project& project, cache::BlobStore* store, jit::PageCompiler& compiler,
+                const std::set<std::string>* hot, CookedScripts& cooked) {
+  auto& out = cooked.pages;
   std::unique_ptr<jit::PageStore> pages;
   if (store) {
     auto opened =
@@ -32,6 +31,10 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
       const std::vector<std::uint32_t> page = jit::page_key_words(s.program, p, values);
       const std::string id = jit::aot_page_id(page, jit::abi::JitMode::kChecked);
       if (!seen.insert(id).second) continue;
+      if (hot && !hot->count(id)) {
+        ++cooked.left_cold;
+        continue;
+      }
       const auto entries = jit::jit_entries(s.program.page(p), s.program.entries[p]);
       std::optional<jit::StoredPage> code;
       if (pages) code = pages->find(page, entries, jit::abi::JitMode::kChecked).hit;
@@ -43,15 +46,14 @@ std::vector<std::pair<std::string, std::vector<std::byte>>> shipped_pages(const 
       if (code) out.emplace_back(id, jit::encode_aot_page(page, *code));
     }
   }
-  return out;
 }
 
 }  // namespace
 
 bool cook_scripts(const project::Project& project, const Config& config, cache::BlobStore* store, bool verify,
-                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress, CookedScripts& out,
-                  CookErrors& errors) {
-  {
+                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress,
+                  const std::set<std::string>* hot, CookedScripts& out, CookErrors& errors) {
+  if (!hot || verify) {  // --verify checks every page the cache holds, hot or not
     auto runtime = cli::open_jit_runtime({.compiler = &compiler,
                                           .store = store,
                                           .verify = verify || config.jit_cache_verify,
@@ -74,7 +76,8 @@ bool cook_scripts(const project::Project& project, const Config& config, cache::
   if (out.stats.verify_mismatches)
     errors.add("cook: --verify: " + std::to_string(out.stats.verify_mismatches) +
                " script pages differ from a fresh compile of them");
-  out.pages = shipped_pages(project, store, compiler);
+  // Hot pages only: few, compiled (or read from the cache) as they are shipped.
+  ship_pages(project, store, compiler, hot, out);
   return true;
 }
 

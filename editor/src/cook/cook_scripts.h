@@ -6,6 +6,7 @@
 // Thread-safety: called from the cook's thread; the work runs on `pool`.
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,13 +24,15 @@ namespace kiln::cook {
 struct CookedScripts {
   jit::JitStats stats;
   std::vector<std::pair<std::string, std::vector<std::byte>>> pages;  // page id -> shipped page
+  std::size_t left_cold = 0;  // pages no usage record names, left to the interpreter
 };
 
-// Every page compiled into the page cache of `store` (none: the cache is off) and read back to ship.
+// Every page compiled into the page cache of `store` (none: the cache is off) and read back to ship;
+// with `hot` (the page ids usage records name), only those pages, the rest left to the interpreter.
 // False (with the reason in `errors`) when no script runtime could be made; --verify mismatches
 // are errors too.
 bool cook_scripts(const project::Project& project, const Config& config, cache::BlobStore* store, bool verify,
-                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress, CookedScripts& out,
-                  CookErrors& errors);
+                  jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress,
+                  const std::set<std::string>* hot, CookedScripts& out, CookErrors& errors);
 
 }  // namespace kiln::cook

@@ -1,5 +1,7 @@
 #include "kiln/jit/bytecode.h"
 
+#include <set>
+
 namespace kiln::jit {
 
 const char* op_name(Op op) { return std::size_t(op) < std::size(kOpInfo) ? kOpInfo[std::size_t(op)].mnemonic : "?"; }
@@ -45,6 +47,21 @@ std::optional<long> jump_target(std::span<const std::uint32_t> code, std::size_t
       return long(at) + 2 + static_cast<std::int32_t>(code[at + 1]);
     default: return std::nullopt;
   }
+}
+
+std::vector<std::string> called_host_functions(const Program& program) {
+  std::set<std::string> called;
+  for (std::size_t f = 0; f < program.functions.size(); ++f) {
+    const std::span<const std::uint32_t> code(program.code(f), program.functions[f].words);
+    for (std::size_t pc = 0; pc < code.size();) {
+      const std::size_t length = instruction_words(code, pc);
+      if (length == 0) break;  // not an instruction: a damaged program (verify_program says so)
+      if (op_info(op_of(code[pc])).format == OpFormat::kAHostArgs && b_of(code[pc]) < program.host.size())
+        called.insert(program.host[b_of(code[pc])].name);
+      pc += length;
+    }
+  }
+  return {called.begin(), called.end()};
 }
 
 }  // namespace kiln::jit

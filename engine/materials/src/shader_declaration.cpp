@@ -63,12 +63,16 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     if (words[2] == "ship" || words[2] == "invalid") {
       std::set<std::string> set;
       bool legal = true;
+      // `#pragma kiln ship A B always`: shipped whether or not a usage record names it.
+      const bool always = words[2] == "ship" && words.size() > 3 && words.back() == "always";
+      if (always) words.pop_back();
       for (std::size_t i = 3; i < words.size(); ++i) {
         if (auto s = check_keyword_syntax(words[i]); !s) problem(s.error().message), legal = false;
         set.insert(words[i]);
       }
       if (words[2] == "invalid" && set.empty())
         problem("'#pragma kiln invalid' needs the keywords that may not be combined"), legal = false;
+      if (legal && always) decl.ship_always.push_back(set);
       if (legal) (words[2] == "ship" ? decl.ship : decl.invalid).push_back(std::move(set));
       continue;
     }
@@ -111,6 +115,7 @@ ShaderDeclaration merge_declarations(const std::vector<ShaderDeclaration>& stage
     for (const auto& pass : s.pass_order)
       if (merged.passes.insert(pass).second) merged.pass_order.push_back(pass);
     merged.ship.insert(merged.ship.end(), s.ship.begin(), s.ship.end());
+    merged.ship_always.insert(merged.ship_always.end(), s.ship_always.begin(), s.ship_always.end());
     merged.invalid.insert(merged.invalid.end(), s.invalid.begin(), s.invalid.end());
   }
   merged.declares_passes = !merged.passes.empty();

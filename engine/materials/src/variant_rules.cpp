@@ -48,6 +48,10 @@ void VariantPlan::add_shader(const std::string& shader, const ShaderDeclaration&
   for (const auto& set : declaration.ship)
     for (const std::string& pass : declaration.passes)
       add(shader, declaration, pass, std::vector<std::string>(set.begin(), set.end()), nullptr);
+  for (const auto& set : declaration.ship_always)
+    for (const std::string& pass : declaration.passes)
+      entries_[VariantKey::create(shader, pass, std::vector<std::string>(set.begin(), set.end()), 0).name()]
+          .variant.always = true;
 }
 
 std::vector<PlannedVariant> VariantPlan::variants() const {

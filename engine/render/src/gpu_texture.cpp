@@ -99,6 +99,7 @@ Status GpuTexture::fill(const VulkanContext& context, const std::vector<std::spa
   }
   const VkImage handle = image_->handle();
   const auto mips = std::uint32_t(levels.size());
+  levels_ = mips;
   return submit_and_wait(context, [&](VkCommandBuffer cmd) {
     transition(cmd, handle, VK_IMAGE_ASPECT_COLOR_BIT, mips, VK_IMAGE_LAYOUT_UNDEFINED,
                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);

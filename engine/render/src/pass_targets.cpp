@@ -22,6 +22,34 @@ const char* pass_kind_name(PassKind kind) {
   return "forward";
 }
 
+namespace {
+
+std::string format_name(VkFormat format) {
+  switch (format) {
+    case VK_FORMAT_R16G16B16A16_SFLOAT: return "rgba16f";
+    case VK_FORMAT_D32_SFLOAT: return "d32";
+    case VK_FORMAT_D16_UNORM: return "d16";
+    default: return "format" + std::to_string(int(format));
+  }
+}
+
+}  // namespace
+
+std::string describe_targets(const PassTargets& targets) {
+  std::string out = pass_kind_name(targets.kind);
+  if (targets.color != VK_FORMAT_UNDEFINED) out += " " + format_name(targets.color);
+  out += " " + format_name(targets.depth);
+  if (targets.depth_bias) out += " bias";
+  return out;
+}
+
+std::string describe_vertex_layout(const runtime::ShaderInterface& interface) {
+  std::string out;
+  for (const runtime::VertexInput& in : interface.vertex_inputs)
+    out += (out.empty() ? "" : " ") + std::to_string(in.location) + ":" + in.type;
+  return out;
+}
+
 Result<VkRenderPass> RenderPasses::get(const PassTargets& targets) {
   const auto key = std::make_tuple(targets.color, targets.depth);
   if (auto it = passes_.find(key); it != passes_.end()) return it->second;

@@ -93,23 +93,30 @@ void PipelineSet::count_feedback(const VkPipelineCreationFeedback& feedback) {
 }
 
 Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v) {
+  VkPipelineCreationFeedback whole{};
+  auto made = make_compute(v, &whole);
+  if (!made) return made.error();
+  if (context_.creation_feedback()) count_feedback(whole);
+  ++stats_.compute;
+  return *made;
+}
+
+Result<VkPipeline> PipelineSet::make_compute(const DeviceVariant& v, VkPipelineCreationFeedback* whole) const {
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = v.modules.at(0).second;
   info.stage.pName = "main";
   info.layout = v.layout->handle();
-  VkPipelineCreationFeedback whole{}, stage{};
+  VkPipelineCreationFeedback stage{};
   VkPipelineCreationFeedbackCreateInfo feedback{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
-  feedback.pPipelineCreationFeedback = &whole;
+  feedback.pPipelineCreationFeedback = whole;
   feedback.pipelineStageCreationFeedbackCount = 1;
   feedback.pPipelineStageCreationFeedbacks = &stage;
   if (context_.creation_feedback()) info.pNext = &feedback;
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (VkResult r = vkCreateComputePipelines(context_.device(), cache_, 1, &info, nullptr, &pipeline); r != VK_SUCCESS)
     return make_error(std::string("cannot create the compute pipeline: ") + vk_result_name(r));
-  if (context_.creation_feedback()) count_feedback(whole);
-  ++stats_.compute;
   return pipeline;
 }
 
@@ -203,6 +210,15 @@ Status PipelineSet::update(const SceneSource& source) {
         auto render_pass = render_passes_->get(p.targets);
         if (!render_pass) return fail(make_error(where + ": " + render_pass.error().message));
         p.render_pass = *render_pass;
+      }
+      if (options_.deferred) {  // made later: make_missing() or precreate()
+        if (auto it = current_.pipelines.find({{(*v)->name, (*v)->digest}, pass.pass});
+            it != current_.pipelines.end()) {
+          update.kept_pipelines.insert(it->first);
+          p.pipeline = it->second.pipeline;
+        }
+        pipelines.push_back(std::move(p));
+        continue;
       }
       auto made = pipeline({{(*v)->name, (*v)->digest}, pass.pass}, p, where, update);
       if (!made) return fail(made.error());

@@ -335,7 +335,7 @@ Result<std::filesystem::path> write_view_picture(const SceneRenderer& scene, std
 std::vector<UploadedTexture> SceneRenderer::uploaded_textures() const {
   std::vector<UploadedTexture> out;
   for (const auto& [file, texture] : impl_->textures)
-    out.push_back({file, std::string(texture->shipped_format()), texture->decoded()});
+    out.push_back({file, std::string(texture->shipped_format()), texture->decoded(), texture->levels()});
   return out;
 }
 

@@ -128,7 +128,8 @@ namespace {
 PackKind pack_of(EntryKind kind) {
   switch (kind) {
     case EntryKind::kVariant:
-    case EntryKind::kMaterial: return PackKind::kShaders;
+    case EntryKind::kMaterial:
+    case EntryKind::kPipelines: return PackKind::kShaders;
     case EntryKind::kProgram:
     case EntryKind::kPage: return PackKind::kScripts;
     case EntryKind::kTexture: return PackKind::kTextures;
@@ -240,8 +241,38 @@ Status CookedSet::check() const {
       if (textures_seen.insert(texture_file).second)
         if (auto tx = texture(texture_file); !tx) add(tx.error().message + ", asked for by " + file);
   }
+  // The recorded pipelines name variants of the set.
+  for (const auto& target : all_targets) {
+    auto pipelines = recorded_pipelines(target);
+    if (!pipelines) {
+      add(pipelines.error().message);
+      continue;
+    }
+    for (const auto& p : *pipelines)
+      if (!entry(EntryKind::kVariant, p.variant))
+        add(shaders_->path().string() + ": " + entry_name(EntryKind::kPipelines, target) + ": pipeline of " +
+            p.variant + ", a variant the set does not have");
+  }
   if (!problems.empty()) return make_error(problems);
   return {};
+}
+
+Result<std::vector<usage::PipelineUse>> CookedSet::recorded_pipelines(std::string_view target) const {
+  std::string chosen(target);
+  if (chosen.empty()) {
+    const auto all = targets();
+    if (all.empty()) return std::vector<usage::PipelineUse>{};
+    chosen = all.front();
+  }
+  const std::string name = entry_name(EntryKind::kPipelines, chosen);
+  auto found = shaders_->find(name);
+  if (!found) return found.error();
+  if (!found->has_value()) return std::vector<usage::PipelineUse>{};  // cooked without a record
+  const std::span<const std::byte> bytes = **found;
+  auto record = usage::decode_usage(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                    shaders_->path().string() + ": " + name);
+  if (!record) return record.error();
+  return std::move(record->pipelines);
 }
 
 }  // namespace kiln::runtime

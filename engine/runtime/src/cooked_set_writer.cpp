@@ -101,6 +101,13 @@ void CookedSetWriter::add_program(const std::string& file, std::vector<std::byte
 void CookedSetWriter::add_page(const std::string& page_id, std::vector<std::byte> code) {
   scripts_.add(entry_name(EntryKind::kPage, page_id), std::move(code));
 }
+void CookedSetWriter::add_pipelines(const std::string& target, const std::vector<usage::PipelineUse>& pipelines) {
+  usage::UsageRecord record;
+  record.pipelines = pipelines;
+  const std::string text = usage::encode_usage(record);
+  const auto bytes = std::as_bytes(std::span(text));
+  shaders_.add(entry_name(EntryKind::kPipelines, target), std::vector<std::byte>(bytes.begin(), bytes.end()));
+}
 void CookedSetWriter::add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target) {
   textures_.add(entry_name(EntryKind::kTexture, target.empty() ? file : variant_id(target, file)), std::move(tx_bytes));
 }
@@ -115,6 +122,7 @@ Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign) 
   const std::set<std::string> old = files_in_use(dir);
 
   Manifest next;
+  next.usage_sha256 = usage_sha256_;
   std::vector<fs::path> written;
   auto undo = [&](const Error& error) -> Status {
     for (const auto& file : written)

@@ -53,6 +53,7 @@ std::string encode_manifest(const Manifest& manifest) {
     packs[std::string(pack_kind_name(kind))] = pack;
   }
   nlohmann::ordered_json doc = {{"format", kFormat}, {"version", kManifestVersion}, {"packs", packs}};
+  if (!manifest.usage_sha256.empty()) doc["usage"] = {{"sha256", manifest.usage_sha256}};
   if (manifest.signature)
     doc["signature"] = {
         {"algorithm", "ed25519"}, {"key", manifest.signature->key_id}, {"value", hex_bytes(manifest.signature->value)}};
@@ -104,6 +105,13 @@ Result<Manifest> decode_manifest(std::string_view text, const std::string& where
       pack.sha256 = p["sha256"].get<std::string>();
     }
     manifest.packs[kind] = std::move(pack);
+  }
+  if (root.contains("usage")) {
+    const nlohmann::json& usage = root["usage"];
+    if (!usage.is_object() || !usage.contains("sha256") || !usage["sha256"].is_string() ||
+        !lowercase_hex(usage["sha256"].get<std::string>(), 64))
+      return problem("/usage/sha256", "expected 64 lowercase hex digits (the usage record's SHA-256)");
+    manifest.usage_sha256 = usage["sha256"].get<std::string>();
   }
   if (root.contains("signature")) {
     const nlohmann::json& sig = root["signature"];

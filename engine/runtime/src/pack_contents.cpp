@@ -9,6 +9,7 @@ std::string_view entry_prefix(EntryKind kind) {
     case EntryKind::kProgram: return "program:";
     case EntryKind::kPage: return "page:";
     case EntryKind::kTexture: return "texture:";
+    case EntryKind::kPipelines: return "pipelines:";
   }
   return "";
 }

@@ -17,13 +17,23 @@ constexpr std::uint32_t kMaxLevel = 31;  // a texture of 2^31 texels on a side h
 
 }  // namespace
 
+PipelineIndex::PipelineIndex(const std::vector<PipelineUse>& pipelines) {
+  for (const PipelineUse& p : pipelines) insert(p);
+}
+
+bool PipelineIndex::insert(const PipelineUse& p) {
+  return keys_.emplace(p.variant, p.pass, p.vertex_layout, p.render_pass, p.target).second;
+}
+
 void UsageRecord::add_pipeline(const PipelineUse& pipeline) {
   if (std::find(pipelines.begin(), pipelines.end(), pipeline) == pipelines.end()) pipelines.push_back(pipeline);
 }
 
 void UsageRecord::merge(const UsageRecord& other) {
   variants.insert(other.variants.begin(), other.variants.end());
-  for (const PipelineUse& p : other.pipelines) add_pipeline(p);
+  PipelineIndex seen(pipelines);
+  for (const PipelineUse& p : other.pipelines)
+    if (seen.insert(p)) pipelines.push_back(p);
   pages.insert(other.pages.begin(), other.pages.end());
   for (const auto& [file, levels] : other.textures) textures[file].insert(levels.begin(), levels.end());
 }
@@ -82,6 +92,7 @@ Result<UsageRecord> decode_usage(std::string_view text, const std::string& where
   if (root.contains("pipelines")) {
     const json& list = root["pipelines"];
     if (!list.is_array()) return problem("/pipelines", "expected an array of objects");
+    PipelineIndex seen({});
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string at = "/pipelines/" + std::to_string(i);
       if (!list[i].is_object()) return problem(at, "expected an object");
@@ -96,8 +107,7 @@ Result<UsageRecord> decode_usage(std::string_view text, const std::string& where
       }
       if (list[i].size() != 5)
         return problem(at, "unknown field (expected variant, pass, vertex_layout, render_pass, target)");
-      if (std::find(record.pipelines.begin(), record.pipelines.end(), p) != record.pipelines.end())
-        return problem(at, "listed twice");
+      if (!seen.insert(p)) return problem(at, "listed twice");
       record.pipelines.push_back(std::move(p));
     }
   }

@@ -114,6 +114,10 @@ struct Program {
   const std::uint32_t* code(std::size_t f) const { return words.data() + functions[f].first_page * kPageWords; }
 };
 
+// The names of the engine functions the program's code calls (its host table declares every one a
+// project offers, called or not), sorted.
+std::vector<std::string> called_host_functions(const Program& program);
+
 // One line per instruction: "page 0 +12  ADD r3 r1 r2   ; line 7".
 std::string disassemble(const Program& program);
 

@@ -3,6 +3,8 @@
 //
 //   #pragma kiln keywords FOG SKIN NORMALMAP ALPHA_TEST
 //   #pragma kiln passes Forward Shadow Depth
+//   #pragma kiln ship FOG            (built whether or not a material uses it)
+//   #pragma kiln ship FOG SKIN always  (and shipped whatever the usage records say)
 //
 // A shader of several stage files (lit.vert + lit.frag) declares the union of its stages'
 // pragmas. Without a passes pragma a shader has the single pass "Main". glslang ignores these
@@ -31,6 +33,9 @@ struct ShaderDeclaration {
   // `#pragma kiln invalid A B`: no variant containing all of these is ever built.
   std::vector<std::set<std::string>> invalid;
   std::vector<std::string> pass_order;  // `passes` in the order first declared (stage by stage)
+  // `#pragma kiln ship A B always`: of `ship`, the sets shipped even when a cook's usage records
+  // name none of their variants (a variant the game needs before any record could see it).
+  std::vector<std::set<std::string>> ship_always;
 };
 
 // Reads the kiln pragmas of one source file. Errors name `file:line`.

@@ -4,7 +4,7 @@
 // combination a `#pragma kiln invalid` rules out. A cook builds
 //   used      one variant per pass for every material (its keywords),
 //   declared  one per pass for every keyword set a material's "ship" or a shader's
-//             `#pragma kiln ship` names,
+//             `#pragma kiln ship` names (`always`: whatever a usage record says),
 // and strips a declared variant that is not valid (a used one that is not valid is an error of its
 // material, reported by check_material_keywords).
 //
@@ -33,6 +33,7 @@ Status check_variant_validity(const std::string& shader, const ShaderDeclaration
 struct PlannedVariant {
   VariantKey key;                      // revision 0
   bool used = false;                   // a material uses it (else only declared to ship)
+  bool always = false;                 // `#pragma kiln ship ... always`: shipped whatever usage records say
   std::vector<std::string> materials;  // the materials that use it, in the order they were added
 };
 

@@ -46,6 +46,7 @@ class GpuTexture {
   // The format it shipped in ("bc7"), and whether it was decoded because the device cannot sample it.
   std::string_view shipped_format() const { return shipped_format_; }
   bool decoded() const { return decoded_; }
+  std::uint32_t levels() const { return levels_; }  // mip levels uploaded
 
  private:
   GpuTexture() = default;
@@ -59,6 +60,7 @@ class GpuTexture {
   VkSampler sampler_ = VK_NULL_HANDLE;
   std::string_view shipped_format_ = "rgba8";
   bool decoded_ = false;
+  std::uint32_t levels_ = 0;
 };
 
 }  // namespace kiln::render

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <tuple>
 
@@ -30,6 +31,11 @@ struct PassTargets {
 
 PassTargets pass_targets(std::string_view pass, const runtime::ShaderInterface& interface);
 const char* pass_kind_name(PassKind kind);
+// The targets as stable text, for usage records: "forward rgba16f d32", "shadow d16 bias".
+std::string describe_targets(const PassTargets& targets);
+// A vertex stage's input as the pipeline takes it (one tightly packed stream per location), as
+// stable text: "0:vec3 1:vec3 2:vec2"; empty for none.
+std::string describe_vertex_layout(const runtime::ShaderInterface& interface);
 
 // One VkRenderPass per distinct target setup: clears on load, keeps what it stores; colour ends
 // ready to be copied (transfer source), depth ready to be sampled or tested again.

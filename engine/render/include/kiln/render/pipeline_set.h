@@ -19,6 +19,8 @@
 //
 // Thread-safety: built, updated and destroyed by one thread; the handles may be used from any
 // thread until the next update (which the caller makes when the device no longer uses them).
+// precreate() runs its creations on a worker pool and puts what they made in place on the calling
+// thread: the pool's threads write only their own result slot.
 
 #include <array>
 #include <map>
@@ -31,6 +33,7 @@
 #include <vulkan/vulkan.h>
 
 #include "kiln/core/result.h"
+#include "kiln/core/worker_pool.h"
 #include "kiln/render/pass_targets.h"
 #include "kiln/render/pipeline_layout.h"
 #include "kiln/runtime/shader_interface.h"
@@ -71,6 +74,23 @@ struct PipelineOptions {
   // VK_EXT_graphics_pipeline_library (an editor, whose pictures should come first), and linked
   // again optimised by optimise(); otherwise, and by default, each is made whole and optimised.
   bool fast_link = false;
+  // update() lays the materials' pipelines out (shader modules, layouts, render passes) but makes
+  // none: precreate() makes the ones asked for ahead (a usage record's, on a worker pool) and
+  // make_missing() the rest when a frame needs them (a game's first draw of a material).
+  bool deferred = false;
+};
+
+// A pipeline asked for ahead: its variant's name and its pass.
+struct PipelineRequest {
+  std::string variant, pass;
+  std::string vertex_layout, render_pass;  // the state it was recorded with (describe_*); empty: not checked
+};
+
+struct PrecreateResult {
+  std::size_t made = 0;      // pipelines made now
+  std::size_t not_used = 0;  // asked for, but no material of the source has that variant in that pass
+  std::size_t changed = 0;   // asked for with a state the variant no longer has (made with its own)
+  double ms = 0;             // wall time
 };
 
 struct MaterialPipeline {
@@ -92,6 +112,11 @@ class PipelineSet {
                                              PipelineOptions options = {});
   // The pipelines of every material `source` has now; on an error the set is as it was.
   Status update(const SceneSource& source);
+  // Deferred: makes the pipelines of `wanted` not made yet, in order, on `pool` (none: this thread).
+  // On an error nothing of what it made is kept.
+  Result<PrecreateResult> precreate(const std::vector<PipelineRequest>& wanted, core::WorkerPool* pool);
+  // Deferred: makes every material's pipeline not made yet, on this thread; how many it made.
+  Result<std::size_t> make_missing();
   // Links up to `count` of the pipelines linked fast again, optimised, and puts them in their place
   // (the device must not be using the fast ones: between frames); how many wait still.
   Result<std::size_t> optimise(std::size_t count);
@@ -124,6 +149,11 @@ class PipelineSet {
                               Update& update);
   Result<MadePipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass);
   Result<VkPipeline> create_compute(const DeviceVariant& v);
+  // Thread-safe: touch nothing of the set but the device and the cache (which Vulkan synchronises).
+  Result<VkPipeline> make_compute(const DeviceVariant& v, VkPipelineCreationFeedback* whole) const;
+  Result<MadePipeline> make(const MaterialPipeline& p, VkPipelineCreationFeedback* whole) const;
+  void account(const MaterialPipeline& p, const MadePipeline& made, const VkPipelineCreationFeedback& whole);
+  void install(const PipelineKey& key, const MadePipeline& made);
   void count_feedback(const VkPipelineCreationFeedback& feedback);
   void destroy(Made& made);
 

@@ -48,6 +48,7 @@ struct UploadedTexture {
   std::string file;
   std::string format;
   bool decoded = false;
+  std::uint32_t levels = 0;  // mip levels uploaded
 };
 
 struct LinearImage {

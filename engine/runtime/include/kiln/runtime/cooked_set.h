@@ -33,6 +33,7 @@
 #include "kiln/runtime/variant_record.h"
 #include "kiln/textures/compressed_texture.h"
 #include "kiln/trust/trust_policy.h"
+#include "kiln/usage/usage_record.h"
 
 namespace kiln::runtime {
 
@@ -62,6 +63,10 @@ class CookedSet {
   // What that texture ships as: its format (rgba8 or rgba16f for a .tx, a block format for a
   // compressed record), block size through textures::gpu_format_info, levels and bytes on the GPU.
   Result<textures::ShippedTexture> texture_description(std::string_view file, std::string_view target = {}) const;
+  // The pipelines of `target` (empty: the default) that the usage records the set was cooked by saw
+  // made, in the order first made: what a player creates before its first frame. Empty for a set
+  // cooked without records.
+  Result<std::vector<usage::PipelineUse>> recorded_pipelines(std::string_view target = {}) const;
   // The scripts pack's identity; nullopt when it is not one.
   std::optional<ScriptsIdentity> scripts_identity() const;
 

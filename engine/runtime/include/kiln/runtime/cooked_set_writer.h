@@ -25,6 +25,7 @@
 #include "kiln/runtime/pack.h"
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/variant_record.h"
+#include "kiln/usage/usage_record.h"
 
 namespace kiln::runtime {
 
@@ -43,10 +44,16 @@ class CookedSetWriter {
   // differ from the default target's (a smaller size cap).
   void add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target = {});
 
+  // The pipelines of `target` a usage record saw made, in order (their variants must be in the set).
+  void add_pipelines(const std::string& target, const std::vector<usage::PipelineUse>& pipelines);
+  // The SHA-256 of the usage record the set is cooked by, for its manifest.
+  void set_usage_sha256(std::string digest) { usage_sha256_ = std::move(digest); }
+
   Status commit(const std::filesystem::path& dir, const ManifestSigner& sign = {}) const;
 
  private:
   PackWriter shaders_, scripts_, textures_;
+  std::string usage_sha256_;
 };
 
 }  // namespace kiln::runtime

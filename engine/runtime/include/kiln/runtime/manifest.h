@@ -8,6 +8,7 @@
 //   {"format": "kiln-cooked-set", "version": 1,
 //    "packs": {"shaders": {"file": "shaders.<checksum>.pack", "bytes": 123, "checksum": "<16 hex>",
 //                          "sha256": "<64 hex>"}, ...},
+//    "usage": {"sha256": "<64 hex>"},
 //    "signature": {"algorithm": "ed25519", "key": "<key id>", "value": "<128 hex>"}}
 //
 // The signature (optional) is over manifest_signed_text(): the manifest's own canonical text
@@ -46,6 +47,9 @@ struct ManifestSignature {
 
 struct Manifest {
   std::map<PackKind, ManifestPack> packs;  // one of each kind
+  // The SHA-256 of the usage record the set was cooked by (kiln cook --usage: the union of the
+  // records, as usage::encode_usage writes it); empty: cooked without one.
+  std::string usage_sha256;
   std::optional<ManifestSignature> signature;
 };
 

@@ -4,6 +4,8 @@
 //
 //   shaders.pack   variant:<target>:<shader>|<pass>|<keywords>   a VariantRecord (variant_record.h)
 //                  material:<file>                      a MaterialRecord (material_record.h)
+//                  pipelines:<target>                   the pipelines a usage record saw made, in order
+//                                                       (a usage record of pipelines only: usage_record.h)
 //   scripts.pack   program:<file>                       serialised bytecode (jit/program_io.h)
 //                  page:<page hash>-<mode>              a compiled page (jit/aot_pages.h)
 //   textures.pack  texture:<file>                       a .tx file, read in place
@@ -23,7 +25,7 @@
 
 namespace kiln::runtime {
 
-enum class EntryKind { kVariant, kMaterial, kProgram, kPage, kTexture };
+enum class EntryKind { kVariant, kMaterial, kProgram, kPage, kTexture, kPipelines };
 
 // "variant:", "material:", ...: the prefix of every entry of that kind.
 std::string_view entry_prefix(EntryKind kind);

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "kiln/core/result.h"
@@ -39,13 +40,24 @@ struct PipelineUse {
   friend bool operator==(const PipelineUse&, const PipelineUse&) = default;
 };
 
+// Which pipelines a list has, for adding many in O(log n) each.
+class PipelineIndex {
+ public:
+  explicit PipelineIndex(const std::vector<PipelineUse>& pipelines);
+  bool insert(const PipelineUse& pipeline);  // false: it was there
+
+ private:
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> keys_;
+};
+
 struct UsageRecord {
   std::set<std::string> variants;
   std::vector<PipelineUse> pipelines;  // in the order first created, each once
   std::set<std::string> pages;
   std::map<std::string, std::set<std::uint32_t>> textures;  // file -> mip levels sampled
 
-  // Adds a pipeline unless it is there already (its first place stays).
+  // Adds a pipeline unless it is there already (its first place stays). Linear: many at once go
+  // through merge() or a PipelineIndex.
   void add_pipeline(const PipelineUse& pipeline);
   // Adds everything of `other`: its pipelines after this record's own.
   void merge(const UsageRecord& other);
