@@ -124,7 +124,10 @@ const std::vector<Command>& command_table() {
        {{"project", "the project directory"}},
        {{"--serve",
          "[ADDR:]PORT: also serve a live page of the project to a browser (ADDR 127.0.0.1 unless given, port 0 "
-         "picks one; the URL with its token is printed); implies --previews"}},
+         "picks one; the URL with its token is printed); implies --previews"},
+        {"--record-usage",
+         "record the variants and pipelines of every material the previews draw into FILE (a usage record, as "
+         "kiln-player --record-usage), written after each edit's pictures and when the editor stops"}},
        {kJson,
         {"--stdin", "also take commands from standard input: status, quit"},
         {"--previews", "render a material's preview after each edit of it (needs a Vulkan device)"},

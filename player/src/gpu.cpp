@@ -105,15 +105,6 @@ GpuSession::~GpuSession() = default;
 
 namespace {
 
-usage::PipelineUse pipeline_use(const render::MaterialPipeline& p, const std::string& target) {
-  const bool compute = p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE;
-  return {.variant = runtime::variant_id(target, p.variant),
-          .pass = p.pass,
-          .vertex_layout = compute ? "" : render::describe_vertex_layout(p.shaders->interface),
-          .render_pass = compute ? "compute" : render::describe_targets(p.targets),
-          .target = target};
-}
-
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -125,7 +116,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 void GpuSession::record_made() {
   if (!options_.recorder || !pipelines_) return;
   for (const render::MaterialPipeline& p : pipelines_->pipelines())
-    if (p.pipeline != VK_NULL_HANDLE) options_.recorder->pipeline(pipeline_use(p, options_.target));
+    if (p.pipeline != VK_NULL_HANDLE) options_.recorder->pipeline(render::pipeline_use(p, options_.target));
 }
 
 void GpuSession::count_made() {

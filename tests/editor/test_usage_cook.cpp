@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -198,5 +201,39 @@ TEST_SUITE("editor") {
     CHECK(empty.exit_code == 1);
     CHECK(empty.output.find("names no variant") != std::string::npos);
     CHECK_FALSE(fs::exists(dir / "out" / "manifest.json"));
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE("the editor's previews record what they drew - a cook by that record names what they never drew") {
+    test::TempDir dir("usage-editor");
+    const fs::path project = test::copy_assets(dir);
+    const fs::path record = dir / "previews.usage.json";
+    auto alone = test::run_process({KILN_CLI, "editor", project.string(), "--record-usage", record.string()});
+    CHECK(alone.exit_code == 2);
+    CHECK(alone.output.find("--record-usage records what the previews draw: add --previews") != std::string::npos);
+    {
+      test::ChildProcess editor({KILN_CLI, "editor", project.string(), "--previews", "--record-usage", record.string(),
+                                 "--cache-root", (dir / "cache").string()},
+                                test::lavapipe_env());
+      for (int i = 0; i < 2; ++i) {  // ready, then every picture
+        auto line = editor.read_line(std::chrono::seconds(120));
+        REQUIRE_MESSAGE(line, "the editor printed nothing in 120 s");
+      }
+      editor.kill(SIGTERM);
+      CHECK(editor.wait() == 0);
+    }
+    auto read = usage::read_usage(record);
+    REQUIRE_MESSAGE(read, read.error().message);
+    // Seven materials drawn (the post-process one has no picture): 5 lit x 3 passes, sky, ui_panel.
+    CHECK(read->variants.size() == 17);
+    CHECK(read->pipelines.size() == 17);
+    CHECK(std::none_of(read->variants.begin(), read->variants.end(),
+                       [](const std::string& v) { return v.find("post_bloom") != std::string::npos; }));
+    auto strict = cook(dir, project, dir / "strict", {"--usage", record.string()});
+    CHECK(strict.exit_code == 1);
+    CHECK(strict.output.find("materials/bloom.json: variant shaders/post_bloom|Main|HDR in no usage record") !=
+          std::string::npos);
+    CHECK(strict.output.find("materials/brick.json: ") == std::string::npos);
   }
 }

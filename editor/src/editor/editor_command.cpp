@@ -24,6 +24,7 @@
 #include "kiln/core/text.h"
 #include "editor/file_watcher.h"
 #include "editor/page_server.h"
+#include "kiln/usage/usage_recorder.h"
 
 namespace kiln::cli {
 namespace {
@@ -175,17 +176,49 @@ int stop_signals_fd() {
 
 const char* signal_name(std::uint32_t signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
+// `--record-usage FILE`: what the previews drew, written after each change's pictures and when the
+// editor stops (however it stops), each time whole through a rename.
+class PreviewUsage {
+ public:
+  explicit PreviewUsage(std::string file) : file_(std::move(file)) {}
+  ~PreviewUsage() { write(); }
+  PreviewUsage(const PreviewUsage&) = delete;
+  PreviewUsage& operator=(const PreviewUsage&) = delete;
+  usage::UsageRecorder* recorder() { return file_.empty() ? nullptr : &recorder_; }
+  void write() {
+    if (file_.empty()) return;
+    const usage::UsageRecord record = recorder_.record();
+    if (record == written_) return;
+    if (auto s = usage::write_usage(file_, record); !s) {
+      if (!failed_) std::fprintf(stderr, "kiln editor: usage record not written: %s\n", s.error().message.c_str());
+      failed_ = true;
+      return;
+    }
+    written_ = record;
+  }
+
+ private:
+  std::string file_;
+  usage::UsageRecorder recorder_;
+  usage::UsageRecord written_;
+  bool failed_ = false;
+};
+
 }  // namespace
 
 int run_editor_command(const Args& args) {
   if (args.words.size() != 2) {
     std::fprintf(stderr,
                  "usage: kiln editor <project> [--json] [--stdin] [--previews] [--serve [ADDR:]PORT] "
-                 "[--serve-read-only]\n");
+                 "[--serve-read-only] [--record-usage FILE]\n");
     return kExitUsage;
   }
-  if (auto s = args.check_options({"--serve"}); !s) {
+  if (auto s = args.check_options({"--serve", "--record-usage"}); !s) {
     std::fprintf(stderr, "kiln editor: %s\n", s.error().message.c_str());
+    return kExitUsage;
+  }
+  if (!args.option("--record-usage").empty() && !args.has("--previews") && args.option("--serve").empty()) {
+    std::fprintf(stderr, "kiln editor: --record-usage records what the previews draw: add --previews\n");
     return kExitUsage;
   }
   auto loaded = load_config(args.config);
@@ -229,11 +262,12 @@ int run_editor_command(const Args& args) {
   // A session knows the project as it was loaded (where its files resolve, what they hold): a
   // project directory that comes back (re-created, moved back, or now a link elsewhere) is loaded
   // again by a new one.
+  PreviewUsage preview_usage(args.option("--record-usage"));
   const auto open_session = [&] {
     auto made = std::make_unique<editor::EditorSession>(root, loaded->config);
     if (page) made->enable_page();
     if (args.has("--previews") || page)  // the page shows them
-      if (Status enabled = made->enable_previews(); !enabled)
+      if (Status enabled = made->enable_previews(preview_usage.recorder()); !enabled)
         std::fprintf(stderr, "kiln editor: previews off: %s\n", enabled.error().message.c_str());
     return made;
   };
@@ -271,7 +305,12 @@ int run_editor_command(const Args& args) {
     if (ready < 0) continue;
     if (ready == 0 && page) page->publish({{"event", "caches"}, {"caches", session->cache_figures()}}, false);
     if (fds[3].revents & POLLIN) {  // pictures drawn: said as they land, between changes
-      for (const auto& event : session->take_preview_events()) say(event);
+      bool drawn = false;
+      for (const auto& event : session->take_preview_events()) {
+        say(event);
+        drawn = drawn || event.value("event", "") == "previews";
+      }
+      if (drawn) preview_usage.write();
       if (page) page->set_state(session->page_state());
     }
     if (fds[1].revents & POLLIN) {

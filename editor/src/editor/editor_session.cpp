@@ -528,10 +528,11 @@ nlohmann::json EditorSession::material_changed(const FileChange& change) {
   return event;
 }
 
-Status EditorSession::enable_previews() {
+Status EditorSession::enable_previews(usage::UsageRecorder* recorder) {
   // Optimised pipelines are made once the edits pause: an artist saving again soon should not
   // wait for them.
-  auto made = PreviewWorker::create(config_.render_device, config_.render_validate, std::chrono::milliseconds(300));
+  auto made = PreviewWorker::create(config_.render_device, config_.render_validate, std::chrono::milliseconds(300),
+                                    recorder, settings_.targets.front().id());
   if (!made) return made.error();
   previews_ = std::move(*made);
   return {};

@@ -55,8 +55,9 @@ class EditorSession {
   // After each edit that builds, the previews of the materials it changed are drawn again (into a
   // private directory of the session's, removed with it) on a worker of their own: the edit's
   // event names them ("previewing") and their pictures come as events of their own
-  // (take_preview_events). Why the worker cannot start.
-  Status enable_previews();
+  // (take_preview_events). Why the worker cannot start. `recorder` (may be null; it must outlive
+  // the session): the materials drawn are recorded into it (kiln editor --record-usage).
+  Status enable_previews(usage::UsageRecorder* recorder = nullptr);
   ~EditorSession();
 
   nlohmann::json start();  // loads everything; the "ready" event

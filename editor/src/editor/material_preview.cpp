@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include "kiln/runtime/pack_contents.h"
+
 namespace kiln::editor {
 namespace fs = std::filesystem;
 
@@ -106,7 +108,20 @@ Result<fs::path> MaterialPreviews::render(const std::string& material) {
   }
   auto picture = draw(material);
   KILN_TRY(render::check_validation(*context_, seen));
+  if (picture && !picture->empty() && recorder_) record(material);  // drawn: not a post-process material
   return picture;
+}
+
+void MaterialPreviews::record_into(usage::UsageRecorder* recorder, std::string target) {
+  recorder_ = recorder;
+  target_ = std::move(target);
+}
+
+void MaterialPreviews::record(const std::string& material) {
+  if (auto record = source_.material(material))
+    for (const auto& pass : record->passes) recorder_->variant(runtime::variant_id(target_, pass.variant));
+  for (const render::MaterialPipeline& p : pipelines_->pipelines())
+    if (p.material == material && p.pipeline != VK_NULL_HANDLE) recorder_->pipeline(render::pipeline_use(p, target_));
 }
 
 Status MaterialPreviews::idle_step() {

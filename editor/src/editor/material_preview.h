@@ -21,6 +21,7 @@
 #include "kiln/render/vulkan_context.h"
 #include "kiln/runtime/material_record.h"
 #include "kiln/runtime/variant_record.h"
+#include "kiln/usage/usage_recorder.h"
 
 namespace kiln::editor {
 
@@ -59,6 +60,9 @@ class MaterialPreviews {
   // The validation layer is on for the previews rendered so far.
   bool validating() const { return context_ && context_->validating(); }
   const std::filesystem::path& dir() const { return dir_; }  // where the pictures go
+  // Each material drawn from now on is recorded (its variants of `target`, its pipelines with their
+  // state) into `recorder`, which must outlive the previews.
+  void record_into(usage::UsageRecorder* recorder, std::string target);
 
  private:
   MaterialPreviews(std::filesystem::path dir, std::string render_device, bool validate);
@@ -66,6 +70,7 @@ class MaterialPreviews {
   // The pipelines updated from the source and the scene shown again; on an error nothing is shown.
   Status show();
   Result<std::filesystem::path> draw(const std::string& material);  // drawn and written
+  void record(const std::string& material);                         // into recorder_
 
   std::filesystem::path dir_;
   std::string device_;
@@ -76,6 +81,8 @@ class MaterialPreviews {
   std::unique_ptr<render::SceneRenderer> scene_;
   std::string unavailable_;
   bool cpu_device_ = false;
+  usage::UsageRecorder* recorder_ = nullptr;
+  std::string target_;
   // The source changed since the scene was last shown: the scene is shown again before it is drawn.
   bool stale_ = false;
 };

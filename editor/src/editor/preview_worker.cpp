@@ -20,9 +20,11 @@ double ms_between(PreviewWorker::Clock::time_point a, PreviewWorker::Clock::time
 }  // namespace
 
 Result<std::unique_ptr<PreviewWorker>> PreviewWorker::create(std::string render_device, bool validate,
-                                                             std::chrono::milliseconds idle_after) {
+                                                             std::chrono::milliseconds idle_after,
+                                                             usage::UsageRecorder* recorder, std::string target) {
   auto previews = MaterialPreviews::create(std::move(render_device), validate);
   if (!previews) return previews.error();
+  if (recorder) (*previews)->record_into(recorder, std::move(target));
   auto worker = std::unique_ptr<PreviewWorker>(new PreviewWorker(std::move(*previews), idle_after));
   if (worker->event_fd_ < 0)
     return make_error(std::string("cannot make an event descriptor for the previews: ") + std::strerror(errno));

@@ -62,8 +62,11 @@ class PreviewWorker {
     std::vector<std::pair<std::string, std::string>> failed;  // material -> why it cannot be drawn
   };
 
+  // `recorder` (may be null, must outlive the worker): what each picture drew, of `target`.
   static Result<std::unique_ptr<PreviewWorker>> create(std::string render_device, bool validate,
-                                                       std::chrono::milliseconds idle_after);
+                                                       std::chrono::milliseconds idle_after,
+                                                       usage::UsageRecorder* recorder = nullptr,
+                                                       std::string target = {});
   ~PreviewWorker();  // the picture being drawn is finished; the rest are dropped
   PreviewWorker(const PreviewWorker&) = delete;
   PreviewWorker& operator=(const PreviewWorker&) = delete;

@@ -2,6 +2,7 @@
 
 #include "graphics_pipeline.h"
 #include "kiln/cache/hash.h"
+#include "kiln/runtime/pack_contents.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,15 @@ std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
 }
 
 }  // namespace
+
+usage::PipelineUse pipeline_use(const MaterialPipeline& p, const std::string& target) {
+  const bool compute = p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE;
+  return {.variant = runtime::variant_id(target, p.variant),
+          .pass = p.pass,
+          .vertex_layout = compute ? "" : describe_vertex_layout(p.shaders->interface),
+          .render_pass = compute ? "compute" : describe_targets(p.targets),
+          .target = target};
+}
 
 PipelineSet::PipelineSet(const VulkanContext& context, VkPipelineCache cache, PipelineOptions options)
     : context_(context),

@@ -39,6 +39,7 @@
 #include "kiln/runtime/shader_interface.h"
 #include "kiln/render/vulkan_context.h"
 #include "kiln/render/scene_source.h"
+#include "kiln/usage/usage_record.h"
 
 namespace kiln::render {
 
@@ -101,6 +102,10 @@ struct MaterialPipeline {
   VkPipelineBindPoint bind_point = VK_PIPELINE_BIND_POINT_GRAPHICS;
   const DeviceVariant* shaders = nullptr;
 };
+
+// A pipeline as a usage record names it: its variant's id for `target`, its pass and the state that
+// made it (describe_vertex_layout, describe_targets; "compute" for a compute pipeline).
+usage::PipelineUse pipeline_use(const MaterialPipeline& p, const std::string& target);
 
 class PipelineSet {
  public:
