@@ -15,7 +15,9 @@
 #include "kiln/cache/hash.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/usage/usage_record.h"
+#include "kiln/runtime/material_record.h"
 #include "lavapipe.h"
+#include "set_rewrite.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -235,5 +237,36 @@ TEST_SUITE("editor") {
     CHECK(strict.output.find("materials/bloom.json: variant shaders/post_bloom|Main|HDR in no usage record") !=
           std::string::npos);
     CHECK(strict.output.find("materials/brick.json: ") == std::string::npos);
+  }
+}
+
+TEST_SUITE("editor") {
+  TEST_CASE("the player refuses a script that calls an engine function its set lacks - one only declared is no error") {
+    test::TempDir dir("usage-host");
+    auto full = cook(dir, fs::path(KILN_SOURCE_DIR) / "assets", dir / "full");
+    REQUIRE_MESSAGE(full.exit_code == 0, full.output);
+    // A set whose material lost the parameter behind a function: as a set cooked without that material.
+    const auto without = [&](const std::string& material, const std::string& param, const fs::path& to) {
+      test::rewrite_set(dir / "full", to, [&](runtime::PackKind, const std::string& name, std::vector<std::byte> b) {
+        if (name != runtime::entry_name(runtime::EntryKind::kMaterial, material)) return b;
+        auto record = runtime::decode_material_record(b, name);
+        REQUIRE(record);
+        auto values = record->params.at(param);
+        record->params.erase(param);
+        record->params["renamed"] = values;
+        return runtime::encode_material_record(*record);
+      });
+    };
+    // material_anim.lua calls engine.ui_panel_color.
+    without("materials/ui_panel.json", "color", dir / "called");
+    auto called = test::run_process({KILN_PLAYER, (dir / "called").string(), "--cache-root", (dir / "pc").string()},
+                                    test::lavapipe_env());
+    CHECK(called.exit_code == 1);
+    CHECK(called.output.find("calls engine.ui_panel_color, which no material of this set has") != std::string::npos);
+    // No script calls engine.metal_base_color: its scripts declare it, and run.
+    without("materials/metal.json", "base_color", dir / "declared");
+    auto declared = test::run_process({KILN_PLAYER, (dir / "declared").string(), "--cache-root", (dir / "pc").string()},
+                                      test::lavapipe_env());
+    CHECK_MESSAGE(declared.exit_code == 0, declared.output);
   }
 }
