@@ -173,10 +173,10 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(const render::SceneSource& 
   KILN_TRY(self->pipelines_->update(source));
   if (deferred && !options.recorded_pipelines.empty()) {
     std::vector<render::PipelineRequest> wanted;
-    const std::string prefix = runtime::variant_id(options.target, "");
     for (const usage::PipelineUse& p : options.recorded_pipelines)
-      if (p.target == options.target && p.variant.rfind(prefix, 0) == 0)
-        wanted.push_back({p.variant.substr(prefix.size()), p.pass, p.vertex_layout, p.render_pass});
+      if (const auto id = runtime::split_variant_id(p.variant);
+          id && id->first == options.target && p.target == options.target)
+        wanted.push_back({std::string(id->second), p.pass, p.vertex_layout, p.render_pass});
     core::WorkerPool pool(options.jobs);
     auto made = self->pipelines_->precreate(wanted, &pool);
     if (!made) return made.error();

@@ -174,11 +174,10 @@ struct MaterialsChecked {
 // Each material decodes, and every variant and texture it names is in the set; the variants of the
 // materials played are resolved (and recorded).
 Result<MaterialsChecked> check_materials(const runtime::CookedSet& set, const player::PlayedMaterials& played,
-                                         usage::UsageRecorder* recorder) {
+                                         const std::string& target, usage::UsageRecorder* recorder) {
   KILN_TRY(set.check());
   MaterialsChecked out;
   const auto files = played.materials();
-  const std::string target = set.targets().empty() ? std::string() : set.targets().front();
   out.materials = files.size();
   for (const auto& file : files) {
     const auto material = set.material(file);
@@ -291,7 +290,9 @@ int main(int argc, char** argv) {
   if (!options->record_usage.empty()) recorder.emplace();
   usage::UsageRecorder* const recording = recorder ? &*recorder : nullptr;
 
-  const auto materials = check_materials(set, *played, recording);
+  const std::vector<std::string> targets = set.targets();
+  const std::string target = targets.empty() ? std::string() : targets.front();  // the default: what plays
+  const auto materials = check_materials(set, *played, target, recording);
   if (!materials) return fail(materials.error().message);
   // Compiled pages come from the scripts pack (cooked by the same build of the code generator).
   player::PackPages pages(set.pack(runtime::PackKind::kScripts), recording);
@@ -300,7 +301,7 @@ int main(int argc, char** argv) {
   if (!textures_checked) return fail(textures_checked.error().message);
   player::GpuOptions gpu_options = options->gpu;
   gpu_options.recorder = recording;
-  gpu_options.target = set.targets().empty() ? std::string() : set.targets().front();
+  gpu_options.target = target;
   gpu_options.jobs = config->config.jobs;
   auto recorded_pipelines = set.recorded_pipelines();
   if (!recorded_pipelines) return fail(recorded_pipelines.error().message);

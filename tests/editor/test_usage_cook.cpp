@@ -114,6 +114,10 @@ TEST_SUITE("editor") {
     CHECK_FALSE(usage["left_out"]["materials"].contains("materials/brick.json"));
     CHECK(usage["left_out"]["keywords"].size() >= 1);
     CHECK(usage["stale"].empty());
+    // Only the hot pages were compiled or read from the page cache, and counted.
+    CHECK(usage["pages"]["shipped"].get<int>() > 0);
+    CHECK(report["scripts"]["compiled"].get<int>() + report["scripts"]["cache_hits"].get<int>() >=
+          usage["pages"]["shipped"].get<int>());
     CHECK(count(dir / "lean", runtime::EntryKind::kVariant) < count(dir / "full", runtime::EntryKind::kVariant));
     CHECK(count(dir / "lean", runtime::EntryKind::kMaterial) < count(dir / "full", runtime::EntryKind::kMaterial));
     // The record is an input of the set: its digest is in the manifest.

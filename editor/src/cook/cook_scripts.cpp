@@ -53,7 +53,7 @@ void ship_pages(const project::Project& project, cache::BlobStore* store, jit::P
 bool cook_scripts(const project::Project& project, const Config& config, cache::BlobStore* store, bool verify,
                   jit::PageCompiler& compiler, core::WorkerPool& pool, Progress& progress,
                   const std::set<std::string>* hot, CookedScripts& out, CookErrors& errors) {
-  if (!hot || verify) {  // --verify checks every page the cache holds, hot or not
+  {
     auto runtime = cli::open_jit_runtime({.compiler = &compiler,
                                           .store = store,
                                           .verify = verify || config.jit_cache_verify,
@@ -65,9 +65,11 @@ bool cook_scripts(const project::Project& project, const Config& config, cache::
       return false;
     }
     // Each script's pages compile on one pool thread; a page two scripts share is compiled once.
+    // By usage records, only the hot pages (--verify checks every page the cache holds).
+    const std::set<std::string>* only = verify ? nullptr : hot;
     std::atomic<std::size_t> done{0};
     pool.parallel_for(project.scripts.size(), [&](std::size_t i) {
-      (*runtime)->precompile(project.scripts[i].program, jit::abi::JitMode::kChecked);
+      (*runtime)->precompile(project.scripts[i].program, jit::abi::JitMode::kChecked, only);
       progress.tick("scripts", ++done, project.scripts.size());
     });
     if (!project.scripts.empty()) progress.done("scripts");
@@ -76,7 +78,6 @@ bool cook_scripts(const project::Project& project, const Config& config, cache::
   if (out.stats.verify_mismatches)
     errors.add("cook: --verify: " + std::to_string(out.stats.verify_mismatches) +
                " script pages differ from a fresh compile of them");
-  // Hot pages only: few, compiled (or read from the cache) as they are shipped.
   ship_pages(project, store, compiler, hot, out);
   return true;
 }

@@ -272,11 +272,13 @@ std::shared_ptr<PageSlot> JitRuntime::request(std::span<const std::uint32_t> pag
   return slot;
 }
 
-std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode) {
+std::size_t JitRuntime::precompile(const Program& program, abi::JitMode mode, const std::set<std::string>* only) {
   std::size_t with_code = 0;
   const ValueCallees values = value_callees(program);
   for (std::size_t p = 0; p < program.page_count(); ++p) {
-    auto slot = request(page_key_words(program, p, values), jit_entries(program.page(p), program.entries[p]), mode);
+    const std::vector<std::uint32_t> key = page_key_words(program, p, values);
+    if (only && !only->count(aot_page_id(key, mode))) continue;
+    auto slot = request(key, jit_entries(program.page(p), program.entries[p]), mode);
     if (!slot->code.load(std::memory_order_acquire) && !impl_->options.synchronous) {
       // Queued behind the pool: wait for it, the cook needs the blob on disk.
       wait_idle();

@@ -190,10 +190,14 @@ std::vector<jit::HostSignature> host_signatures(std::span<const runtime::Paramet
   return out;
 }
 
-std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials) {
+std::vector<runtime::ParameterFunction> parameter_functions(const std::vector<MaterialInput>& materials) {
   std::vector<runtime::MaterialRecord> records;
   for (const auto& m : materials) records.push_back(m.record);
-  return host_signatures(runtime::parameter_functions(records));
+  return runtime::parameter_functions(records);
+}
+
+std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials) {
+  return host_signatures(parameter_functions(materials));
 }
 
 }  // namespace kiln::project

@@ -2,23 +2,17 @@
 
 #include <set>
 
+#include "kiln/project/project_reader.h"
+#include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/script_api.h"
 
 namespace kiln::project {
 namespace {
 
-// "<target>:<shader>|<pass>|<keywords>" -> the variant's name; targets hold no ':'.
-std::string recorded_name(const std::string& id) {
-  const auto colon = id.find(':');
-  return colon == std::string::npos ? id : id.substr(colon + 1);
-}
-
 // Materials whose engine functions a script calls.
 std::set<std::string> called_by_scripts(const Project& project) {
-  std::vector<runtime::MaterialRecord> records;
-  for (const MaterialInput& m : project.materials) records.push_back(m.record);
   std::map<std::string, std::string> owner;  // function -> material
-  for (const runtime::ParameterFunction& f : runtime::parameter_functions(records)) owner[f.name] = f.material;
+  for (const runtime::ParameterFunction& f : parameter_functions(project.materials)) owner[f.name] = f.material;
   std::set<std::string> out;
   for (const ScriptInput& script : project.scripts)
     for (const std::string& name : jit::called_host_functions(script.program))
@@ -38,7 +32,10 @@ std::string listed(const std::vector<std::string>& names, std::size_t shown) {
 UsageSelection select_by_usage(Project& project, const usage::UsageRecord& record, bool lenient) {
   UsageSelection out;
   std::set<std::string> recorded;
-  for (const std::string& id : record.variants) recorded.insert(recorded_name(id));
+  for (const std::string& id : record.variants) {
+    const auto split = runtime::split_variant_id(id);
+    recorded.emplace(split ? split->second : std::string_view(id));
+  }
   std::set<std::string> planned;
   for (const auto& v : project.variants) planned.insert(v.key.name());
   for (const std::string& name : recorded)

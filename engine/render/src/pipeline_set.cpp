@@ -102,15 +102,6 @@ void PipelineSet::count_feedback(const VkPipelineCreationFeedback& feedback) {
   if (feedback.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) ++stats_.driver_cache_hits;
 }
 
-Result<VkPipeline> PipelineSet::create_compute(const DeviceVariant& v) {
-  VkPipelineCreationFeedback whole{};
-  auto made = make_compute(v, &whole);
-  if (!made) return made.error();
-  if (context_.creation_feedback()) count_feedback(whole);
-  ++stats_.compute;
-  return *made;
-}
-
 Result<VkPipeline> PipelineSet::make_compute(const DeviceVariant& v, VkPipelineCreationFeedback* whole) const {
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -135,15 +126,24 @@ std::unique_ptr<PipelineSet> PipelineSet::create(const VulkanContext& context, V
   return std::unique_ptr<PipelineSet>(new PipelineSet(context, cache, options));
 }
 
-Result<MadePipeline> PipelineSet::create_graphics(const DeviceVariant& v, const PassTargets& targets,
-                                                  VkRenderPass pass) {
-  VkPipelineCreationFeedback whole{};
-  auto made = create_graphics_pipeline(context_, v, targets, pass, cache_, options_.fast_link, &whole);
-  if (!made) return made.error();
+Result<MadePipeline> PipelineSet::make(const MaterialPipeline& p, VkPipelineCreationFeedback* whole) const {
+  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+    auto compute = make_compute(*p.shaders, whole);
+    if (!compute) return compute.error();
+    return MadePipeline{*compute};
+  }
+  return create_graphics_pipeline(context_, *p.shaders, p.targets, p.render_pass, cache_, options_.fast_link, whole);
+}
+
+void PipelineSet::account(const MaterialPipeline& p, const MadePipeline& made,
+                          const VkPipelineCreationFeedback& whole) {
   if (context_.creation_feedback()) count_feedback(whole);
-  ++stats_.graphics;
-  stats_.linked_fast += made->linked_fast();
-  return made;
+  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
+    ++stats_.compute;
+  } else {
+    ++stats_.graphics;
+    stats_.linked_fast += made.linked_fast();
+  }
 }
 
 std::size_t PipelineSet::waiting_optimisation() const {
@@ -182,14 +182,10 @@ Result<VkPipeline> PipelineSet::pipeline(const PipelineKey& key, const MaterialP
     return it->second.pipeline;
   }
   if (auto it = update.fresh.pipelines.find(key); it != update.fresh.pipelines.end()) return it->second.pipeline;
-  Result<MadePipeline> created = make_error("");
-  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-    auto compute = create_compute(*p.shaders);
-    created = compute ? Result<MadePipeline>(MadePipeline{*compute}) : Result<MadePipeline>(compute.error());
-  } else {
-    created = create_graphics(*p.shaders, p.targets, p.render_pass);
-  }
+  VkPipelineCreationFeedback whole{};
+  auto created = make(p, &whole);
   if (!created) return make_error(where + ": " + created.error().message);
+  account(p, *created, whole);
   update.fresh.pipelines.emplace(key, *created);
   return created->pipeline;
 }

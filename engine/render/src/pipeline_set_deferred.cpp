@@ -9,26 +9,6 @@
 
 namespace kiln::render {
 
-Result<MadePipeline> PipelineSet::make(const MaterialPipeline& p, VkPipelineCreationFeedback* whole) const {
-  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-    auto compute = make_compute(*p.shaders, whole);
-    if (!compute) return compute.error();
-    return MadePipeline{*compute};
-  }
-  return create_graphics_pipeline(context_, *p.shaders, p.targets, p.render_pass, cache_, options_.fast_link, whole);
-}
-
-void PipelineSet::account(const MaterialPipeline& p, const MadePipeline& made,
-                          const VkPipelineCreationFeedback& whole) {
-  if (context_.creation_feedback()) count_feedback(whole);
-  if (p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) {
-    ++stats_.compute;
-  } else {
-    ++stats_.graphics;
-    stats_.linked_fast += made.linked_fast();
-  }
-}
-
 // Owned by the set from here; every material pass of that variant and pass draws with it.
 void PipelineSet::install(const PipelineKey& key, const MadePipeline& made) {
   current_.pipelines.emplace(key, made);

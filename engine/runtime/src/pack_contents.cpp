@@ -26,6 +26,12 @@ std::string variant_id(std::string_view target, std::string_view variant_name) {
   return std::string(target).append(":").append(variant_name);
 }
 
+std::optional<std::pair<std::string_view, std::string_view>> split_variant_id(std::string_view id) {
+  const auto colon = id.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  return std::pair{id.substr(0, colon), id.substr(colon + 1)};
+}
+
 std::string encode_shaders_identity(const ShadersIdentity& identity) {
   std::string out = "shaders";
   for (const auto& [target, ns] : identity.targets) out += " " + target + "=" + ns;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -95,10 +96,10 @@ class JitRuntime {
   // page's key words (page_key_words(): the page and the callees it inlines).
   std::shared_ptr<PageSlot> request(std::span<const std::uint32_t> page, std::span<const std::uint16_t> entries,
                                     abi::JitMode mode);
-  // Ahead of time (the cook): every page of `program` with all its
-  // entries, for `mode`, into memory and the persistent cache, compiled on the calling thread where
-  // the cache does not have it. Returns how many pages have code.
-  std::size_t precompile(const Program& program, abi::JitMode mode);
+  // Ahead of time (the cook): every page of `program` (with `only`, those whose aot_page_id() it
+  // holds) with all its entries, for `mode`, into memory and the persistent cache, compiled on the
+  // calling thread where the cache does not have it. Returns how many pages have code.
+  std::size_t precompile(const Program& program, abi::JitMode mode, const std::set<std::string>* only = nullptr);
   // Blocks until no compile is queued or running.
   void wait_idle();
   // Blocks until every blob handed to the cache is on disk.

@@ -78,6 +78,7 @@ std::vector<TextureInput> check_texture_uses(const ProjectReader& reader, const 
                                              std::vector<std::string>& errors);
 
 // The engine functions scripts may call: one per authored material parameter.
+std::vector<runtime::ParameterFunction> parameter_functions(const std::vector<MaterialInput>& materials);
 std::vector<jit::HostSignature> host_signatures(std::span<const runtime::ParameterFunction> functions);
 std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials);
 

@@ -152,8 +152,6 @@ class PipelineSet {
   Result<const DeviceVariant*> device_variant(const SceneSource& source, const std::string& name, Update& update);
   Result<VkPipeline> pipeline(const PipelineKey& key, const MaterialPipeline& p, const std::string& where,
                               Update& update);
-  Result<MadePipeline> create_graphics(const DeviceVariant& v, const PassTargets& targets, VkRenderPass pass);
-  Result<VkPipeline> create_compute(const DeviceVariant& v);
   // Thread-safe: touch nothing of the set but the device and the cache (which Vulkan synchronises).
   Result<VkPipeline> make_compute(const DeviceVariant& v, VkPipelineCreationFeedback* whole) const;
   Result<MadePipeline> make(const MaterialPipeline& p, VkPipelineCreationFeedback* whole) const;

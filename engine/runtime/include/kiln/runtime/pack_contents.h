@@ -36,6 +36,8 @@ std::optional<std::string_view> entry_id(EntryKind kind, std::string_view name);
 
 // The id of a variant's entry: "<target>:<variant name>".
 std::string variant_id(std::string_view target, std::string_view variant_name);
+// Its target and variant name (targets hold no ':'); nothing for an id without a target.
+std::optional<std::pair<std::string_view, std::string_view>> split_variant_id(std::string_view id);
 
 struct ShadersIdentity {
   std::vector<std::pair<std::string, std::string>> targets;  // target -> namespace id, default first
