@@ -109,8 +109,13 @@ TEST_SUITE("jit") {
           "loop.lua:1: attempt to call function 'later' before its definition");
     CHECK(run("local f = later\nfunction later() return 1 end", {}) ==
           "loop.lua:1: function 'later' used before its definition");
-    CHECK(run("local t = {}\nwhile true do t[#t + 1] = 1 end", {.max_array_elements = 1000}) ==
-          "loop.lua:2: array memory budget exhausted (1000 elements)");
+    // Memory that stays live: the collector stops the script where it allocates past the budget.
+    const std::string runaway = run("local t = {}\nwhile true do t[#t + 1] = 1 end", {.memory_max = 64 << 10});
+    CHECK_MESSAGE(runaway.starts_with("loop.lua:2: script memory budget exhausted ("), runaway);
+    CHECK_MESSAGE(runaway.ends_with(" live, over scripts.memory_max = 64KiB)"), runaway);
+    const std::string strings =
+        run("local t = {}\nwhile true do t[#t + 1] = string.rep(\"x\", 100) .. #t end", {.memory_max = 1 << 20});
+    CHECK_MESSAGE(strings.starts_with("loop.lua:2: script memory budget exhausted ("), strings);
     {
       // A function whose locals need no temporaries still gets a frame for all of them, however deep.
       std::string src = "function many()\n";

@@ -415,11 +415,12 @@ TEST_SUITE("jit") {
     CHECK(jit->stats().compiled >= 1);
   }
 
-  TEST_CASE("compiled appends give the interpreter's arrays - and stop at the element budget where it does") {
+  TEST_CASE(
+      "compiled appends give the interpreter's arrays - and collect and stop at the memory budget where it does") {
     jitc::LlvmPageCompiler compiler;
     auto jit = runtime(&compiler, {});
-    auto outcome = [&](const Program& program, JitRuntime* runtime, std::uint64_t max_elements) {
-      return run(program, {.max_array_elements = max_elements, .jit = runtime});
+    auto outcome = [&](const Program& program, JitRuntime* runtime, std::uint64_t memory_max) {
+      return run(program, {.memory_max = memory_max, .jit = runtime});
     };
     // Appends by index and by a table constructor inside loops; sums and sizes tell the contents.
     const std::string grow =
@@ -431,20 +432,26 @@ TEST_SUITE("jit") {
     for (const std::string& source : {grow, runaway}) {
       auto program = compile_script("grow.lua", source);
       REQUIRE_MESSAGE(program, program.error().message);
-      // A large budget (a million elements; the default's 2^26 takes a minute under the sanitizers and
-      // tells nothing more), one the growing loop crosses, and a small one.
-      for (std::uint64_t max_elements : {std::uint64_t{1} << 20, std::uint64_t{5000}, std::uint64_t{777}}) {
-        CAPTURE(max_elements);
-        CHECK(outcome(*program, jit.get(), max_elements) == outcome(*program, nullptr, max_elements));
+      // A large budget (8 MiB; the default takes long under the sanitizers and tells nothing more),
+      // one the growing loop crosses, and a small one: compiled appends stop where a collection is
+      // due, so both collect at the same appends and stop at the same one.
+      for (std::uint64_t memory_max : {std::uint64_t{8} << 20, std::uint64_t{40000}, std::uint64_t{6000}}) {
+        CAPTURE(memory_max);
+        CHECK(outcome(*program, jit.get(), memory_max) == outcome(*program, nullptr, memory_max));
       }
     }
     auto program = compile_script("grow.lua", grow);
     REQUIRE(program);
-    CHECK(outcome(*program, jit.get(), std::uint64_t{1} << 26) == "3000\t13519500\n");  // as lua5.1 prints it
+    CHECK(outcome(*program, jit.get(), std::uint64_t{256} << 20) == "3000\t13519500\n");  // as lua5.1 prints it
     program = compile_script("grow.lua", runaway);
     REQUIRE(program);
-    CHECK(outcome(*program, jit.get(), 777) ==  // the array itself is the 777th: 776 elements fit
-          "100\n200\n300\n400\n500\n600\n700\nRUNTIME ERROR: grow.lua:5: array memory budget exhausted (777 elements)");
+    // 8 KiB: the first collection is due after 1024 words, when the array holds about a thousand
+    // elements and is over the budget.
+    const std::string stopped = outcome(*program, jit.get(), 8192);
+    CHECK_MESSAGE(stopped.starts_with("100\n200\n300\n400\n500\n600\n700\n800\n900\n"), stopped);
+    CHECK_MESSAGE(stopped.find("RUNTIME ERROR: grow.lua:5: script memory budget exhausted (8.0 KiB live, over "
+                               "scripts.memory_max = 8KiB)") != std::string::npos,
+                  stopped);
   }
 
   TEST_CASE(

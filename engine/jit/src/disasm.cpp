@@ -52,14 +52,21 @@ std::string disassemble(const Program& program) {
           if (pc + 1 < fn.words)
             std::snprintf(buf, sizeof buf, "r%u %s (%u arguments)", a_of(w), function_name(code[pc + 1]), b_of(w));
           break;
-        case OpFormat::kString: {
+        case OpFormat::kString:
+        case OpFormat::kAString: {
           const std::uint32_t n = pc + 1 < fn.words ? code[pc + 1] : 0;
           std::string text;
           for (std::uint32_t k = 0; k < n && pc + 2 + k / 4 < fn.words; ++k)
             text += static_cast<char>((code[pc + 2 + k / 4] >> (8 * (k % 4))) & 0xff);
-          std::snprintf(buf, sizeof buf, "\"%.60s\"", text.c_str());
+          if (op_info(op).format == OpFormat::kAString)
+            std::snprintf(buf, sizeof buf, "r%u \"%.60s\"", a_of(w), text.c_str());
+          else
+            std::snprintf(buf, sizeof buf, "\"%.60s\"", text.c_str());
           break;
         }
+        case OpFormat::kAStringArgs:
+          std::snprintf(buf, sizeof buf, "r%u string function %u (%u arguments)", a_of(w), b_of(w), c_of(w));
+          break;
         case OpFormat::kABNumber:
           std::snprintf(buf, sizeof buf, "r%u r%u %.17g", a_of(w), b_of(w), constant_operand(code, pc));
           break;

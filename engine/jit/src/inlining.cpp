@@ -70,6 +70,13 @@ bool inline_op(Op op) {
     case Op::kLoadF:
     case Op::kCallR:
     case Op::kTailCall:
+    case Op::kLoadS:
+    case Op::kStr:
+    case Op::kLenS:
+    case Op::kEqS:
+    case Op::kLtS:
+    case Op::kLeS:
+    case Op::kPutStr:
     case Op::kCount: return false;
   }
   return false;

@@ -8,7 +8,7 @@ namespace kiln::jit {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x4B424331;  // "KBC1"
-constexpr std::uint32_t kFormat = 2;          // 2: constant-operand instructions
+constexpr std::uint32_t kFormat = 3;          // 2: constant-operand instructions; 3: strings
 
 class Writer {
  public:
@@ -91,7 +91,9 @@ Status verify_program(const Program& p, const std::string& name) {
       const OpInfo& info = op_info(op);
       const std::size_t a = a_of(w), b = b_of(w), c = c_of(w);
       if (pc + 1 >= f.words) {
-        if (info.format == OpFormat::kString) return bad(pc, "string length outside the code");
+        if (info.format == OpFormat::kString || info.format == OpFormat::kAString)
+          return bad(pc, "string length outside the code");
+        if (info.format == OpFormat::kAStringArgs) return bad(pc, "argument kinds outside the code");
         if (has_inline_offset(op)) return bad(pc, "branch offset outside the code");
       }
       const std::size_t length = instruction_words(body, pc);
@@ -113,6 +115,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case OpFormat::kAFunction:
         case OpFormat::kAJump:
         case OpFormat::kANumber:
+        case OpFormat::kAString:
         case OpFormat::kANumberBranch: highest = a; break;
         case OpFormat::kAB:
         case OpFormat::kABNumber:
@@ -120,6 +123,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case OpFormat::kABC: highest = std::max({a, b, c}); break;
         case OpFormat::kLoopJump: highest = a + 3; break;
         case OpFormat::kAMathArgs:
+        case OpFormat::kAStringArgs:
         case OpFormat::kAHostArgs: highest = c ? a + c - 1 : a; break;
         case OpFormat::kABArgs: highest = std::max({a, b, c ? a + c - 1 : 0}); break;
         case OpFormat::kATailCall: highest = b ? a + b - 1 : a; break;
@@ -138,7 +142,11 @@ Status verify_program(const Program& p, const std::string& name) {
       if (info.format == OpFormat::kAHostArgs && b >= p.host.size()) return bad(pc, "host function index out of range");
       if (info.format == OpFormat::kAMathArgs && b > static_cast<unsigned>(MathFn::kMax))
         return bad(pc, "unknown math function");
-      if ((info.format == OpFormat::kAMathArgs || info.format == OpFormat::kAHostArgs) && c > 255 - a)
+      if (info.format == OpFormat::kAStringArgs && (b >= static_cast<unsigned>(StringFn::kCount) || c > kMaxStringArgs))
+        return bad(pc, "unknown string function or too many arguments");
+      if ((info.format == OpFormat::kAMathArgs || info.format == OpFormat::kAHostArgs ||
+           info.format == OpFormat::kAStringArgs) &&
+          c > 255 - a)
         return bad(pc, "arguments outside the frame");
       pc += length;
     }

@@ -11,6 +11,7 @@ std::string type_name(Type t) {
     case Type::kString: return "string";
     case Type::kFunction: return "function";
     case Type::kVoid: return "void";
+    case Type::kArray: return "array of references";
   }
   return "?";
 }

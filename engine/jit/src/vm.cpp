@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "string_lib.h"
 #include "vm_impl.h"
 
 namespace kiln::jit {
@@ -224,18 +225,23 @@ op_FORLOOP : {
   }
   NEXT();
 }
-#define KILN_GROW()                                                                                                   \
-  do {                                                                                                                \
-    if (++elements > options.max_array_elements)                                                                      \
-      return error_at(*f, pc - 1,                                                                                     \
-                      "array memory budget exhausted (" + std::to_string(options.max_array_elements) + " elements)"); \
+// An instruction that allocates: a collection first when one is due, while its operands are in
+// its registers (roots).
+#define KILN_MAKE_ROOM()                              \
+  do {                                                \
+    if (collection_due()) [[unlikely]] {              \
+      if (Status room = collect(*f, pc - 1); !room) { \
+        return room;                                  \
+      }                                               \
+    }                                                 \
   } while (0)
 op_NEWARR:
-  KILN_GROW();
-  R[A].a = new_array();
+  KILN_MAKE_ROOM();
+  R[A].a = new_array(B == 2);
   NEXT();
 op_APPEND:
-  KILN_GROW();
+  KILN_MAKE_ROOM();
+  ++elements;
   static_cast<Array*>(R[A].a)->push_back(R[B]);
   NEXT();
 op_GETI : {
@@ -255,7 +261,8 @@ op_SETI : {
   if (i >= 1 && i <= n && i == std::floor(i)) {
     (*arr)[static_cast<std::size_t>(i) - 1] = R[C];
   } else if (i == n + 1) {
-    KILN_GROW();
+    KILN_MAKE_ROOM();
+    ++elements;
     arr->push_back(R[C]);
   } else {
     return error_at(*f, pc - 1,
@@ -357,6 +364,37 @@ op_PRINTLN:
   out(line);
   line.clear();
   NEXT();
+op_LOADS:
+  KILN_MAKE_ROOM();
+  R[A].ref = constant_string(code + pc - 1);
+  pc += 1 + (code[pc] + 3) / 4;
+  NEXT();
+op_STR : {
+  KILN_MAKE_ROOM();
+  const StringFn fn = static_cast<StringFn>(B);
+  const auto v = call_string_function(heap, fn, {&R[A], C, code[pc]}, options.memory_max);
+  if (!v) return error_at(*f, pc - 1, v.error().message);
+  ++pc;
+  R[A] = *v;
+  if (fn != StringFn::kToNumber && fn != StringFn::kLen && fn != StringFn::kByte)
+    count_string(static_cast<const String*>(R[A].ref));
+  NEXT();
+}
+op_LENS:
+  R[A].n = static_cast<double>(static_cast<const String*>(R[B].ref)->length);
+  NEXT();
+op_EQS:
+  R[A].n = strings_equal(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) ? 1 : 0;
+  NEXT();
+op_LTS:
+  R[A].n = compare_strings(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) < 0 ? 1 : 0;
+  NEXT();
+op_LES:
+  R[A].n = compare_strings(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) <= 0 ? 1 : 0;
+  NEXT();
+op_PUTSTR:
+  line.append(static_cast<const String*>(R[A].ref)->view());
+  NEXT();
 op_DEFINE:
   defined[ud_of(w)] = true;
   NEXT();
@@ -395,6 +433,7 @@ op_JNOTEQK:
 op_JEQK:
   KILN_BRANCH(R[A].n == KILN_CONSTANT(pc + 1), 3);
 #undef KILN_BRANCH
+#undef KILN_MAKE_ROOM
 #undef K
 #undef KILN_CONSTANT
 #undef KILN_TICK
@@ -458,10 +497,14 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       if (want == Type::kFunction)
         return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name +
                           "' is a function: the engine cannot pass one");
+      if (want == Type::kArray)
+        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name +
+                          "' is an array of strings or arrays: the engine cannot pass one");
       const bool ok = (want == Type::kNumber && std::holds_alternative<double>(a)) ||
                       (want == Type::kBoolean && std::holds_alternative<bool>(a)) ||
                       (want == Type::kNumberArray && std::holds_alternative<std::vector<double>>(a)) ||
-                      (want == Type::kBooleanArray && std::holds_alternative<std::vector<bool>>(a));
+                      (want == Type::kBooleanArray && std::holds_alternative<std::vector<bool>>(a)) ||
+                      (want == Type::kString && std::holds_alternative<std::string>(a));
       if (!ok)
         return make_error(impl_->program.file + ": argument " + std::to_string(i + 1) + " of '" + name + "' must be " +
                           type_name(want));
@@ -470,8 +513,10 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
         slot.n = *d;
       else if (auto* b = std::get_if<bool>(&a))
         slot.n = *b ? 1 : 0;
+      else if (auto* text = std::get_if<std::string>(&a))
+        slot.ref = impl_->heap.new_string(*text);  // counted by the next collection
       else {
-        slot.a = impl_->new_array();
+        slot.a = impl_->new_array(false);
         if (auto* nums = std::get_if<std::vector<double>>(&a))
           for (double x : *nums) static_cast<Array*>(slot.a)->push_back(Value{x});
         else
@@ -485,6 +530,9 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
     switch (fn.result) {
       case Type::kBoolean: return ScriptValue{result.n != 0};
       case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");
+      case Type::kArray:
+        return make_error(impl_->program.file + ": '" + name + "' returns an array of strings or arrays");
+      case Type::kString: return ScriptValue{std::string(static_cast<const String*>(result.ref)->view())};
       case Type::kNumberArray: {
         std::vector<double> out;
         for (const Value& v : *static_cast<const Array*>(result.a)) out.push_back(v.n);

@@ -12,10 +12,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kiln/jit/inlining.h"
 #include "kiln/jit/jit_runtime.h"
+#include "heap.h"
 #include "kiln/jit/vm.h"
 #include "values.h"
 
@@ -27,6 +29,10 @@ namespace kiln::jit {
 // the dispatcher's loop, which keeps them on the frame stack alone. At most ~1 MiB of machine stack.
 inline constexpr std::uint64_t kNativeStackUnits = 4096;
 inline constexpr std::uint64_t kSlowCallUnits = 16;
+
+// The first collection comes after this many words were allocated (512 KiB), each later one after
+// as many as survived the one before (and at least this many), within the memory budget.
+inline constexpr std::uint64_t kFirstCollectionWords = std::uint64_t{1} << 16;
 
 // How a run of compiled code ended.
 enum class Ran {
@@ -81,14 +87,15 @@ struct Vm::Impl {
   abi::Context context{};  // before the frame stack, which lives in it
   std::vector<Value> stack;
   FrameStack frames;
-  std::vector<std::unique_ptr<Array>> heap;
-  std::vector<std::uint8_t> defined;  // bytes, not vector<bool>: read on every call
+  Heap heap;
+  std::unordered_map<const std::uint32_t*, String*> constants;  // string constants, by their LOADS in the code
+  std::vector<std::uint8_t> defined;                            // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;
   std::function<void(std::string_view)> out = [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   };
   std::string line;
-  std::uint64_t elements = 0;  // arrays and array elements created, against options.max_array_elements
+  std::uint64_t elements = 0;  // words allocated since the last collection (context.elements)
   bool running = false;
 
   // Compiled pages (options.jit): a slot per program page once it got hot, and its heat until then.
@@ -129,7 +136,7 @@ struct Vm::Impl {
     context.entries = call_entries.data();
     context.defined = defined.data();
     context.elements = &elements;
-    context.max_elements = options.max_array_elements;
+    context.max_elements = std::clamp<std::uint64_t>(options.memory_max / sizeof(Value), 1, kFirstCollectionWords);
     for (std::size_t f = 0; f < p.functions.size(); ++f)
       starts.push_back({p.code(f), static_cast<std::size_t>(p.functions[f].frame_slots) + 1});
   }
@@ -227,10 +234,18 @@ struct Vm::Impl {
     return make_error(program.file + ":" + std::to_string(line_no) + ": " + message);
   }
 
-  Array* new_array() {
-    heap.push_back(std::make_unique<Array>());
-    return heap.back().get();
+  // Allocation. An instruction that allocates first calls make_room (the collection it may run
+  // sees the instruction's operands in its registers), then allocates, counting what it took.
+  [[nodiscard]] bool collection_due() const { return elements >= context.max_elements; }
+  // Collects with the frame `f` on top of the stack (its registers and every frame below are the
+  // roots); an error at `pc` when what stays live is over options.memory_max.
+  [[gnu::noinline]] Status collect(const Frame& f, std::size_t pc);
+  Array* new_array(bool refs) {
+    elements += sizeof(Array) / sizeof(Value) + 1;
+    return heap.new_array(refs);
   }
+  void count_string(const String* s) { elements += (sizeof(String) + s->length + 16) / sizeof(Value); }
+  String* constant_string(const std::uint32_t* at);  // the string of the LOADS at `at`
 
   // Points the context at a run's budget counter and cancellation flag.
   void begin_run(const std::atomic<bool>& cancelled, std::uint64_t& counted) {

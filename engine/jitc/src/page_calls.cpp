@@ -257,7 +257,7 @@ void Emitter::finish_calls() {
     llvm::IRBuilder<> before(&*call.start->getFirstInsertionPt());
     auto* regs = current_regs(before);
     for (int r : written_)
-      if (r >= call.a) tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
+      tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
     llvm::IRBuilder<> after(call.reload->getTerminator());
     auto* result = tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_);
     store_slot(after, result, slot(call.a));

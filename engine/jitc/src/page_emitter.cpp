@@ -409,8 +409,16 @@ void Emitter::emit_instruction(std::size_t k) {
       returns_.push_back({block, k, value});
       return;
     }
-    // Printing, host calls, allocation, function values: the interpreter's. Every instruction is
-    // listed in this switch (-Werror=switch): a new one is compiled or handed over by decision.
+    // Printing, host calls, allocation, function values, strings: the interpreter's. Every
+    // instruction is listed in this switch (-Werror=switch): a new one is compiled or handed over
+    // by decision.
+    case Op::kLoadS:
+    case Op::kStr:
+    case Op::kLenS:
+    case Op::kEqS:
+    case Op::kLtS:
+    case Op::kLeS:
+    case Op::kPutStr:
     case Op::kNewArr:
     case Op::kHost:
     case Op::kPutN:

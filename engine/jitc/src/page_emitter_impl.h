@@ -316,10 +316,12 @@ class Emitter {
   // a function once defined stays defined (one defined later is only inlined from the next entry on).
   llvm::Value* inline_allowed(std::uint32_t function, int depth);
 
-  // Before a call, the registers from a up that this page wrote go to memory (the others are there
-  // already); after it, the result is read back. The registers above a are the callee's frame: the
-  // bytecode never reads one after a call before writing it (the interpreter's callee overwrites
-  // them too), so their values here need not follow memory.
+  // Before a call, every register this page wrote goes to memory (the others are there already):
+  // the arguments for the callee, the rest for the collector, which may run inside the call and
+  // finds live references only in memory (jit_abi.h). After it, the result is read back. The
+  // registers above a are the callee's frame: the bytecode never reads one after a call before
+  // writing it (the interpreter's callee overwrites them too), so their values here need not follow
+  // memory.
   void finish_calls();
   llvm::Value* load_field(std::size_t offset, llvm::Type* type) { return ctx_load(B_, offset, type); }
   void store_field(std::size_t offset, llvm::Value* value) {

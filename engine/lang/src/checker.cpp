@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kiln/core/text.h"
+#include "kiln/jit/string_format.h"
 
 #include "type_solver.h"
 
@@ -102,6 +103,11 @@ class Checker {
     return {s.storage, s.slot, Type::kNumber};
   }
 
+  static bool is_library(const std::string& name) {
+    return name == "print" || name == "math" || name == "engine" || name == "string" || name == "tostring" ||
+           name == "tonumber";
+  }
+
   // ---- pass 1: global functions are visible everywhere (mutual recursion) ------------------------
   Status declare_globals(const Block& b) {
     for (const auto& st : b) {
@@ -110,8 +116,7 @@ class Checker {
         if (auto it = globals_.find(f.name); it != globals_.end())
           return fail(f.pos, "function '" + f.name + "' is defined twice (first at " +
                                  at(out_.functions[it->second].def->pos) + ")");
-        if (f.name == "print" || f.name == "math" || f.name == "engine")
-          return fail(f.pos, "'" + f.name + "' is a library name and cannot be redefined");
+        if (is_library(f.name)) return fail(f.pos, "'" + f.name + "' is a library name and cannot be redefined");
         globals_[f.name] = new_function(f, st.get());
       }
       for (const Block* inner : children(*st)) KILN_TRY(declare_globals(*inner));
@@ -323,7 +328,7 @@ class Checker {
       return fail(e.pos, "assignment to a field (a.b = ...) is outside Kiln's script subset");
     const Symbol* s = lookup(e.text);
     if (!s) {
-      if (globals_.count(e.text) || e.text == "math" || e.text == "print" || e.text == "engine")
+      if (globals_.count(e.text) || is_library(e.text))
         return fail(e.pos, "cannot assign to function '" + e.text + "'");
       return fail(e.pos, "assignment to undeclared global '" + e.text + "' (declare it with 'local')");
     }
@@ -384,14 +389,12 @@ class Checker {
     switch (e.kind) {
       case ExprKind::kNumber: return record(e, solver_.fresh(K::kNum));
       case ExprKind::kBool: return record(e, solver_.fresh(K::kBool));
-      case ExprKind::kString:
-        return fail(e.pos, "strings are only allowed as arguments of print in Kiln's script subset");
+      case ExprKind::kString: return record(e, solver_.fresh(K::kStr));
       case ExprKind::kName: {
         const Symbol* s = lookup(e.text);
         if (!s && globals_.count(e.text)) return function_value(e, globals_.at(e.text));
         if (!s) {
-          if (e.text == "math" || e.text == "engine" || e.text == "print")
-            return fail(e.pos, "library '" + e.text + "' used as a value");
+          if (is_library(e.text)) return fail(e.pos, "library '" + e.text + "' used as a value");
           return fail(e.pos, "unknown name '" + e.text + "'");
         }
         if (s->kind == Symbol::kFunction) return function_value(e, s->function);
@@ -407,7 +410,9 @@ class Checker {
             return fail(e.pos, "math." + e.text + " used as a value: functions are not values in Kiln's script subset");
           return fail(e.pos, "unknown math member '" + e.text + "'");
         }
-        return fail(e.pos, "field access (a.b) is outside Kiln's script subset (only math.* and engine.*)");
+        if (e.a->kind == ExprKind::kName && e.a->text == "string" && !lookup("string"))
+          return fail(e.pos, "string." + e.text + " used as a value: functions are not values in Kiln's script subset");
+        return fail(e.pos, "field access (a.b) is outside Kiln's script subset (only math.*, string.* and engine.*)");
       }
       case ExprKind::kCall: return call(e);
       case ExprKind::kIndex: return index(e);
@@ -416,15 +421,10 @@ class Checker {
         for (const auto& item : e.items) {
           auto tv = value(*item);
           if (!tv) return tv;
+          const std::string before = solver_.describe(elem);  // unify links what it compares, failing or not
           if (!solver_.unify(elem, *tv))
-            return fail(item->pos, "array elements must have one type: " + solver_.describe(*tv) + " after " +
-                                       solver_.describe(elem));
+            return fail(item->pos, "array elements must have one type: " + solver_.describe(*tv) + " after " + before);
         }
-        deferred_.push_back({[this, elem, pos = e.pos]() -> Status {
-          const K k = solver_.kind(elem);
-          if (k == K::kArray) return fail(pos, "arrays of arrays are outside Kiln's script subset");
-          return {};
-        }});
         return record(e, solver_.array_of(elem));
       }
       case ExprKind::kUnary: {
@@ -432,8 +432,19 @@ class Checker {
         if (!a) return a;
         if (e.unop == UnOp::kNot) return record(e, solver_.fresh(K::kBool));
         if (e.unop == UnOp::kLen) {
-          if (!solver_.unify(*a, solver_.array_of(solver_.fresh())))
-            return fail(e.pos, "'#' needs an array, not " + solver_.describe(*a));
+          const K k = solver_.kind(*a);
+          if (k != K::kUnknown && k != K::kArray && k != K::kStr)
+            return fail(e.pos, "'#' needs an array or a string, not " + solver_.describe(*a));
+          // Still unknown here: decided when the script is checked, an array unless it is a string.
+          defaults_.push_back([this, tv = *a] {
+            if (solver_.kind(tv) == K::kUnknown) solver_.unify(tv, solver_.array_of(solver_.fresh()));
+          });
+          deferred_.push_back({[this, tv = *a, pos = e.pos]() -> Status {
+            const K now = solver_.kind(tv);
+            if (now != K::kArray && now != K::kStr)
+              return fail(pos, "'#' needs an array or a string, not " + solver_.describe(tv));
+            return {};
+          }});
           return record(e, solver_.fresh(K::kNum));
         }
         if (!solver_.unify(*a, solver_.fresh(K::kNum)))
@@ -458,10 +469,6 @@ class Checker {
     const int elem = solver_.fresh();
     if (!solver_.unify(*arr, solver_.array_of(elem)))
       return fail(e.pos, "indexing needs an array, not " + solver_.describe(*arr));
-    deferred_.push_back({[this, elem, pos = e.pos]() -> Status {
-      if (solver_.kind(elem) == K::kArray) return fail(pos, "arrays of arrays are outside Kiln's script subset");
-      return {};
-    }});
     auto i = value(*e.b);
     if (!i) return i;
     if (!solver_.unify(*i, solver_.fresh(K::kNum)))
@@ -485,7 +492,7 @@ class Checker {
                                solver_.describe(*y));
       deferred_.push_back({[this, c = *c, x = *x, pos = e.pos]() -> Status {
         const K k = solver_.kind(x);
-        if (k == K::kNum || k == K::kArray || k == K::kFunc || k == K::kUnknown) return {};
+        if (k == K::kNum || k == K::kStr || k == K::kArray || k == K::kFunc || k == K::kUnknown) return {};
         if (solver_.unify(c, x)) return {};  // all booleans: plain and/or
         return fail(pos, "'c and x or y' with a boolean x needs a boolean c");
       }});
@@ -496,7 +503,7 @@ class Checker {
     if (!a) return a;
     auto b = value(*e.b);
     if (!b) return b;
-    const char* spelling[] = {"+", "-", "*", "/", "%", "^", "==", "~=", "<", "<=", ">", ">=", "and", "or"};
+    const char* spelling[] = {"+", "-", "*", "/", "%", "^", "==", "~=", "<", "<=", ">", ">=", "and", "or", ".."};
     const std::string opname = spelling[static_cast<int>(op)];
     switch (op) {
       case BinOp::kAdd:
@@ -504,17 +511,45 @@ class Checker {
       case BinOp::kMul:
       case BinOp::kDiv:
       case BinOp::kMod:
-      case BinOp::kPow:
-      case BinOp::kLt:
-      case BinOp::kLe:
-      case BinOp::kGt:
-      case BinOp::kGe: {
+      case BinOp::kPow: {
         for (int tv : {*a, *b})
           if (!solver_.unify(tv, solver_.fresh(K::kNum)))
             return fail(e.pos, "'" + opname + "' needs numbers, not " + solver_.describe(tv));
-        const bool comparison = op == BinOp::kLt || op == BinOp::kLe || op == BinOp::kGt || op == BinOp::kGe;
-        return record(e, solver_.fresh(comparison ? K::kBool : K::kNum));
+        return record(e, solver_.fresh(K::kNum));
       }
+      case BinOp::kLt:
+      case BinOp::kLe:
+      case BinOp::kGt:
+      case BinOp::kGe: {  // two numbers or two strings; numbers unless the script says otherwise
+        if (!solver_.unify(*a, *b))
+          return fail(e.pos, "'" + opname + "' compares " + solver_.describe(*a) + " with " + solver_.describe(*b));
+        auto comparable = [this, tv = *a, opname, pos = e.pos]() -> Status {
+          const K k = solver_.kind(tv);
+          if (k != K::kNum && k != K::kStr && k != K::kUnknown)
+            return fail(pos, "'" + opname + "' needs numbers or strings, not " + solver_.describe(tv));
+          return {};
+        };
+        KILN_TRY(comparable());
+        defaults_.push_back([this, tv = *a] {
+          if (solver_.kind(tv) == K::kUnknown) solver_.unify(tv, solver_.fresh(K::kNum));
+        });
+        deferred_.push_back(comparable);
+        return record(e, solver_.fresh(K::kBool));
+      }
+      case BinOp::kConcat:
+        for (const auto& [tv, side] : {std::pair{*a, e.a.get()}, std::pair{*b, e.b.get()}}) {
+          auto joinable = [this, tv = tv, pos = side->pos]() -> Status {
+            const K k = solver_.kind(tv);
+            if (k == K::kUnknown)
+              return fail(pos, "the type of this value is never fixed by the script, so it cannot be joined with '..'");
+            if (k != K::kNum && k != K::kStr)
+              return fail(pos, "'..' joins strings and numbers, not " + solver_.describe(tv));
+            return {};
+          };
+          if (solver_.kind(tv) != K::kUnknown) KILN_TRY(joinable());
+          deferred_.push_back(joinable);
+        }
+        return record(e, solver_.fresh(K::kStr));
       case BinOp::kEq:
       case BinOp::kNe:
         deferred_.push_back({[this, tv = *a, pos = e.pos]() -> Status {
@@ -542,20 +577,24 @@ class Checker {
   // A call, by what is called: print, a script function, a function value, math.*, engine.*.
   Result<int> call(const Expr& e) {
     const Expr& callee = *e.a;
+    if (e.method) return string_call(e, "string." + callee.text);  // s:f(...): strings' methods
     if (callee.kind == ExprKind::kName) {
       const Symbol* s = lookup(callee.text);
       if (!s && callee.text == "print") return print_call(e);
       if (s && s->kind == Symbol::kFunction) return script_call(e, s->function);
       if (!s && globals_.count(callee.text)) return script_call(e, globals_.at(callee.text));
       if (s) return indirect_call(e, "'" + callee.text + "'");  // a variable holding a function value
+      if (!globals_.count(callee.text) && (callee.text == "tostring" || callee.text == "tonumber"))
+        return string_call(e, callee.text);
       return fail(callee.pos, "unknown function '" + callee.text + "'");
     }
     if (callee.kind == ExprKind::kField && callee.a->kind == ExprKind::kName && !lookup(callee.a->text)) {
       if (callee.a->text == "math") return math_call(e);
       if (callee.a->text == "engine") return host_call(e);
+      if (callee.a->text == "string") return string_call(e, "string." + callee.text);
     }
     if (callee.kind == ExprKind::kField)
-      return fail(e.pos, "only named functions, math.* and engine.* can be called in Kiln's script subset");
+      return fail(e.pos, "only named functions, math.*, string.* and engine.* can be called in Kiln's script subset");
     return indirect_call(e, "this");  // any other expression: a function value
   }
 
@@ -623,6 +662,93 @@ class Checker {
     return record(e, result);
   }
 
+  // tostring, tonumber and string.*, `name` as the script spells it (the method form s:f(...) is
+  // string.f(s, ...)).
+  Result<int> string_call(const Expr& e, const std::string& name) {
+    struct Signature {
+      StringFn fn;
+      std::size_t min_args, max_args;
+      K first;  // the first argument: kStr, kNum, or kUnknown for "a number, a boolean or a string"
+      K rest;   // the others, the same way
+      K result;
+    };
+    static const std::map<std::string, Signature> table = {
+        {"tostring", {StringFn::kToString, 1, 1, K::kUnknown, K::kNum, K::kStr}},
+        {"tonumber", {StringFn::kToNumber, 1, 1, K::kUnknown, K::kNum, K::kNum}},
+        {"string.len", {StringFn::kLen, 1, 1, K::kStr, K::kNum, K::kNum}},
+        {"string.sub", {StringFn::kSub, 2, 3, K::kStr, K::kNum, K::kStr}},
+        {"string.upper", {StringFn::kUpper, 1, 1, K::kStr, K::kNum, K::kStr}},
+        {"string.lower", {StringFn::kLower, 1, 1, K::kStr, K::kNum, K::kStr}},
+        {"string.rep", {StringFn::kRep, 2, 2, K::kStr, K::kNum, K::kStr}},
+        {"string.byte", {StringFn::kByte, 1, 2, K::kStr, K::kNum, K::kNum}},
+        {"string.char", {StringFn::kChar, 0, jit::kMaxStringArgs, K::kNum, K::kNum, K::kStr}},
+        {"string.format", {StringFn::kFormat, 1, jit::kMaxStringArgs, K::kStr, K::kUnknown, K::kStr}},
+    };
+    const auto it = table.find(name);
+    if (it == table.end())
+      return fail(e.a->pos, name + " is outside Kiln's script subset (its string functions: tostring, tonumber, " +
+                                "string.sub len upper lower rep byte char format)");
+    const Signature& sig = it->second;
+    auto args = call_args(e);
+    if (!args) return args.error();
+    if (args->size() < sig.min_args || args->size() > sig.max_args)
+      return fail(e.pos, name + " takes " +
+                             (sig.min_args == sig.max_args ? std::to_string(sig.min_args)
+                              : sig.max_args == jit::kMaxStringArgs
+                                  ? "at most " + std::to_string(sig.max_args)
+                                  : std::to_string(sig.min_args) + " or " + std::to_string(sig.max_args)) +
+                             " arguments, not " + std::to_string(args->size()));
+    for (std::size_t i = 0; i < args->size(); ++i) {
+      const int tv = (*args)[i];
+      const K want = i == 0 ? sig.first : sig.rest;
+      const Pos pos = e.items[i]->pos;
+      if (want != K::kUnknown) {
+        if (!solver_.unify(tv, solver_.fresh(want)))
+          return fail(pos, "argument " + std::to_string(i + 1) + " of " + name + " must be " +
+                               (want == K::kStr ? "a string" : "a number") + ", not " + solver_.describe(tv));
+        continue;
+      }
+      // A number, a string, or (tostring, format) a boolean, known by the end of the script.
+      const bool booleans = sig.fn != StringFn::kToNumber;
+      deferred_.push_back({[this, tv, pos, name, booleans, i]() -> Status {
+        const K k = solver_.kind(tv);
+        if (k == K::kNum || k == K::kStr || (booleans && k == K::kBool)) return {};
+        if (k == K::kUnknown)
+          return fail(pos, "the type of this value is never fixed by the script, so " + name + " cannot take it");
+        return fail(pos, "argument " + std::to_string(i + 1) + " of " + name + " must be a number" +
+                             (booleans ? ", a boolean" : "") + " or a string, not " + solver_.describe(tv));
+      }});
+    }
+    if (sig.fn == StringFn::kFormat && e.items[0]->kind == ExprKind::kString)
+      deferred_.push_back({[this, &e, args = *args]() -> Status { return format_check(e, args); }});
+    out_.calls[&e] = {CallTarget::kString, static_cast<int>(sig.fn)};
+    return record(e, solver_.fresh(sig.result));
+  }
+
+  // A literal pattern of string.format against its arguments: the conversions Lua would refuse,
+  // and a number or string where the pattern asks for the other.
+  Status format_check(const Expr& e, const std::vector<int>& args) {
+    const std::string& pattern = e.items[0]->text;
+    std::size_t at = 0, used = 1;
+    std::string text;
+    for (;;) {
+      auto conversion = jit::next_conversion(pattern, at, text);
+      if (!conversion) return fail(e.items[0]->pos, "string.format: " + conversion.error().message);
+      if (!*conversion) break;
+      if (used >= args.size())
+        return fail(e.pos, "string.format: the pattern has more conversions than the " +
+                               std::to_string(args.size() - 1) + " values given");
+      const K k = solver_.kind(args[used]);
+      const char letter = (*conversion)->letter;
+      if (jit::takes_number(letter) ? k != K::kNum : k == K::kBool)
+        return fail(e.items[used]->pos, std::string("string.format: '%") + letter + "' needs " +
+                                            (jit::takes_number(letter) ? "a number" : "a string or a number") +
+                                            ", not " + solver_.describe(args[used]));
+      ++used;
+    }
+    return {};
+  }
+
   Result<int> math_call(const Expr& e) {
     const std::string& name = e.a->text;
     auto it = math_functions().find(name);
@@ -670,6 +796,7 @@ class Checker {
                   "too many local variables (more than " + std::to_string(kMaxLocals) + " in one function)");
     if (out_.module_slots > 65535) return fail({1, 1}, "too many local variables in the chunk (more than 65535)");
     if (out_.functions.size() > 65535) return fail({1, 1}, "too many functions (more than 65535)");
+    for (auto& d : defaults_) d();
     for (auto& d : deferred_) KILN_TRY(d());
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
     for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
@@ -696,6 +823,7 @@ class Checker {
   std::vector<std::pair<const Expr*, int>> expr_tvs_;
   std::vector<std::pair<const Expr*, int>> name_uses_;
   std::vector<std::function<Status()>> deferred_;
+  std::vector<std::function<void()>> defaults_;  // types a script leaves open, fixed before deferred_ runs
 };
 
 }  // namespace

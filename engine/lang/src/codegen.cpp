@@ -91,6 +91,21 @@ class FunctionEmitter {
     return it == c_.types.end() ? Type::kNumber : it->second;
   }
   static bool never_false(Type t) { return t != Type::kBoolean; }
+  // Values compared by identity: arrays (strings compare by their bytes, the rest by value).
+  static bool is_array(Type t) { return t == Type::kNumberArray || t == Type::kBooleanArray || t == Type::kArray; }
+  static ArgKind arg_kind_of(Type t) {
+    return t == Type::kString ? ArgKind::kString : t == Type::kBoolean ? ArgKind::kBoolean : ArgKind::kNumber;
+  }
+  // A string's length word and its bytes, four a word, after a PUTS or LOADS.
+  void emit_string_bytes(const std::string& text) {
+    emit(static_cast<std::uint32_t>(text.size()), 0);
+    for (std::size_t k = 0; k < text.size(); k += 4) {
+      std::uint32_t w = 0;
+      for (std::size_t j = 0; j < 4 && k + j < text.size(); ++j)
+        w |= std::uint32_t(static_cast<unsigned char>(text[k + j])) << (8 * j);
+      emit(w, 0);
+    }
+  }
 
   // ---- statements -------------------------------------------------------------------------------
   Status block(const Block& b) {
@@ -335,8 +350,7 @@ class FunctionEmitter {
       }
     }
     // A comparison of numbers or booleans tests and branches in one instruction.
-    if (cond.kind == ExprKind::kBinary && type_of(*cond.a) != Type::kNumberArray &&
-        type_of(*cond.a) != Type::kBooleanArray) {
+    if (cond.kind == ExprKind::kBinary && !is_array(type_of(*cond.a)) && type_of(*cond.a) != Type::kString) {
       Op op = Op::kCount;
       bool swap = false;
       switch (cond.binop) {
@@ -439,7 +453,10 @@ class FunctionEmitter {
     switch (e.kind) {
       case ExprKind::kNumber: emit_number(dst, e.number, line); return {};
       case ExprKind::kBool: emit(encode_abc(Op::kLoadB, dst, e.boolean ? 1 : 0, 0), line); return {};
-      case ExprKind::kString: return fail(e.pos, "string outside print");
+      case ExprKind::kString:
+        emit(encode_abc(Op::kLoadS, dst, 0, 0), line);
+        emit_string_bytes(e.text);
+        return {};
       case ExprKind::kName: {
         if (auto f = c_.function_refs.find(&e); f != c_.function_refs.end()) {
           emit(encode_ad(Op::kLoadF, dst, f->second), line);
@@ -467,7 +484,8 @@ class FunctionEmitter {
         auto t = temp(e.pos);
         auto item = temp(e.pos);
         if (!t || !item) return fail(e.pos, "expression too complex");
-        emit(encode_abc(Op::kNewArr, *t, type_of(e) == Type::kBooleanArray ? 1 : 0, 0), line);
+        const Type array = type_of(e);
+        emit(encode_abc(Op::kNewArr, *t, array == Type::kBooleanArray ? 1 : array == Type::kArray ? 2 : 0, 0), line);
         for (const auto& it : e.items) {
           KILN_TRY(expr_to(*it, *item));
           emit(encode_abc(Op::kAppend, *t, *item, 0), it->pos.line);
@@ -481,7 +499,9 @@ class FunctionEmitter {
         KILN_TRY(expr_to(*e.a, *a));
         switch (e.unop) {
           case UnOp::kNeg: emit(encode_abc(Op::kNeg, dst, *a, 0), line); break;
-          case UnOp::kLen: emit(encode_abc(Op::kLen, dst, *a, 0), line); break;
+          case UnOp::kLen:
+            emit(encode_abc(type_of(*e.a) == Type::kString ? Op::kLenS : Op::kLen, dst, *a, 0), line);
+            break;
           case UnOp::kNot:
             if (type_of(*e.a) == Type::kBoolean)
               emit(encode_abc(Op::kNot, dst, *a, 0), line);
@@ -499,6 +519,7 @@ class FunctionEmitter {
   Status binary(const Expr& e, unsigned dst) {
     const int line = e.pos.line;
     if (e.binop == BinOp::kAnd || e.binop == BinOp::kOr) return logical(e, dst);
+    if (e.binop == BinOp::kConcat) return concat(e, dst);
     // A number literal as the right operand (or the left of + and *, which commute) is a constant
     // operand: no register is loaded for it.
     Op with_constant = Op::kCount;
@@ -527,7 +548,22 @@ class FunctionEmitter {
     }
     unsigned a, b;
     KILN_TRY(operands(e, a, b, /*lua_order=*/true));
-    const bool arrays = type_of(*e.a) == Type::kNumberArray || type_of(*e.a) == Type::kBooleanArray;
+    const bool arrays = is_array(type_of(*e.a));
+    if (type_of(*e.a) == Type::kString) {  // the same order of operands as numbers' comparisons
+      switch (e.binop) {
+        case BinOp::kLt: emit(encode_abc(Op::kLtS, dst, a, b), line); break;
+        case BinOp::kLe: emit(encode_abc(Op::kLeS, dst, a, b), line); break;
+        case BinOp::kGt: emit(encode_abc(Op::kLtS, dst, b, a), line); break;
+        case BinOp::kGe: emit(encode_abc(Op::kLeS, dst, b, a), line); break;
+        case BinOp::kEq:
+        case BinOp::kNe:
+          emit(encode_abc(Op::kEqS, dst, a, b), line);
+          if (e.binop == BinOp::kNe) emit(encode_abc(Op::kNot, dst, dst, 0), line);
+          break;
+        default: break;
+      }
+      return {};
+    }
     switch (e.binop) {
       case BinOp::kAdd: emit(encode_abc(Op::kAdd, dst, a, b), line); break;
       case BinOp::kSub: emit(encode_abc(Op::kSub, dst, a, b), line); break;
@@ -550,6 +586,40 @@ class FunctionEmitter {
   }
 
   // Lua's and/or return an operand, not a boolean; numbers and arrays are never false.
+  // a .. b .. c: every operand left to right into consecutive registers, then one STR joins them
+  // (as Lua's CONCAT does); past kMaxStringArgs operands, the joined part is the first of the next.
+  static void concat_operands(const Expr& e, std::vector<const Expr*>& out) {
+    if (e.kind == ExprKind::kBinary && e.binop == BinOp::kConcat) {
+      concat_operands(*e.a, out);
+      concat_operands(*e.b, out);
+    } else {
+      out.push_back(&e);
+    }
+  }
+  Status concat(const Expr& e, unsigned dst) {
+    std::vector<const Expr*> operands;
+    concat_operands(e, operands);
+    const unsigned base = static_cast<unsigned>(mark());
+    for (unsigned k = 0; k < kMaxStringArgs; ++k)
+      if (!temp(e.pos)) return fail(e.pos, "expression too complex");
+    std::size_t next = 0;
+    bool joined = false;  // base holds the operands joined so far
+    while (next < operands.size()) {
+      unsigned count = joined ? 1 : 0;
+      std::uint32_t kinds = 0;  // the joined part is a string
+      if (joined) kinds = std::uint32_t(ArgKind::kString);
+      for (; count < kMaxStringArgs && next < operands.size(); ++count, ++next) {
+        KILN_TRY(expr_to(*operands[next], base + count));
+        kinds |= std::uint32_t(arg_kind_of(type_of(*operands[next]))) << (2 * count);
+      }
+      emit(encode_abc(Op::kStr, base, static_cast<unsigned>(StringFn::kConcat), count), e.pos.line);
+      emit(kinds, 0);
+      joined = true;
+    }
+    if (dst != base) emit(encode_abc(Op::kMove, dst, base, 0), e.pos.line);
+    return {};
+  }
+
   Status logical(const Expr& e, unsigned dst) {
     const int line = e.pos.line;
     if (e.binop == BinOp::kOr && e.a->kind == ExprKind::kBinary && e.a->binop == BinOp::kAnd) {
@@ -606,15 +676,14 @@ class FunctionEmitter {
         const Expr& arg = *e.items[i];
         if (arg.kind == ExprKind::kString) {
           emit(encode_abc(Op::kPutS, 0, 0, 0), line);
-          emit(static_cast<std::uint32_t>(arg.text.size()), 0);
-          for (std::size_t k = 0; k < arg.text.size(); k += 4) {
-            std::uint32_t w = 0;
-            for (std::size_t j = 0; j < 4 && k + j < arg.text.size(); ++j)
-              w |= std::uint32_t(static_cast<unsigned char>(arg.text[k + j])) << (8 * j);
-            emit(w, 0);
-          }
+          emit_string_bytes(arg.text);
         } else {
-          emit(encode_abc(type_of(arg) == Type::kBoolean ? Op::kPutB : Op::kPutN, regs[i], 0, 0), line);
+          const Type t = type_of(arg);
+          emit(encode_abc(t == Type::kBoolean  ? Op::kPutB
+                          : t == Type::kString ? Op::kPutStr
+                                               : Op::kPutN,
+                          regs[i], 0, 0),
+               line);
         }
       }
       emit(encode_abc(Op::kPrintLn, 0, 0, 0), line);
@@ -670,6 +739,19 @@ class FunctionEmitter {
         emit(encode_abc(Op::kHost, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
              line);
         break;
+      case CallTarget::kString: {
+        if (static_cast<StringFn>(target.index) == StringFn::kLen) {
+          emit(encode_abc(Op::kLenS, base, base, 0), line);
+          break;
+        }
+        std::uint32_t kinds = 0;
+        for (std::size_t i = 0; i < e.items.size(); ++i)
+          kinds |= std::uint32_t(arg_kind_of(type_of(*e.items[i]))) << (2 * i);
+        emit(encode_abc(Op::kStr, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
+             line);
+        emit(kinds, 0);
+        break;
+      }
       default: break;
     }
     if (want_value && base != dst) emit(encode_abc(Op::kMove, dst, base, 0), line);

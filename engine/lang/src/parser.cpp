@@ -61,6 +61,10 @@ bool binary_op(Tok t, BinOp& op, Priority& p) {
       op = BinOp::kGe;
       p = {3, 3};
       return true;
+    case Tok::kConcat:
+      op = BinOp::kConcat;
+      p = {5, 4};  // right associative, below arithmetic, above comparisons
+      return true;
     case Tok::kAnd:
       op = BinOp::kAnd;
       p = {2, 2};
@@ -382,7 +386,6 @@ class Parser {
         return fail(cur(), "expression too long (more than " + std::to_string(kMaxChain) + " operators in a chain)");
       BinOp op;
       Priority p;
-      if (cur().kind == Tok::kConcat) return fail(cur(), "string concatenation (..) is outside Kiln's script subset");
       if (!binary_op(cur().kind, op, p) || p.left <= limit) return left;
       const Pos pos = next().pos;
       auto right = expr(p.right);
@@ -484,7 +487,26 @@ class Parser {
           left = std::move(ix);
           break;
         }
-        case Tok::kColon: return fail(t, "method calls (a:b()) are outside Kiln's script subset");
+        case Tok::kColon: {  // s:f(args) is string.f(s, args): strings are the only values with methods
+          next();
+          auto method = name("after ':'");
+          if (!method) return method.error();
+          if (cur().kind != Tok::kLParen) return fail(cur(), "expected '(' after the method name");
+          next();
+          auto call = make_expr(ExprKind::kCall, left->pos);
+          call->method = true;
+          call->a = make_expr(ExprKind::kField, t.pos);
+          call->a->text = *method;
+          call->items.push_back(std::move(left));
+          if (cur().kind != Tok::kRParen) {
+            auto args = expr_list();
+            if (!args) return args.error();
+            for (auto& arg : *args) call->items.push_back(std::move(arg));
+          }
+          KILN_TRY(expect(Tok::kRParen, "')'", "to close the call"));
+          left = std::move(call);
+          break;
+        }
         case Tok::kString:
         case Tok::kLBrace:
           return fail(t, "calls without parentheses (f\"x\", f{...}) are outside Kiln's script subset");

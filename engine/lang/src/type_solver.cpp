@@ -59,7 +59,10 @@ Type TypeSolver::resolve(int v) {
     case kBool: return Type::kBoolean;
     case kStr: return Type::kString;
     case kVoid: return Type::kVoid;
-    case kArray: return kind(elem(v)) == kBool ? Type::kBooleanArray : Type::kNumberArray;
+    case kArray: {
+      const Kind e = kind(elem(v));
+      return e == kBool ? Type::kBooleanArray : e == kStr || e == kArray ? Type::kArray : Type::kNumberArray;
+    }
     case kFunc: return Type::kFunction;
     default: return Type::kNumber;
   }
@@ -74,7 +77,10 @@ std::string TypeSolver::describe(int v) {
     case kVoid: return "no value";
     case kArray: {
       const Kind e = kind(elem(v));
-      return e == kBool ? "an array of booleans" : e == kArray ? "an array of arrays" : "an array of numbers";
+      return e == kBool    ? "an array of booleans"
+             : e == kArray ? "an array of arrays"
+             : e == kStr   ? "an array of strings"
+                           : "an array of numbers";
     }
     case kFunc: return "a function of " + std::to_string(nodes_[find(v)].params.size()) + " parameters";
   }

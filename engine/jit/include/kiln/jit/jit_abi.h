@@ -38,8 +38,12 @@
 // call, which runs the whole call again (the inlined code changes nothing before it stops).
 //
 // A page appends to an array itself (a[#a + 1] = v, or a table constructor's items) while the
-// array has capacity and the element budget allows one more; growing the storage is the
+// array has capacity and no collection is due (Context::elements); growing the storage is the
 // interpreter's.
+//
+// Compiled code allocates nothing and runs no collection: the collector (heap.h) runs in the
+// interpreter, at an allocation, and finds every live reference in the register stack. So before a
+// call a page stores every register it wrote, not only the arguments: the callee may collect.
 //
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
 // helper table (math functions: no libcalls, no host address in the code), the call entry, the
@@ -54,10 +58,12 @@ namespace kiln::jit::abi {
 
 struct ArrayData;
 
-// A register or module variable: a number (booleans are 0/1) or an array.
+// A register or module variable: a number (booleans are 0/1), an array or another heap object
+// (a string).
 union Value {
   double n;
   ArrayData* a;
+  void* ref;
 };
 static_assert(sizeof(Value) == 8);
 
@@ -139,8 +145,8 @@ struct Context {
   Value* stack_end;
   std::uint64_t native_left;    // calls that may still nest on the machine stack
   const std::uint8_t* defined;  // per function: non-zero once its definition ran (an inlined call checks it)
-  std::uint64_t* elements;      // arrays and elements created so far ...
-  std::uint64_t max_elements;   // ... and the most there may be (an append within capacity counts one)
+  std::uint64_t* elements;      // words allocated since the heap's last collection (an append counts one) ...
+  std::uint64_t max_elements;   // ... and how many there may be before the next collection
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 

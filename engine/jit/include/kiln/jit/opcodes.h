@@ -49,7 +49,7 @@
   /* FORLOOP: a += a+2; if in range: a+3 = a, pc += d                                             */        \
   X(ForPrep, FORPREP, kLoopJump, kAlways, kDefA | kUseLoop)                                                 \
   X(ForLoop, FORLOOP, kLoopJump, kMaybe, kDefA | kUseLoop | kDefLoopVariable)                               \
-  /* a = new empty array (b: 1 = booleans); append b to array a */                                          \
+  /* a = new empty array (b: 1 = booleans, 2 = references); append b to array a */                          \
   X(NewArr, NEWARR, kALiteral, kNext, kDefA)                                                                \
   X(Append, APPEND, kAB, kNext, kUseA | kUseB)                                                              \
   /* a = b[c]; a[b] = c (b may be #a + 1); a = #b */                                                        \
@@ -97,7 +97,18 @@
   /* return f(...): call the function in the next word with its b arguments in a, a+1, ...; result in a. */ \
   /* A call of the running function itself reuses its frame: recursion in tail position runs in     */      \
   /* constant depth, as Lua's proper tail calls do.                                                  */     \
-  X(TailCall, TAILCALL, kATailCall, kNext, kCallFromA)
+  X(TailCall, TAILCALL, kATailCall, kNext, kCallFromA)                                                      \
+  /* strings. LOADS: a = the string constant in the next words (its length, then its bytes)      */         \
+  X(LoadS, LOADS, kAString, kNext, kDefA)                                                                   \
+  /* a = string function b (StringFn) of c arguments in a, a+1, ...; the next word: their kinds */          \
+  X(Str, STR, kAStringArgs, kNext, kDefA | kUseArgs)                                                        \
+  /* a = #b (string b); a = b op c (strings: equal, less, less or equal in byte order)          */          \
+  X(LenS, LENS, kAB, kNext, kDefA | kUseB)                                                                  \
+  X(EqS, EQS, kABC, kNext, kDefA | kUseB | kUseC)                                                           \
+  X(LtS, LTS, kABC, kNext, kDefA | kUseB | kUseC)                                                           \
+  X(LeS, LES, kABC, kNext, kDefA | kUseB | kUseC)                                                           \
+  /* print buffer += string a                                                                    */         \
+  X(PutStr, PUTSTR, kA, kNext, kUseA)
 // clang-format on
 
 namespace kiln::jit {
@@ -125,6 +136,8 @@ enum class OpFormat : std::uint8_t {
   kABArgs,         // registers a .. a+c-1 and b
   kATailCall,      // registers a .. a+b-1; the next word a function
   kString,         // the next word a length, then the bytes, four a word
+  kAString,        // register a; the next word a length, then the bytes, four a word
+  kAStringArgs,    // registers a .. a+c-1, string function b; the next word the arguments' kinds (ArgKind)
 };
 
 enum class OpFlow : std::uint8_t {

@@ -3,12 +3,14 @@
 // the bytecode, the interpreter and the compiled pages agree on with the language front end
 // (engine/lang), without seeing its syntax tree.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace kiln::jit {
 
-enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction };
+// kArray: an array of references (strings or arrays).
+enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction, kArray };
 std::string type_name(Type t);
 
 // A function the embedding engine registers: `engine.<name>(params...) -> result`.
@@ -42,5 +44,29 @@ enum class MathFn {
   kMax,
 };
 // clang-format on
+
+// The string functions of the subset, run by the STR instruction: concatenation (any number of
+// operands), tostring, tonumber and the members of `string`.
+// clang-format off: enumerators grouped by meaning
+enum class StringFn : std::uint8_t {
+  kConcat,
+  kToString,
+  kToNumber,
+  kSub,
+  kUpper,
+  kLower,
+  kRep,
+  kByte,
+  kChar,
+  kFormat,
+  kLen,
+  kCount,
+};
+// clang-format on
+
+// What an argument of a STR instruction is: two bits per argument in the word after it.
+enum class ArgKind : std::uint8_t { kNumber = 0, kBoolean = 1, kString = 2 };
+inline constexpr unsigned kMaxStringArgs = 16;
+inline ArgKind arg_kind(std::uint32_t kinds, unsigned i) { return ArgKind((kinds >> (2 * i)) & 3); }
 
 }  // namespace kiln::jit

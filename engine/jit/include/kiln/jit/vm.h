@@ -7,7 +7,9 @@
 // cancellation flag are checked on every backward jump and call. Runtime errors (array index out
 // of range, call depth exceeded, budget exhausted) come back as `file:line: message`.
 //
-// Arrays live until the Vm is destroyed or reset() (no collection during a run).
+// Arrays and strings live in the Vm's heap, collected by mark and sweep when the script has
+// allocated as much as survived the last collection (heap.h); what stays live is bounded by
+// VmOptions::memory_max.
 //
 // Thread-safety: a Vm is used by one thread at a time, and not re-entered (a host function calling
 // run() or call() on its own Vm gets an error); cancel() may be called from any thread.
@@ -29,8 +31,10 @@ namespace kiln::jit {
 
 struct VmOptions {
   int max_call_depth = 10000;
-  std::uint64_t instruction_budget = 0;                       // backward jumps and calls allowed; 0: unlimited
-  std::uint64_t max_array_elements = std::uint64_t{1} << 26;  // arrays and elements created in one Vm
+  std::uint64_t instruction_budget = 0;  // backward jumps and calls allowed; 0: unlimited
+  // The bytes the script's arrays and strings may keep live (checked when the collector runs): a
+  // script that allocates without bound stops with `file:line: script memory budget exhausted`.
+  std::uint64_t memory_max = std::uint64_t{256} << 20;
   // Compiled pages: hot pages are asked for from this runtime (which must outlive the Vm) and run
   // natively from their entries. None: everything is interpreted.
   JitRuntime* jit = nullptr;
@@ -40,7 +44,7 @@ struct VmOptions {
 };
 
 // A value crossing between the engine and a script.
-using ScriptValue = std::variant<double, bool, std::vector<double>, std::vector<bool>>;
+using ScriptValue = std::variant<double, bool, std::vector<double>, std::vector<bool>, std::string>;
 
 // A host function: numbers and booleans (0/1) in, a number or boolean out (ignored for void).
 using HostFunction = std::function<double(std::span<const double>)>;

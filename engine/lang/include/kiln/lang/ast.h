@@ -15,7 +15,7 @@ struct Pos {
   int col = 0;
 };
 
-enum class BinOp { kAdd, kSub, kMul, kDiv, kMod, kPow, kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr };
+enum class BinOp { kAdd, kSub, kMul, kDiv, kMod, kPow, kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr, kConcat };
 enum class UnOp { kNeg, kNot, kLen };
 
 struct Expr;
@@ -24,11 +24,11 @@ using ExprPtr = std::unique_ptr<Expr>;
 enum class ExprKind {
   kNumber,  // number
   kBool,    // boolean
-  kString,  // text (only as an argument of print)
+  kString,  // text
   kName,    // name
   kIndex,   // a[b]
-  kField,   // a.name: only library members such as math.pi, engine.param
-  kCall,    // a(args)
+  kField,   // a.name: only library members such as math.pi, string.sub, engine.param
+  kCall,    // a(args); a method call s:f(args) is a kCall with `method`, a kField f without object, items s, args
   kBinary,  // a op b
   kUnary,   // op a
   kTable,   // {items}
@@ -39,7 +39,8 @@ struct Expr {
   Pos pos;
   double number = 0;
   bool boolean = false;
-  std::string text;  // kString text, kName / kField name
+  bool method = false;  // kCall: written s:f(args)
+  std::string text;     // kString text, kName / kField name
   BinOp binop = BinOp::kAdd;
   UnOp unop = UnOp::kNeg;
   ExprPtr a, b;                // operands; kIndex: a[b]; kField: a.text; kCall: a(items)

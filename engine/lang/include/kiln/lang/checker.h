@@ -3,7 +3,10 @@
 // chunk, function local, function), infers one static type for each variable, parameter, return
 // and expression, and rejects what cannot be typed or lies outside the subset with
 // `file:line:col: message`:
-//   - values are numbers, booleans, arrays of one of them, and string literals as print arguments;
+//   - values are numbers, booleans, strings, and arrays of one type (arrays of arrays included);
+//   - `..` joins strings and numbers; `#` is an array's or a string's length; strings compare in
+//     byte order; tostring, tonumber, string.* (sub len upper lower rep byte char format) and the
+//     method form s:f(...) of the same;
 //   - functions are values (a reference to a script function: passed, stored, compared, called);
 //     a nested function may not capture a local of an enclosing function (a closure);
 //   - every local starts with a value (nil is outside the subset); globals are only functions;
@@ -26,6 +29,7 @@ namespace kiln::lang {
 // The front end speaks the runtime's value types.
 using jit::HostSignature;
 using jit::MathFn;
+using jit::StringFn;
 using jit::Type;
 
 struct VarRef {
@@ -35,8 +39,8 @@ struct VarRef {
 };
 
 struct CallTarget {
-  enum Kind { kScript, kMath, kHost, kPrint, kIndirect } kind = kScript;
-  int index = 0;  // script function, MathFn, or host signature; kIndirect: the callee is a value
+  enum Kind { kScript, kMath, kHost, kPrint, kIndirect, kString } kind = kScript;
+  int index = 0;  // script function, MathFn, host signature, or StringFn; kIndirect: the callee is a value
 };
 
 struct CheckedFunction {

@@ -1,7 +1,7 @@
 #pragma once
 // Parsing a script of Kiln's Lua subset into its syntax tree. Lua constructs outside the subset
-// (nil, varargs, goto, method calls, string concatenation, generic for, keyed tables, anonymous
-// functions, multiple returns) are rejected here by name, with `file:line:col: message`.
+// (nil, varargs, goto, generic for, keyed tables, anonymous functions, multiple returns) are
+// rejected here by name, with `file:line:col: message`.
 
 #include <string>
 #include <string_view>

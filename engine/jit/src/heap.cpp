@@ -1,0 +1,127 @@
+#include "heap.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace kiln::jit {
+
+std::uint32_t hash_bytes(std::string_view s) {
+  std::uint32_t h = 2166136261u ^ static_cast<std::uint32_t>(s.size());  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+bool strings_equal(const String* a, const String* b) {
+  return a == b ||
+         (a->length == b->length && a->hash == b->hash && std::memcmp(a->bytes(), b->bytes(), a->length) == 0);
+}
+
+int compare_strings(const String* a, const String* b) {
+  const int c = std::memcmp(a->bytes(), b->bytes(), std::min(a->length, b->length));
+  if (c != 0) return c;
+  return a->length < b->length ? -1 : a->length > b->length ? 1 : 0;
+}
+
+Heap::~Heap() { clear(); }
+
+void* Heap::allocate(ObjectKind kind, std::size_t payload) {
+  auto* block = static_cast<char*>(std::malloc(sizeof(ObjectHeader) + payload));
+  if (!block) throw std::bad_alloc();
+  auto* header = reinterpret_cast<ObjectHeader*>(block);
+  *header = ObjectHeader{kind, 0, 0, 0, 0};
+  void* p = block + sizeof(ObjectHeader);
+  objects_.push_back(p);
+  return p;
+}
+
+Array* Heap::new_array(bool refs) {
+  return new (allocate(refs ? ObjectKind::kRefArray : ObjectKind::kArray, sizeof(Array))) Array();
+}
+
+String* Heap::new_string(std::size_t length) {
+  if (length > 0xffffffffu) throw std::bad_alloc();
+  auto* s = static_cast<String*>(allocate(ObjectKind::kString, sizeof(String) + length + 1));
+  s->length = static_cast<std::uint32_t>(length);
+  s->hash = 0;
+  s->bytes()[length] = 0;
+  return s;
+}
+
+String* Heap::new_string(std::string_view bytes) {
+  String* s = new_string(bytes.size());
+  if (!bytes.empty()) std::memcpy(s->bytes(), bytes.data(), bytes.size());
+  seal(s);
+  return s;
+}
+
+bool Heap::is_object(const void* p) const {
+  return std::binary_search(objects_.begin(), objects_.begin() + static_cast<std::ptrdiff_t>(sorted_),
+                            const_cast<void*>(p));
+}
+
+std::uint64_t Heap::bytes_of(const void* payload) {
+  const ObjectHeader& h = header_of(payload);
+  if (h.kind == ObjectKind::kString)
+    return sizeof(ObjectHeader) + sizeof(String) + static_cast<const String*>(payload)->length + 1;
+  return sizeof(ObjectHeader) + sizeof(Array) + static_cast<const Array*>(payload)->capacity * sizeof(Value);
+}
+
+void Heap::mark(void* payload) {
+  ObjectHeader& h = header_of(payload);
+  if (h.marked) return;
+  h.marked = 1;
+  if (h.kind == ObjectKind::kRefArray) grey_.push_back(payload);
+}
+
+std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
+  // The objects made since the last collection, in address order, merged into the sorted run.
+  const auto begin = objects_.begin();
+  std::sort(begin + static_cast<std::ptrdiff_t>(sorted_), objects_.end());
+  std::inplace_merge(begin, begin + static_cast<std::ptrdiff_t>(sorted_), objects_.end());
+  sorted_ = objects_.size();
+
+  for (const std::span<const Value> run : roots)
+    for (const Value& v : run)
+      if (v.a && is_object(v.a)) mark(v.a);
+  for (void* p : objects_)
+    if (header_of(p).pinned) mark(p);
+  while (!grey_.empty()) {
+    const auto* arr = static_cast<const Array*>(grey_.back());
+    grey_.pop_back();
+    for (const Value& e : *arr) mark(e.a);  // elements of an array of references are objects
+  }
+
+  // Sweep, keeping the survivors in address order.
+  std::size_t kept = 0;
+  std::uint64_t live = 0;
+  for (void* p : objects_) {
+    ObjectHeader& h = header_of(p);
+    if (h.marked) {
+      h.marked = 0;
+      live += bytes_of(p);
+      objects_[kept++] = p;
+      continue;
+    }
+    if (h.kind != ObjectKind::kString) static_cast<Array*>(p)->~Array();
+    std::free(&h);
+  }
+  objects_.resize(kept);
+  sorted_ = kept;
+  live_bytes_ = live;
+  return live;
+}
+
+void Heap::clear() {
+  for (void* p : objects_) {
+    ObjectHeader& h = header_of(p);
+    if (h.kind != ObjectKind::kString) static_cast<Array*>(p)->~Array();
+    std::free(&h);
+  }
+  objects_.clear();
+  sorted_ = 0;
+  live_bytes_ = 0;
+}
+
+}  // namespace kiln::jit

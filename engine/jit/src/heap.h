@@ -1,0 +1,97 @@
+#pragma once
+// The scripts' heap: arrays and strings, collected by mark and sweep. Private to engine/jit.
+//
+// Every object has a header just before its payload, and a Value holding the object points at the
+// payload (an array's payload is its abi::ArrayData, which compiled code reads). The collector is
+// precise inside the heap (an array of references is traced element by element; an array of
+// numbers and a string hold no references) and conservative at the roots: the interpreter's
+// registers and the module variables carry no types at run time, so every root word that equals
+// the address of an object keeps it (a number that happens to have those bits keeps garbage alive,
+// never the reverse), as conservative stack scanning does in Boehm's collector.
+//
+// Collection happens only at an allocation the interpreter makes, where every live value is in the
+// register stack: compiled pages store their registers before a call and before handing an
+// instruction to the interpreter, and never allocate themselves (an append within capacity is not
+// an allocation).
+//
+// Thread-safety: owned by one Vm, used by the thread running it.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "values.h"
+
+namespace kiln::jit {
+
+enum class ObjectKind : std::uint8_t {
+  kArray,     // an array of numbers or booleans
+  kRefArray,  // an array of references (strings, arrays)
+  kString,
+};
+
+struct ObjectHeader {
+  ObjectKind kind;
+  std::uint8_t marked;
+  std::uint8_t pinned;  // a constant of the program: never collected
+  std::uint8_t spare;
+  std::uint32_t spare_word;
+};
+static_assert(sizeof(ObjectHeader) == 8);
+
+// An immutable string: its length, a hash of its bytes, the bytes and a terminating zero.
+struct String {
+  std::uint32_t length;
+  std::uint32_t hash;
+  const char* bytes() const { return reinterpret_cast<const char*>(this + 1); }
+  char* bytes() { return reinterpret_cast<char*>(this + 1); }
+  std::string_view view() const { return {bytes(), length}; }
+};
+static_assert(sizeof(String) == 8);
+
+std::uint32_t hash_bytes(std::string_view s);
+bool strings_equal(const String* a, const String* b);
+// Byte order, a shorter string first when it is a prefix (Lua's order in the C locale).
+int compare_strings(const String* a, const String* b);
+
+inline ObjectHeader& header_of(const void* payload) {
+  return *reinterpret_cast<ObjectHeader*>(const_cast<char*>(static_cast<const char*>(payload)) - sizeof(ObjectHeader));
+}
+
+class Heap {
+ public:
+  Heap() = default;
+  ~Heap();
+  Heap(const Heap&) = delete;
+  Heap& operator=(const Heap&) = delete;
+
+  Array* new_array(bool refs);
+  // A string of `length` bytes, to be written by the caller, then sealed (its hash computed).
+  String* new_string(std::size_t length);
+  String* new_string(std::string_view bytes);
+  static void seal(String* s) { s->hash = hash_bytes(s->view()); }
+  void pin(const void* payload) { header_of(payload).pinned = 1; }
+
+  // Marks what the roots reach (each root word that is an object's address), frees the rest.
+  // Returns the bytes still live.
+  std::uint64_t collect(std::span<const std::span<const Value>> roots);
+  // Frees every object.
+  void clear();
+
+  std::size_t objects() const { return objects_.size(); }
+  std::uint64_t live_bytes() const { return live_bytes_; }  // as of the last collection
+
+ private:
+  void* allocate(ObjectKind kind, std::size_t payload);
+  bool is_object(const void* p) const;
+  void mark(void* payload);
+  static std::uint64_t bytes_of(const void* payload);
+
+  std::vector<void*> objects_;  // payloads; [0, sorted_) in address order
+  std::size_t sorted_ = 0;
+  std::vector<void*> grey_;
+  std::uint64_t live_bytes_ = 0;
+};
+
+}  // namespace kiln::jit

@@ -1,0 +1,273 @@
+#include "string_lib.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kiln/jit/string_format.h"
+#include "kiln/jit/vm.h"
+
+namespace kiln::jit {
+
+Result<std::optional<FormatConversion>> next_conversion(std::string_view format, std::size_t& at, std::string& text) {
+  while (at < format.size()) {
+    const char c = format[at++];
+    if (c != '%') {
+      text += c;
+      continue;
+    }
+    if (at < format.size() && format[at] == '%') {
+      text += '%';
+      ++at;
+      continue;
+    }
+    const std::size_t start = at;
+    static constexpr std::string_view kFlags = "-+ #0";
+    while (at < format.size() && kFlags.find(format[at]) != std::string_view::npos) ++at;
+    if (at - start > kFlags.size()) return make_error("invalid format (repeated flags)");
+    auto digit = [&] { return at < format.size() && std::isdigit(static_cast<unsigned char>(format[at])); };
+    for (int k = 0; k < 2 && digit(); ++k) ++at;
+    if (at < format.size() && format[at] == '.') {
+      ++at;
+      for (int k = 0; k < 2 && digit(); ++k) ++at;
+    }
+    if (digit()) return make_error("invalid format (width or precision too long)");
+    if (at >= format.size()) return make_error("invalid option '%' at the end of the format");
+    const char letter = format[at++];
+    if (std::string_view("diucoxXeEfgGqs").find(letter) == std::string_view::npos)
+      return make_error(std::string("invalid option '%") + letter + "' to 'format'");
+    return std::optional(FormatConversion{"%" + std::string(format.substr(start, at - start)), letter});
+  }
+  return std::optional<FormatConversion>();
+}
+
+std::optional<double> string_to_number(std::string_view s) {
+  const std::string text(s);  // terminated, for strtod
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin) return std::nullopt;
+  if (*end == 'x' || *end == 'X') v = static_cast<double>(std::strtoul(begin, &end, 16));  // as Lua 5.1
+  while (*end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (end != begin + text.size()) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+// Lua 5.1's conversion of a number argument to an integer (lua_Integer), truncating; far out of
+// range values are clamped instead of undefined.
+long long integer_of(double d) {
+  if (!(d == d)) return 0;
+  if (d >= 9.2e18) return 9'200'000'000'000'000'000LL;
+  if (d <= -9.2e18) return -9'200'000'000'000'000'000LL;
+  return static_cast<long long>(d);
+}
+
+// A relative string position: negative counts back from the end.
+long long position(long long pos, std::size_t length) {
+  if (pos < 0) pos += static_cast<long long>(length) + 1;
+  return pos >= 0 ? pos : 0;
+}
+
+const char* kind_name(ArgKind k) {
+  switch (k) {
+    case ArgKind::kNumber: return "number";
+    case ArgKind::kBoolean: return "boolean";
+    case ArgKind::kString: return "string";
+  }
+  return "?";
+}
+
+class Call {
+ public:
+  Call(Heap& heap, const StringArgs& in, std::uint64_t max_bytes) : heap_(heap), in_(in), max_bytes_(max_bytes) {}
+
+  const String* str(unsigned i) const { return static_cast<const String*>(in_.args[i].ref); }
+  double num(unsigned i) const { return in_.args[i].n; }
+  ArgKind kind(unsigned i) const { return arg_kind(in_.kinds, i); }
+
+  Result<Value> string(std::string_view bytes) {
+    if (bytes.size() > max_bytes_) return too_long(bytes.size());
+    Value v;
+    v.ref = heap_.new_string(bytes);
+    return v;
+  }
+  Error too_long(std::uint64_t bytes) const {
+    return make_error("a string of " + std::to_string(bytes) + " bytes is over the script memory budget (" +
+                      std::to_string(max_bytes_) + " bytes)");
+  }
+  // Argument i as text: a string's bytes, a number as tostring writes it.
+  std::string text(unsigned i) const {
+    if (kind(i) == ArgKind::kString) return std::string(str(i)->view());
+    if (kind(i) == ArgKind::kBoolean) return num(i) != 0 ? "true" : "false";
+    return format_number(num(i));
+  }
+
+  Result<Value> run(StringFn fn) {
+    switch (fn) {
+      case StringFn::kConcat: {
+        std::uint64_t total = 0;
+        for (unsigned i = 0; i < in_.count; ++i)
+          total += kind(i) == ArgKind::kString ? str(i)->length : 24;  // a number prints in at most 24
+        if (total > max_bytes_) return too_long(total);
+        std::string out;
+        out.reserve(total);
+        for (unsigned i = 0; i < in_.count; ++i) {
+          if (kind(i) == ArgKind::kString)
+            out.append(str(i)->view());
+          else
+            out += format_number(num(i));
+        }
+        return string(out);
+      }
+      case StringFn::kToString: return string(text(0));
+      case StringFn::kToNumber: {
+        if (kind(0) == ArgKind::kNumber) return Value{num(0)};
+        const auto v = string_to_number(str(0)->view());
+        if (!v)
+          return make_error("tonumber: '" + std::string(str(0)->view().substr(0, 40)) +
+                            "' is not a number (nil is outside Kiln's script subset)");
+        return Value{*v};
+      }
+      case StringFn::kLen: return Value{static_cast<double>(str(0)->length)};
+      case StringFn::kSub: {
+        const std::string_view s = str(0)->view();
+        long long start = position(integer_of(num(1)), s.size());
+        long long end = position(in_.count > 2 ? integer_of(num(2)) : -1, s.size());
+        if (start < 1) start = 1;
+        if (end > static_cast<long long>(s.size())) end = static_cast<long long>(s.size());
+        if (start > end) return string("");
+        return string(s.substr(static_cast<std::size_t>(start - 1), static_cast<std::size_t>(end - start + 1)));
+      }
+      case StringFn::kUpper:
+      case StringFn::kLower: {
+        std::string out(str(0)->view());
+        for (char& c : out)
+          c = static_cast<char>(fn == StringFn::kUpper ? std::toupper(static_cast<unsigned char>(c))
+                                                       : std::tolower(static_cast<unsigned char>(c)));
+        return string(out);
+      }
+      case StringFn::kRep: {
+        const std::string_view s = str(0)->view();
+        const long long n = integer_of(num(1));
+        if (n <= 0 || s.empty()) return string("");
+        const double total = static_cast<double>(s.size()) * static_cast<double>(n);
+        if (total > static_cast<double>(max_bytes_)) return too_long(static_cast<std::uint64_t>(total));
+        std::string out;
+        out.reserve(static_cast<std::size_t>(total));
+        for (long long k = 0; k < n; ++k) out.append(s);
+        return string(out);
+      }
+      case StringFn::kByte: {
+        const std::string_view s = str(0)->view();
+        const long long i = position(in_.count > 1 ? integer_of(num(1)) : 1, s.size());
+        if (i < 1 || i > static_cast<long long>(s.size()))
+          return make_error("string.byte: position " + format_number(in_.count > 1 ? num(1) : 1) +
+                            " outside the string (length " + std::to_string(s.size()) +
+                            "; nil is outside Kiln's script subset)");
+        return Value{static_cast<double>(static_cast<unsigned char>(s[static_cast<std::size_t>(i - 1)]))};
+      }
+      case StringFn::kChar: {
+        std::string out;
+        for (unsigned i = 0; i < in_.count; ++i) {
+          const long long c = integer_of(num(i));
+          if (c < 0 || c > 255)
+            return make_error("bad argument #" + std::to_string(i + 1) + " to 'char' (invalid value)");
+          out += static_cast<char>(c);
+        }
+        return string(out);
+      }
+      case StringFn::kFormat: return format();
+      case StringFn::kCount: break;
+    }
+    return make_error("unknown string function");
+  }
+
+ private:
+  Result<Value> format() {
+    const std::string_view pattern = str(0)->view();
+    std::string out;
+    std::size_t at = 0;
+    unsigned arg = 0;
+    for (;;) {
+      auto conversion = next_conversion(pattern, at, out);
+      if (!conversion) return conversion.error();
+      if (!*conversion) break;
+      const FormatConversion& c = **conversion;
+      ++arg;
+      const std::string bad = "bad argument #" + std::to_string(arg + 1) + " to 'format'";
+      if (arg >= in_.count) return make_error(bad + " (no value)");
+      const ArgKind k = kind(arg);
+      if (takes_number(c.letter) ? k != ArgKind::kNumber : k == ArgKind::kBoolean)
+        return make_error(bad + " (" + (takes_number(c.letter) ? "number" : "string") + " expected, got " +
+                          kind_name(k) + ")");
+      char buf[512];
+      switch (c.letter) {
+        case 'c': std::snprintf(buf, sizeof buf, c.spec.c_str(), static_cast<int>(integer_of(num(arg)))); break;
+        case 'd':
+        case 'i': {
+          const std::string spec = c.spec.substr(0, c.spec.size() - 1) + "ll" + c.letter;
+          std::snprintf(buf, sizeof buf, spec.c_str(), integer_of(num(arg)));
+          break;
+        }
+        case 'o':
+        case 'u':
+        case 'x':
+        case 'X': {
+          const std::string spec = c.spec.substr(0, c.spec.size() - 1) + "ll" + c.letter;
+          std::snprintf(buf, sizeof buf, spec.c_str(), static_cast<unsigned long long>(integer_of(num(arg))));
+          break;
+        }
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'g':
+        case 'G': std::snprintf(buf, sizeof buf, c.spec.c_str(), num(arg)); break;
+        case 'q': {
+          out += '"';
+          for (char ch : text(arg)) {
+            if (ch == '"' || ch == '\\' || ch == '\n') {
+              out += '\\';
+              out += ch;
+            } else if (ch == '\r') {
+              out += "\\r";
+            } else if (ch == '\0') {
+              out += "\\000";
+            } else {
+              out += ch;
+            }
+          }
+          out += '"';
+          continue;
+        }
+        default: {  // 's'
+          const std::string s = text(arg);
+          if (c.spec.find('.') == std::string::npos && s.size() >= 100) {  // no precision: the whole string
+            out += s;
+            continue;
+          }
+          std::snprintf(buf, sizeof buf, c.spec.c_str(), s.c_str());
+          break;
+        }
+      }
+      out += buf;  // up to a zero byte, as Lua 5.1 adds it
+      if (out.size() > max_bytes_) return too_long(out.size());
+    }
+    return string(out);
+  }
+
+  Heap& heap_;
+  const StringArgs& in_;
+  std::uint64_t max_bytes_;
+};
+
+}  // namespace
+
+Result<Value> call_string_function(Heap& heap, StringFn fn, const StringArgs& in, std::uint64_t max_bytes) {
+  return Call(heap, in, max_bytes).run(fn);
+}
+
+}  // namespace kiln::jit
