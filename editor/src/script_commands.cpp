@@ -95,6 +95,7 @@ int run_script_command(const Args& args) {
   jit::VmOptions options;
   options.instruction_budget = std::strtoull(args.option("--budget", "0").c_str(), nullptr, 10);
   options.jit = runtime.get();
+  options.memory_max = c.scripts_memory_max_bytes;
   options.jit_mode = mode == "checked" ? jit::abi::JitMode::kChecked : jit::abi::JitMode::kUnchecked;
   jit::Vm vm(*program, options);
   bind_without_renderer(vm, *program);

@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
   auto gpu = player::GpuSession::open(*played, config->config, gpu_options);
   if (!gpu) return fail(gpu.error().message);
   // The scripts' engine functions write into the scene's parameter blocks when there is one.
-  auto scripts = player::PlayerScripts::load(set, jit.get(), (*gpu)->scene());
+  auto scripts = player::PlayerScripts::load(set, jit.get(), (*gpu)->scene(), config->config.scripts_memory_max_bytes);
   if (!scripts) return fail(scripts.error().message);
   (*scripts)->run_all(!options->json && !options->quiet);
   for (int f = 0; f < options->gpu.frames && (*gpu)->scene(); ++f) {

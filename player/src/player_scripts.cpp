@@ -24,7 +24,7 @@ struct PlayerScripts::Script {
 };
 
 Result<std::unique_ptr<PlayerScripts>> PlayerScripts::load(const runtime::CookedSet& set, jit::JitRuntime* jit,
-                                                           render::SceneRenderer* scene) {
+                                                           render::SceneRenderer* scene, std::uint64_t memory_max) {
   std::unique_ptr<PlayerScripts> self(new PlayerScripts());
   std::vector<runtime::MaterialRecord> materials;
   for (const std::string& file : set.ids(runtime::EntryKind::kMaterial)) {
@@ -42,8 +42,8 @@ Result<std::unique_ptr<PlayerScripts>> PlayerScripts::load(const runtime::Cooked
     auto script = std::make_unique<Script>();
     script->file = file;
     script->program = std::move(*program);
-    script->vm =
-        std::make_unique<jit::Vm>(script->program, jit::VmOptions{.instruction_budget = 1'000'000'000, .jit = jit});
+    script->vm = std::make_unique<jit::Vm>(
+        script->program, jit::VmOptions{.instruction_budget = 1'000'000'000, .memory_max = memory_max, .jit = jit});
     Script* s = script.get();
     script->vm->set_output([s](std::string_view line) {
       s->output += line;

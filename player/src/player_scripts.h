@@ -21,8 +21,9 @@ namespace kiln::player {
 class PlayerScripts {
  public:
   // Loads every script of `set`; `scene` (may be null) is where their engine functions write.
+  // `memory_max`: what each script's heap may keep live (the setting scripts.memory_max).
   static Result<std::unique_ptr<PlayerScripts>> load(const runtime::CookedSet& set, jit::JitRuntime* jit,
-                                                     render::SceneRenderer* scene);
+                                                     render::SceneRenderer* scene, std::uint64_t memory_max);
   ~PlayerScripts();
 
   // Runs each script's chunk once. `echo`: what a script prints goes to standard output as it

@@ -141,3 +141,33 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(contains(r.output, "unlit.frag: 17 MiB, more than the 16 MiB limit for a shader source"), r.output);
   }
 }
+
+TEST_SUITE("editor") {
+  TEST_CASE(
+      "a script that keeps allocating stops at scripts.memory_max with its file:line - one that makes garbage runs") {
+    test::TempDir dir("limits");
+    const fs::path hoarder = dir / "hoarder.lua";
+    std::ofstream(hoarder) << "local kept = {}\nlocal i = 0\nwhile true do\n  i = i + 1\n"
+                              "  kept[#kept + 1] = string.rep(\"x\", 64) .. i\nend\n";
+    // The same allocations, dropped at once: the collector keeps the live part small.
+    const fs::path churn = dir / "churn.lua";
+    std::ofstream(churn) << "local n = 0\nfor i = 1, 200000 do\n  local s = string.rep(\"x\", 64) .. i\n"
+                            "  n = n + #s\nend\nprint(n)\n";
+    for (const char* jit : {"on", "off"}) {
+      CAPTURE(jit);
+      auto r = kiln_cli(dir, {"script", "run", hoarder.string(), "--jit", jit, "--scripts-memory-max", "4MiB"});
+      CHECK(r.exit_code == 1);
+      CHECK_MESSAGE(contains(r.output, "hoarder.lua:5: script memory budget exhausted ("), r.output);
+      CHECK_MESSAGE(contains(r.output, "over scripts.memory_max = 4MiB)"), r.output);
+      // The environment sets it as well.
+      r = test::run_process(
+          {KILN_CLI, "script", "run", hoarder.string(), "--jit", jit, "--cache-root", (dir / "cache").string()},
+          {{"KILN_SCRIPTS_MEMORY_MAX", "2MiB"}});
+      CHECK_MESSAGE(contains(r.output, "over scripts.memory_max = 2MiB)"), r.output);
+      // 200,000 strings of about 70 bytes (14 MB in all) run in 4 MiB.
+      r = kiln_cli(dir, {"script", "run", churn.string(), "--jit", jit, "--scripts-memory-max", "4MiB"});
+      CHECK_MESSAGE(r.exit_code == 0, r.output);
+      CHECK(r.output == "13888895\n");
+    }
+  }
+}

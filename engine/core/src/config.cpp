@@ -88,6 +88,10 @@ const std::vector<Setting>& settings() {
                    "recompile every page the code cache serves and report any difference"),
       int_setting("jit.compile_threads", &Config::jit_compile_threads, 1, 64, "1",
                   "background threads compiling hot script pages"),
+      size_setting("scripts.memory_max", &Config::scripts_memory_max_bytes, "256MiB",
+                   "memory one script's arrays and strings may keep live; a script that allocates without bound "
+                   "stops with file:line when the collector finds it over",
+                   false),
       int_setting("jobs", &Config::jobs, 0, 1024, "0", "worker threads for compiles and cooks; 0 = one per core"),
       text_setting("render.device", &Config::render_device, "(none: the best device)",
                    "the Vulkan device to render with: part of its name, case-insensitive (\"llvmpipe\" for "
@@ -147,6 +151,7 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.jit_cache = true;
   c.jit_cache_verify = false;
   c.jit_compile_threads = 1;
+  c.scripts_memory_max_bytes = 256 * kMiB;
   c.jobs = 0;
   c.render_device.clear();
   c.render_pipeline_cache = true;

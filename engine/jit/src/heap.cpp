@@ -105,6 +105,9 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
       continue;
     }
     if (h.kind != ObjectKind::kString) static_cast<Array*>(p)->~Array();
+    // A reference the collector missed then reads a huge length or a wild element pointer and
+    // fails at once, instead of reading whatever object reuses the memory.
+    std::memset(&h, 0xdd, sizeof(ObjectHeader) + sizeof(Value));
     std::free(&h);
   }
   objects_.resize(kept);
