@@ -75,10 +75,13 @@ return
     CHECK(error_of("local s = s:upper") == "t.lua:1:18: expected '(' after the method name");
     CHECK(error_of("for k, v in pairs(t) do end") ==
           "t.lua:1:6: generic for (for ... in ...) is outside Kiln's script subset; use a numeric for");
-    CHECK(error_of("local t = {x = 1}") ==
-          "t.lua:1:12: tables with keys are outside Kiln's script subset; arrays are written {a, b, c}");
+    CHECK(error_of("local t = {x = 1, 2}") ==
+          "t.lua:1:19: a table is an array {a, b} or a record {x = a, y = b}, not both");
+    CHECK(error_of("local t = {1, x = 2}") ==
+          "t.lua:1:15: a table is an array {a, b} or a record {x = a, y = b}, not both");
     CHECK(error_of("local t = {[1] = 1}") ==
-          "t.lua:1:12: tables with keys are outside Kiln's script subset; arrays are written {a, b, c}");
+          "t.lua:1:12: computed keys ([k] = v) are outside Kiln's script subset; a record's fields are written "
+          "{x = a, y = b}");
     CHECK(error_of("local f = function() end") ==
           "t.lua:1:11: anonymous functions are outside Kiln's script subset; use 'local function name(...)'");
     CHECK(error_of("obj:()") == "t.lua:1:5: expected a name after ':' near '('");

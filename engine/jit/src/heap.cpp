@@ -56,6 +56,15 @@ String* Heap::new_string(std::string_view bytes) {
   return s;
 }
 
+Record* Heap::new_record(unsigned count, std::uint64_t refs) {
+  auto* r = static_cast<Record*>(allocate(ObjectKind::kRecord, sizeof(Record) + count * sizeof(Value)));
+  r->refs = refs;
+  r->count = count;
+  r->spare = 0;
+  for (unsigned i = 0; i < count; ++i) r->fields()[i].n = 0;
+  return r;
+}
+
 bool Heap::is_object(const void* p) const {
   return std::binary_search(objects_.begin(), objects_.begin() + static_cast<std::ptrdiff_t>(sorted_),
                             const_cast<void*>(p));
@@ -65,14 +74,18 @@ std::uint64_t Heap::bytes_of(const void* payload) {
   const ObjectHeader& h = header_of(payload);
   if (h.kind == ObjectKind::kString)
     return sizeof(ObjectHeader) + sizeof(String) + static_cast<const String*>(payload)->length + 1;
+  if (h.kind == ObjectKind::kRecord)
+    return sizeof(ObjectHeader) + sizeof(Record) + static_cast<const Record*>(payload)->count * sizeof(Value);
   return sizeof(ObjectHeader) + sizeof(Array) + static_cast<const Array*>(payload)->capacity * sizeof(Value);
 }
 
 void Heap::mark(void* payload) {
+  if (!payload) return;  // a record's reference field before its constructor set it
   ObjectHeader& h = header_of(payload);
   if (h.marked) return;
   h.marked = 1;
-  if (h.kind == ObjectKind::kRefArray) grey_.push_back(payload);
+  if (h.kind == ObjectKind::kRefArray || (h.kind == ObjectKind::kRecord && static_cast<Record*>(payload)->refs))
+    grey_.push_back(payload);
 }
 
 std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
@@ -88,9 +101,15 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
   for (void* p : objects_)
     if (header_of(p).pinned) mark(p);
   while (!grey_.empty()) {
-    const auto* arr = static_cast<const Array*>(grey_.back());
+    void* p = grey_.back();
     grey_.pop_back();
-    for (const Value& e : *arr) mark(e.a);  // elements of an array of references are objects
+    if (header_of(p).kind == ObjectKind::kRecord) {
+      const auto* r = static_cast<const Record*>(p);
+      for (unsigned i = 0; i < r->count; ++i)
+        if ((r->refs >> i) & 1) mark(r->fields()[i].ref);
+      continue;
+    }
+    for (const Value& e : *static_cast<const Array*>(p)) mark(e.a);  // elements of an array of references
   }
 
   // Sweep, keeping the survivors in address order.
@@ -104,7 +123,7 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
       objects_[kept++] = p;
       continue;
     }
-    if (h.kind != ObjectKind::kString) static_cast<Array*>(p)->~Array();
+    if (h.kind == ObjectKind::kArray || h.kind == ObjectKind::kRefArray) static_cast<Array*>(p)->~Array();
     // A reference the collector missed then reads a huge length or a wild element pointer and
     // fails at once, instead of reading whatever object reuses the memory.
     std::memset(&h, 0xdd, sizeof(ObjectHeader) + sizeof(Value));
@@ -119,7 +138,7 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
 void Heap::clear() {
   for (void* p : objects_) {
     ObjectHeader& h = header_of(p);
-    if (h.kind != ObjectKind::kString) static_cast<Array*>(p)->~Array();
+    if (h.kind == ObjectKind::kArray || h.kind == ObjectKind::kRefArray) static_cast<Array*>(p)->~Array();
     std::free(&h);
   }
   objects_.clear();

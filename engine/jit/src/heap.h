@@ -27,8 +27,9 @@ namespace kiln::jit {
 
 enum class ObjectKind : std::uint8_t {
   kArray,     // an array of numbers or booleans
-  kRefArray,  // an array of references (strings, arrays)
+  kRefArray,  // an array of references (strings, arrays, records)
   kString,
+  kRecord,
 };
 
 struct ObjectHeader {
@@ -50,6 +51,17 @@ struct String {
 };
 static_assert(sizeof(String) == 8);
 
+// A record: its fields (Values) after a mask of those that hold references. Compiled code reads
+// and writes field i at abi::kRecordFieldsOffset + 8 i.
+struct Record {
+  std::uint64_t refs;  // bit i: field i is a reference
+  std::uint32_t count;
+  std::uint32_t spare;
+  Value* fields() { return reinterpret_cast<Value*>(this + 1); }
+  const Value* fields() const { return reinterpret_cast<const Value*>(this + 1); }
+};
+static_assert(sizeof(Record) == abi::kRecordFieldsOffset);
+
 std::uint32_t hash_bytes(std::string_view s);
 bool strings_equal(const String* a, const String* b);
 // Byte order, a shorter string first when it is a prefix (Lua's order in the C locale).
@@ -70,6 +82,8 @@ class Heap {
   // A string of `length` bytes, to be written by the caller, then sealed (its hash computed).
   String* new_string(std::size_t length);
   String* new_string(std::string_view bytes);
+  // A record of `count` fields, all 0.
+  Record* new_record(unsigned count, std::uint64_t refs);
   static void seal(String* s) { s->hash = hash_bytes(s->view()); }
   void pin(const void* payload) { header_of(payload).pinned = 1; }
 

@@ -52,7 +52,8 @@ bool inline_op(Op op) {
     case Op::kJNotGtK:
     case Op::kJNotGeK:
     case Op::kJNotEqK:
-    case Op::kJEqK: return true;
+    case Op::kJEqK:
+    case Op::kGetF: return true;
     case Op::kSetMod:
     case Op::kForPrep:
     case Op::kForLoop:
@@ -70,6 +71,8 @@ bool inline_op(Op op) {
     case Op::kLoadF:
     case Op::kCallR:
     case Op::kTailCall:
+    case Op::kNewRec:
+    case Op::kSetF:
     case Op::kLoadS:
     case Op::kStr:
     case Op::kLenS:

@@ -94,6 +94,7 @@ Status verify_program(const Program& p, const std::string& name) {
         if (info.format == OpFormat::kString || info.format == OpFormat::kAString)
           return bad(pc, "string length outside the code");
         if (info.format == OpFormat::kAStringArgs) return bad(pc, "argument kinds outside the code");
+        if (info.format == OpFormat::kARecord) return bad(pc, "record mask outside the code");
         if (has_inline_offset(op)) return bad(pc, "branch offset outside the code");
       }
       const std::size_t length = instruction_words(body, pc);
@@ -116,7 +117,10 @@ Status verify_program(const Program& p, const std::string& name) {
         case OpFormat::kAJump:
         case OpFormat::kANumber:
         case OpFormat::kAString:
+        case OpFormat::kARecord:
         case OpFormat::kANumberBranch: highest = a; break;
+        case OpFormat::kABField: highest = std::max(a, b); break;
+        case OpFormat::kAFieldC: highest = std::max(a, c); break;
         case OpFormat::kAB:
         case OpFormat::kABNumber:
         case OpFormat::kABBranch: highest = std::max(a, b); break;
@@ -142,6 +146,10 @@ Status verify_program(const Program& p, const std::string& name) {
       if (info.format == OpFormat::kAHostArgs && b >= p.host.size()) return bad(pc, "host function index out of range");
       if (info.format == OpFormat::kAMathArgs && b > static_cast<unsigned>(MathFn::kMax))
         return bad(pc, "unknown math function");
+      if (info.format == OpFormat::kARecord && b > kMaxRecordFields) return bad(pc, "record of too many fields");
+      if ((info.format == OpFormat::kABField && c >= kMaxRecordFields) ||
+          (info.format == OpFormat::kAFieldC && b >= kMaxRecordFields))
+        return bad(pc, "field index out of range");
       if (info.format == OpFormat::kAStringArgs && (b >= static_cast<unsigned>(StringFn::kCount) || c > kMaxStringArgs))
         return bad(pc, "unknown string function or too many arguments");
       if ((info.format == OpFormat::kAMathArgs || info.format == OpFormat::kAHostArgs ||

@@ -12,6 +12,7 @@ std::string type_name(Type t) {
     case Type::kFunction: return "function";
     case Type::kVoid: return "void";
     case Type::kArray: return "array of references";
+    case Type::kRecord: return "record";
   }
   return "?";
 }

@@ -395,6 +395,20 @@ op_LES:
 op_PUTSTR:
   line.append(static_cast<const String*>(R[A].ref)->view());
   NEXT();
+op_NEWREC : {
+  KILN_MAKE_ROOM();
+  const std::uint64_t refs = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
+  pc += 2;
+  R[A].ref = heap.new_record(B, refs);
+  elements += 3 + B;
+  NEXT();
+}
+op_GETF:
+  R[A] = static_cast<const Record*>(R[B].ref)->fields()[C];
+  NEXT();
+op_SETF:
+  static_cast<Record*>(R[A].ref)->fields()[B] = R[C];
+  NEXT();
 op_DEFINE:
   defined[ud_of(w)] = true;
   NEXT();
@@ -497,9 +511,10 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       if (want == Type::kFunction)
         return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name +
                           "' is a function: the engine cannot pass one");
-      if (want == Type::kArray)
-        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name +
-                          "' is an array of strings or arrays: the engine cannot pass one");
+      if (want == Type::kArray || want == Type::kRecord)
+        return make_error(impl_->program.file + ": parameter " + std::to_string(i + 1) + " of '" + name + "' is " +
+                          (want == Type::kRecord ? "a record" : "an array of strings, arrays or records") +
+                          ": the engine cannot pass one");
       const bool ok = (want == Type::kNumber && std::holds_alternative<double>(a)) ||
                       (want == Type::kBoolean && std::holds_alternative<bool>(a)) ||
                       (want == Type::kNumberArray && std::holds_alternative<std::vector<double>>(a)) ||
@@ -531,7 +546,8 @@ Result<ScriptValue> Vm::call_values(const std::string& name, std::span<const Scr
       case Type::kBoolean: return ScriptValue{result.n != 0};
       case Type::kFunction: return make_error(impl_->program.file + ": '" + name + "' returns a function");
       case Type::kArray:
-        return make_error(impl_->program.file + ": '" + name + "' returns an array of strings or arrays");
+        return make_error(impl_->program.file + ": '" + name + "' returns an array of strings, arrays or records");
+      case Type::kRecord: return make_error(impl_->program.file + ": '" + name + "' returns a record");
       case Type::kString: return ScriptValue{std::string(static_cast<const String*>(result.ref)->view())};
       case Type::kNumberArray: {
         std::vector<double> out;

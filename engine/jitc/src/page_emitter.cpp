@@ -75,6 +75,7 @@ std::vector<std::uint16_t> Emitter::run() {
   tbaa_count_ = tag("budget counter");
   tbaa_context_ = tag("context");
   tbaa_elements_ = tag("element counter");
+  tbaa_field_ = tag("record field");
 
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
   entry_builder_.SetInsertPoint(entry);
@@ -296,6 +297,8 @@ void Emitter::emit_instruction(std::size_t k) {
     }
     case Op::kAppend: append(k, a, raw(b), next); return;
     case Op::kLen: set(a, B_.CreateSIToFP(header(b).size, f64_)); break;
+    case Op::kGetF: set(a, tagged(B_.CreateLoad(i64_, field(b, c)), tbaa_field_)); break;
+    case Op::kSetF: tagged(B_.CreateStore(raw(c), field(a, b)), tbaa_field_); break;
     case Op::kMath: {
       const auto fn = static_cast<jit::MathFn>(b);
       llvm::Value* x = c > 0 ? num(a) : real(0);
@@ -412,6 +415,7 @@ void Emitter::emit_instruction(std::size_t k) {
     // Printing, host calls, allocation, function values, strings: the interpreter's. Every
     // instruction is listed in this switch (-Werror=switch): a new one is compiled or handed over
     // by decision.
+    case Op::kNewRec:
     case Op::kLoadS:
     case Op::kStr:
     case Op::kLenS:

@@ -69,6 +69,8 @@ class Emitter {
         case Op::kGetI:
         case Op::kLen: arrays.set(jit::b_of(w)); break;
         case Op::kEqRef: arrays.set(jit::b_of(w)), arrays.set(jit::c_of(w)); break;
+        case Op::kGetF: arrays.set(jit::b_of(w)); break;
+        case Op::kSetF: arrays.set(jit::a_of(w)); break;
         default: break;
       }
     }
@@ -250,6 +252,12 @@ class Emitter {
   // stays exact in that range. NaN fails every comparison.
   void prove_in_range(llvm::IRBuilder<>& b, std::size_t loop, llvm::Value* first, const jit::RegisterSet& loaded);
 
+  // The address of field `index` of the record in register `record` (jit_abi.h).
+  llvm::Value* field(int record, unsigned index) {
+    auto* base = B_.CreateIntToPtr(raw(record), llvm::Type::getInt64PtrTy(C_));
+    return B_.CreateConstInBoundsGEP1_64(i64_, base, abi::kRecordFieldsOffset / sizeof(abi::Value) + index);
+  }
+
   // An array register's header (abi::ArrayData): where it is, its elements and their count.
   struct ArrayHeader {
     llvm::Value *base, *data, *size;
@@ -391,7 +399,7 @@ class Emitter {
   llvm::Value *frame_count_ = nullptr, *native_left_ = nullptr;  // the context's, as they are while the page runs
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
-               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr;
+               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr, *tbaa_field_ = nullptr;
   struct CallSite {
     llvm::BasicBlock* start;   // the registers from a up are stored at its start
     llvm::BasicBlock* reload;  // and read back here

@@ -324,8 +324,11 @@ class Checker {
 
   Result<int> assign_target(const Expr& e) {
     if (e.kind == ExprKind::kIndex) return index(e);
-    if (e.kind == ExprKind::kField)
-      return fail(e.pos, "assignment to a field (a.b = ...) is outside Kiln's script subset");
+    if (e.kind == ExprKind::kField) {
+      if (e.a->kind == ExprKind::kName && is_library(e.a->text) && !lookup(e.a->text))
+        return fail(e.pos, "cannot assign to library member '" + e.a->text + "." + e.text + "'");
+      return field(e);
+    }
     const Symbol* s = lookup(e.text);
     if (!s) {
       if (globals_.count(e.text) || is_library(e.text))
@@ -412,11 +415,14 @@ class Checker {
         }
         if (e.a->kind == ExprKind::kName && e.a->text == "string" && !lookup("string"))
           return fail(e.pos, "string." + e.text + " used as a value: functions are not values in Kiln's script subset");
-        return fail(e.pos, "field access (a.b) is outside Kiln's script subset (only math.*, string.* and engine.*)");
+        if (e.a->kind == ExprKind::kName && e.a->text == "engine" && !lookup("engine"))
+          return fail(e.pos, "engine." + e.text + " used as a value: functions are not values in Kiln's script subset");
+        return field(e);
       }
       case ExprKind::kCall: return call(e);
       case ExprKind::kIndex: return index(e);
       case ExprKind::kTable: {
+        if (!e.keys.empty()) return record_literal(e);
         const int elem = solver_.fresh();
         for (const auto& item : e.items) {
           auto tv = value(*item);
@@ -456,6 +462,77 @@ class Checker {
     return fail(e.pos, "unsupported expression");
   }
 
+  // {x = a, y = b}: a record whose type is its field names and their values' types.
+  Result<int> record_literal(const Expr& e) {
+    if (e.keys.size() > jit::kMaxRecordFields)
+      return fail(e.pos, "a record of " + std::to_string(e.keys.size()) + " fields (at most " +
+                             std::to_string(jit::kMaxRecordFields) + ")");
+    TypeSolver::Fields fields;
+    for (std::size_t i = 0; i < e.items.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j)
+        if (e.keys[j] == e.keys[i])
+          return fail(e.key_pos[i], "field '" + e.keys[i] + "' is given twice (first at " + at(e.key_pos[j]) + ")");
+      auto tv = value(*e.items[i]);
+      if (!tv) return tv;
+      fields.emplace_back(e.keys[i], *tv);
+    }
+    const int rec = solver_.record_of(fields);
+    record_literals_.push_back({&e, rec});
+    return record(e, rec);
+  }
+
+  // r.name: a record's field. When r's type is not known yet (a parameter typed by its callers),
+  // the field is looked up once it is (finish()).
+  Result<int> field(const Expr& e) {
+    auto obj = value(*e.a);
+    if (!obj) return obj;
+    const int result = solver_.fresh();
+    pending_fields_.push_back({&e, *obj, result, false});
+    KILN_TRY(resolve_field(pending_fields_.back(), false));
+    return record(e, result);
+  }
+
+  struct PendingField {
+    const Expr* e;
+    int object;
+    int result;
+    bool done;
+  };
+  // Types the field once its record's type is known; `final`: an unknown type is an error.
+  Status resolve_field(PendingField& p, bool final) {
+    if (p.done) return {};
+    const K k = solver_.kind(p.object);
+    if (k == K::kUnknown) {
+      if (!final) return {};
+      return fail(p.e->pos, "the type of this value is never fixed by the script, so its field '" + p.e->text +
+                                "' cannot be reached (pass it a record)");
+    }
+    if (k != K::kRecord)
+      return fail(p.e->pos, "'." + p.e->text + "' needs a record, not " + solver_.describe(p.object));
+    const int index = solver_.field_index(p.object, p.e->text);
+    if (index < 0) return fail(p.e->pos, solver_.describe(p.object) + " has no field '" + p.e->text + "'");
+    const int field_tv = solver_.fields(p.object)[static_cast<std::size_t>(index)].second;
+    const std::string before = solver_.describe(field_tv);
+    if (!solver_.unify(p.result, field_tv))
+      return fail(p.e->pos, "field '" + p.e->text + "' is " + before + ", not " + solver_.describe(p.result));
+    p.done = true;
+    return {};
+  }
+  // Fields whose records got their types later, until nothing changes.
+  Status resolve_fields(bool final) {
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (auto& p : pending_fields_) {
+        if (p.done) continue;
+        KILN_TRY(resolve_field(p, false));
+        progress = progress || p.done;
+      }
+    }
+    if (final)
+      for (auto& p : pending_fields_) KILN_TRY(resolve_field(p, true));
+    return {};
+  }
+
   // A script function named as a value: its type shares the function's own parameter and result
   // variables, so what a caller does with the value types the function.
   Result<int> function_value(const Expr& e, int fn) {
@@ -492,7 +569,8 @@ class Checker {
                                solver_.describe(*y));
       deferred_.push_back({[this, c = *c, x = *x, pos = e.pos]() -> Status {
         const K k = solver_.kind(x);
-        if (k == K::kNum || k == K::kStr || k == K::kArray || k == K::kFunc || k == K::kUnknown) return {};
+        if (k == K::kNum || k == K::kStr || k == K::kArray || k == K::kRecord || k == K::kFunc || k == K::kUnknown)
+          return {};
         if (solver_.unify(c, x)) return {};  // all booleans: plain and/or
         return fail(pos, "'c and x or y' with a boolean x needs a boolean c");
       }});
@@ -623,6 +701,8 @@ class Checker {
           return fail(pos, "print of an array is outside Kiln's script subset (Lua prints its address)");
         if (k == K::kFunc)
           return fail(pos, "print of a function is outside Kiln's script subset (Lua prints its address)");
+        if (k == K::kRecord)
+          return fail(pos, "print of a record is outside Kiln's script subset (Lua prints its address)");
         if (k == K::kUnknown)
           return fail(pos, "the type of this value is never fixed by the script, so it cannot be printed");
         return {};
@@ -796,8 +876,23 @@ class Checker {
                   "too many local variables (more than " + std::to_string(kMaxLocals) + " in one function)");
     if (out_.module_slots > 65535) return fail({1, 1}, "too many local variables in the chunk (more than 65535)");
     if (out_.functions.size() > 65535) return fail({1, 1}, "too many functions (more than 65535)");
+    KILN_TRY(resolve_fields(false));
     for (auto& d : defaults_) d();
+    KILN_TRY(resolve_fields(true));
     for (auto& d : deferred_) KILN_TRY(d());
+    for (const PendingField& p : pending_fields_) out_.field_index[p.e] = solver_.field_index(p.object, p.e->text);
+    for (const auto& [e, tv] : record_literals_) {
+      RecordLiteral& literal = out_.records[e];
+      const TypeSolver::Fields& fields = solver_.fields(tv);
+      literal.fields = static_cast<int>(fields.size());
+      for (const std::string& key : e->keys) literal.slots.push_back(solver_.field_index(tv, key));
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const Type t = solver_.resolve(fields[i].second);
+        if (t == Type::kString || t == Type::kNumberArray || t == Type::kBooleanArray || t == Type::kArray ||
+            t == Type::kRecord)
+          literal.refs |= std::uint64_t{1} << i;
+      }
+    }
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
     for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
     for (const auto& [ref, tv] : pending_refs_) ref->type = solver_.resolve(tv);
@@ -823,7 +918,9 @@ class Checker {
   std::vector<std::pair<const Expr*, int>> expr_tvs_;
   std::vector<std::pair<const Expr*, int>> name_uses_;
   std::vector<std::function<Status()>> deferred_;
-  std::vector<std::function<void()>> defaults_;  // types a script leaves open, fixed before deferred_ runs
+  std::vector<std::function<void()>> defaults_;
+  std::vector<PendingField> pending_fields_;
+  std::vector<std::pair<const Expr*, int>> record_literals_;  // types a script leaves open, fixed before deferred_ runs
 };
 
 }  // namespace

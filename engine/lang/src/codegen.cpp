@@ -91,8 +91,10 @@ class FunctionEmitter {
     return it == c_.types.end() ? Type::kNumber : it->second;
   }
   static bool never_false(Type t) { return t != Type::kBoolean; }
-  // Values compared by identity: arrays (strings compare by their bytes, the rest by value).
-  static bool is_array(Type t) { return t == Type::kNumberArray || t == Type::kBooleanArray || t == Type::kArray; }
+  // Values compared by identity: arrays and records (strings compare by their bytes, the rest by value).
+  static bool is_array(Type t) {
+    return t == Type::kNumberArray || t == Type::kBooleanArray || t == Type::kArray || t == Type::kRecord;
+  }
   static ArgKind arg_kind_of(Type t) {
     return t == Type::kString ? ArgKind::kString : t == Type::kBoolean ? ArgKind::kBoolean : ArgKind::kNumber;
   }
@@ -173,6 +175,7 @@ class FunctionEmitter {
         KILN_TRY(place(*t->a, tg.arr, tg.arr_late));
         KILN_TRY(place(*t->b, tg.idx, tg.idx_late));
       }
+      if (t->kind == ExprKind::kField) KILN_TRY(place(*t->a, tg.arr, tg.arr_late));  // the record
       targets.push_back(tg);
     }
     std::vector<unsigned> values;
@@ -188,6 +191,9 @@ class FunctionEmitter {
         if (tg.arr_late) KILN_TRY(expr_to(*tg.e->a, tg.arr));
         if (tg.idx_late) KILN_TRY(expr_to(*tg.e->b, tg.idx));
         emit(encode_abc(Op::kSetI, tg.arr, tg.idx, values[k]), tg.e->pos.line);
+      } else if (tg.e->kind == ExprKind::kField) {
+        if (tg.arr_late) KILN_TRY(expr_to(*tg.e->a, tg.arr));
+        emit(encode_abc(Op::kSetF, tg.arr, static_cast<unsigned>(c_.field_index.at(tg.e)), values[k]), tg.e->pos.line);
       } else {
         store(c_.names.at(tg.e), values[k], line);
       }
@@ -470,9 +476,16 @@ class FunctionEmitter {
         }
         return {};
       }
-      case ExprKind::kField:  // math.pi, math.huge
-        emit_number(dst, e.text == "pi" ? 3.141592653589793 : HUGE_VAL, line);
+      case ExprKind::kField: {
+        if (const auto f = c_.field_index.find(&e); f != c_.field_index.end()) {  // a record's field
+          unsigned r;
+          KILN_TRY(operand_register(*e.a, r));
+          emit(encode_abc(Op::kGetF, dst, r, static_cast<unsigned>(f->second)), line);
+          return {};
+        }
+        emit_number(dst, e.text == "pi" ? 3.141592653589793 : HUGE_VAL, line);  // math.pi, math.huge
         return {};
+      }
       case ExprKind::kCall: return call(e, dst, true);
       case ExprKind::kIndex: {
         unsigned a, b;
@@ -484,6 +497,17 @@ class FunctionEmitter {
         auto t = temp(e.pos);
         auto item = temp(e.pos);
         if (!t || !item) return fail(e.pos, "expression too complex");
+        if (const auto r = c_.records.find(&e); r != c_.records.end()) {  // a record: its fields in source order
+          emit(encode_abc(Op::kNewRec, *t, static_cast<unsigned>(r->second.fields), 0), line);
+          emit(static_cast<std::uint32_t>(r->second.refs), 0);
+          emit(static_cast<std::uint32_t>(r->second.refs >> 32), 0);
+          for (std::size_t i = 0; i < e.items.size(); ++i) {
+            KILN_TRY(expr_to(*e.items[i], *item));
+            emit(encode_abc(Op::kSetF, *t, static_cast<unsigned>(r->second.slots[i]), *item), e.items[i]->pos.line);
+          }
+          emit(encode_abc(Op::kMove, dst, *t, 0), line);
+          return {};
+        }
         const Type array = type_of(e);
         emit(encode_abc(Op::kNewArr, *t, array == Type::kBooleanArray ? 1 : array == Type::kArray ? 2 : 0, 0), line);
         for (const auto& it : e.items) {

@@ -426,11 +426,22 @@ class Parser {
     }
   }
 
+  // {a, b, c} is an array, {x = a, y = b} a record; a table is one or the other.
   Result<ExprPtr> table() {
     auto e = make_expr(ExprKind::kTable, next().pos);
     while (cur().kind != Tok::kRBrace) {
-      if (cur().kind == Tok::kLBracket || (cur().kind == Tok::kName && ahead().kind == Tok::kAssign))
-        return fail(cur(), "tables with keys are outside Kiln's script subset; arrays are written {a, b, c}");
+      if (cur().kind == Tok::kLBracket)
+        return fail(cur(),
+                    "computed keys ([k] = v) are outside Kiln's script subset; a record's fields are "
+                    "written {x = a, y = b}");
+      const bool keyed = cur().kind == Tok::kName && ahead().kind == Tok::kAssign;
+      if (!e->items.empty() && keyed != !e->keys.empty())
+        return fail(cur(), "a table is an array {a, b} or a record {x = a, y = b}, not both");
+      if (keyed) {
+        e->key_pos.push_back(cur().pos);
+        e->keys.push_back(next().text);
+        next();  // '='
+      }
       auto item = expr();
       if (!item) return item.error();
       e->items.push_back(std::move(*item));

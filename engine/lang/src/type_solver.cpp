@@ -1,5 +1,7 @@
 #include "type_solver.h"
 
+#include <algorithm>
+
 namespace kiln::lang {
 
 int TypeSolver::fresh(Kind k, int elem) {
@@ -11,6 +13,20 @@ int TypeSolver::function_of(std::vector<int> params, int result) {
   const int v = fresh(kFunc, result);
   nodes_[v].params = std::move(params);
   return v;
+}
+
+int TypeSolver::record_of(Fields fields) {
+  std::sort(fields.begin(), fields.end());
+  const int v = fresh(kRecord);
+  nodes_[v].fields = std::move(fields);
+  return v;
+}
+
+int TypeSolver::field_index(int v, const std::string& name) {
+  const Fields& f = fields(v);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i].first == name) return static_cast<int>(i);
+  return -1;
 }
 
 int TypeSolver::find(int v) {
@@ -50,6 +66,16 @@ bool TypeSolver::unify(int a, int b) {
       if (!unify(pa[i], pb[i])) return false;
     return unify(ra, rb);
   }
+  if (na.kind == kRecord) {
+    const Fields fa = na.fields, fb = nb.fields;
+    if (fa.size() != fb.size()) return false;
+    for (std::size_t i = 0; i < fa.size(); ++i)
+      if (fa[i].first != fb[i].first) return false;
+    na.parent = b;
+    for (std::size_t i = 0; i < fa.size(); ++i)
+      if (!unify(fa[i].second, fb[i].second)) return false;
+    return true;
+  }
   na.parent = b;
   return true;
 }
@@ -61,8 +87,10 @@ Type TypeSolver::resolve(int v) {
     case kVoid: return Type::kVoid;
     case kArray: {
       const Kind e = kind(elem(v));
-      return e == kBool ? Type::kBooleanArray : e == kStr || e == kArray ? Type::kArray : Type::kNumberArray;
+      if (e == kBool) return Type::kBooleanArray;
+      return e == kStr || e == kArray || e == kRecord ? Type::kArray : Type::kNumberArray;
     }
+    case kRecord: return Type::kRecord;
     case kFunc: return Type::kFunction;
     default: return Type::kNumber;
   }
@@ -77,12 +105,18 @@ std::string TypeSolver::describe(int v) {
     case kVoid: return "no value";
     case kArray: {
       const Kind e = kind(elem(v));
-      return e == kBool    ? "an array of booleans"
-             : e == kArray ? "an array of arrays"
-             : e == kStr   ? "an array of strings"
-                           : "an array of numbers";
+      return e == kBool     ? "an array of booleans"
+             : e == kArray  ? "an array of arrays"
+             : e == kStr    ? "an array of strings"
+             : e == kRecord ? "an array of records"
+                            : "an array of numbers";
     }
     case kFunc: return "a function of " + std::to_string(nodes_[find(v)].params.size()) + " parameters";
+    case kRecord: {
+      std::string names;
+      for (const auto& field : fields(v)) names += (names.empty() ? "" : ", ") + field.first;
+      return "a record {" + names + "}";
+    }
   }
   return "?";
 }

@@ -74,6 +74,10 @@ struct ArrayData {
   std::uint64_t capacity;
 };
 
+// A record's fields are Values from this offset of the record's address on (GETF and SETF read and
+// write field i at kRecordFieldsOffset + 8 i).
+inline constexpr std::size_t kRecordFieldsOffset = 16;
+
 // The helper table: every math function compiled code calls. One signature for all (unary
 // functions ignore y), so a call through the table is uniform.
 using Helper = double (*)(double x, double y);

@@ -108,7 +108,12 @@
   X(LtS, LTS, kABC, kNext, kDefA | kUseB | kUseC)                                                           \
   X(LeS, LES, kABC, kNext, kDefA | kUseB | kUseC)                                                           \
   /* print buffer += string a                                                                    */         \
-  X(PutStr, PUTSTR, kA, kNext, kUseA)
+  X(PutStr, PUTSTR, kA, kNext, kUseA)                                                                       \
+  /* records. NEWREC: a = a new record of b fields (0), the next two words the mask of its      */          \
+  /* fields that hold references. GETF: a = field c of record b. SETF: field b of record a = c. */          \
+  X(NewRec, NEWREC, kARecord, kNext, kDefA)                                                                 \
+  X(GetF, GETF, kABField, kNext, kDefA | kUseB)                                                             \
+  X(SetF, SETF, kAFieldC, kNext, kUseA | kUseC)
 // clang-format on
 
 namespace kiln::jit {
@@ -138,6 +143,9 @@ enum class OpFormat : std::uint8_t {
   kString,         // the next word a length, then the bytes, four a word
   kAString,        // register a; the next word a length, then the bytes, four a word
   kAStringArgs,    // registers a .. a+c-1, string function b; the next word the arguments' kinds (ArgKind)
+  kARecord,        // register a, a field count b; the next two words a mask of b bits
+  kABField,        // registers a, b; a field index c
+  kAFieldC,        // registers a, c; a field index b
 };
 
 enum class OpFlow : std::uint8_t {

@@ -9,8 +9,9 @@
 
 namespace kiln::jit {
 
-// kArray: an array of references (strings or arrays).
-enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction, kArray };
+// kArray: an array of references (strings, arrays, records). kRecord: a record (fixed named fields).
+enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction, kArray, kRecord };
+inline constexpr unsigned kMaxRecordFields = 64;
 std::string type_name(Type t);
 
 // A function the embedding engine registers: `engine.<name>(params...) -> result`.

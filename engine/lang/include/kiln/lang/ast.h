@@ -27,11 +27,11 @@ enum class ExprKind {
   kString,  // text
   kName,    // name
   kIndex,   // a[b]
-  kField,   // a.name: only library members such as math.pi, string.sub, engine.param
+  kField,   // a.name: a record's field, or a library member such as math.pi, string.sub, engine.param
   kCall,    // a(args); a method call s:f(args) is a kCall with `method`, a kField f without object, items s, args
   kBinary,  // a op b
   kUnary,   // op a
-  kTable,   // {items}
+  kTable,   // {items}: an array, or a record {name = item, ...} (keys)
 };
 
 struct Expr {
@@ -43,8 +43,10 @@ struct Expr {
   std::string text;     // kString text, kName / kField name
   BinOp binop = BinOp::kAdd;
   UnOp unop = UnOp::kNeg;
-  ExprPtr a, b;                // operands; kIndex: a[b]; kField: a.text; kCall: a(items)
-  std::vector<ExprPtr> items;  // kCall arguments, kTable elements
+  ExprPtr a, b;                   // operands; kIndex: a[b]; kField: a.text; kCall: a(items)
+  std::vector<ExprPtr> items;     // kCall arguments, kTable elements
+  std::vector<std::string> keys;  // kTable of a record: the field name of each item
+  std::vector<Pos> key_pos;
 };
 
 struct Stmt;

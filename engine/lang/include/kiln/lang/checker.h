@@ -4,6 +4,8 @@
 // and expression, and rejects what cannot be typed or lies outside the subset with
 // `file:line:col: message`:
 //   - values are numbers, booleans, strings, and arrays of one type (arrays of arrays included);
+//   - records {x = a, y = b} have fixed fields, read and written as r.x; a record's type is its
+//     field names (and their types): any two records with the same names are of one type;
 //   - `..` joins strings and numbers; `#` is an array's or a string's length; strings compare in
 //     byte order; tostring, tonumber, string.* (sub len upper lower rep byte char format) and the
 //     method form s:f(...) of the same;
@@ -16,6 +18,7 @@
 //
 // Thread-safety: pure function of its inputs.
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +46,14 @@ struct CallTarget {
   int index = 0;  // script function, MathFn, host signature, or StringFn; kIndirect: the callee is a value
 };
 
+// A record constructor {x = a, y = b}: each item's field index (fields are in name order) and the
+// fields that hold references (strings, arrays, records), which the collector follows.
+struct RecordLiteral {
+  std::vector<int> slots;
+  std::uint64_t refs = 0;
+  int fields = 0;
+};
+
 struct CheckedFunction {
   const FunctionDef* def = nullptr;  // nullptr for the chunk itself (function 0)
   std::string name;
@@ -61,6 +72,8 @@ struct CheckedScript {
   std::unordered_map<const Expr*, int> function_refs;             // a function named as a value: its index
   std::unordered_map<const Stmt*, std::vector<VarRef>> declared;  // kLocal names, kNumericFor variable
   std::unordered_map<const Stmt*, int> function_index;            // kFunction statements
+  std::unordered_map<const Expr*, int> field_index;               // kField of a record: the field's index
+  std::unordered_map<const Expr*, RecordLiteral> records;         // kTable of a record
 };
 
 Result<CheckedScript> check_script(const Script& script, const std::vector<HostSignature>& host = {});
