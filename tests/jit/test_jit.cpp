@@ -81,7 +81,10 @@ TEST_SUITE("jit") {
       }
       CHECK(cold_stats.compiled >= 1);
       CHECK(warm_stats.compiled == 0);
-      CHECK(warm_stats.loaded == cold_stats.stored);
+      // Every page the cold run compiled or found (the cache is shared by the corpus: another script's
+      // page of the same bytes) is loaded by the warm one.
+      CHECK_MESSAGE(warm_stats.loaded == cold_stats.stored + cold_stats.loaded, cold_stats.summary()
+                                                                                    << " / " << warm_stats.summary());
     }
   }
 

@@ -82,8 +82,9 @@ return
     CHECK(error_of("local t = {[1] = 1}") ==
           "t.lua:1:12: computed keys ([k] = v) are outside Kiln's script subset; a record's fields are written "
           "{x = a, y = b}");
-    CHECK(error_of("local f = function() end") ==
-          "t.lua:1:11: anonymous functions are outside Kiln's script subset; use 'local function name(...)'");
+    CHECK(error_of("local f = function(...) end") == "t.lua:1:20: varargs (...) are outside Kiln's script subset");
+    CHECK(error_of("local f = function(a) return a") ==
+          "t.lua:1:31: expected 'end' to close 'function' near end of file");
     CHECK(error_of("obj:()") == "t.lua:1:5: expected a name after ':' near '('");
     CHECK(error_of("print \"x\"") ==
           "t.lua:1:7: calls without parentheses (f\"x\", f{...}) are outside Kiln's script subset");

@@ -64,6 +64,10 @@ std::string disassemble(const Program& program) {
             std::snprintf(buf, sizeof buf, "\"%.60s\"", text.c_str());
           break;
         }
+        case OpFormat::kAClosure:
+          std::snprintf(buf, sizeof buf, "r%u %s (%u upvalues)", a_of(w), function_name(ud_of(w)),
+                        pc + 1 < fn.words ? code[pc + 1] : 0);
+          break;
         case OpFormat::kARecord: std::snprintf(buf, sizeof buf, "r%u %u fields", a_of(w), b_of(w)); break;
         case OpFormat::kABField: std::snprintf(buf, sizeof buf, "r%u r%u .%u", a_of(w), b_of(w), c_of(w)); break;
         case OpFormat::kAFieldC: std::snprintf(buf, sizeof buf, "r%u .%u r%u", a_of(w), b_of(w), c_of(w)); break;

@@ -65,6 +65,21 @@ Record* Heap::new_record(unsigned count, std::uint64_t refs) {
   return r;
 }
 
+Closure* Heap::new_closure(std::uint32_t function, unsigned count) {
+  auto* c = static_cast<Closure*>(allocate(ObjectKind::kClosure, sizeof(Closure) + count * sizeof(Value)));
+  c->function = function;
+  c->count = count;
+  for (unsigned i = 0; i < count; ++i) c->cells()[i].ref = nullptr;
+  return c;
+}
+
+Cell* Heap::new_cell(bool refs) {
+  auto* c = static_cast<Cell*>(allocate(ObjectKind::kCell, sizeof(Cell)));
+  c->value.n = 0;
+  c->refs = refs ? 1 : 0;
+  return c;
+}
+
 bool Heap::is_object(const void* p) const {
   return std::binary_search(objects_.begin(), objects_.begin() + static_cast<std::ptrdiff_t>(sorted_),
                             const_cast<void*>(p));
@@ -76,6 +91,9 @@ std::uint64_t Heap::bytes_of(const void* payload) {
     return sizeof(ObjectHeader) + sizeof(String) + static_cast<const String*>(payload)->length + 1;
   if (h.kind == ObjectKind::kRecord)
     return sizeof(ObjectHeader) + sizeof(Record) + static_cast<const Record*>(payload)->count * sizeof(Value);
+  if (h.kind == ObjectKind::kClosure)
+    return sizeof(ObjectHeader) + sizeof(Closure) + static_cast<const Closure*>(payload)->count * sizeof(Value);
+  if (h.kind == ObjectKind::kCell) return sizeof(ObjectHeader) + sizeof(Cell);
   return sizeof(ObjectHeader) + sizeof(Array) + static_cast<const Array*>(payload)->capacity * sizeof(Value);
 }
 
@@ -84,8 +102,18 @@ void Heap::mark(void* payload) {
   ObjectHeader& h = header_of(payload);
   if (h.marked) return;
   h.marked = 1;
-  if (h.kind == ObjectKind::kRefArray || (h.kind == ObjectKind::kRecord && static_cast<Record*>(payload)->refs))
-    grey_.push_back(payload);
+  switch (h.kind) {
+    case ObjectKind::kRefArray: grey_.push_back(payload); break;
+    case ObjectKind::kRecord:
+      if (static_cast<Record*>(payload)->refs) grey_.push_back(payload);
+      break;
+    case ObjectKind::kClosure: grey_.push_back(payload); break;
+    case ObjectKind::kCell:
+      if (static_cast<Cell*>(payload)->refs) grey_.push_back(payload);
+      break;
+    case ObjectKind::kArray:
+    case ObjectKind::kString: break;
+  }
 }
 
 std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
@@ -103,10 +131,20 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
   while (!grey_.empty()) {
     void* p = grey_.back();
     grey_.pop_back();
-    if (header_of(p).kind == ObjectKind::kRecord) {
+    const ObjectKind kind = header_of(p).kind;
+    if (kind == ObjectKind::kRecord) {
       const auto* r = static_cast<const Record*>(p);
       for (unsigned i = 0; i < r->count; ++i)
         if ((r->refs >> i) & 1) mark(r->fields()[i].ref);
+      continue;
+    }
+    if (kind == ObjectKind::kClosure) {
+      const auto* c = static_cast<const Closure*>(p);
+      for (unsigned i = 0; i < c->count; ++i) mark(c->cells()[i].ref);
+      continue;
+    }
+    if (kind == ObjectKind::kCell) {
+      mark(static_cast<const Cell*>(p)->value.ref);
       continue;
     }
     for (const Value& e : *static_cast<const Array*>(p)) mark(e.a);  // elements of an array of references

@@ -30,6 +30,8 @@ enum class ObjectKind : std::uint8_t {
   kRefArray,  // an array of references (strings, arrays, records)
   kString,
   kRecord,
+  kClosure,
+  kCell,
 };
 
 struct ObjectHeader {
@@ -62,6 +64,21 @@ struct Record {
 };
 static_assert(sizeof(Record) == abi::kRecordFieldsOffset);
 
+// A function value: the function and the cells of its upvalues (jit_abi.h's layout).
+struct Closure {
+  std::uint32_t function;
+  std::uint32_t count;
+  Value* cells() { return reinterpret_cast<Value*>(this + 1); }  // each a Cell*
+  const Value* cells() const { return reinterpret_cast<const Value*>(this + 1); }
+};
+static_assert(sizeof(Closure) == abi::kClosureCellsOffset);
+
+// A captured local: its value, shared by the function that declared it and every closure of it.
+struct Cell {
+  Value value;
+  std::uint64_t refs;  // the value is a reference
+};
+
 std::uint32_t hash_bytes(std::string_view s);
 bool strings_equal(const String* a, const String* b);
 // Byte order, a shorter string first when it is a prefix (Lua's order in the C locale).
@@ -84,6 +101,10 @@ class Heap {
   String* new_string(std::string_view bytes);
   // A record of `count` fields, all 0.
   Record* new_record(unsigned count, std::uint64_t refs);
+  // A closure of `function` with `count` upvalue cells (to be set by the caller before anything
+  // else is allocated), and a cell holding 0.
+  Closure* new_closure(std::uint32_t function, unsigned count);
+  Cell* new_cell(bool refs);
   static void seal(String* s) { s->hash = hash_bytes(s->view()); }
   void pin(const void* payload) { header_of(payload).pinned = 1; }
 

@@ -73,6 +73,12 @@ bool inline_op(Op op) {
     case Op::kTailCall:
     case Op::kNewRec:
     case Op::kSetF:
+    case Op::kNewCell:
+    case Op::kGetCell:
+    case Op::kSetCell:
+    case Op::kGetUp:
+    case Op::kSetUp:
+    case Op::kClosure:
     case Op::kLoadS:
     case Op::kStr:
     case Op::kLenS:

@@ -19,6 +19,9 @@ std::size_t instruction_words(std::span<const std::uint32_t> code, std::size_t a
       if (at + 1 >= code.size()) return 2 + kPageWords;  // its length lies outside: it runs past
       return 2 + (std::size_t(code[at + 1]) + 3) / 4;
     case OpFormat::kAStringArgs: return 2;
+    case OpFormat::kAClosure:
+      if (at + 1 >= code.size()) return 2 + kPageWords;  // its count lies outside: it runs past
+      return 2 + std::size_t(code[at + 1]);
     case OpFormat::kARecord: return 3;
     case OpFormat::kABField:
     case OpFormat::kAFieldC: return 1;

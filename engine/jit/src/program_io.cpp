@@ -95,6 +95,7 @@ Status verify_program(const Program& p, const std::string& name) {
           return bad(pc, "string length outside the code");
         if (info.format == OpFormat::kAStringArgs) return bad(pc, "argument kinds outside the code");
         if (info.format == OpFormat::kARecord) return bad(pc, "record mask outside the code");
+        if (info.format == OpFormat::kAClosure) return bad(pc, "upvalue count outside the code");
         if (has_inline_offset(op)) return bad(pc, "branch offset outside the code");
       }
       const std::size_t length = instruction_words(body, pc);
@@ -118,6 +119,7 @@ Status verify_program(const Program& p, const std::string& name) {
         case OpFormat::kANumber:
         case OpFormat::kAString:
         case OpFormat::kARecord:
+        case OpFormat::kAClosure:
         case OpFormat::kANumberBranch: highest = a; break;
         case OpFormat::kABField: highest = std::max(a, b); break;
         case OpFormat::kAFieldC: highest = std::max(a, c); break;
@@ -137,7 +139,8 @@ Status verify_program(const Program& p, const std::string& name) {
                    "register " + std::to_string(*highest) + " outside the frame of " + std::to_string(f.frame_slots));
       // The tables an instruction indexes.
       const auto function_index = info.format == OpFormat::kATailCall ? std::optional(code[pc + 1])
-                                  : info.format == OpFormat::kAFunction || info.format == OpFormat::kFunction
+                                  : info.format == OpFormat::kAFunction || info.format == OpFormat::kFunction ||
+                                          info.format == OpFormat::kAClosure
                                       ? std::optional(ud_of(w))
                                       : std::nullopt;
       if (function_index && *function_index >= p.functions.size()) return bad(pc, "function index out of range");
@@ -147,6 +150,13 @@ Status verify_program(const Program& p, const std::string& name) {
       if (info.format == OpFormat::kAMathArgs && b > static_cast<unsigned>(MathFn::kMax))
         return bad(pc, "unknown math function");
       if (info.format == OpFormat::kARecord && b > kMaxRecordFields) return bad(pc, "record of too many fields");
+      if (info.format == OpFormat::kAClosure) {
+        if (code[pc + 1] > 255) return bad(pc, "closure of too many upvalues");
+        for (std::size_t k = 0; k < code[pc + 1]; ++k) {
+          const std::uint32_t source = code[pc + 2 + k];
+          if (!(source & kFromUpvalue) && !reg(source)) return bad(pc, "captured register outside the frame");
+        }
+      }
       if ((info.format == OpFormat::kABField && c >= kMaxRecordFields) ||
           (info.format == OpFormat::kAFieldC && b >= kMaxRecordFields))
         return bad(pc, "field index out of range");

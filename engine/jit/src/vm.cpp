@@ -279,7 +279,13 @@ op_LOADF : {
   // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
   if (!defined[fn])
     return error_at(*f, pc - 1, "function '" + program.functions[fn].name + "' used before its definition");
-  R[A].n = static_cast<double>(fn);
+  if (!function_values[fn]) {
+    KILN_MAKE_ROOM();
+    function_values[fn] = heap.new_closure(static_cast<std::uint32_t>(fn), 0);
+    heap.pin(function_values[fn]);
+    elements += 2;
+  }
+  R[A].ref = function_values[fn];
   NEXT();
 }
 op_TAILCALL:
@@ -297,7 +303,7 @@ op_CALL : {
       NEXT();
     }
   } else {
-    callee = op_of(w) == Op::kCallR ? static_cast<std::size_t>(R[B].n) : ud_of(w);
+    callee = op_of(w) == Op::kCallR ? static_cast<const Closure*>(R[B].ref)->function : ud_of(w);
   }
   if (!defined[callee])
     return error_at(*f, call_at,
@@ -409,6 +415,42 @@ op_GETF:
 op_SETF:
   static_cast<Record*>(R[A].ref)->fields()[B] = R[C];
   NEXT();
+op_NEWCELL:
+  KILN_MAKE_ROOM();
+  R[A].ref = heap.new_cell(B != 0);
+  elements += 3;
+  NEXT();
+op_GETCELL:
+  R[A] = static_cast<const Cell*>(R[B].ref)->value;
+  NEXT();
+op_SETCELL:
+  static_cast<Cell*>(R[A].ref)->value = R[B];
+  NEXT();
+op_GETUP:
+  R[A] = static_cast<const Cell*>(static_cast<const Closure*>(R[B].ref)->cells()[C].ref)->value;
+  NEXT();
+op_SETUP:
+  static_cast<Cell*>(static_cast<const Closure*>(R[A].ref)->cells()[B].ref)->value = R[C];
+  NEXT();
+op_CLOSURE : {
+  KILN_MAKE_ROOM();
+  const std::uint32_t count = code[pc];
+  Closure* made = heap.new_closure(ud_of(w), count);
+  elements += 2 + count;
+  const Closure* maker = nullptr;  // the running function's own closure, for upvalues of upvalues
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint32_t source = code[pc + 1 + k];
+    if (source & kFromUpvalue) {
+      if (!maker) maker = static_cast<const Closure*>(R[program.functions[f->function].params].ref);
+      made->cells()[k] = maker->cells()[source & ~kFromUpvalue];
+    } else {
+      made->cells()[k] = R[source];
+    }
+  }
+  R[A].ref = made;
+  pc += 1 + count;
+  NEXT();
+}
 op_DEFINE:
   defined[ud_of(w)] = true;
   NEXT();

@@ -89,7 +89,8 @@ struct Vm::Impl {
   FrameStack frames;
   Heap heap;
   std::unordered_map<const std::uint32_t*, String*> constants;  // string constants, by their LOADS in the code
-  std::vector<std::uint8_t> defined;                            // bytes, not vector<bool>: read on every call
+  std::vector<Closure*> function_values;  // per function: its value without upvalues (LOADF), once taken
+  std::vector<std::uint8_t> defined;      // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;
   std::function<void(std::string_view)> out = [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -119,6 +120,7 @@ struct Vm::Impl {
         options(o),
         module(p.module_slots),
         frames(context, o.max_call_depth),
+        function_values(p.functions.size()),
         defined(p.functions.size()),
         call_entries(p.functions.size()) {
     host.resize(p.host.size());

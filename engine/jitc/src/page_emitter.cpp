@@ -76,6 +76,7 @@ std::vector<std::uint16_t> Emitter::run() {
   tbaa_context_ = tag("context");
   tbaa_elements_ = tag("element counter");
   tbaa_field_ = tag("record field");
+  tbaa_cell_ = tag("closure and cell");
 
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(C_, "entry", F_);
   entry_builder_.SetInsertPoint(entry);
@@ -299,6 +300,10 @@ void Emitter::emit_instruction(std::size_t k) {
     case Op::kLen: set(a, B_.CreateSIToFP(header(b).size, f64_)); break;
     case Op::kGetF: set(a, tagged(B_.CreateLoad(i64_, field(b, c)), tbaa_field_)); break;
     case Op::kSetF: tagged(B_.CreateStore(raw(c), field(a, b)), tbaa_field_); break;
+    case Op::kGetCell: set(a, tagged(B_.CreateLoad(i64_, cell(b)), tbaa_cell_)); break;
+    case Op::kSetCell: tagged(B_.CreateStore(raw(b), cell(a)), tbaa_cell_); break;
+    case Op::kGetUp: set(a, tagged(B_.CreateLoad(i64_, upvalue(b, c)), tbaa_cell_)); break;
+    case Op::kSetUp: tagged(B_.CreateStore(raw(c), upvalue(a, b)), tbaa_cell_); break;
     case Op::kMath: {
       const auto fn = static_cast<jit::MathFn>(b);
       llvm::Value* x = c > 0 ? num(a) : real(0);
@@ -388,9 +393,8 @@ void Emitter::emit_instruction(std::size_t k) {
       return;
     }
     case Op::kCallR: {
-      // The function value is a whole number; a saturating conversion keeps anything else defined.
-      auto* fn =
-          B_.CreateCall(llvm::Intrinsic::getDeclaration(&M_, llvm::Intrinsic::fptoui_sat, {i32_, f64_}), {num(b)});
+      // The function value is a closure: its function's index is its first word (jit_abi.h).
+      auto* fn = tagged(B_.CreateLoad(i32_, B_.CreateIntToPtr(raw(b), i32_->getPointerTo())), tbaa_cell_);
       if (!inline_) inline_value_callees(k, a, c, fn, next);
       emit_call(k, a, fn, next);
       return;
@@ -416,6 +420,8 @@ void Emitter::emit_instruction(std::size_t k) {
     // instruction is listed in this switch (-Werror=switch): a new one is compiled or handed over
     // by decision.
     case Op::kNewRec:
+    case Op::kNewCell:
+    case Op::kClosure:
     case Op::kLoadS:
     case Op::kStr:
     case Op::kLenS:

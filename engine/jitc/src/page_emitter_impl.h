@@ -71,6 +71,11 @@ class Emitter {
         case Op::kEqRef: arrays.set(jit::b_of(w)), arrays.set(jit::c_of(w)); break;
         case Op::kGetF: arrays.set(jit::b_of(w)); break;
         case Op::kSetF: arrays.set(jit::a_of(w)); break;
+        case Op::kGetCell:
+        case Op::kGetUp:
+        case Op::kCallR: arrays.set(jit::b_of(w)); break;
+        case Op::kSetCell:
+        case Op::kSetUp: arrays.set(jit::a_of(w)); break;
         default: break;
       }
     }
@@ -258,6 +263,17 @@ class Emitter {
     return B_.CreateConstInBoundsGEP1_64(i64_, base, abi::kRecordFieldsOffset / sizeof(abi::Value) + index);
   }
 
+  // The value of the cell in register `r`, and of upvalue `index` of the closure in register
+  // `closure` (jit_abi.h).
+  llvm::Value* cell(int r) { return B_.CreateIntToPtr(raw(r), llvm::Type::getInt64PtrTy(C_)); }
+  llvm::Value* upvalue(int closure, unsigned index) {
+    auto* base = B_.CreateIntToPtr(raw(closure), llvm::Type::getInt64PtrTy(C_));
+    auto* cell_bits =
+        tagged(B_.CreateLoad(i64_, B_.CreateConstInBoundsGEP1_64(i64_, base, abi::kClosureCellsOffset / 8 + index)),
+               tbaa_cell_);
+    return B_.CreateIntToPtr(cell_bits, llvm::Type::getInt64PtrTy(C_));
+  }
+
   // An array register's header (abi::ArrayData): where it is, its elements and their count.
   struct ArrayHeader {
     llvm::Value *base, *data, *size;
@@ -399,7 +415,8 @@ class Emitter {
   llvm::Value *frame_count_ = nullptr, *native_left_ = nullptr;  // the context's, as they are while the page runs
   llvm::AllocaInst* count_slot_ = nullptr;
   llvm::MDNode *tbaa_reg_ = nullptr, *tbaa_module_ = nullptr, *tbaa_header_ = nullptr, *tbaa_element_ = nullptr,
-               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr, *tbaa_field_ = nullptr;
+               *tbaa_count_ = nullptr, *tbaa_context_ = nullptr, *tbaa_elements_ = nullptr, *tbaa_field_ = nullptr,
+               *tbaa_cell_ = nullptr;
   struct CallSite {
     llvm::BasicBlock* start;   // the registers from a up are stored at its start
     llvm::BasicBlock* reload;  // and read back here

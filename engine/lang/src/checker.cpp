@@ -33,7 +33,17 @@ struct Symbol {
   int slot = 0;
   int tv = 0;
   int function = 0;  // kFunction: its index; kVar kLocal: the function that owns the frame
+  int var = -1;      // the variable (a local function's: its closure, when it captures)
   Pos pos;
+};
+
+// A variable of the script, and whether a closure captures it (it then lives in a cell).
+struct Var {
+  int owner = 0;  // the function whose frame (or the chunk's module slots) holds it
+  VarRef::Kind storage = VarRef::kLocal;
+  int slot = 0;
+  int tv = 0;
+  bool captured = false;
 };
 
 constexpr int kMaxLocals = 200;  // as Lua 5.1: registers are 8-bit fields, temporaries need room
@@ -46,6 +56,10 @@ struct FunctionState {
   std::vector<int> param_tvs;
   int result_tv;
   std::optional<Pos> value_return, bare_return;
+  int parent = -1;            // the function it is written in (local and anonymous functions)
+  bool global = false;        // a global function: it captures nothing
+  std::vector<int> upvalues;  // the variables of enclosing functions it captures
+  std::vector<int> param_vars;
 };
 
 class Checker {
@@ -99,6 +113,9 @@ class Checker {
       s.function = cur_fn();
       if (s.slot >= kMaxLocals) too_many_locals_ = pos;
     }
+    s.var = static_cast<int>(vars_.size());
+    vars_.push_back({s.storage == VarRef::kLocal ? s.function : 0, s.storage, s.slot, tv, false});
+    last_var_ = s.var;
     scopes_.back()[name] = s;
     return {s.storage, s.slot, Type::kNumber};
   }
@@ -139,8 +156,9 @@ class Checker {
     out_.functions.push_back({&f, f.name, {}, Type::kVoid, 0});
     FunctionState fs{index, {}, solver_.fresh(), {}, {}};
     for (std::size_t i = 0; i < f.params.size(); ++i) fs.param_tvs.push_back(solver_.fresh());
+    fs.global = st && !f.is_local;
     states_.push_back(fs);
-    out_.function_index[st] = index;
+    if (st) out_.function_index[st] = index;
     return index;
   }
 
@@ -169,7 +187,8 @@ class Checker {
         auto& refs = out_.declared[&st];
         for (std::size_t i = 0; i < st.names.size(); ++i)
           refs.push_back(declare_var(st.names[i], st.name_pos[i], tvs[i]));
-        for (std::size_t i = 0; i < refs.size(); ++i) pending_refs_.push_back({&refs[i], tvs[i]});  // stable now
+        for (std::size_t i = 0; i < refs.size(); ++i)  // stable now
+          pending_decls_.push_back({&refs[i], static_cast<int>(vars_.size() - refs.size() + i)});
         return {};
       }
       case StmtKind::kAssign: {
@@ -227,7 +246,7 @@ class Checker {
         ++loop_depth_.back();  // before the variable: it is a new one in every iteration
         auto& refs = out_.declared[&st];
         refs.push_back(declare_var(st.names[0], st.name_pos[0], solver_.fresh(K::kNum)));
-        refs.back().type = Type::kNumber;
+        pending_decls_.push_back({&refs.back(), last_var_});
         auto s = block(st.body, false);
         --loop_depth_.back();
         scopes_.pop_back();
@@ -250,14 +269,15 @@ class Checker {
   }
 
   Status return_stat(const Stmt& st) {
-    FunctionState& fs = states_[cur_fn()];
     if (st.values.empty()) {
+      FunctionState& fs = states_[cur_fn()];
       if (!fs.bare_return) fs.bare_return = st.pos;
       return {};
     }
     if (in_chunk()) return fail(st.pos, "the chunk cannot return a value in Kiln's script subset");
     auto v = value(*st.values[0]);
     if (!v) return v.error();
+    FunctionState& fs = states_[cur_fn()];  // after the value: an anonymous function in it adds states
     if (!solver_.unify(fs.result_tv, *v))
       return fail(st.values[0]->pos, "function '" + out_.functions[cur_fn()].name + "' returns " +
                                          solver_.describe(*v) + " here but " + solver_.describe(fs.result_tv) +
@@ -271,17 +291,30 @@ class Checker {
     int index;
     if (f.is_local) {
       index = new_function(f, &st);
-      Symbol s;
+      states_[index].parent = current_;
+      // Its variable holds its closure when it captures locals; declared before its body, which
+      // may call it (Lua's local function).
+      auto& refs = out_.declared[&st];
+      refs.push_back(declare_var(f.name, f.pos, function_type(index)));
+      pending_decls_.push_back({&refs.back(), last_var_});
+      Symbol& s = scopes_.back()[f.name];
       s.kind = Symbol::kFunction;
       s.function = index;
-      s.pos = f.pos;
-      scopes_.back()[f.name] = s;  // visible in its own body: recursion
     } else {
       if (const Symbol* local = lookup(f.name))
         return fail(f.pos, "'function " + f.name + "' would assign the local '" + f.name + "' declared at " +
                                at(local->pos) + "; redefining a local is outside Kiln's script subset");
+      if (!globals_.count(f.name))
+        return fail(f.pos, "global function '" + f.name + "' inside an anonymous function: make it local");
       index = globals_.at(f.name);
     }
+    return function_body(f, index);
+  }
+
+  int function_type(int index) { return solver_.function_of(states_[index].param_tvs, states_[index].result_tv); }
+
+  // The parameters and body of function `index`, checked in its own scope.
+  Status function_body(const FunctionDef& f, int index) {
     const int saved = current_;
     current_ = index;
     scopes_.emplace_back();
@@ -289,9 +322,10 @@ class Checker {
     for (std::size_t i = 0; i < f.params.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j)
         if (f.params[j] == f.params[i]) return fail(f.param_pos[i], "duplicate parameter '" + f.params[i] + "'");
-      const VarRef ref = declare_var(f.params[i], f.param_pos[i], states_[index].param_tvs[i]);
-      (void)ref;
+      declare_var(f.params[i], f.param_pos[i], states_[index].param_tvs[i]);
+      states_[index].param_vars.push_back(last_var_);
     }
+    if (!states_[index].global) ++out_.functions[index].frame_slots;  // its closure, when it is one
     auto s = block(f.body, false);
     loop_depth_.pop_back();
     scopes_.pop_back();
@@ -336,20 +370,36 @@ class Checker {
       return fail(e.pos, "assignment to undeclared global '" + e.text + "' (declare it with 'local')");
     }
     if (s->kind == Symbol::kFunction) return fail(e.pos, "cannot assign to function '" + e.text + "'");
-    KILN_TRY(closure_check(*s, e));
-    out_.names[&e] = {s->storage, s->slot, Type::kNumber};
-    name_uses_.push_back({&e, s->tv});
+    KILN_TRY(reach(*s, e));
+    var_uses_.push_back({&e, s->var, cur_fn()});
     return s->tv;
   }
 
-  Status closure_check(const Symbol& s, const Expr& e) {
-    if (s.in_chunk_loop && !in_chunk())
-      return fail(e.pos, "'" + e.text +
-                             "' is a local of a loop of the chunk, a new variable in every iteration: "
-                             "closures over it are outside Kiln's script subset");
-    if (s.storage == VarRef::kLocal && s.function != cur_fn())
-      return fail(e.pos, "'" + e.text + "' is a local of the enclosing function '" + out_.functions[s.function].name +
-                             "': closures are outside Kiln's script subset");
+  // A variable used by the current function: a local of an enclosing function is captured.
+  Status reach(const Symbol& s, const Expr& e) {
+    if (s.storage == VarRef::kModule) {
+      if (s.in_chunk_loop && !in_chunk())
+        return fail(e.pos, "'" + e.text +
+                               "' is a local of a loop of the chunk kept outside its registers (the chunk uses too "
+                               "many): closures over it are outside Kiln's script subset");
+      return {};
+    }
+    if (s.function == cur_fn()) return {};
+    return capture(s.var, cur_fn(), e.pos, e.text);
+  }
+
+  // Function `user` reaches variable `var` of an enclosing function: it and every function between
+  // them keep it as an upvalue, and it lives in a cell.
+  Status capture(int var, int user, Pos pos, const std::string& name) {
+    const int owner = vars_[static_cast<std::size_t>(var)].owner;
+    for (int g = user; g != owner; g = states_[static_cast<std::size_t>(g)].parent) {
+      if (g < 0 || states_[static_cast<std::size_t>(g)].global)
+        return fail(pos, "'" + name + "' is a local of the enclosing function '" + out_.functions[owner].name +
+                             "': a global function cannot capture it (make the function local)");
+      auto& up = states_[static_cast<std::size_t>(g)].upvalues;
+      if (std::find(up.begin(), up.end(), var) == up.end()) up.push_back(var);
+    }
+    vars_[static_cast<std::size_t>(var)].captured = true;
     return {};
   }
 
@@ -400,11 +450,20 @@ class Checker {
           if (is_library(e.text)) return fail(e.pos, "library '" + e.text + "' used as a value");
           return fail(e.pos, "unknown name '" + e.text + "'");
         }
-        if (s->kind == Symbol::kFunction) return function_value(e, s->function);
-        KILN_TRY(closure_check(*s, e));
-        out_.names[&e] = {s->storage, s->slot, Type::kNumber};
-        name_uses_.push_back({&e, s->tv});
+        if (s->kind == Symbol::kFunction) {
+          function_uses_.push_back({&e, nullptr, s->function, s->var, cur_fn()});
+          return function_value(e, s->function);
+        }
+        KILN_TRY(reach(*s, e));
+        var_uses_.push_back({&e, s->var, cur_fn()});
         return record(e, s->tv);
+      }
+      case ExprKind::kFunction: {  // an anonymous function: a closure of the current function
+        const int index = new_function(*e.function, nullptr);
+        states_[index].parent = current_;
+        out_.function_exprs[&e] = index;
+        KILN_TRY(function_body(*e.function, index));
+        return record(e, function_type(index));
       }
       case ExprKind::kField: {
         if (e.a->kind == ExprKind::kName && e.a->text == "math" && !lookup("math")) {
@@ -659,7 +718,10 @@ class Checker {
     if (callee.kind == ExprKind::kName) {
       const Symbol* s = lookup(callee.text);
       if (!s && callee.text == "print") return print_call(e);
-      if (s && s->kind == Symbol::kFunction) return script_call(e, s->function);
+      if (s && s->kind == Symbol::kFunction) {
+        function_uses_.push_back({&callee, &e, s->function, s->var, cur_fn()});
+        return script_call(e, s->function);
+      }
       if (!s && globals_.count(callee.text)) return script_call(e, globals_.at(callee.text));
       if (s) return indirect_call(e, "'" + callee.text + "'");  // a variable holding a function value
       if (!globals_.count(callee.text) && (callee.text == "tostring" || callee.text == "tonumber"))
@@ -671,8 +733,7 @@ class Checker {
       if (callee.a->text == "engine") return host_call(e);
       if (callee.a->text == "string") return string_call(e, "string." + callee.text);
     }
-    if (callee.kind == ExprKind::kField)
-      return fail(e.pos, "only named functions, math.*, string.* and engine.* can be called in Kiln's script subset");
+    if (callee.kind == ExprKind::kField) return indirect_call(e, "'" + callee.text + "'");  // a record's field
     return indirect_call(e, "this");  // any other expression: a function value
   }
 
@@ -869,6 +930,55 @@ class Checker {
     return record(e, solver_.fresh(r));
   }
 
+  // ---- closures ----------------------------------------------------------------------------------
+  // A local function that captures is a closure: where it is named, its variable (which holds the
+  // closure) is read instead, and reaching that variable may make another function a closure.
+  Status close_functions() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (FunctionUse& use : function_uses_) {
+        if (use.closed || use.var < 0 || states_[static_cast<std::size_t>(use.function)].upvalues.empty()) continue;
+        use.closed = changed = true;
+        const Var& v = vars_[static_cast<std::size_t>(use.var)];
+        if (v.storage == VarRef::kLocal && v.owner != use.user)
+          KILN_TRY(capture(use.var, use.user, use.e->pos, use.e->text));
+      }
+    }
+    for (const FunctionUse& use : function_uses_) {
+      if (!use.closed) continue;
+      out_.names[use.e] = ref_of(use.var, use.user);
+      out_.function_refs.erase(use.e);
+      if (use.call) out_.calls[use.call] = {CallTarget::kIndirect, 0};
+    }
+    for (std::size_t g = 1; g < states_.size(); ++g) {
+      const FunctionState& fs = states_[g];
+      CheckedFunction& out = out_.functions[g];
+      for (int var : fs.upvalues) {
+        const Var& v = vars_[static_cast<std::size_t>(var)];
+        if (v.owner == fs.parent) {
+          out.upvalues.push_back({false, v.slot});
+        } else {
+          const auto& outer = states_[static_cast<std::size_t>(fs.parent)].upvalues;
+          out.upvalues.push_back({true, static_cast<int>(std::find(outer.begin(), outer.end(), var) - outer.begin())});
+        }
+      }
+      for (int var : fs.param_vars)
+        if (vars_[static_cast<std::size_t>(var)].captured)
+          out.boxed_params.push_back(vars_[static_cast<std::size_t>(var)].slot);
+    }
+    return {};
+  }
+
+  // Where variable `var` is, seen from function `user`.
+  VarRef ref_of(int var, int user) {
+    const Var& v = vars_[static_cast<std::size_t>(var)];
+    const Type type = solver_.resolve(v.tv);
+    if (v.storage == VarRef::kModule) return {VarRef::kModule, v.slot, type};
+    if (v.owner == user) return {v.captured ? VarRef::kCell : VarRef::kLocal, v.slot, type};
+    const auto& up = states_[static_cast<std::size_t>(user)].upvalues;
+    return {VarRef::kUpvalue, static_cast<int>(std::find(up.begin(), up.end(), var) - up.begin()), type};
+  }
+
   // ---- the end: deferred checks and final types -------------------------------------------------
   Status finish() {
     if (too_many_locals_)
@@ -887,15 +997,13 @@ class Checker {
       literal.fields = static_cast<int>(fields.size());
       for (const std::string& key : e->keys) literal.slots.push_back(solver_.field_index(tv, key));
       for (std::size_t i = 0; i < fields.size(); ++i) {
-        const Type t = solver_.resolve(fields[i].second);
-        if (t == Type::kString || t == Type::kNumberArray || t == Type::kBooleanArray || t == Type::kArray ||
-            t == Type::kRecord)
-          literal.refs |= std::uint64_t{1} << i;
+        if (jit::is_reference(solver_.resolve(fields[i].second))) literal.refs |= std::uint64_t{1} << i;
       }
     }
     for (const auto& [e, tv] : expr_tvs_) out_.types[e] = solver_.resolve(tv);
-    for (const auto& [e, tv] : name_uses_) out_.names[e].type = solver_.resolve(tv);
-    for (const auto& [ref, tv] : pending_refs_) ref->type = solver_.resolve(tv);
+    KILN_TRY(close_functions());
+    for (const VarUse& use : var_uses_) out_.names[use.e] = ref_of(use.var, use.user);
+    for (const auto& [ref, var] : pending_decls_) *ref = ref_of(var, vars_[static_cast<std::size_t>(var)].owner);
     for (std::size_t i = 1; i < states_.size(); ++i) {
       CheckedFunction& f = out_.functions[i];
       for (int tv : states_[i].param_tvs) f.params.push_back(solver_.resolve(tv));
@@ -914,9 +1022,25 @@ class Checker {
   std::vector<int> loop_depth_;
   int current_ = 0;
   std::optional<Pos> too_many_locals_;
-  std::vector<std::pair<VarRef*, int>> pending_refs_;
+  std::vector<Var> vars_;
+  int last_var_ = -1;                                   // the variable declare_var made last
+  std::vector<std::pair<VarRef*, int>> pending_decls_;  // declared variables: their VarRef, from the var
+  struct VarUse {
+    const Expr* e;
+    int var;
+    int user;  // the function the use is in
+  };
+  std::vector<VarUse> var_uses_;
+  struct FunctionUse {  // a local function named: called (call) or taken as a value
+    const Expr* e;
+    const Expr* call;
+    int function;
+    int var;
+    int user;
+    bool closed = false;  // its closure variable is reached
+  };
+  std::vector<FunctionUse> function_uses_;
   std::vector<std::pair<const Expr*, int>> expr_tvs_;
-  std::vector<std::pair<const Expr*, int>> name_uses_;
   std::vector<std::function<Status()>> deferred_;
   std::vector<std::function<void()>> defaults_;
   std::vector<PendingField> pending_fields_;

@@ -32,6 +32,14 @@ class FunctionEmitter {
     f.params = static_cast<int>(info.params.size());
     f.param_types = info.params;
     f.result = info.result;
+    for (int p : info.boxed_params) {  // a captured parameter moves into a cell, which its register holds
+      auto t = temp(Pos{});
+      if (!t) return t.error();
+      emit(encode_abc(Op::kNewCell, *t, is_reference(info.params[static_cast<std::size_t>(p)]) ? 1 : 0, 0), line_);
+      emit(encode_abc(Op::kSetCell, *t, static_cast<unsigned>(p), 0), line_);
+      emit(encode_abc(Op::kMove, static_cast<unsigned>(p), *t, 0), line_);
+      release(mark() - 1);
+    }
     KILN_TRY(block(body));
     emit(encode_ad(Op::kRet0, 0, 0), line_);
     if (too_long_) return make_error(file_ + ": function '" + info.name + "' is too long for 16-bit jumps");
@@ -116,11 +124,35 @@ class FunctionEmitter {
   }
 
   void store(const VarRef& ref, unsigned reg, int line) {
-    if (ref.kind == VarRef::kLocal) {
-      if (static_cast<unsigned>(ref.slot) != reg) emit(encode_abc(Op::kMove, ref.slot, reg, 0), line);
-    } else {
-      emit(encode_ad(Op::kSetMod, reg, ref.slot), line);
+    switch (ref.kind) {
+      case VarRef::kLocal:
+        if (static_cast<unsigned>(ref.slot) != reg) emit(encode_abc(Op::kMove, ref.slot, reg, 0), line);
+        break;
+      case VarRef::kModule: emit(encode_ad(Op::kSetMod, reg, ref.slot), line); break;
+      case VarRef::kCell: emit(encode_abc(Op::kSetCell, ref.slot, reg, 0), line); break;
+      case VarRef::kUpvalue: emit(encode_abc(Op::kSetUp, self_register(), ref.slot, reg), line); break;
     }
+  }
+  // A new variable `ref` = register reg: a captured one gets a new cell (each iteration of a loop
+  // makes a new variable, and a closure made in it keeps that iteration's).
+  void declare(const VarRef& ref, unsigned reg, int line) {
+    if (ref.kind == VarRef::kCell) emit(encode_abc(Op::kNewCell, ref.slot, is_reference(ref.type) ? 1 : 0, 0), line);
+    store(ref, reg, line);
+  }
+  // Where a closure finds itself: the register after its parameters (the caller puts it there).
+  unsigned self_register() const { return static_cast<unsigned>(c_.functions[index_].params.size()); }
+  // function d as a value: its closure, with the cells of its upvalues; a function that captures
+  // nothing has one value for all (LOADF).
+  void closure(unsigned dst, int d, int line) {
+    const CheckedFunction& fn = c_.functions[static_cast<std::size_t>(d)];
+    if (!fn.is_closure()) {
+      emit(encode_ad(Op::kLoadF, dst, d), line);
+      return;
+    }
+    emit(encode_ad(Op::kClosure, dst, d), line);
+    emit(static_cast<std::uint32_t>(fn.upvalues.size()), 0);
+    for (const UpvalueSource& source : fn.upvalues)
+      emit(static_cast<std::uint32_t>(source.index) | (source.from_upvalue ? kFromUpvalue : 0), 0);
   }
 
   Status statement(const Stmt& st) {
@@ -216,7 +248,7 @@ class FunctionEmitter {
           KILN_TRY(expr_to(*v, *r));
           regs.push_back(*r);
         }
-        for (std::size_t i = 0; i < refs.size(); ++i) store(refs[i], regs[i], line);
+        for (std::size_t i = 0; i < refs.size(); ++i) declare(refs[i], regs[i], line);
         return {};
       }
       case StmtKind::kAssign: return assign(st);
@@ -274,7 +306,7 @@ class FunctionEmitter {
         }
         const std::size_t prep = emit_jump(Op::kForPrep, *base, line);
         const std::size_t body = code_.size();
-        store(c_.declared.at(&st)[0], *base + 3, line);
+        declare(c_.declared.at(&st)[0], *base + 3, line);
         breaks_.emplace_back();
         KILN_TRY(block(st.body));
         patch(prep, code_.size());
@@ -295,7 +327,20 @@ class FunctionEmitter {
         emit(encode_ad(Op::kRet, *r, 0), line);
         return {};
       }
-      case StmtKind::kFunction: emit(encode_ad(Op::kDefine, 0, c_.function_index.at(&st)), line); return {};
+      case StmtKind::kFunction: {
+        const int d = c_.function_index.at(&st);
+        emit(encode_ad(Op::kDefine, 0, d), line);
+        if (!c_.functions[static_cast<std::size_t>(d)].is_closure()) return {};
+        // A local function that captures: its variable holds its closure, which may capture the
+        // variable itself (recursion), so the cell exists before the closure is made.
+        const VarRef& ref = c_.declared.at(&st)[0];
+        if (ref.kind == VarRef::kCell) emit(encode_abc(Op::kNewCell, ref.slot, 1, 0), line);
+        auto t = temp(st.pos);
+        if (!t) return t.error();
+        closure(*t, d, line);
+        store(ref, *t, line);
+        return {};
+      }
     }
     return {};
   }
@@ -469,11 +514,20 @@ class FunctionEmitter {
           return {};
         }
         const VarRef& ref = c_.names.at(&e);
-        if (ref.kind == VarRef::kLocal) {
-          if (static_cast<unsigned>(ref.slot) != dst) emit(encode_abc(Op::kMove, dst, ref.slot, 0), line);
-        } else {
-          emit(encode_ad(Op::kGetMod, dst, ref.slot), line);
+        switch (ref.kind) {
+          case VarRef::kLocal:
+            if (static_cast<unsigned>(ref.slot) != dst) emit(encode_abc(Op::kMove, dst, ref.slot, 0), line);
+            break;
+          case VarRef::kModule: emit(encode_ad(Op::kGetMod, dst, ref.slot), line); break;
+          case VarRef::kCell: emit(encode_abc(Op::kGetCell, dst, ref.slot, 0), line); break;
+          case VarRef::kUpvalue: emit(encode_abc(Op::kGetUp, dst, self_register(), ref.slot), line); break;
         }
+        return {};
+      }
+      case ExprKind::kFunction: {
+        const int d = c_.function_exprs.at(&e);
+        emit(encode_ad(Op::kDefine, 0, d), line);
+        closure(dst, d, line);
         return {};
       }
       case ExprKind::kField: {
@@ -752,9 +806,15 @@ class FunctionEmitter {
           emit(encode_ad(Op::kCall, base, target.index), line);
         }
         break;
-      case CallTarget::kIndirect:
+      case CallTarget::kIndirect: {
+        // The closure goes after the arguments, where the callee finds itself.
+        const unsigned self = base + static_cast<unsigned>(e.items.size());
+        while (static_cast<unsigned>(mark()) <= self)
+          if (!temp(e.pos)) return fail(e.pos, "expression too complex");
+        emit(encode_abc(Op::kMove, self, callee_reg, 0), line);
         emit(encode_abc(Op::kCallR, base, callee_reg, static_cast<unsigned>(e.items.size())), line);
         break;
+      }
       case CallTarget::kMath:
         emit(encode_abc(Op::kMath, base, static_cast<unsigned>(target.index), static_cast<unsigned>(e.items.size())),
              line);

@@ -419,8 +419,15 @@ class Parser {
       }
       case Tok::kNil: return fail(t, "nil is outside Kiln's script subset (values are numbers, booleans and arrays)");
       case Tok::kEllipsis: return fail(t, "varargs (...) are outside Kiln's script subset");
-      case Tok::kFunction:
-        return fail(t, "anonymous functions are outside Kiln's script subset; use 'local function name(...)'");
+      case Tok::kFunction: {  // an anonymous function: a value
+        auto e = make_expr(ExprKind::kFunction, next().pos);
+        e->function = std::make_shared<FunctionDef>();
+        e->function->pos = t.pos;
+        e->function->is_local = true;
+        e->function->name = "function at " + std::to_string(t.pos.line) + ":" + std::to_string(t.pos.col);
+        KILN_TRY(funcbody(*e->function));
+        return e;
+      }
       case Tok::kLBrace: return table();
       default: return suffixed_expr();
     }

@@ -88,7 +88,7 @@ Type TypeSolver::resolve(int v) {
     case kArray: {
       const Kind e = kind(elem(v));
       if (e == kBool) return Type::kBooleanArray;
-      return e == kStr || e == kArray || e == kRecord ? Type::kArray : Type::kNumberArray;
+      return e == kStr || e == kArray || e == kRecord || e == kFunc ? Type::kArray : Type::kNumberArray;
     }
     case kRecord: return Type::kRecord;
     case kFunc: return Type::kFunction;

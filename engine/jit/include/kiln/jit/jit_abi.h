@@ -77,6 +77,9 @@ struct ArrayData {
 // A record's fields are Values from this offset of the record's address on (GETF and SETF read and
 // write field i at kRecordFieldsOffset + 8 i).
 inline constexpr std::size_t kRecordFieldsOffset = 16;
+// A function value is a closure: the function's index (32 bits) at its address, its upvalues'
+// cells (8 bytes each) from kClosureCellsOffset; a cell's value is at the cell's address.
+inline constexpr std::size_t kClosureCellsOffset = 8;
 
 // The helper table: every math function compiled code calls. One signature for all (unary
 // functions ignore y), so a call through the table is uniform.

@@ -78,9 +78,9 @@
   X(JNotLe, JNOTLE, kABBranch, kMaybe, kUseA | kUseB)                                                       \
   X(JNotEq, JNOTEQ, kABBranch, kMaybe, kUseA | kUseB)                                                       \
   X(JEq, JEQ, kABBranch, kMaybe, kUseA | kUseB)                                                             \
-  /* a = function d (a value; the function must be defined) */                                              \
+  /* a = function d (a value: a closure without upvalues; the function must be defined) */                  \
   X(LoadF, LOADF, kAFunction, kNext, kDefA)                                                                 \
-  /* call the function value in b with its c arguments in a, a+1, ...; result in a */                       \
+  /* call the closure in b with its c arguments in a, a+1, ... and itself in a+c; result in a */            \
   X(CallR, CALLR, kABArgs, kNext, kUseB | kCallFromA)                                                       \
   /* a = b op K, the number K in the two words after the instruction */                                     \
   X(AddK, ADDK, kABNumber, kNext, kDefA | kUseB)                                                            \
@@ -113,7 +113,17 @@
   /* fields that hold references. GETF: a = field c of record b. SETF: field b of record a = c. */          \
   X(NewRec, NEWREC, kARecord, kNext, kDefA)                                                                 \
   X(GetF, GETF, kABField, kNext, kDefA | kUseB)                                                             \
-  X(SetF, SETF, kAFieldC, kNext, kUseA | kUseC)
+  X(SetF, SETF, kAFieldC, kNext, kUseA | kUseC)                                                             \
+  /* closures. NEWCELL: a = a new cell (b: 1 when it holds references); a = cell b's value;     */          \
+  /* cell a's value = b; a = upvalue c of the closure in b; upvalue b of the closure in a = c.   */         \
+  X(NewCell, NEWCELL, kALiteral, kNext, kDefA)                                                              \
+  X(GetCell, GETCELL, kAB, kNext, kDefA | kUseB)                                                            \
+  X(SetCell, SETCELL, kAB, kNext, kUseA | kUseB)                                                            \
+  X(GetUp, GETUP, kABField, kNext, kDefA | kUseB)                                                           \
+  X(SetUp, SETUP, kAFieldC, kNext, kUseA | kUseC)                                                           \
+  /* a = a new closure of function d; the next word its upvalue count, then one word each: a    */          \
+  /* register holding a cell, or (kFromUpvalue set) an upvalue of the running closure            */         \
+  X(Closure, CLOSURE, kAClosure, kNext, kDefA)
 // clang-format on
 
 namespace kiln::jit {
@@ -146,7 +156,12 @@ enum class OpFormat : std::uint8_t {
   kARecord,        // register a, a field count b; the next two words a mask of b bits
   kABField,        // registers a, b; a field index c
   kAFieldC,        // registers a, c; a field index b
+  kAClosure,       // register a, function d; the next word a count, then that many upvalue sources
 };
+
+// An upvalue source word of CLOSURE: a register of the running function (holding a cell), or with
+// this bit an upvalue of the running closure (whose closure is in register `params`).
+inline constexpr std::uint32_t kFromUpvalue = 0x80000000u;
 
 enum class OpFlow : std::uint8_t {
   kNext,    // on to the next instruction

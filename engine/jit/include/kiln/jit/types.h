@@ -12,6 +12,9 @@ namespace kiln::jit {
 // kArray: an array of references (strings, arrays, records). kRecord: a record (fixed named fields).
 enum class Type { kNumber, kBoolean, kNumberArray, kBooleanArray, kString, kVoid, kFunction, kArray, kRecord };
 inline constexpr unsigned kMaxRecordFields = 64;
+// Values that are references to heap objects (the collector follows them): all but numbers and
+// booleans. A function value is a closure.
+inline bool is_reference(Type t) { return t != Type::kNumber && t != Type::kBoolean && t != Type::kVoid; }
 std::string type_name(Type t);
 
 // A function the embedding engine registers: `engine.<name>(params...) -> result`.

@@ -22,17 +22,20 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
 enum class ExprKind {
-  kNumber,  // number
-  kBool,    // boolean
-  kString,  // text
-  kName,    // name
-  kIndex,   // a[b]
-  kField,   // a.name: a record's field, or a library member such as math.pi, string.sub, engine.param
-  kCall,    // a(args); a method call s:f(args) is a kCall with `method`, a kField f without object, items s, args
-  kBinary,  // a op b
-  kUnary,   // op a
-  kTable,   // {items}: an array, or a record {name = item, ...} (keys)
+  kNumber,    // number
+  kBool,      // boolean
+  kString,    // text
+  kName,      // name
+  kIndex,     // a[b]
+  kField,     // a.name: a record's field, or a library member such as math.pi, string.sub, engine.param
+  kCall,      // a(args); a method call s:f(args) is a kCall with `method`, a kField f without object, items s, args
+  kBinary,    // a op b
+  kUnary,     // op a
+  kTable,     // {items}: an array, or a record {name = item, ...} (keys)
+  kFunction,  // function (params) body end
 };
+
+struct FunctionDef;
 
 struct Expr {
   ExprKind kind;
@@ -47,6 +50,7 @@ struct Expr {
   std::vector<ExprPtr> items;     // kCall arguments, kTable elements
   std::vector<std::string> keys;  // kTable of a record: the field name of each item
   std::vector<Pos> key_pos;
+  std::shared_ptr<FunctionDef> function;  // kFunction
 };
 
 struct Stmt;

@@ -9,8 +9,10 @@
 //   - `..` joins strings and numbers; `#` is an array's or a string's length; strings compare in
 //     byte order; tostring, tonumber, string.* (sub len upper lower rep byte char format) and the
 //     method form s:f(...) of the same;
-//   - functions are values (a reference to a script function: passed, stored, compared, called);
-//     a nested function may not capture a local of an enclosing function (a closure);
+//   - functions are values (passed, stored, called; not compared); anonymous functions and local
+//     functions capture the locals of enclosing functions as Lua does: a captured local lives in
+//     a cell every closure of it shares (a loop's local is a new one each iteration); a global
+//     function captures nothing;
 //   - every local starts with a value (nil is outside the subset); globals are only functions;
 //   - `a and b` / `a or b` need one type, except the idiom `c and x or y` with x, y of one type that
 //     is never false (a number or an array).
@@ -35,10 +37,19 @@ using jit::MathFn;
 using jit::StringFn;
 using jit::Type;
 
+// Where a variable lives: a module slot, a register, a register holding the cell of a captured
+// local, or (in a closure) the cell of its upvalue `slot`.
 struct VarRef {
-  enum Kind { kModule, kLocal } kind = kLocal;
+  enum Kind { kModule, kLocal, kCell, kUpvalue } kind = kLocal;
   int slot = 0;
   Type type = Type::kNumber;
+};
+
+// Where a closure's upvalue comes from when the closure is made: a cell in a register of the
+// function making it, or an upvalue of that function (itself a closure).
+struct UpvalueSource {
+  bool from_upvalue = false;
+  int index = 0;
 };
 
 struct CallTarget {
@@ -60,6 +71,11 @@ struct CheckedFunction {
   std::vector<Type> params;
   Type result = Type::kVoid;
   int frame_slots = 0;  // parameters first, then every local of the body
+  // A closure (it captures locals of enclosing functions): where each upvalue comes from. Its
+  // closure is in register params.size() (the caller puts it there).
+  std::vector<UpvalueSource> upvalues;
+  std::vector<int> boxed_params;  // parameters captured by closures: moved into cells at entry
+  bool is_closure() const { return !upvalues.empty(); }
 };
 
 struct CheckedScript {
@@ -74,6 +90,7 @@ struct CheckedScript {
   std::unordered_map<const Stmt*, int> function_index;            // kFunction statements
   std::unordered_map<const Expr*, int> field_index;               // kField of a record: the field's index
   std::unordered_map<const Expr*, RecordLiteral> records;         // kTable of a record
+  std::unordered_map<const Expr*, int> function_exprs;            // kFunction (anonymous) expressions
 };
 
 Result<CheckedScript> check_script(const Script& script, const std::vector<HostSignature>& host = {});

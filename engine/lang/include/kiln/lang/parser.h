@@ -1,6 +1,6 @@
 #pragma once
 // Parsing a script of Kiln's Lua subset into its syntax tree. Lua constructs outside the subset
-// (nil, varargs, goto, generic for, keyed tables, anonymous functions, multiple returns) are
+// (nil, varargs, goto, generic for, computed keys, method definitions, multiple returns) are
 // rejected here by name, with `file:line:col: message`.
 
 #include <string>
