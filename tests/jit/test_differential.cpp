@@ -228,8 +228,12 @@ TEST_SUITE("jit") {
     const int count = std::getenv("KILN_FUZZ_COUNT") ? std::atoi(std::getenv("KILN_FUZZ_COUNT")) : 500;
     test::TempDir dir("fuzz");
     int compared = 0, reference_errors = 0;
+    int with_strings = 0, with_records = 0, with_closures = 0;
     for (std::uint64_t seed = first; seed < first + static_cast<std::uint64_t>(count); ++seed) {
       const std::string source = test::generate_program(seed);
+      with_strings += source.find(" .. ") != std::string::npos;
+      with_records += source.find("{x = ") != std::string::npos;
+      with_closures += source.find("return function(d)") != std::string::npos;
       const fs::path file = dir / ("p" + std::to_string(seed) + ".lua");
       std::ofstream(file) << source;
       auto program = compile_script(file.string(), source);
@@ -250,7 +254,12 @@ TEST_SUITE("jit") {
       CHECK_MESSAGE(mismatch.empty(), "seed " << seed << ": " << mismatch << "\n" << source);
       ++compared;
     }
-    MESSAGE("compared " << compared << " programs, " << reference_errors << " failed in the references");
+    MESSAGE("compared " << compared << " programs, " << reference_errors << " failed in the references; "
+                        << with_strings << " join strings, " << with_records << " make records, " << with_closures
+                        << " make closures");
     CHECK(compared >= count * 9 / 10);
+    CHECK(with_strings >= count / 4);
+    CHECK(with_records >= count / 4);
+    CHECK(with_closures >= count / 4);
   }
 }

@@ -1,12 +1,14 @@
 #include "program_generator.h"
 
+#include <optional>
 #include <random>
 #include <vector>
 
 namespace kiln::test {
 namespace {
 
-enum class T { kNum, kBool, kArr };
+// Numbers, booleans, arrays of numbers, strings, records {x, y, tag} and closures of one number.
+enum class T { kNum, kBool, kArr, kStr, kRec, kFn };
 
 struct Var {
   std::string name;
@@ -27,11 +29,16 @@ class Generator {
     const int statements = pick(3, 10);
     for (int i = 0; i < statements; ++i) statement(0, 0);
     // Print every module variable at the end, so that all state reaches the output.
-    for (const auto& v : scopes_.front())
-      if (v.type != T::kArr)
-        line(0, "print(" + v.name + ")");
-      else
+    for (const auto& v : scopes_.front()) {
+      if (v.type == T::kArr)
         line(0, "print(#" + v.name + ", " + v.name + "[1], " + v.name + "[#" + v.name + "])");
+      else if (v.type == T::kRec)
+        line(0, "print(" + v.name + ".x, " + v.name + ".y, " + v.name + ".tag)");
+      else if (v.type == T::kFn)
+        line(0, "print(" + v.name + "(1))");
+      else
+        line(0, "print(" + v.name + ")");
+    }
     return out_;
   }
 
@@ -57,6 +64,40 @@ class Generator {
       case 1: return std::to_string(pick(10, 1000));
       case 2: return std::to_string(pick(0, 99)) + "." + std::to_string(pick(1, 99));
       default: return std::to_string(pick(1, 9)) + "e" + std::to_string(pick(-3, 3));
+    }
+  }
+
+  // The name of a visible variable of `type`, or nothing.
+  std::optional<std::string> any(T type) {
+    const auto vars = visible(type);
+    if (vars.empty()) return std::nullopt;
+    return vars[pick(0, static_cast<int>(vars.size()) - 1)].name;
+  }
+
+  // Strings: literals, variables, joins with strings and numbers, the string library.
+  std::string str(int depth) {
+    static const char* words[] = {"\"a\"", "\"kiln\"", "\"xy z\"", "\"Q\"", "'tab\\t'", "\"0\""};
+    const auto v = any(T::kStr);
+    if (depth > 3 || chance(25)) {
+      if (v && chance(60)) return *v;
+      return words[pick(0, 5)];
+    }
+    switch (pick(0, 7)) {
+      case 0:
+      case 1: return "(" + str(depth + 1) + " .. " + str(depth + 1) + ")";
+      case 2: return "(" + str(depth + 1) + " .. " + num(depth + 1) + ")";
+      case 3:
+        return "string.sub(" + str(depth + 1) + ", " + std::to_string(pick(-3, 3)) + ", " +
+               std::to_string(pick(-2, 4)) + ")";
+      case 4: return std::string("(") + str(depth + 1) + (chance(50) ? "):upper()" : "):lower()");
+      case 5: return "string.rep(" + str(depth + 1) + ", " + std::to_string(pick(0, 3)) + ")";
+      case 6:
+        return "string.format(\"%d|%5.2f|%s\", math.floor(" + num(depth + 1) + "), " + num(depth + 1) + ", " +
+               str(depth + 1) + ")";
+      default: {
+        const auto r = any(T::kRec);
+        return r ? *r + ".tag" : "tostring(" + num(depth + 1) + ")";
+      }
     }
   }
 
@@ -97,6 +138,16 @@ class Generator {
         }
         return number_literal();
       case 7: return "(" + boolean(depth + 1) + " and " + num(depth + 1) + " or " + num(depth + 1) + ")";
+      case 8: {
+        const auto r = chance(50) ? any(T::kRec) : std::nullopt;
+        if (r) return *r + (chance(50) ? ".x" : ".y");
+        const auto f = chance(50) ? any(T::kFn) : std::nullopt;
+        if (f) {
+          const std::string arg = num(depth + 2);
+          return *f + "(" + arg + ")";
+        }
+        return "(#" + str(depth + 1) + ")";
+      }
       default: return vars.empty() ? number_literal() : vars[pick(0, static_cast<int>(vars.size()) - 1)].name;
     }
   }
@@ -108,18 +159,38 @@ class Generator {
       return chance(50) ? "true" : "false";
     }
     static const char* cmp[] = {"<", "<=", ">", ">=", "==", "~="};
-    switch (pick(0, 4)) {
+    switch (pick(0, 5)) {
       case 0:
       case 1: return "(" + num(depth + 1) + " " + cmp[pick(0, 5)] + " " + num(depth + 1) + ")";
       case 2: return "(not " + boolean(depth + 1) + ")";
       case 3: return "(" + boolean(depth + 1) + (chance(50) ? " and " : " or ") + boolean(depth + 1) + ")";
+      case 4:
+        if (chance(50)) return "(" + str(depth + 1) + " " + cmp[pick(0, 5)] + " " + str(depth + 1) + ")";
+        [[fallthrough]];
       default: return "(" + boolean(depth + 1) + " == " + boolean(depth + 1) + ")";
     }
   }
 
   void declare_local(int indent) {
-    const int kind = pick(0, 9);
-    if (kind < 6) {
+    const int kind = pick(0, 13);
+    if (kind == 10) {
+      const std::string name = fresh("s");
+      line(indent, "local " + name + " = " + str(0));
+      scopes_.back().push_back({name, T::kStr});
+    } else if (kind == 11) {
+      const std::string name = fresh("r");
+      line(indent, "local " + name + " = {x = " + num(1) + ", tag = " + str(1) + ", y = " + num(1) + "}");
+      scopes_.back().push_back({name, T::kRec});
+    } else if (kind == 12) {
+      // A closure over a local of its maker: each call changes and returns the captured sum.
+      const std::string name = fresh("c"), maker = fresh("mk"), acc = fresh("acc");
+      line(indent, "local function " + maker + "(start)");
+      line(indent + 1, "local " + acc + " = start");
+      line(indent + 1, "return function(d) " + acc + " = " + acc + " + d return " + acc + " end");
+      line(indent, "end");
+      line(indent, "local " + name + " = " + maker + "(" + num(1) + ")");
+      scopes_.back().push_back({name, T::kFn});
+    } else if (kind < 6) {
       const std::string name = fresh("n");
       line(indent, "local " + name + " = " + num(0));
       scopes_.back().push_back({name, T::kNum});
@@ -165,6 +236,15 @@ class Generator {
       line(indent, nums[pick(0, static_cast<int>(nums.size()) - 1)].name + " = " + num(0));
     } else if (kind == 1 && !bools.empty()) {
       line(indent, bools[pick(0, static_cast<int>(bools.size()) - 1)].name + " = " + boolean(0));
+    } else if (kind == 3 && chance(50) && any(T::kStr)) {
+      const std::string v = *any(T::kStr);
+      line(indent, v + " = " + str(0));
+    } else if (kind == 3 && any(T::kRec)) {
+      const std::string r = *any(T::kRec);
+      if (chance(70))
+        line(indent, r + (chance(50) ? ".x" : ".y") + " = " + num(0));
+      else
+        line(indent, r + ".tag = " + str(1));
     } else if (kind == 2 && !arrays.empty()) {
       const std::string a = arrays[pick(0, static_cast<int>(arrays.size()) - 1)].name;
       if (chance(50))
@@ -186,7 +266,7 @@ class Generator {
       case 3: {
         std::string args;
         const int n = pick(1, 3);
-        for (int i = 0; i < n; ++i) args += (i ? ", " : "") + (chance(70) ? num(0) : boolean(0));
+        for (int i = 0; i < n; ++i) args += (i ? ", " : "") + (chance(60) ? num(0) : chance(50) ? str(0) : boolean(0));
         line(indent, "print(" + args + ")");
         return;
       }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "kiln/jit/string_format.h"
 #include "kiln/jit/vm.h"
@@ -57,12 +58,11 @@ std::optional<double> string_to_number(std::string_view s) {
 
 namespace {
 
-// Lua 5.1's conversion of a number argument to an integer (lua_Integer), truncating; far out of
-// range values are clamped instead of undefined.
+// Lua 5.1's conversion of a number argument to an integer (a C cast, truncating), as x86-64 does
+// it: NaN and values outside the 64-bit range give the smallest integer (a plain cast would be
+// undefined behaviour there).
 long long integer_of(double d) {
-  if (!(d == d)) return 0;
-  if (d >= 9.2e18) return 9'200'000'000'000'000'000LL;
-  if (d <= -9.2e18) return -9'200'000'000'000'000'000LL;
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::numeric_limits<long long>::min();
   return static_cast<long long>(d);
 }
 
