@@ -151,6 +151,11 @@ print(total())
     CHECK(error_of("function f(p) return p.x + 1 end\nprint(f({x = \"s\"}))") ==
           "t.lua:1:22: field 'x' is a string, not a number");
     CHECK(error_of("math.pi = 3") == "t.lua:1:1: cannot assign to library member 'math.pi'");
+    CHECK(error_of("local p = {x = 1}\nprint(p:x())") ==
+          "t.lua:2:9: 'x' is a number, not a function of 1 arguments (the object is the first)");
+    CHECK(error_of("local p = {x = 1}\nprint(p:y())") == "t.lua:2:9: a record {x} has no field 'y'");
+    CHECK(error_of("local n = 1\nprint(n:upper())") ==
+          "t.lua:2:7: argument 1 of string.upper must be a string, not a number");
     CHECK(error_of("local x = #5") == "t.lua:1:11: '#' needs an array or a string, not a number");
     CHECK(error_of("function f(a) return a end\nlocal x = f(1, 2)") ==
           "t.lua:2:11: function 'f' takes 1 arguments, not 2 (defined at 1:10)");

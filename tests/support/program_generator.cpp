@@ -237,14 +237,15 @@ class Generator {
     } else if (kind == 1 && !bools.empty()) {
       line(indent, bools[pick(0, static_cast<int>(bools.size()) - 1)].name + " = " + boolean(0));
     } else if (kind == 3 && chance(50) && any(T::kStr)) {
+      // Cut to 40 bytes: in a loop, s = s .. s would double every iteration.
       const std::string v = *any(T::kStr);
-      line(indent, v + " = " + str(0));
+      line(indent, v + " = string.sub(" + str(0) + ", 1, 40)");
     } else if (kind == 3 && any(T::kRec)) {
       const std::string r = *any(T::kRec);
       if (chance(70))
         line(indent, r + (chance(50) ? ".x" : ".y") + " = " + num(0));
       else
-        line(indent, r + ".tag = " + str(1));
+        line(indent, r + ".tag = string.sub(" + str(1) + ", 1, 40)");
     } else if (kind == 2 && !arrays.empty()) {
       const std::string a = arrays[pick(0, static_cast<int>(arrays.size()) - 1)].name;
       if (chance(50))

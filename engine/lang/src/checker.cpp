@@ -714,7 +714,7 @@ class Checker {
   // A call, by what is called: print, a script function, a function value, math.*, engine.*.
   Result<int> call(const Expr& e) {
     const Expr& callee = *e.a;
-    if (e.method) return string_call(e, "string." + callee.text);  // s:f(...): strings' methods
+    if (e.method) return method_call(e);
     if (callee.kind == ExprKind::kName) {
       const Symbol* s = lookup(callee.text);
       if (!s && callee.text == "print") return print_call(e);
@@ -803,9 +803,33 @@ class Checker {
     return record(e, result);
   }
 
+  // obj:f(...): a record's field f called with obj first (Lua's methods), or string.f(obj, ...)
+  // for anything else. The object's type must be known where the call is written to be a record.
+  Result<int> method_call(const Expr& e) {
+    auto obj = value(*e.items[0]);
+    if (!obj) return obj;
+    if (solver_.kind(*obj) != K::kRecord) return string_call(e, "string." + e.a->text, *obj);
+    const int callee = solver_.fresh();
+    pending_fields_.push_back({e.a.get(), *obj, callee, false});
+    KILN_TRY(resolve_field(pending_fields_.back(), false));
+    std::vector<int> args = {*obj};
+    for (std::size_t i = 1; i < e.items.size(); ++i) {
+      auto tv = value(*e.items[i]);
+      if (!tv) return tv;
+      args.push_back(*tv);
+    }
+    const int result = solver_.fresh();
+    const std::string before = solver_.describe(callee);
+    if (!solver_.unify(callee, solver_.function_of(args, result)))
+      return fail(e.a->pos, "'" + e.a->text + "' is " + before + ", not a function of " + std::to_string(args.size()) +
+                                " arguments (the object is the first)");
+    out_.calls[&e] = {CallTarget::kIndirect, 0};
+    return record(e, result);
+  }
+
   // tostring, tonumber and string.*, `name` as the script spells it (the method form s:f(...) is
-  // string.f(s, ...)).
-  Result<int> string_call(const Expr& e, const std::string& name) {
+  // string.f(s, ...); `first`: the type of its first argument, checked already).
+  Result<int> string_call(const Expr& e, const std::string& name, std::optional<int> first = std::nullopt) {
     struct Signature {
       StringFn fn;
       std::size_t min_args, max_args;
@@ -830,7 +854,17 @@ class Checker {
       return fail(e.a->pos, name + " is outside Kiln's script subset (its string functions: tostring, tonumber, " +
                                 "string.sub len upper lower rep byte char format)");
     const Signature& sig = it->second;
-    auto args = call_args(e);
+    Result<std::vector<int>> args = std::vector<int>{};
+    if (first) {
+      args->push_back(*first);
+      for (std::size_t i = 1; i < e.items.size(); ++i) {
+        auto tv = value(*e.items[i]);
+        if (!tv) return tv;
+        args->push_back(*tv);
+      }
+    } else {
+      args = call_args(e);
+    }
     if (!args) return args.error();
     if (args->size() < sig.min_args || args->size() > sig.max_args)
       return fail(e.pos, name + " takes " +

@@ -771,7 +771,14 @@ class FunctionEmitter {
     // argument expression can assign it.
     unsigned callee_reg = 0;
     bool callee_in_temp = false;
-    if (target.kind == CallTarget::kIndirect) {
+    // obj:f(...) of a record: f is read from obj once obj is in the first argument's register.
+    const bool method = target.kind == CallTarget::kIndirect && e.method;
+    if (method) {
+      auto r = temp(e.pos);
+      if (!r) return r.error();
+      callee_reg = *r;
+      callee_in_temp = true;
+    } else if (target.kind == CallTarget::kIndirect) {
       if (auto local = local_register(*e.a)) {
         callee_reg = *local;
       } else {
@@ -795,6 +802,8 @@ class FunctionEmitter {
         r = *t;
       }
       KILN_TRY(expr_to(*e.items[i], r));
+      if (method && i == 0)
+        emit(encode_abc(Op::kGetF, callee_reg, r, static_cast<unsigned>(c_.field_index.at(e.a.get()))), line);
     }
     if (e.items.empty() && !in_place && !temp(e.pos)) return fail(e.pos, "expression too complex");
     switch (target.kind) {

@@ -507,13 +507,14 @@ class Parser {
         }
         case Tok::kColon: {  // s:f(args) is string.f(s, args): strings are the only values with methods
           next();
+          const Pos method_pos = cur().pos;
           auto method = name("after ':'");
           if (!method) return method.error();
           if (cur().kind != Tok::kLParen) return fail(cur(), "expected '(' after the method name");
           next();
           auto call = make_expr(ExprKind::kCall, left->pos);
           call->method = true;
-          call->a = make_expr(ExprKind::kField, t.pos);
+          call->a = make_expr(ExprKind::kField, method_pos);
           call->a->text = *method;
           call->items.push_back(std::move(left));
           if (cur().kind != Tok::kRParen) {

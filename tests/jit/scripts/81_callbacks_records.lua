@@ -39,3 +39,17 @@ local button = {label = "ok", on_click = function(n) return n * 2 end}
 print(button.on_click(21), button.label)
 button.on_click = function(n) return n + 1 end
 print(button.on_click(21))
+-- Methods: obj:f(...) calls the record's field f with obj first.
+local function new_enemy(name, hp)
+  return {
+    name = name,
+    hp = hp,
+    hit = function(self, n) self.hp = self.hp - n return self.hp end,
+    describe = function(self) return self.name .. ":" .. self.hp end,
+  }
+end
+local enemies = {new_enemy("orc", 30), new_enemy("imp", 12)}
+for round = 1, 3 do
+  for i = 1, #enemies do enemies[i]:hit(round * i) end
+end
+print(enemies[1]:describe(), enemies[2]:describe(), enemies[2]:hit(0))
