@@ -33,6 +33,8 @@ UseDef use_def(std::span<const std::uint32_t> page, std::size_t k) {
     for (unsigned i = 0; i < c; ++i) use(a + i);
   if (effect & kUseLoop) use(a), use(a + 1), use(a + 2);
   if (effect & kCallFromA) u.uses_all = true, u.all_from = a;
+  // CLOSURE reads the registers its trailing words name, and the running closure: any of them.
+  if (op_of(w) == Op::kClosure) u.uses_all = true, u.all_from = 0;
   // A loop's variable a+3 is not a def here: it keeps its value where the loop ends, so it stays live.
   if (effect & kDefA) u.def.set(a);
   return u;

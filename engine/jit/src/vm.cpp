@@ -279,13 +279,8 @@ op_LOADF : {
   // Lua would hold nil here and fail at the call; Kiln fails where the value is taken.
   if (!defined[fn])
     return error_at(*f, pc - 1, "function '" + program.functions[fn].name + "' used before its definition");
-  if (!function_values[fn]) {
-    KILN_MAKE_ROOM();
-    function_values[fn] = heap.new_closure(static_cast<std::uint32_t>(fn), 0);
-    heap.pin(function_values[fn]);
-    elements += 2;
-  }
-  R[A].ref = function_values[fn];
+  if (!function_values[fn]) KILN_MAKE_ROOM();
+  R[A].ref = function_value(fn);
   NEXT();
 }
 op_TAILCALL:
@@ -377,13 +372,9 @@ op_LOADS:
   NEXT();
 op_STR : {
   KILN_MAKE_ROOM();
-  const StringFn fn = static_cast<StringFn>(B);
-  const auto v = call_string_function(heap, fn, {&R[A], C, code[pc]}, options.memory_max);
-  if (!v) return error_at(*f, pc - 1, v.error().message);
+  std::string failed;
+  if (!run_string_function(R, w, code[pc], &failed)) return error_at(*f, pc - 1, failed);
   ++pc;
-  R[A] = *v;
-  if (fn != StringFn::kToNumber && fn != StringFn::kLen && fn != StringFn::kByte)
-    count_string(static_cast<const String*>(R[A].ref));
   NEXT();
 }
 op_LENS:
@@ -401,14 +392,11 @@ op_LES:
 op_PUTSTR:
   line.append(static_cast<const String*>(R[A].ref)->view());
   NEXT();
-op_NEWREC : {
+op_NEWREC:
   KILN_MAKE_ROOM();
-  const std::uint64_t refs = code[pc] | (std::uint64_t(code[pc + 1]) << 32);
+  make_record(R, w, code + pc);
   pc += 2;
-  R[A].ref = heap.new_record(B, refs);
-  elements += 3 + B;
   NEXT();
-}
 op_GETF:
   R[A] = static_cast<const Record*>(R[B].ref)->fields()[C];
   NEXT();
@@ -432,25 +420,11 @@ op_GETUP:
 op_SETUP:
   static_cast<Cell*>(static_cast<const Closure*>(R[A].ref)->cells()[B].ref)->value = R[C];
   NEXT();
-op_CLOSURE : {
+op_CLOSURE:
   KILN_MAKE_ROOM();
-  const std::uint32_t count = code[pc];
-  Closure* made = heap.new_closure(ud_of(w), count);
-  elements += 2 + count;
-  const Closure* maker = nullptr;  // the running function's own closure, for upvalues of upvalues
-  for (std::uint32_t k = 0; k < count; ++k) {
-    const std::uint32_t source = code[pc + 1 + k];
-    if (source & kFromUpvalue) {
-      if (!maker) maker = static_cast<const Closure*>(R[program.functions[f->function].params].ref);
-      made->cells()[k] = maker->cells()[source & ~kFromUpvalue];
-    } else {
-      made->cells()[k] = R[source];
-    }
-  }
-  R[A].ref = made;
-  pc += 1 + count;
+  make_closure(R, *f, w, code + pc);
+  pc += 1 + code[pc];
   NEXT();
-}
 op_DEFINE:
   defined[ud_of(w)] = true;
   NEXT();

@@ -134,6 +134,7 @@ struct Vm::Impl {
     context.budget = options.instruction_budget;
     context.call = &call_from_page;
     context.resume = &resume_from_page;
+    context.runtime_op = &runtime_op_from_page;
     context.vm = this;
     context.entries = call_entries.data();
     context.defined = defined.data();
@@ -209,6 +210,15 @@ struct Vm::Impl {
   // ctx->call: a call made by a compiled page, run to its return while the page waits.
   static std::uint32_t call_from_page(abi::Context* ctx, std::uint32_t callee, std::uint32_t a);
   std::uint32_t call_natively(std::size_t callee, std::size_t a);
+
+  // ctx->runtime_op: one allocating or string instruction of a compiled page (jit_abi.h).
+  static std::uint32_t runtime_op_from_page(abi::Context* ctx, Value* regs, const std::uint32_t* at);
+  std::uint32_t runtime_op(Value* R, const std::uint32_t* at);
+  // The instructions both the interpreter and runtime_op run; false: an error the interpreter reports.
+  [[nodiscard]] bool run_string_function(Value* R, std::uint32_t w, std::uint32_t kinds, std::string* error);
+  void make_closure(Value* R, const Frame& f, std::uint32_t w, const std::uint32_t* sources);
+  void make_record(Value* R, std::uint32_t w, const std::uint32_t* mask);
+  Closure* function_value(std::size_t fn);  // LOADF's value of function fn (defined)
 
   // ctx->resume: a compiled page entered the top frame's function directly and its code stopped
   // with `exit` before returning; runs it to its return while the page waits.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kiln/core/config.h"
+#include "string_lib.h"
 
 #include "vm_impl.h"
 
@@ -17,8 +18,7 @@ Status Vm::Impl::collect(const Frame& f, std::size_t pc) {
   const std::size_t top = std::min(stack.size(), f.base + starts[f.function].registers);
   const std::span<const Value> roots[] = {{stack.data(), top}, {module.data(), module.size()}};
   const std::uint64_t live = heap.collect(roots);
-  elements = 0;
-  if (live > options.memory_max) {
+  if (live > options.memory_max) {  // still due: the next allocation collects and stops again
     char amount[64];
     if (live < (std::uint64_t{1} << 20))
       std::snprintf(amount, sizeof amount, "%.1f KiB", static_cast<double>(live) / 1024);
@@ -28,6 +28,7 @@ Status Vm::Impl::collect(const Frame& f, std::size_t pc) {
                     std::string("script memory budget exhausted (") + amount +
                         " live, over scripts.memory_max = " + format_size(options.memory_max) + ")");
   }
+  elements = 0;
   // The next collection after as many words as survived, at least kFirstCollectionWords, and
   // before the budget would be passed.
   const std::uint64_t live_words = live / sizeof(Value), max_words = options.memory_max / sizeof(Value);
@@ -35,6 +36,94 @@ Status Vm::Impl::collect(const Frame& f, std::size_t pc) {
   if (live_words + next > max_words) next = std::max<std::uint64_t>(max_words - live_words, 1);
   context.max_elements = next;
   return {};
+}
+
+bool Vm::Impl::run_string_function(Value* R, std::uint32_t w, std::uint32_t kinds, std::string* error) {
+  const StringFn fn = static_cast<StringFn>(b_of(w));
+  const auto v = call_string_function(heap, fn, {&R[a_of(w)], c_of(w), kinds}, options.memory_max);
+  if (!v) {
+    *error = v.error().message;
+    return false;
+  }
+  R[a_of(w)] = *v;
+  if (fn != StringFn::kToNumber && fn != StringFn::kLen && fn != StringFn::kByte)
+    count_string(static_cast<const String*>(R[a_of(w)].ref));
+  return true;
+}
+
+void Vm::Impl::make_closure(Value* R, const Frame& f, std::uint32_t w, const std::uint32_t* sources) {
+  const std::uint32_t count = sources[0];
+  Closure* made = heap.new_closure(ud_of(w), count);
+  elements += 2 + count;
+  const Closure* maker = nullptr;  // the running function's own closure, for upvalues of upvalues
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint32_t source = sources[1 + k];
+    if (source & kFromUpvalue) {
+      if (!maker) maker = static_cast<const Closure*>(R[program.functions[f.function].params].ref);
+      made->cells()[k] = maker->cells()[source & ~kFromUpvalue];
+    } else {
+      made->cells()[k] = R[source];
+    }
+  }
+  R[a_of(w)].ref = made;
+}
+
+void Vm::Impl::make_record(Value* R, std::uint32_t w, const std::uint32_t* mask) {
+  const std::uint64_t refs = mask[0] | (std::uint64_t(mask[1]) << 32);
+  R[a_of(w)].ref = heap.new_record(b_of(w), refs);
+  elements += 3 + b_of(w);
+}
+
+Closure* Vm::Impl::function_value(std::size_t fn) {
+  if (!function_values[fn]) {
+    function_values[fn] = heap.new_closure(static_cast<std::uint32_t>(fn), 0);
+    heap.pin(function_values[fn]);
+    elements += 2;
+  }
+  return function_values[fn];
+}
+
+std::uint32_t Vm::Impl::runtime_op_from_page(abi::Context* ctx, Value* regs, const std::uint32_t* at) {
+  return static_cast<Impl*>(ctx->vm)->runtime_op(regs, at);
+}
+
+std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
+  const std::uint32_t w = at[0];
+  const Frame& f = frames.back();
+  try {
+    const Op op = op_of(w);
+    const bool allocates = op != Op::kEqS && op != Op::kLtS && op != Op::kLeS;
+    // A collection over the budget, an error of a string function, a function not defined yet:
+    // the interpreter runs the instruction again and reports it with its line.
+    if (allocates && collection_due() && !collect(f, 0)) return abi::kCallInterpret;
+    const auto string_at = [&](unsigned r) { return static_cast<const String*>(R[r].ref); };
+    switch (op) {
+      case Op::kNewArr: R[a_of(w)].a = new_array(b_of(w) == 2); break;
+      case Op::kNewRec: make_record(R, w, at + 1); break;
+      case Op::kNewCell:
+        R[a_of(w)].ref = heap.new_cell(b_of(w) != 0);
+        elements += 3;
+        break;
+      case Op::kClosure: make_closure(R, f, w, at + 1); break;
+      case Op::kLoadS: R[a_of(w)].ref = constant_string(at); break;
+      case Op::kLoadF:
+        if (!defined[ud_of(w)]) return abi::kCallInterpret;
+        R[a_of(w)].ref = function_value(ud_of(w));
+        break;
+      case Op::kStr: {
+        std::string failed;
+        if (!run_string_function(R, w, at[1], &failed)) return abi::kCallInterpret;
+        break;
+      }
+      case Op::kEqS: R[a_of(w)].n = strings_equal(string_at(b_of(w)), string_at(c_of(w))) ? 1 : 0; break;
+      case Op::kLtS: R[a_of(w)].n = compare_strings(string_at(b_of(w)), string_at(c_of(w))) < 0 ? 1 : 0; break;
+      case Op::kLeS: R[a_of(w)].n = compare_strings(string_at(b_of(w)), string_at(c_of(w))) <= 0 ? 1 : 0; break;
+      default: return abi::kCallInterpret;
+    }
+  } catch (...) {  // out of memory: the interpreter meets it again and it propagates from there
+    return abi::kCallInterpret;
+  }
+  return abi::kCallReturned;
 }
 
 String* Vm::Impl::constant_string(const std::uint32_t* at) {

@@ -141,6 +141,34 @@ void Emitter::emit_call(std::size_t k, int a, llvm::Value* callee, int next) {
   calls_.push_back({start, reload, a});
 }
 
+void Emitter::runtime_op(std::size_t k, int a, int next) {
+  if (inline_) {  // never in an inlined callee (inlining.h): it would run twice when the call stops
+    B_.CreateBr(exit(int(k), true));
+    return;
+  }
+  const std::string at = std::to_string(k);
+  auto* start = llvm::BasicBlock::Create(C_, "op" + at, F_);
+  auto* done = llvm::BasicBlock::Create(C_, "opdone" + at, F_);
+  B_.CreateBr(start);
+  B_.SetInsertPoint(start);  // the stores of the registers go first (finish_calls)
+  const std::size_t n = jit::instruction_words(words_, k);
+  const std::vector<std::uint32_t> instruction(words_.begin() + static_cast<std::ptrdiff_t>(k),
+                                               words_.begin() + static_cast<std::ptrdiff_t>(k + n));
+  auto* data = llvm::ConstantDataArray::get(C_, instruction);
+  auto* words = new llvm::GlobalVariable(M_, data->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                         data, "instruction" + at);
+  words->setAlignment(llvm::Align(4));
+  auto* type = llvm::FunctionType::get(
+      i32_, {llvm::Type::getInt8PtrTy(C_), llvm::Type::getInt64PtrTy(C_), i32_->getPointerTo()}, false);
+  auto* status = B_.CreateCall(type, ctx_load(B_, offsetof(abi::Context, runtime_op), type->getPointerTo()),
+                               {ctx_, current_regs(B_), B_.CreateBitCast(words, i32_->getPointerTo())});
+  status->addFnAttr(llvm::Attribute::NoUnwind);
+  B_.CreateCondBr(B_.CreateICmpEQ(status, llvm::ConstantInt::get(i32_, abi::kCallReturned)), done, exit(int(k), true));
+  B_.SetInsertPoint(done);
+  B_.CreateBr(go(next));
+  calls_.push_back({start, done, a});
+}
+
 void Emitter::tail_call(std::size_t k, int a, int args, std::uint32_t function, int next) {
   const std::string at = std::to_string(k);
   auto* itself = llvm::BasicBlock::Create(C_, "tailself" + at, F_);

@@ -419,17 +419,23 @@ void Emitter::emit_instruction(std::size_t k) {
     // Printing, host calls, allocation, function values, strings: the interpreter's. Every
     // instruction is listed in this switch (-Werror=switch): a new one is compiled or handed over
     // by decision.
+    // Allocation and strings: the interpreter's code for the one instruction, called in place.
     case Op::kNewRec:
     case Op::kNewCell:
     case Op::kClosure:
     case Op::kLoadS:
+    case Op::kLoadF:
     case Op::kStr:
-    case Op::kLenS:
     case Op::kEqS:
     case Op::kLtS:
     case Op::kLeS:
+    case Op::kNewArr: runtime_op(k, a, next); return;
+    case Op::kLenS: {  // a string's length is its first word
+      auto* length = tagged(B_.CreateLoad(i32_, B_.CreateIntToPtr(raw(b), i32_->getPointerTo())), tbaa_cell_);
+      set(a, B_.CreateUIToFP(length, f64_));
+      break;
+    }
     case Op::kPutStr:
-    case Op::kNewArr:
     case Op::kHost:
     case Op::kPutN:
     case Op::kPutB:
@@ -437,7 +443,6 @@ void Emitter::emit_instruction(std::size_t k) {
     case Op::kPutTab:
     case Op::kPrintLn:
     case Op::kDefine:
-    case Op::kLoadF:
     case Op::kCount: B_.CreateBr(exit(int(k), true)); return;
   }
   B_.CreateBr(go(next));

@@ -73,6 +73,7 @@ class Emitter {
         case Op::kSetF: arrays.set(jit::a_of(w)); break;
         case Op::kGetCell:
         case Op::kGetUp:
+        case Op::kLenS:
         case Op::kCallR: arrays.set(jit::b_of(w)); break;
         case Op::kSetCell:
         case Op::kSetUp: arrays.set(jit::a_of(w)); break;
@@ -314,6 +315,10 @@ class Emitter {
   // stored before and the result read after (finish_calls, once every register the page writes is
   // known).
   void emit_call(std::size_t k, int a, llvm::Value* callee, int next);
+  // Instruction k, which allocates or compares strings, run by ctx->runtime_op with its words (a
+  // constant of the page's code) after every register the page wrote is stored; its result, in
+  // register a, is read back. When the runtime says no, the interpreter runs it.
+  void runtime_op(std::size_t k, int a, int next);
   // A call at instruction k of a function inlined here (its code in the page's key words): the
   // interpreter's checks (defined, call depth, one budget tick and cancellation), then the callee's
   // code with registers of its own, its arguments copied in. Nothing is pushed; whatever stops the

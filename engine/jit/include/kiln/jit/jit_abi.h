@@ -41,9 +41,10 @@
 // array has capacity and no collection is due (Context::elements); growing the storage is the
 // interpreter's.
 //
-// Compiled code allocates nothing and runs no collection: the collector (heap.h) runs in the
-// interpreter, at an allocation, and finds every live reference in the register stack. So before a
-// call a page stores every register it wrote, not only the arguments: the callee may collect.
+// Compiled code allocates only through ctx->runtime_op, which runs the interpreter's code for the
+// instruction; the collector (heap.h) runs there, at an allocation, and finds every live reference
+// in the register stack. So before a call or a runtime_op a page stores every register it wrote,
+// not only the arguments: the callee may collect.
 //
 // Everything the code touches comes through `ctx`: the frame's registers, module variables, the
 // helper table (math functions: no libcalls, no host address in the code), the call entry, the
@@ -134,6 +135,13 @@ using CallFunction = std::uint32_t (*)(Context* ctx, std::uint32_t callee, std::
 // or kCallFailed).
 using ResumeFunction = std::uint32_t (*)(Context* ctx, std::uint64_t exit);
 
+// Runs the one instruction whose words are at `instruction` (a copy the page holds) on the running
+// frame's registers `regs`: an instruction that allocates (NEWARR NEWREC NEWCELL CLOSURE LOADS
+// LOADF STR) or compares strings. The page stored every register it wrote first: the heap may
+// collect. kCallReturned: done, its result in its register; anything else: the page exits to the
+// interpreter at the instruction, which runs it again and reports what stopped it.
+using RuntimeOpFunction = std::uint32_t (*)(Context* ctx, Value* regs, const std::uint32_t* instruction);
+
 struct Context {
   Value* regs;             // the current frame's registers
   Value* module;           // module variables
@@ -150,10 +158,11 @@ struct Context {
   std::uint64_t frame_limit;  // a direct call needs frame_count < frame_limit
   Value* stack;               // the register stack (every frame's registers)
   Value* stack_end;
-  std::uint64_t native_left;    // calls that may still nest on the machine stack
-  const std::uint8_t* defined;  // per function: non-zero once its definition ran (an inlined call checks it)
-  std::uint64_t* elements;      // words allocated since the heap's last collection (an append counts one) ...
-  std::uint64_t max_elements;   // ... and how many there may be before the next collection
+  std::uint64_t native_left;     // calls that may still nest on the machine stack
+  const std::uint8_t* defined;   // per function: non-zero once its definition ran (an inlined call checks it)
+  std::uint64_t* elements;       // words allocated since the heap's last collection (an append counts one) ...
+  std::uint64_t max_elements;    // ... and how many there may be before the next collection
+  RuntimeOpFunction runtime_op;  // runs one allocating or string instruction for a page
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 
