@@ -284,8 +284,9 @@ void Emitter::finish_calls() {
   for (const CallSite& call : calls_) {
     llvm::IRBuilder<> before(&*call.start->getFirstInsertionPt());
     auto* regs = current_regs(before);
-    for (int r : written_)
-      tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
+    for (int r : written_)  // the arguments; below them what may be a reference, for the collector
+      if (r >= call.a || !numbers_.test(std::size_t(r)))
+        tagged(before.CreateStore(slot_bits(before, slots_.at(r)), reg_ptr(before, regs, r)), tbaa_reg_);
     llvm::IRBuilder<> after(call.reload->getTerminator());
     auto* result = tagged(after.CreateLoad(i64_, reg_ptr(after, current_regs(after), call.a)), tbaa_reg_);
     store_slot(after, result, slot(call.a));

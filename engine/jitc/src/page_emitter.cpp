@@ -96,6 +96,7 @@ std::vector<std::uint16_t> Emitter::run() {
   call_type_ = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), i32_, i32_}, false);
 
   arrays_ = array_registers(words_, *shape_);
+  numbers_ = number_registers(words_, *shape_);
   // Each counted loop's flags start unproven: only its FORPREP and the entries inside it set them.
   loops_ = jit::counted_loops(words_, *shape_);
   for (std::size_t l = 0; l < loops_.size(); ++l) {

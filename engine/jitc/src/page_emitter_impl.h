@@ -83,6 +83,49 @@ class Emitter {
     return arrays;
   }
 
+  // The registers every instruction of the page that writes them writes a number or a boolean to:
+  // they never hold a reference the collector needs (finish_calls).
+  static jit::RegisterSet number_registers(std::span<const std::uint32_t> words, const jit::PageShape& shape) {
+    jit::RegisterSet numbers, others;
+    for (std::size_t k = 0; k < kPageWords; ++k) {
+      if (!shape.starts[k] || shape.straddles[k] || jit::instruction_words(words, k) == 0) continue;
+      bool number = false;
+      switch (jit::op_of(words[k])) {
+        case Op::kLoadN:
+        case Op::kLoadB:
+        case Op::kAdd:
+        case Op::kSub:
+        case Op::kMul:
+        case Op::kDiv:
+        case Op::kMod:
+        case Op::kPow:
+        case Op::kNeg:
+        case Op::kNot:
+        case Op::kEq:
+        case Op::kLt:
+        case Op::kLe:
+        case Op::kEqRef:
+        case Op::kLen:
+        case Op::kMath:
+        case Op::kHost:
+        case Op::kAddK:
+        case Op::kSubK:
+        case Op::kMulK:
+        case Op::kDivK:
+        case Op::kForPrep:
+        case Op::kForLoop:
+        case Op::kLenS:
+        case Op::kEqS:
+        case Op::kLtS:
+        case Op::kLeS: number = true; break;
+        default: break;
+      }
+      const jit::RegisterSet written = jit::written_registers(words, k);
+      (number ? numbers : others) |= written;
+    }
+    return numbers & ~others;
+  }
+
   std::vector<std::uint16_t> run();
 
  private:
@@ -439,7 +482,8 @@ class Emitter {
   llvm::InlineAsm* flag_read_ = nullptr;  // x86-64: the asm that reads the cancellation flag
   llvm::Value* cancelled_ = nullptr;      // the context's pointer to the cancellation flag, read at entry
   std::map<int, llvm::AllocaInst*> slots_;
-  jit::RegisterSet arrays_;  // the page's registers used as arrays (integer homes)
+  jit::RegisterSet arrays_;   // the page's registers used as arrays (integer homes)
+  jit::RegisterSet numbers_;  // the page's registers that only ever hold numbers here
   std::set<int> written_;
   std::map<std::size_t, llvm::BasicBlock*> blocks_;
   std::vector<jit::CountedLoop> loops_;                              // the page's counted loops (counted_loops.h)

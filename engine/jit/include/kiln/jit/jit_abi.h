@@ -6,7 +6,8 @@
 //
 // entered at `entry`, a word offset in its page that its entry set contains. It runs until control
 // leaves the page, returns, or reaches an instruction it does not run natively (printing, host
-// calls, allocation, an array index out of range, a budget check that would fail). It returns the
+// calls, an array index out of range, a budget check that would fail, an allocation the runtime
+// refuses: see runtime_op). It returns the
 // word offset, relative to its page start (negative or >= kPageWords when control left the page),
 // where the interpreter continues, and kInterpretFlag when the instruction there must be
 // interpreted before compiled code may run again (else it may enter compiled code at once).
