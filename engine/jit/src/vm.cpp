@@ -372,8 +372,10 @@ op_LOADS:
   NEXT();
 op_STR : {
   KILN_MAKE_ROOM();
-  std::string failed;
-  if (!run_string_function(R, w, code[pc], &failed)) return error_at(*f, pc - 1, failed);
+  {  // the message's scope ends before the dispatch jumps on
+    std::string failed;
+    if (!run_string_function(R, w, code[pc], &failed)) return error_at(*f, pc - 1, failed);
+  }
   ++pc;
   NEXT();
 }
