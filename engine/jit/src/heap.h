@@ -7,7 +7,8 @@
 // numbers and a string hold no references) and conservative at the roots: the interpreter's
 // registers and the module variables carry no types at run time, so every root word that equals
 // the address of an object keeps it (a number that happens to have those bits keeps garbage alive,
-// never the reverse), as conservative stack scanning does in Boehm's collector.
+// never the reverse), as conservative stack scanning does in Boehm's collector. The root words are
+// sorted and each object's address looked up among them.
 //
 // Collection happens only at an allocation the interpreter makes, where every live value is in the
 // register stack: compiled pages store their registers before a call and before handing an
@@ -119,12 +120,11 @@ class Heap {
 
  private:
   void* allocate(ObjectKind kind, std::size_t payload);
-  bool is_object(const void* p) const;
   void mark(void* payload);
   static std::uint64_t bytes_of(const void* payload);
 
-  std::vector<void*> objects_;  // payloads; [0, sorted_) in address order
-  std::size_t sorted_ = 0;
+  std::vector<void*> objects_;  // payloads
+  std::vector<void*> root_words_;
   std::vector<void*> grey_;
   std::uint64_t live_bytes_ = 0;
 };

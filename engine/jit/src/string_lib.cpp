@@ -109,19 +109,25 @@ class Call {
   Result<Value> run(StringFn fn) {
     switch (fn) {
       case StringFn::kConcat: {
+        // The numbers' text first, then the string made at its size and written once.
+        std::string numbers[kMaxStringArgs];
         std::uint64_t total = 0;
-        for (unsigned i = 0; i < in_.count; ++i)
-          total += kind(i) == ArgKind::kString ? str(i)->length : 24;  // a number prints in at most 24
-        if (total > max_bytes_) return too_long(total);
-        std::string out;
-        out.reserve(total);
         for (unsigned i = 0; i < in_.count; ++i) {
-          if (kind(i) == ArgKind::kString)
-            out.append(str(i)->view());
-          else
-            out += format_number(num(i));
+          if (kind(i) != ArgKind::kString) numbers[i] = format_number(num(i));
+          total += kind(i) == ArgKind::kString ? str(i)->length : numbers[i].size();
         }
-        return string(out);
+        if (total > max_bytes_) return too_long(total);
+        String* joined = heap_.new_string(static_cast<std::size_t>(total));
+        char* out = joined->bytes();
+        for (unsigned i = 0; i < in_.count; ++i) {
+          const std::string_view part = kind(i) == ArgKind::kString ? str(i)->view() : std::string_view(numbers[i]);
+          if (!part.empty()) std::memcpy(out, part.data(), part.size());
+          out += part.size();
+        }
+        Heap::seal(joined);
+        Value v;
+        v.ref = joined;
+        return v;
       }
       case StringFn::kToString: return string(text(0));
       case StringFn::kToNumber: {
@@ -198,11 +204,11 @@ class Call {
       if (!*conversion) break;
       const FormatConversion& c = **conversion;
       ++arg;
-      const std::string bad = "bad argument #" + std::to_string(arg + 1) + " to 'format'";
-      if (arg >= in_.count) return make_error(bad + " (no value)");
+      const auto bad = [&] { return "bad argument #" + std::to_string(arg + 1) + " to 'format'"; };
+      if (arg >= in_.count) return make_error(bad() + " (no value)");
       const ArgKind k = kind(arg);
       if (takes_number(c.letter) ? k != ArgKind::kNumber : k == ArgKind::kBoolean)
-        return make_error(bad + " (" + (takes_number(c.letter) ? "number" : "string") + " expected, got " +
+        return make_error(bad() + " (" + (takes_number(c.letter) ? "number" : "string") + " expected, got " +
                           kind_name(k) + ")");
       char buf[512];
       switch (c.letter) {
