@@ -1,19 +1,21 @@
 #pragma once
-// The scripts' heap: arrays and strings, collected by mark and sweep. Private to engine/jit.
+// The scripts' heap: arrays, strings, records, closures and the cells of captured locals,
+// collected by mark and sweep. Private to engine/jit.
 //
 // Every object has a header just before its payload, and a Value holding the object points at the
 // payload (an array's payload is its abi::ArrayData, which compiled code reads). The collector is
-// precise inside the heap (an array of references is traced element by element; an array of
+// precise inside the heap (an array of references is traced element by element, a record by its
+// mask of reference fields, a closure by its cells, a cell when it holds a reference; an array of
 // numbers and a string hold no references) and conservative at the roots: the interpreter's
 // registers and the module variables carry no types at run time, so every root word that equals
 // the address of an object keeps it (a number that happens to have those bits keeps garbage alive,
 // never the reverse), as conservative stack scanning does in Boehm's collector. The root words are
 // sorted and each object's address looked up among them.
 //
-// Collection happens only at an allocation the interpreter makes, where every live value is in the
-// register stack: compiled pages store their registers before a call and before handing an
-// instruction to the interpreter, and never allocate themselves (an append within capacity is not
-// an allocation).
+// Collection happens only at an allocation the interpreter's code makes (for a compiled page too,
+// through runtime_op), where every live value is in the register stack: compiled pages store the
+// registers they wrote before a call, a runtime_op and handing an instruction to the interpreter,
+// and allocate nothing themselves (an append within capacity is not an allocation).
 //
 // Thread-safety: owned by one Vm, used by the thread running it.
 

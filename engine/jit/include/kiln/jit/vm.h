@@ -7,9 +7,9 @@
 // cancellation flag are checked on every backward jump and call. Runtime errors (array index out
 // of range, call depth exceeded, budget exhausted) come back as `file:line: message`.
 //
-// Arrays and strings live in the Vm's heap, collected by mark and sweep when the script has
-// allocated as much as survived the last collection (heap.h); what stays live is bounded by
-// VmOptions::memory_max.
+// Arrays, strings, records and closures live in the Vm's heap, collected by mark and sweep when
+// the script has allocated as much as survived the last collection (heap.h); what stays live is
+// bounded by VmOptions::memory_max.
 //
 // Thread-safety: a Vm is used by one thread at a time, and not re-entered (a host function calling
 // run() or call() on its own Vm gets an error); cancel() may be called from any thread.
@@ -43,7 +43,8 @@ struct VmOptions {
   abi::JitMode jit_mode = abi::JitMode::kChecked;
 };
 
-// A value crossing between the engine and a script.
+// A value crossing between the engine and a script (records, closures and arrays of strings,
+// arrays or records do not cross).
 using ScriptValue = std::variant<double, bool, std::vector<double>, std::vector<bool>, std::string>;
 
 // A host function: numbers and booleans (0/1) in, a number or boolean out (ignored for void).
