@@ -423,8 +423,7 @@ op_SETF:
   NEXT();
 op_NEWCELL:
   KILN_MAKE_ROOM();
-  R[A].ref = heap.new_cell(B != 0);
-  elements += 3;
+  R[A].ref = new_cell(B != 0);
   NEXT();
 op_GETCELL:
   R[A] = static_cast<const Cell*>(R[B].ref)->value;

@@ -257,6 +257,10 @@ struct Vm::Impl {
     return heap.new_array(refs);
   }
   void count_string(const String* s) { elements += (sizeof(String) + s->length + 16) / sizeof(Value); }
+  Cell* new_cell(bool refs) {
+    elements += (sizeof(ObjectHeader) + sizeof(Cell)) / sizeof(Value);
+    return heap.new_cell(refs);
+  }
   String* constant_string(const std::uint32_t* at);  // the string of the LOADS at `at`
 
   // Points the context at a run's budget counter and cancellation flag.

@@ -100,10 +100,7 @@ std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
     switch (op) {
       case Op::kNewArr: R[a_of(w)].a = new_array(b_of(w) == 2); break;
       case Op::kNewRec: make_record(R, w, at + 1); break;
-      case Op::kNewCell:
-        R[a_of(w)].ref = heap.new_cell(b_of(w) != 0);
-        elements += 3;
-        break;
+      case Op::kNewCell: R[a_of(w)].ref = new_cell(b_of(w) != 0); break;
       case Op::kClosure: make_closure(R, f, w, at + 1); break;
       case Op::kLoadS: R[a_of(w)].ref = constant_string(at); break;
       case Op::kLoadF:
