@@ -37,6 +37,14 @@ int compare_strings(const String* a, const String* b) {
   return a->length < b->length ? -1 : a->length > b->length ? 1 : 0;
 }
 
+double string_comparison(Op op, Value b, Value c) {
+  const auto* x = static_cast<const String*>(b.ref);
+  const auto* y = static_cast<const String*>(c.ref);
+  if (op == Op::kEqS) return strings_equal(x, y) ? 1 : 0;
+  const int order = compare_strings(x, y);
+  return (op == Op::kLtS ? order < 0 : order <= 0) ? 1 : 0;
+}
+
 Heap::~Heap() { clear(); }
 
 void* Heap::allocate(ObjectKind kind, std::size_t payload) {
@@ -175,7 +183,6 @@ std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
     std::free(&h);
   }
   objects_.resize(kept);
-  live_bytes_ = live;
   return live;
 }
 
@@ -186,7 +193,6 @@ void Heap::clear() {
     std::free(&h);
   }
   objects_.clear();
-  live_bytes_ = 0;
 }
 
 }  // namespace kiln::jit

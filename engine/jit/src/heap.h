@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/jit/bytecode.h"
 #include "values.h"
 
 namespace kiln::jit {
@@ -86,6 +87,8 @@ std::uint32_t hash_bytes(std::string_view s);
 bool strings_equal(const String* a, const String* b);
 // Byte order, a shorter string first when it is a prefix (Lua's order in the C locale).
 int compare_strings(const String* a, const String* b);
+// EQS, LTS or LES of the strings in b and c: 1 or 0.
+double string_comparison(Op op, Value b, Value c);
 
 inline ObjectHeader& header_of(const void* payload) {
   return *reinterpret_cast<ObjectHeader*>(const_cast<char*>(static_cast<const char*>(payload)) - sizeof(ObjectHeader));
@@ -117,9 +120,6 @@ class Heap {
   // Frees every object.
   void clear();
 
-  std::size_t objects() const { return objects_.size(); }
-  std::uint64_t live_bytes() const { return live_bytes_; }  // as of the last collection
-
  private:
   void* allocate(ObjectKind kind, std::size_t payload);
   void mark(void* payload);
@@ -128,7 +128,6 @@ class Heap {
   std::vector<void*> objects_;  // payloads
   std::vector<void*> root_words_;
   std::vector<void*> grey_;
-  std::uint64_t live_bytes_ = 0;
 };
 
 }  // namespace kiln::jit

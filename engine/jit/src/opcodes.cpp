@@ -6,6 +6,84 @@ namespace kiln::jit {
 
 const char* op_name(Op op) { return std::size_t(op) < std::size(kOpInfo) ? kOpInfo[std::size_t(op)].mnemonic : "?"; }
 
+bool writes_only_numbers(Op op) {
+  switch (op) {  // every instruction listed: a new one is decided here (-Werror=switch)
+    case Op::kLoadN:
+    case Op::kLoadB:
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+    case Op::kMod:
+    case Op::kPow:
+    case Op::kNeg:
+    case Op::kNot:
+    case Op::kEq:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kEqRef:
+    case Op::kLen:
+    case Op::kMath:
+    case Op::kHost:
+    case Op::kAddK:
+    case Op::kSubK:
+    case Op::kMulK:
+    case Op::kDivK:
+    case Op::kForPrep:
+    case Op::kForLoop:
+    case Op::kLenS:
+    case Op::kEqS:
+    case Op::kLtS:
+    case Op::kLeS: return true;
+    case Op::kMove:
+    case Op::kGetMod:
+    case Op::kSetMod:
+    case Op::kJmp:
+    case Op::kJmpIf:
+    case Op::kJmpIfNot:
+    case Op::kNewArr:
+    case Op::kAppend:
+    case Op::kGetI:
+    case Op::kSetI:
+    case Op::kCall:
+    case Op::kRet:
+    case Op::kRet0:
+    case Op::kPutN:
+    case Op::kPutB:
+    case Op::kPutS:
+    case Op::kPutTab:
+    case Op::kPrintLn:
+    case Op::kDefine:
+    case Op::kJNotLt:
+    case Op::kJNotLe:
+    case Op::kJNotEq:
+    case Op::kJEq:
+    case Op::kLoadF:
+    case Op::kCallR:
+    case Op::kJNotLtK:
+    case Op::kJNotLeK:
+    case Op::kJNotGtK:
+    case Op::kJNotGeK:
+    case Op::kJNotEqK:
+    case Op::kJEqK:
+    case Op::kTailCall:
+    case Op::kLoadS:
+    case Op::kStr:
+    case Op::kPutStr:
+    case Op::kNewRec:
+    case Op::kGetF:
+    case Op::kSetF:
+    case Op::kNewCell:
+    case Op::kGetCell:
+    case Op::kSetCell:
+    case Op::kGetUp:
+    case Op::kSetUp:
+    case Op::kClosure:
+    case Op::kCount: return false;
+  }
+  return false;
+}
+
 std::size_t instruction_words(std::span<const std::uint32_t> code, std::size_t at) {
   if (!is_op(code[at])) return 0;
   switch (op_info(op_of(code[at])).format) {

@@ -399,13 +399,13 @@ op_LENS:
   R[A].n = static_cast<double>(static_cast<const String*>(R[B].ref)->length);
   NEXT();
 op_EQS:
-  R[A].n = strings_equal(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) ? 1 : 0;
+  R[A].n = string_comparison(Op::kEqS, R[B], R[C]);
   NEXT();
 op_LTS:
-  R[A].n = compare_strings(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) < 0 ? 1 : 0;
+  R[A].n = string_comparison(Op::kLtS, R[B], R[C]);
   NEXT();
 op_LES:
-  R[A].n = compare_strings(static_cast<const String*>(R[B].ref), static_cast<const String*>(R[C].ref)) <= 0 ? 1 : 0;
+  R[A].n = string_comparison(Op::kLeS, R[B], R[C]);
   NEXT();
 op_PUTSTR:
   line.append(static_cast<const String*>(R[A].ref)->view());

@@ -96,7 +96,6 @@ std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
     // A collection over the budget, an error of a string function, a function not defined yet:
     // the interpreter runs the instruction again and reports it with its line.
     if (allocates && collection_due() && !collect(f, 0)) return abi::kCallInterpret;
-    const auto string_at = [&](unsigned r) { return static_cast<const String*>(R[r].ref); };
     switch (op) {
       case Op::kNewArr: R[a_of(w)].a = new_array(b_of(w) == 2); break;
       case Op::kNewRec: make_record(R, w, at + 1); break;
@@ -112,9 +111,9 @@ std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
         if (!run_string_function(R, w, at[1], &failed)) return abi::kCallInterpret;
         break;
       }
-      case Op::kEqS: R[a_of(w)].n = strings_equal(string_at(b_of(w)), string_at(c_of(w))) ? 1 : 0; break;
-      case Op::kLtS: R[a_of(w)].n = compare_strings(string_at(b_of(w)), string_at(c_of(w))) < 0 ? 1 : 0; break;
-      case Op::kLeS: R[a_of(w)].n = compare_strings(string_at(b_of(w)), string_at(c_of(w))) <= 0 ? 1 : 0; break;
+      case Op::kEqS:
+      case Op::kLtS:
+      case Op::kLeS: R[a_of(w)].n = string_comparison(op, R[b_of(w)], R[c_of(w)]); break;
       default: return abi::kCallInterpret;
     }
   } catch (...) {  // out of memory: the interpreter meets it again and it propagates from there

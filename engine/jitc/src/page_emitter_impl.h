@@ -89,37 +89,7 @@ class Emitter {
     jit::RegisterSet numbers, others;
     for (std::size_t k = 0; k < kPageWords; ++k) {
       if (!shape.starts[k] || shape.straddles[k] || jit::instruction_words(words, k) == 0) continue;
-      bool number = false;
-      switch (jit::op_of(words[k])) {
-        case Op::kLoadN:
-        case Op::kLoadB:
-        case Op::kAdd:
-        case Op::kSub:
-        case Op::kMul:
-        case Op::kDiv:
-        case Op::kMod:
-        case Op::kPow:
-        case Op::kNeg:
-        case Op::kNot:
-        case Op::kEq:
-        case Op::kLt:
-        case Op::kLe:
-        case Op::kEqRef:
-        case Op::kLen:
-        case Op::kMath:
-        case Op::kHost:
-        case Op::kAddK:
-        case Op::kSubK:
-        case Op::kMulK:
-        case Op::kDivK:
-        case Op::kForPrep:
-        case Op::kForLoop:
-        case Op::kLenS:
-        case Op::kEqS:
-        case Op::kLtS:
-        case Op::kLeS: number = true; break;
-        default: break;
-      }
+      const bool number = jit::writes_only_numbers(jit::op_of(words[k]));
       const jit::RegisterSet written = jit::written_registers(words, k);
       (number ? numbers : others) |= written;
     }

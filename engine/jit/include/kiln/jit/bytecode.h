@@ -53,6 +53,9 @@ inline bool is_op(std::uint32_t w) { return (w & 0xff) < std::uint32_t(Op::kCoun
 // The row of `op`, which must be an instruction (is_op).
 inline const OpInfo& op_info(Op op) { return kOpInfo[std::size_t(op)]; }
 const char* op_name(Op op);  // "?" for what is not an instruction
+// Whether the registers the instruction writes always get a number or a boolean (never a
+// reference the collector must see).
+bool writes_only_numbers(Op op);
 
 inline std::uint32_t encode_abc(Op op, unsigned a, unsigned b, unsigned c) {
   return std::uint32_t(op) | (a << 8) | (b << 16) | (c << 24);
