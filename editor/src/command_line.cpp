@@ -2,12 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command_table.h"
@@ -35,13 +38,24 @@ class Builder {
  public:
   explicit Builder(Args& args) : args_(args) {}
 
-  void build(CLI::App& app) {
+  // Only the commands whose first word is among `words` (all of them when none is): building
+  // CLI11's options for every command costs a one-line script run about a millisecond. The command
+  // the user typed is always among them (its first word is in argv); a typo keeps them all, so the
+  // suggestions and --help see every command.
+  void build(CLI::App& app, std::span<char* const> words) {
     app.description("Kiln: builds and caches shader variants, script code and texture tiles.");
     app.set_version_flag("--version", version_line());
     app.require_subcommand(0, 1);
     app.fallthrough();
     add_settings(app);
-    for (const Command& command : command_table()) add(app, command);
+    const auto named = [&](const Command& command) {
+      for (const char* w : words)
+        if (std::string_view(w) == command.path.front()) return true;
+      return false;
+    };
+    const bool any = std::any_of(command_table().begin(), command_table().end(), named);
+    for (const Command& command : command_table())
+      if (!any || named(command)) add(app, command);
     app.footer(
         "Without a command: kiln info. kiln <command> --help: the command's options and an example.\n"
         "Exit codes: 0 success, 1 the work failed, 2 usage or configuration error.");
@@ -214,7 +228,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   args.config.env = ConfigInputs::process_env();
   CLI::App app("kiln", "kiln");
   Builder builder(args);  // its callbacks run during parse(): it must live until then
-  builder.build(app);
+  builder.build(app, std::span<char* const>(argv + 1, argc > 0 ? static_cast<std::size_t>(argc - 1) : 0));
   try {
     app.parse(argc, argv);  // short options take joined values too: -DNAME=VALUE, -Idir
   } catch (const CLI::ParseError& e) {

@@ -105,7 +105,11 @@ void merge_kind_use(const fs::path& kind_dir, const KindUse& use) {
     total.*(f.member) += use.*(f.member);
     text += std::string(f.name) + " " + std::to_string(total.*(f.member)) + "\n";
   }
-  (void)write_file_atomic(kind_dir / kFile, std::as_bytes(std::span(text.data(), text.size())));
+  // Renamed, not flushed: every process that used the cache merges into this file at its exit, and
+  // an fsync there was a millisecond of a one-line script run; a crash may lose the last counts
+  // (a missing or short file reads as zeros), never the entries.
+  (void)write_file_atomic(kind_dir / kFile, std::as_bytes(std::span(text.data(), text.size())),
+                          Durability::kRenamedOnly);
 }
 
 KindUse read_kind_use(const fs::path& kind_dir) {

@@ -86,11 +86,11 @@ void make_open_entries_private(const std::filesystem::path& dir) {
 
 bool is_temp_file_name(std::string_view name) { return name.rfind(".tmp.", 0) == 0; }
 
-Status write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> data) {
+Status write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> data, Durability durability) {
   // The one temp-file-fsync-rename mechanism (core's), private to the user. A pruner may remove the
   // directory concurrently: then it is made again (0700) and the write tried once more.
   for (int attempt = 0;; ++attempt) {
-    Status written = write_file_atomically(path, data, 0600);
+    Status written = write_file_atomically(path, data, 0600, durability);
     std::error_code ec;
     if (written || attempt > 0 || std::filesystem::is_directory(path.parent_path(), ec)) return written;
     KILN_TRY(make_private_dirs(path.parent_path()));

@@ -3,32 +3,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
+
+#include <sanitizer/asan_interface.h>
 
 namespace kiln::jit {
 
-std::uint32_t hash_bytes(std::string_view s) {
-  // Eight bytes a step, each mixed by a multiply and a shift (the finaliser of MurmurHash3's 64-bit
-  // variant): what equality needs to reject different strings at once, at memory speed.
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
-  const char* p = s.data();
-  std::size_t n = s.size();
-  for (; n >= 8; p += 8, n -= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-  }
-  std::uint64_t tail = 0;
-  if (n) std::memcpy(&tail, p, n);
-  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 29;
-  return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
-
 bool strings_equal(const String* a, const String* b) {
-  return a == b ||
-         (a->length == b->length && a->hash == b->hash && std::memcmp(a->bytes(), b->bytes(), a->length) == 0);
+  return a == b || (a->length == b->length && std::memcmp(a->bytes(), b->bytes(), a->length) == 0);
 }
 
 int compare_strings(const String* a, const String* b) {
@@ -45,16 +28,84 @@ double string_comparison(Op op, Value b, Value c) {
   return (op == Op::kLtS ? order < 0 : order <= 0) ? 1 : 0;
 }
 
+// A block's first 16 bytes describe it; its cells follow, each an ObjectHeader and a payload.
+struct Heap::Block {
+  std::uint32_t cell_bytes;
+  std::uint32_t used;  // cells handed out at least once (the rest were never touched)
+  std::uint32_t capacity;
+  std::uint32_t size_class;
+  static constexpr std::size_t kFirstCell = 16;
+  char* cell(std::size_t i) { return reinterpret_cast<char*>(this) + kFirstCell + i * cell_bytes; }
+};
+
+// A free cell: its header says kFree and its payload's first word links the class's free list.
+struct Heap::FreeCell {
+  ObjectHeader header;
+  FreeCell* next;
+};
+
+namespace {
+
+// A freed payload is filled with 0xdd first: a reference the collector missed then reads a huge
+// length or a wild element pointer and fails at once instead of reading whatever reuses the memory.
+void poison(void* payload, std::size_t bytes) {
+  std::memset(payload, 0xdd, bytes);
+  ASAN_POISON_MEMORY_REGION(payload, bytes);
+}
+
+}  // namespace
+
 Heap::~Heap() { clear(); }
 
 void* Heap::allocate(ObjectKind kind, std::size_t payload) {
-  auto* block = static_cast<char*>(std::malloc(sizeof(ObjectHeader) + payload));
-  if (!block) throw std::bad_alloc();
-  auto* header = reinterpret_cast<ObjectHeader*>(block);
-  *header = ObjectHeader{kind, 0, 0, 0, 0};
-  void* p = block + sizeof(ObjectHeader);
-  objects_.push_back(p);
+  const std::size_t bytes = sizeof(ObjectHeader) + payload;
+  void* p = bytes <= kLargestCell ? allocate_cell((bytes + kCellStep - 1) / kCellStep - 1) : allocate_large(bytes);
+  header_of(p) = ObjectHeader{kind, 0, 0, 0, 0};
   return p;
+}
+
+void* Heap::allocate_cell(std::size_t size_class) {
+  const std::size_t cell_bytes = (size_class + 1) * kCellStep;
+  char* cell = nullptr;
+  if (FreeCell* f = free_[size_class]) {
+    free_[size_class] = f->next;
+    cell = reinterpret_cast<char*>(f);
+  } else {
+    Block* b = newest_[size_class];
+    if (!b || b->used == b->capacity) {
+      void* memory = nullptr;
+      if (!spare_.empty()) {
+        memory = spare_.back();
+        spare_.pop_back();
+      } else if (!(memory = std::aligned_alloc(kBlockBytes, kBlockBytes))) {
+        throw std::bad_alloc();
+      }
+      b = static_cast<Block*>(memory);
+      b->cell_bytes = static_cast<std::uint32_t>(cell_bytes);
+      b->used = 0;
+      b->capacity = static_cast<std::uint32_t>((kBlockBytes - Block::kFirstCell) / cell_bytes);
+      b->size_class = static_cast<std::uint32_t>(size_class);
+      ASAN_POISON_MEMORY_REGION(b->cell(0), kBlockBytes - Block::kFirstCell);
+      blocks_.push_back(b);
+      newest_[size_class] = b;
+    }
+    cell = b->cell(b->used++);
+  }
+  ASAN_UNPOISON_MEMORY_REGION(cell, cell_bytes);
+  return cell + sizeof(ObjectHeader);
+}
+
+void* Heap::allocate_large(std::size_t bytes) {
+  auto* block = static_cast<char*>(std::malloc(bytes));
+  if (!block) throw std::bad_alloc();
+  void* p = block + sizeof(ObjectHeader);
+  large_.push_back(p);
+  return p;
+}
+
+void Heap::pin(void* payload) {
+  header_of(payload).pinned = 1;
+  pinned_.push_back(payload);
 }
 
 Array* Heap::new_array(bool refs) {
@@ -65,7 +116,7 @@ String* Heap::new_string(std::size_t length) {
   if (length > 0xffffffffu) throw std::bad_alloc();
   auto* s = static_cast<String*>(allocate(ObjectKind::kString, sizeof(String) + length + 1));
   s->length = static_cast<std::uint32_t>(length);
-  s->hash = 0;
+  s->spare = 0;
   s->bytes()[length] = 0;
   return s;
 }
@@ -73,7 +124,6 @@ String* Heap::new_string(std::size_t length) {
 String* Heap::new_string(std::string_view bytes) {
   String* s = new_string(bytes.size());
   if (!bytes.empty()) std::memcpy(s->bytes(), bytes.data(), bytes.size());
-  seal(s);
   return s;
 }
 
@@ -127,72 +177,161 @@ void Heap::mark(void* payload) {
     case ObjectKind::kCell:
       if (static_cast<Cell*>(payload)->refs) grey_.push_back(payload);
       break;
+    case ObjectKind::kFree:
     case ObjectKind::kArray:
     case ObjectKind::kString: break;
   }
 }
 
+void Heap::trace(void* p) {
+  const ObjectKind kind = header_of(p).kind;
+  if (kind == ObjectKind::kRecord) {
+    const auto* r = static_cast<const Record*>(p);
+    for (unsigned i = 0; i < r->count; ++i)
+      if ((r->refs >> i) & 1) mark(r->fields()[i].ref);
+  } else if (kind == ObjectKind::kClosure) {
+    const auto* c = static_cast<const Closure*>(p);
+    for (unsigned i = 0; i < c->count; ++i) mark(c->cells()[i].ref);
+  } else if (kind == ObjectKind::kCell) {
+    mark(static_cast<const Cell*>(p)->value.ref);
+  } else {
+    for (const Value& e : *static_cast<const Array*>(p)) mark(e.a);  // elements of an array of references
+  }
+}
+
+void* Heap::object_at(const void* word) const {
+  const auto address = reinterpret_cast<std::uintptr_t>(word);
+  const auto* base = reinterpret_cast<Block*>(address & ~(std::uintptr_t{kBlockBytes} - 1));
+  if (std::binary_search(blocks_.begin(), blocks_.end(), base, std::less<const Block*>())) {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(base) + Block::kFirstCell + sizeof(ObjectHeader);
+    if (address < first || (address - first) % base->cell_bytes != 0) return nullptr;  // not a payload's start
+    if ((address - first) / base->cell_bytes >= base->used) return nullptr;            // never handed out
+    return header_of(word).kind == ObjectKind::kFree ? nullptr : const_cast<void*>(word);
+  }
+  return std::binary_search(large_.begin(), large_.end(), word) ? const_cast<void*>(word) : nullptr;
+}
+
 std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
-  // The root words, sorted: each object is looked up among them (the roots are a few hundred
-  // words, the objects may be millions), so an object is reached from the roots when its address is
-  // one of the words. Pinned objects are roots too.
-  root_words_.clear();
+  std::sort(blocks_.begin(), blocks_.end(), std::less<Block*>());
+  std::sort(large_.begin(), large_.end(), std::less<void*>());
+  for (void* p : pinned_) mark(p);
   for (const std::span<const Value> run : roots)
     for (const Value& v : run)
-      if (v.ref) root_words_.push_back(v.ref);
-  std::sort(root_words_.begin(), root_words_.end());
-  for (void* p : objects_)
-    if (header_of(p).pinned || std::binary_search(root_words_.begin(), root_words_.end(), p)) mark(p);
+      if (v.ref)
+        if (void* p = object_at(v.ref)) mark(p);
   while (!grey_.empty()) {
     void* p = grey_.back();
     grey_.pop_back();
-    const ObjectKind kind = header_of(p).kind;
-    if (kind == ObjectKind::kRecord) {
-      const auto* r = static_cast<const Record*>(p);
-      for (unsigned i = 0; i < r->count; ++i)
-        if ((r->refs >> i) & 1) mark(r->fields()[i].ref);
-      continue;
-    }
-    if (kind == ObjectKind::kClosure) {
-      const auto* c = static_cast<const Closure*>(p);
-      for (unsigned i = 0; i < c->count; ++i) mark(c->cells()[i].ref);
-      continue;
-    }
-    if (kind == ObjectKind::kCell) {
-      mark(static_cast<const Cell*>(p)->value.ref);
-      continue;
-    }
-    for (const Value& e : *static_cast<const Array*>(p)) mark(e.a);  // elements of an array of references
+    trace(p);
   }
+  return sweep_blocks() + sweep_large();
+}
 
-  // Sweep, keeping the survivors in address order.
+void Heap::destroy(void* payload) {
+  const ObjectKind kind = header_of(payload).kind;
+  if (kind == ObjectKind::kArray || kind == ObjectKind::kRefArray) static_cast<Array*>(payload)->~Array();
+}
+
+std::uint64_t Heap::sweep_blocks() {
+  // Blocks in address order, so each free list runs upward through memory.
+  std::array<FreeCell**, kSizeClasses> tails;
+  for (std::size_t c = 0; c < kSizeClasses; ++c) {
+    free_[c] = nullptr;
+    tails[c] = &free_[c];
+  }
+  std::uint64_t live = 0;
+  std::size_t kept = 0;
+  for (Block* b : blocks_) {
+    FreeCell* head = nullptr;
+    FreeCell** tail = &head;
+    std::uint32_t survivors = 0;
+    for (std::uint32_t i = 0; i < b->used; ++i) {
+      char* cell = b->cell(i);
+      void* payload = cell + sizeof(ObjectHeader);
+      ObjectHeader& h = *reinterpret_cast<ObjectHeader*>(cell);
+      if (h.kind != ObjectKind::kFree) {
+        if (h.marked) {
+          h.marked = 0;
+          ++survivors;
+          live += b->cell_bytes;
+          if (h.kind == ObjectKind::kArray || h.kind == ObjectKind::kRefArray)
+            live += static_cast<const Array*>(payload)->capacity * sizeof(Value);
+          continue;
+        }
+        destroy(payload);
+        h.kind = ObjectKind::kFree;
+        poison(static_cast<char*>(payload) + sizeof(FreeCell*), b->cell_bytes - sizeof(FreeCell));
+      }
+      auto* f = reinterpret_cast<FreeCell*>(cell);
+      *tail = f;
+      tail = &f->next;
+    }
+    *tail = nullptr;
+    if (survivors == 0 && newest_[b->size_class] != b) {  // nothing lives here: a spare for any class
+      ASAN_POISON_MEMORY_REGION(b->cell(0), kBlockBytes - Block::kFirstCell);
+      spare_.push_back(b);
+      continue;
+    }
+    if (head) {
+      *tails[b->size_class] = head;
+      tails[b->size_class] = tail;
+    }
+    blocks_[kept++] = b;
+  }
+  blocks_.resize(kept);
+  // Spares for what the script allocates before the next collection (at least as much as lives
+  // now, and kSpareBlocks); the rest go back to the system.
+  const std::size_t keep = std::max(kSpareBlocks, blocks_.size());
+  while (spare_.size() > keep) {
+    ASAN_UNPOISON_MEMORY_REGION(spare_.back(), kBlockBytes);
+    std::free(spare_.back());
+    spare_.pop_back();
+  }
+  return live;
+}
+
+std::uint64_t Heap::sweep_large() {
   std::size_t kept = 0;
   std::uint64_t live = 0;
-  for (void* p : objects_) {
+  for (void* p : large_) {
     ObjectHeader& h = header_of(p);
     if (h.marked) {
       h.marked = 0;
       live += bytes_of(p);
-      objects_[kept++] = p;
+      large_[kept++] = p;
       continue;
     }
-    if (h.kind == ObjectKind::kArray || h.kind == ObjectKind::kRefArray) static_cast<Array*>(p)->~Array();
-    // A reference the collector missed then reads a huge length or a wild element pointer and
-    // fails at once, instead of reading whatever object reuses the memory.
+    destroy(p);
     std::memset(&h, 0xdd, sizeof(ObjectHeader) + sizeof(Value));
     std::free(&h);
   }
-  objects_.resize(kept);
+  large_.resize(kept);
   return live;
 }
 
 void Heap::clear() {
-  for (void* p : objects_) {
-    ObjectHeader& h = header_of(p);
-    if (h.kind == ObjectKind::kArray || h.kind == ObjectKind::kRefArray) static_cast<Array*>(p)->~Array();
-    std::free(&h);
+  for (Block* b : blocks_) {
+    for (std::uint32_t i = 0; i < b->used; ++i) {
+      char* cell = b->cell(i);
+      if (reinterpret_cast<ObjectHeader*>(cell)->kind != ObjectKind::kFree) destroy(cell + sizeof(ObjectHeader));
+    }
+    ASAN_UNPOISON_MEMORY_REGION(b, kBlockBytes);
+    std::free(b);
   }
-  objects_.clear();
+  for (void* p : large_) {
+    destroy(p);
+    std::free(&header_of(p));
+  }
+  for (Block* b : spare_) {
+    ASAN_UNPOISON_MEMORY_REGION(b, kBlockBytes);
+    std::free(b);
+  }
+  blocks_.clear();
+  spare_.clear();
+  large_.clear();
+  pinned_.clear();
+  newest_.fill(nullptr);
+  free_.fill(nullptr);
 }
 
 }  // namespace kiln::jit

@@ -3,14 +3,23 @@
 // collected by mark and sweep. Private to engine/jit.
 //
 // Every object has a header just before its payload, and a Value holding the object points at the
-// payload (an array's payload is its abi::ArrayData, which compiled code reads). The collector is
+// payload (an array's payload is its abi::ArrayData, which compiled code reads). Objects of up to
+// 256 bytes with their header (nearly all: strings of names and messages, records, closures, cells,
+// array headers) are cells of 64 KiB blocks, one size class (16-byte steps) a block: an allocation
+// takes the first cell of its class's free list or the next unused cell of the class's newest block,
+// and a sweep rebuilds the free lists in address order and keeps blocks left empty as spares for
+// any class (as many as are in use, at least 16; the rest go back to the system), as segregated-fit
+// allocators (Boehm's, jemalloc's small classes) do. Larger objects are allocated one
+// by one. Under AddressSanitizer a free cell's payload is poisoned, so a use after free is still
+// reported at the read. The collector is
 // precise inside the heap (an array of references is traced element by element, a record by its
 // mask of reference fields, a closure by its cells, a cell when it holds a reference; an array of
 // numbers and a string hold no references) and conservative at the roots: the interpreter's
 // registers and the module variables carry no types at run time, so every root word that equals
-// the address of an object keeps it (a number that happens to have those bits keeps garbage alive,
-// never the reverse), as conservative stack scanning does in Boehm's collector. The root words are
-// sorted and each object's address looked up among them.
+// the address of a live object keeps it (a number that happens to have those bits keeps garbage
+// alive, never the reverse), as conservative stack scanning does in Boehm's collector. A root word
+// is looked up by its block (the address rounded down to 64 KiB, among the sorted blocks), then must
+// be exactly a used cell's payload; or it must be one of the large objects.
 //
 // Collection happens only at an allocation the interpreter's code makes (for a compiled page too,
 // through runtime_op), where every live value is in the register stack: compiled pages store the
@@ -19,6 +28,7 @@
 //
 // Thread-safety: owned by one Vm, used by the thread running it.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -30,6 +40,7 @@
 namespace kiln::jit {
 
 enum class ObjectKind : std::uint8_t {
+  kFree,      // a free cell of a block (on its class's free list)
   kArray,     // an array of numbers or booleans
   kRefArray,  // an array of references (strings, arrays, records)
   kString,
@@ -47,10 +58,11 @@ struct ObjectHeader {
 };
 static_assert(sizeof(ObjectHeader) == 8);
 
-// An immutable string: its length, a hash of its bytes, the bytes and a terminating zero.
+// An immutable string: its length, the bytes and a terminating zero. Strings are neither interned
+// nor hashed: equality compares the lengths, then the bytes (no table is keyed by strings).
 struct String {
   std::uint32_t length;
-  std::uint32_t hash;
+  std::uint32_t spare;
   const char* bytes() const { return reinterpret_cast<const char*>(this + 1); }
   char* bytes() { return reinterpret_cast<char*>(this + 1); }
   std::string_view view() const { return {bytes(), length}; }
@@ -83,7 +95,6 @@ struct Cell {
   std::uint64_t refs;  // the value is a reference
 };
 
-std::uint32_t hash_bytes(std::string_view s);
 bool strings_equal(const String* a, const String* b);
 // Byte order, a shorter string first when it is a prefix (Lua's order in the C locale).
 int compare_strings(const String* a, const String* b);
@@ -102,7 +113,7 @@ class Heap {
   Heap& operator=(const Heap&) = delete;
 
   Array* new_array(bool refs);
-  // A string of `length` bytes, to be written by the caller, then sealed (its hash computed).
+  // A string of `length` bytes, to be written by the caller.
   String* new_string(std::size_t length);
   String* new_string(std::string_view bytes);
   // A record of `count` fields, all 0.
@@ -111,8 +122,8 @@ class Heap {
   // else is allocated), and a cell holding 0.
   Closure* new_closure(std::uint32_t function, unsigned count);
   Cell* new_cell(bool refs);
-  static void seal(String* s) { s->hash = hash_bytes(s->view()); }
-  void pin(const void* payload) { header_of(payload).pinned = 1; }
+  // A constant of the program: never collected, and a root.
+  void pin(void* payload);
 
   // Marks what the roots reach (each root word that is an object's address), frees the rest.
   // Returns the bytes still live.
@@ -120,13 +131,37 @@ class Heap {
   // Frees every object.
   void clear();
 
+  // The live object whose payload is at `word`, or nullptr: the collector's test of a root word.
+  void* object_at(const void* word) const;
+  std::size_t block_count() const { return blocks_.size(); }
+
+  static constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
+  static constexpr std::size_t kCellStep = 16;
+  static constexpr std::size_t kLargestCell = 256;  // header included
+  static constexpr std::size_t kSizeClasses = kLargestCell / kCellStep;
+
  private:
+  struct Block;
+  struct FreeCell;
+
   void* allocate(ObjectKind kind, std::size_t payload);
+  void* allocate_cell(std::size_t size_class);
+  void* allocate_large(std::size_t bytes);
   void mark(void* payload);
+  void trace(void* payload);
+  std::uint64_t sweep_blocks();
+  std::uint64_t sweep_large();
+  static void destroy(void* payload);
   static std::uint64_t bytes_of(const void* payload);
 
-  std::vector<void*> objects_;  // payloads
-  std::vector<void*> root_words_;
+  static constexpr std::size_t kSpareBlocks = 16;
+
+  std::vector<Block*> blocks_;                 // sorted by address after each collection
+  std::vector<Block*> spare_;                  // empty blocks kept for the next allocations
+  std::array<Block*, kSizeClasses> newest_{};  // where each class takes unused cells
+  std::array<FreeCell*, kSizeClasses> free_{};
+  std::vector<void*> large_;  // payloads, sorted by address after each collection
+  std::vector<void*> pinned_;
   std::vector<void*> grey_;
 };
 

@@ -44,6 +44,29 @@ Result<std::optional<FormatConversion>> next_conversion(std::string_view format,
   return std::optional<FormatConversion>();
 }
 
+std::size_t number_text(double v, char* out) {
+  // A whole number below 10^14 prints as its digits under %.14g: written directly, it skips
+  // snprintf's parsing and rounding (scripts join and print counters and indices all the time).
+  // -0 keeps its sign through snprintf.
+  if (v == std::floor(v) && std::fabs(v) < 1e14 && !(v == 0 && std::signbit(v))) {
+    long long n = static_cast<long long>(v);
+    char digits[24];
+    char* end = digits + sizeof digits;
+    char* p = end;
+    const bool negative = n < 0;
+    unsigned long long u = negative ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
+    do {
+      *--p = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u);
+    if (negative) *--p = '-';
+    std::memcpy(out, p, static_cast<std::size_t>(end - p));
+    return static_cast<std::size_t>(end - p);
+  }
+  const int n = std::snprintf(out, kNumberTextBytes, "%.14g", v);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
 std::optional<double> string_to_number(std::string_view s) {
   const std::string text(s);  // terminated, for strtod
   const char* begin = text.c_str();
@@ -71,6 +94,14 @@ long long position(long long pos, std::size_t length) {
   if (pos < 0) pos += static_cast<long long>(length) + 1;
   return pos >= 0 ? pos : 0;
 }
+
+// Whole numbers below this print the same under %d and %.14g.
+constexpr long long kExactWhole = 100000000000000LL;
+
+struct NumberText {
+  char bytes[kNumberTextBytes];
+  std::size_t length = 0;
+};
 
 const char* kind_name(ArgKind k) {
   switch (k) {
@@ -103,28 +134,33 @@ class Call {
   std::string text(unsigned i) const {
     if (kind(i) == ArgKind::kString) return std::string(str(i)->view());
     if (kind(i) == ArgKind::kBoolean) return num(i) != 0 ? "true" : "false";
-    return format_number(num(i));
+    char digits[kNumberTextBytes];
+    return std::string(digits, number_text(num(i), digits));
   }
 
   Result<Value> run(StringFn fn) {
     switch (fn) {
       case StringFn::kConcat: {
         // The numbers' text first, then the string made at its size and written once.
-        std::string numbers[kMaxStringArgs];
+        NumberText numbers[kMaxStringArgs];
         std::uint64_t total = 0;
         for (unsigned i = 0; i < in_.count; ++i) {
-          if (kind(i) != ArgKind::kString) numbers[i] = format_number(num(i));
-          total += kind(i) == ArgKind::kString ? str(i)->length : numbers[i].size();
+          if (kind(i) == ArgKind::kString) {
+            total += str(i)->length;
+          } else {
+            numbers[i].length = number_text(num(i), numbers[i].bytes);
+            total += numbers[i].length;
+          }
         }
         if (total > max_bytes_) return too_long(total);
         String* joined = heap_.new_string(static_cast<std::size_t>(total));
         char* out = joined->bytes();
         for (unsigned i = 0; i < in_.count; ++i) {
-          const std::string_view part = kind(i) == ArgKind::kString ? str(i)->view() : std::string_view(numbers[i]);
+          const std::string_view part =
+              kind(i) == ArgKind::kString ? str(i)->view() : std::string_view(numbers[i].bytes, numbers[i].length);
           if (!part.empty()) std::memcpy(out, part.data(), part.size());
           out += part.size();
         }
-        Heap::seal(joined);
         Value v;
         v.ref = joined;
         return v;
@@ -177,14 +213,16 @@ class Call {
         return Value{static_cast<double>(static_cast<unsigned char>(s[static_cast<std::size_t>(i - 1)]))};
       }
       case StringFn::kChar: {
-        std::string out;
         for (unsigned i = 0; i < in_.count; ++i) {
           const long long c = integer_of(num(i));
           if (c < 0 || c > 255)
             return make_error("bad argument #" + std::to_string(i + 1) + " to 'char' (invalid value)");
-          out += static_cast<char>(c);
         }
-        return string(out);
+        String* made = heap_.new_string(in_.count);
+        for (unsigned i = 0; i < in_.count; ++i) made->bytes()[i] = static_cast<char>(integer_of(num(i)));
+        Value v;
+        v.ref = made;
+        return v;
       }
       case StringFn::kFormat: return format();
       case StringFn::kCount: break;
@@ -210,6 +248,21 @@ class Call {
       if (takes_number(c.letter) ? k != ArgKind::kNumber : k == ArgKind::kBoolean)
         return make_error(bad() + " (" + (takes_number(c.letter) ? "number" : "string") + " expected, got " +
                           kind_name(k) + ")");
+      // The plain conversions (no flags, width or precision) are written without snprintf.
+      if (c.spec.size() == 2 && c.letter == 's' && k == ArgKind::kString &&
+          (str(arg)->length >= 100 || !std::memchr(str(arg)->bytes(), 0, str(arg)->length))) {
+        out.append(str(arg)->view());
+        if (out.size() > max_bytes_) return too_long(out.size());
+        continue;
+      }
+      if (c.spec.size() == 2 && (c.letter == 'd' || c.letter == 'i')) {
+        const long long n = integer_of(num(arg));
+        if (n > -kExactWhole && n < kExactWhole) {
+          char digits[kNumberTextBytes];
+          out.append(digits, number_text(static_cast<double>(n), digits));
+          continue;
+        }
+      }
       char buf[512];
       switch (c.letter) {
         case 'c': std::snprintf(buf, sizeof buf, c.spec.c_str(), static_cast<int>(integer_of(num(arg)))); break;

@@ -26,6 +26,10 @@ struct StringArgs {
 // (invalid value)"), without the place, which the interpreter adds.
 Result<Value> call_string_function(Heap& heap, StringFn fn, const StringArgs& in, std::uint64_t max_bytes);
 
+// A number as print and `..` write it (%.14g) into `out` (kNumberTextBytes at least); its length.
+inline constexpr std::size_t kNumberTextBytes = 32;
+std::size_t number_text(double v, char* out);
+
 // Lua 5.1's conversion of a string to a number (tonumber, and the coercions it stands for):
 // decimal or hexadecimal (0x), surrounding spaces allowed; nothing when it is not a number.
 std::optional<double> string_to_number(std::string_view s);

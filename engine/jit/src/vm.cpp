@@ -49,25 +49,8 @@ double math_call(MathFn fn, const Value* args, unsigned n) {
 }  // namespace
 
 std::string format_number(double v) {
-  char buf[64];
-  // A whole number below 10^14 prints as its digits under %.14g: written directly, it skips
-  // snprintf's parsing and rounding (scripts join and print counters and indices all the time).
-  // -0 keeps its sign through snprintf.
-  if (v == std::floor(v) && std::fabs(v) < 1e14 && !(v == 0 && std::signbit(v))) {
-    long long n = static_cast<long long>(v);
-    char* end = buf + sizeof buf;
-    char* p = end;
-    const bool negative = n < 0;
-    unsigned long long u = negative ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
-    do {
-      *--p = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u);
-    if (negative) *--p = '-';
-    return std::string(p, end);
-  }
-  std::snprintf(buf, sizeof buf, "%.14g", v);
-  return buf;
+  char text[kNumberTextBytes];
+  return std::string(text, number_text(v, text));
 }
 
 Status Vm::Impl::execute(std::size_t stop_depth, Value* result) {

@@ -89,6 +89,11 @@ struct Vm::Impl {
   FrameStack frames;
   Heap heap;
   std::unordered_map<const std::uint32_t*, String*> constants;  // string constants, by their LOADS in the code
+  struct ConstantSlot {
+    const std::uint32_t* at = nullptr;
+    String* string = nullptr;
+  };
+  std::array<ConstantSlot, 64> recent_constants{};
   std::vector<Closure*> function_values;  // per function: its value without upvalues (LOADF), once taken
   std::vector<std::uint8_t> defined;      // bytes, not vector<bool>: read on every call
   std::vector<HostFunction> host;

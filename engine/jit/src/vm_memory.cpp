@@ -123,11 +123,16 @@ std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
 }
 
 String* Vm::Impl::constant_string(const std::uint32_t* at) {
-  if (const auto it = constants.find(at); it != constants.end()) return it->second;
+  // A direct-mapped cache in front of the table: a loop loads the same few constants again and again.
+  ConstantSlot& slot = recent_constants[(reinterpret_cast<std::uintptr_t>(at) >> 2) % recent_constants.size()];
+  if (slot.at == at) return slot.string;
+  if (const auto it = constants.find(at); it != constants.end()) {
+    slot = {at, it->second};
+    return it->second;
+  }
   const std::uint32_t length = at[1];
   String* s = heap.new_string(length);
   for (std::uint32_t k = 0; k < length; ++k) s->bytes()[k] = static_cast<char>((at[2 + k / 4] >> (8 * (k % 4))) & 0xff);
-  Heap::seal(s);
   heap.pin(s);
   count_string(s);
   constants.emplace(at, s);

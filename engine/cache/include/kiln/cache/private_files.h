@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <span>
 
+#include "kiln/core/atomic_output.h"
 #include "kiln/core/result.h"
 
 namespace kiln::cache {
@@ -26,8 +27,10 @@ void make_open_entries_private(const std::filesystem::path& dir);
 
 // Writes `data` to `path` through a temp file in the same directory, fsync and rename: readers
 // see the old file, no file, or the whole new one, whatever crashes when. Creates the directory
-// (0700) if it is missing, also when a pruner removed it concurrently.
-Status write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> data);
+// (0700) if it is missing, also when a pruner removed it concurrently. kRenamedOnly skips the fsync
+// (atomic_output.h) for files whose loss in a crash costs nothing but counts.
+Status write_file_atomic(const std::filesystem::path& path, std::span<const std::byte> data,
+                         Durability durability = Durability::kFlushed);
 
 // Temp files are named ".tmp.<pid>.<n>.<target name>", so that a pruner can tell them apart.
 bool is_temp_file_name(std::string_view name);
