@@ -1,6 +1,8 @@
 #include "string_lib.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,11 +16,12 @@ namespace kiln::jit {
 
 Result<std::optional<FormatConversion>> next_conversion(std::string_view format, std::size_t& at, std::string& text) {
   while (at < format.size()) {
-    const char c = format[at++];
-    if (c != '%') {
-      text += c;
-      continue;
-    }
+    // The literal text up to the next '%' in one piece.
+    const std::size_t percent = std::min(format.find('%', at), format.size());
+    text.append(format.substr(at, percent - at));
+    at = percent;
+    if (at == format.size()) break;
+    ++at;
     if (at < format.size() && format[at] == '%') {
       text += '%';
       ++at;
@@ -97,6 +100,42 @@ long long position(long long pos, std::size_t length) {
 
 // Whole numbers below this print the same under %d and %.14g.
 constexpr long long kExactWhole = 100000000000000LL;
+
+// A float conversion with at most a width and a precision (no flags) of a finite number, written by
+// std::to_chars, which the C++ standard defines to round as printf does, without glibc's
+// multi-precision path. False when the conversion is not of that form (snprintf writes it).
+bool write_float(const FormatConversion& c, double v, std::string& out) {
+  std::string_view spec(c.spec);
+  spec = spec.substr(1, spec.size() - 2);
+  auto digits = [&](std::size_t& at, int& n) {
+    n = 0;
+    while (at < spec.size() && spec[at] >= '0' && spec[at] <= '9') n = n * 10 + (spec[at++] - '0');
+  };
+  std::size_t at = 0;
+  int width = 0, precision = 6;
+  if (!spec.empty() && spec[0] == '0') return false;  // the zero-padding flag
+  digits(at, width);
+  if (at < spec.size()) {
+    if (spec[at++] != '.') return false;  // a flag
+    digits(at, precision);
+  }
+  if (at != spec.size() || !std::isfinite(v)) return false;
+  const char letter = c.letter;
+  const std::chars_format how = letter == 'f'                    ? std::chars_format::fixed
+                                : letter == 'e' || letter == 'E' ? std::chars_format::scientific
+                                                                 : std::chars_format::general;
+  if (how == std::chars_format::general && precision == 0) precision = 1;  // as printf reads %.0g
+  char text[512];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, v, how, precision);
+  if (error != std::errc()) return false;
+  const std::size_t length = static_cast<std::size_t>(end - text);
+  if (letter == 'E' || letter == 'G')
+    for (char* p = text; p != end; ++p)
+      if (*p == 'e') *p = 'E';
+  if (length < static_cast<std::size_t>(width)) out.append(static_cast<std::size_t>(width) - length, ' ');
+  out.append(text, length);
+  return true;
+}
 
 struct NumberText {
   char bytes[kNumberTextBytes];
@@ -234,6 +273,7 @@ class Call {
   Result<Value> format() {
     const std::string_view pattern = str(0)->view();
     std::string out;
+    out.reserve(pattern.size() + 32);
     std::size_t at = 0;
     unsigned arg = 0;
     for (;;) {
@@ -262,6 +302,11 @@ class Call {
           out.append(digits, number_text(static_cast<double>(n), digits));
           continue;
         }
+      }
+      if ((c.letter == 'f' || c.letter == 'e' || c.letter == 'E' || c.letter == 'g' || c.letter == 'G') &&
+          write_float(c, num(arg), out)) {
+        if (out.size() > max_bytes_) return too_long(out.size());
+        continue;
       }
       char buf[512];
       switch (c.letter) {

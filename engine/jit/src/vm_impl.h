@@ -140,6 +140,7 @@ struct Vm::Impl {
     context.call = &call_from_page;
     context.resume = &resume_from_page;
     context.runtime_op = &runtime_op_from_page;
+    context.compare_strings = &compare_strings_from_page;
     context.vm = this;
     context.entries = call_entries.data();
     context.defined = defined.data();
@@ -218,6 +219,8 @@ struct Vm::Impl {
 
   // ctx->runtime_op: one allocating or string instruction of a compiled page (jit_abi.h).
   static std::uint32_t runtime_op_from_page(abi::Context* ctx, Value* regs, const std::uint32_t* at);
+  // ctx->compare_strings (jit_abi.h).
+  static std::int32_t compare_strings_from_page(const void* a, const void* b);
   std::uint32_t runtime_op(Value* R, const std::uint32_t* at);
   // The instructions both the interpreter and runtime_op run; false: an error the interpreter reports.
   [[nodiscard]] bool run_string_function(Value* R, std::uint32_t w, std::uint32_t kinds, std::string* error);

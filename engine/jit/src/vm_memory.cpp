@@ -87,15 +87,18 @@ std::uint32_t Vm::Impl::runtime_op_from_page(abi::Context* ctx, Value* regs, con
   return static_cast<Impl*>(ctx->vm)->runtime_op(regs, at);
 }
 
+std::int32_t Vm::Impl::compare_strings_from_page(const void* a, const void* b) {
+  return compare_strings(static_cast<const String*>(a), static_cast<const String*>(b));
+}
+
 std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
   const std::uint32_t w = at[0];
   const Frame& f = frames.back();
   try {
     const Op op = op_of(w);
-    const bool allocates = op != Op::kEqS && op != Op::kLtS && op != Op::kLeS;
     // A collection over the budget, an error of a string function, a function not defined yet:
     // the interpreter runs the instruction again and reports it with its line.
-    if (allocates && collection_due() && !collect(f, 0)) return abi::kCallInterpret;
+    if (collection_due() && !collect(f, 0)) return abi::kCallInterpret;
     switch (op) {
       case Op::kNewArr: R[a_of(w)].a = new_array(b_of(w) == 2); break;
       case Op::kNewRec: make_record(R, w, at + 1); break;
@@ -111,9 +114,6 @@ std::uint32_t Vm::Impl::runtime_op(Value* R, const std::uint32_t* at) {
         if (!run_string_function(R, w, at[1], &failed)) return abi::kCallInterpret;
         break;
       }
-      case Op::kEqS:
-      case Op::kLtS:
-      case Op::kLeS: R[a_of(w)].n = string_comparison(op, R[b_of(w)], R[c_of(w)]); break;
       default: return abi::kCallInterpret;
     }
   } catch (...) {  // out of memory: the interpreter meets it again and it propagates from there

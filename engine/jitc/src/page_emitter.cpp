@@ -427,10 +427,23 @@ void Emitter::emit_instruction(std::size_t k) {
     case Op::kLoadS:
     case Op::kLoadF:
     case Op::kStr:
+    case Op::kNewArr: runtime_op(k, a, next); return;
     case Op::kEqS:
     case Op::kLtS:
-    case Op::kLeS:
-    case Op::kNewArr: runtime_op(k, a, next); return;
+    case Op::kLeS: {  // the order of the two strings, from a function that only reads them
+      auto* type = llvm::FunctionType::get(i32_, {llvm::Type::getInt8PtrTy(C_), llvm::Type::getInt8PtrTy(C_)}, false);
+      auto* order = B_.CreateCall(type, ctx_load(B_, offsetof(abi::Context, compare_strings), type->getPointerTo()),
+                                  {B_.CreateIntToPtr(raw(b), llvm::Type::getInt8PtrTy(C_)),
+                                   B_.CreateIntToPtr(raw(c), llvm::Type::getInt8PtrTy(C_))});
+      order->addFnAttr(llvm::Attribute::NoUnwind);
+      order->addFnAttr(llvm::Attribute::ReadOnly);
+      auto* zero = llvm::ConstantInt::get(i32_, 0);
+      llvm::Value* holds = jit::op_of(w) == Op::kEqS   ? B_.CreateICmpEQ(order, zero)
+                           : jit::op_of(w) == Op::kLtS ? B_.CreateICmpSLT(order, zero)
+                                                       : B_.CreateICmpSLE(order, zero);
+      set(a, B_.CreateUIToFP(holds, f64_));
+      break;
+    }
     case Op::kLenS: {  // a string's length is its first word
       auto* length = tagged(B_.CreateLoad(i32_, B_.CreateIntToPtr(raw(b), i32_->getPointerTo())), tbaa_cell_);
       set(a, B_.CreateUIToFP(length, f64_));

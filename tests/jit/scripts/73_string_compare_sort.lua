@@ -39,3 +39,21 @@ for i = 1, #words - 1 do
   if words[i] == words[i + 1] then seen = seen + 1 end
 end
 print(seen)
+-- Every comparison over every pair, equal strings included, in a loop that is compiled.
+local keys = {"b", "a", "b", "", "ab", "a", "ba", "b\0", "B", "ab"}
+local function tally(list)
+  local lt, le, eq, ne, gt, ge = 0, 0, 0, 0, 0, 0
+  for i = 1, #list do
+    for j = 1, #list do
+      local x, y = list[i], list[j]
+      if x < y then lt = lt + 1 end
+      if x <= y then le = le + 1 end
+      if x == y then eq = eq + 1 end
+      if x ~= y then ne = ne + 1 end
+      if x > y then gt = gt + 1 end
+      if x >= y then ge = ge + 1 end
+    end
+  end
+  return lt .. " " .. le .. " " .. eq .. " " .. ne .. " " .. gt .. " " .. ge
+end
+print(tally(keys), tally(words))

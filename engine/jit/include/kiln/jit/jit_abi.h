@@ -138,10 +138,15 @@ using ResumeFunction = std::uint32_t (*)(Context* ctx, std::uint64_t exit);
 
 // Runs the one instruction whose words are at `instruction` (a copy the page holds) on the running
 // frame's registers `regs`: an instruction that allocates (NEWARR NEWREC NEWCELL CLOSURE LOADS
-// LOADF STR) or compares strings. The page stored every register it wrote first: the heap may
+// LOADF STR). The page stored every register it wrote first: the heap may
 // collect. kCallReturned: done, its result in its register; anything else: the page exits to the
 // interpreter at the instruction, which runs it again and reports what stopped it.
 using RuntimeOpFunction = std::uint32_t (*)(Context* ctx, Value* regs, const std::uint32_t* instruction);
+
+// The order of two strings (negative, zero, positive: bytes compared unsigned, a prefix first). It
+// reads the strings and nothing else, allocates nothing: EQS, LTS and LES call it in place, with
+// no register stored first.
+using CompareStringsFunction = std::int32_t (*)(const void* a, const void* b);
 
 struct Context {
   Value* regs;             // the current frame's registers
@@ -164,6 +169,7 @@ struct Context {
   std::uint64_t* elements;       // words allocated since the heap's last collection (an append counts one) ...
   std::uint64_t max_elements;    // ... and how many there may be before the next collection
   RuntimeOpFunction runtime_op;  // runs one allocating or string instruction for a page
+  CompareStringsFunction compare_strings;
 };
 static_assert(std::atomic<bool>::is_always_lock_free && sizeof(std::atomic<bool>) == 1);
 
