@@ -117,6 +117,32 @@ TEST_SUITE("cache") {
     CHECK(store->get(ns, key) == payload);
   }
 
+  TEST_CASE("a corrupt blob over 64 KiB (read in two parts) is detected - deleted and rebuilt") {
+    test::TempDir dir("blobs");
+    auto store = open_store(dir / "root", {.background_writes = false});
+    auto ns = open_ns(*store);
+    const BlobKey key = test::pattern_key(77);
+    Bytes payload(200 * 1024);
+    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = std::byte(i * 131 % 251);
+    store->put(ns, key, payload);
+    const fs::path path = store->blob_path(ns, key);
+    const Bytes good = read_file(path);
+    REQUIRE(good.size() == 64 + payload.size());
+    REQUIRE(store->get(ns, key) == payload);
+
+    Bytes bad = good;
+    SUBCASE("a byte flipped in the first 64 KiB") { bad[64 + 100] ^= std::byte{1}; }
+    SUBCASE("a byte flipped past the first read") { bad[100 * 1024] ^= std::byte{0x80}; }
+    SUBCASE("the last byte flipped") { bad.back() ^= std::byte{1}; }
+    write_file(path, bad);
+
+    CHECK_FALSE(store->get(ns, key));
+    CHECK_FALSE(fs::exists(path));
+    CHECK(store->stats().corrupt_deleted == 1);
+    store->put(ns, key, payload);
+    CHECK(store->get(ns, key) == payload);
+  }
+
   TEST_CASE("verify finds and deletes corrupt blobs and leaves sound ones") {
     test::TempDir dir("blobs");
     auto store = open_store(dir / "root", {.background_writes = false});

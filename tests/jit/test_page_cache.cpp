@@ -160,6 +160,77 @@ TEST_SUITE("jit") {
     CHECK_FALSE(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kUnchecked).hit);
   }
 
+  TEST_CASE("a page file copied into another fingerprint's namespace is refused there and deleted") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::size_t page = program.functions[0].first_page;
+    const auto entries = jit_entries(program.page(page), program.entries[page]);
+    auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
+    REQUIRE(compiled);
+    const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
+    auto fp1 = PageStore::open({.store = blobs.get(), .build_id = "build", .fingerprint = "fp-1"});
+    auto fp2 = PageStore::open({.store = blobs.get(), .build_id = "build", .fingerprint = "fp-2"});
+    REQUIRE(fp1);
+    REQUIRE(fp2);
+    (*fp1)->put(program.page(page), abi::JitMode::kChecked, *compiled);
+    // The same relative path under the other namespace: the same store key, so the MAC matches.
+    const fs::path from = (*fp1)->entry_path(program.page(page), abi::JitMode::kChecked);
+    const fs::path to = (*fp2)->entry_path(program.page(page), abi::JitMode::kChecked);
+    REQUIRE(fs::relative(from, (*fp1)->namespace_dir()) == fs::relative(to, (*fp2)->namespace_dir()));
+    fs::create_directories(to.parent_path());
+    fs::copy_file(from, to);
+    const PageLookup found = (*fp2)->find(program.page(page), entries, abi::JitMode::kChecked);
+    CHECK_FALSE(found.hit);
+    CHECK(found.corrupt == 1);
+    CHECK_FALSE(fs::exists(to));
+    CHECK((*fp1)->find(program.page(page), entries, abi::JitMode::kChecked).hit);  // at home it serves
+  }
+
+  TEST_CASE("one store keeps both modes of a page at once - a fresh runtime loads each and compiles nothing") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    const Program program = loop_program();
+    const std::string expected = run(program, nullptr);
+    {
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(program, jit.get(), abi::JitMode::kChecked) == expected);
+      CHECK(run(program, jit.get(), abi::JitMode::kUnchecked) == expected);
+      jit->flush();
+    }
+    auto jit = runtime(&compiler, dir / "cache");
+    CHECK(run(program, jit.get(), abi::JitMode::kChecked) == expected);
+    CHECK(run(program, jit.get(), abi::JitMode::kUnchecked) == expected);
+    const JitStats s = jit->stats();
+    CHECK(s.compiled == 0);
+    CHECK(s.loaded == 2 * program.page_count());
+    CHECK(s.corrupt == 0);
+  }
+
+  TEST_CASE(
+      "fault injection - a weak key with callers that differ only in an inlined callee is caught by the compare") {
+    test::TempDir dir("jitcache");
+    jitc::LlvmPageCompiler compiler;
+    // The caller's own words are the same in every script; only the callee compiled into it differs.
+    auto script = [](int k) {
+      return "function callee(x)\n  return x * " + std::to_string(k) +
+             "\nend\nfunction caller(n)\n  local s = 0\n  for i = 1, n do s = s + callee(i) end\n  return s\nend\n"
+             "print(caller(10))\n";
+    };
+    BreakSwitch weak("jitcache-weak-key");
+    std::uint64_t rejected = 0;
+    for (int k = 1; k <= 5; ++k) {
+      auto program = compile_script("k.lua", script(k));
+      REQUIRE(program);
+      REQUIRE(inlinable(std::span<const std::uint32_t>(program->code(1), program->functions[1].words)));
+      auto jit = runtime(&compiler, dir / "cache");
+      CHECK(run(*program, jit.get()) == std::to_string(55 * k) + "\n");
+      jit->flush();
+      rejected += jit->stats().compare_rejected;
+    }
+    CHECK(rejected >= 4);  // every later caller's page collided with an earlier one's
+  }
+
   TEST_CASE("a variant serves subsets of its entries - a miss compiles the union - which replaces what it covers") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;

@@ -192,6 +192,57 @@ TEST_SUITE("shadercache") {
     }
   }
 
+  TEST_CASE("one store under two target environments serves each its own SPIR-V") {
+    test::TempDir dir("targets");
+    const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+    auto store = open_store(dir / "cache");
+    {
+      ShaderLibrary old_target({.root = assets, .target = TargetEnv::kVulkan1_0, .store = store.get()});
+      auto v = old_target.variant("shaders/post_bloom", "Main", {"HDR"});
+      REQUIRE(v);
+      CHECK((*v)->stages.at(0).spirv.at(1) == 0x00010000u);  // SPIR-V 1.0
+    }
+    ShaderLibrary new_target({.root = assets, .target = TargetEnv::kVulkan1_2, .store = store.get()});
+    auto v = new_target.variant("shaders/post_bloom", "Main", {"HDR"});
+    REQUIRE(v);
+    CHECK(new_target.stats().disk_hits == 0);
+    CHECK(new_target.stats().compiles == 1);
+    CHECK((*v)->stages.at(0).spirv.at(1) == 0x00010500u);  // SPIR-V 1.5 for Vulkan 1.2
+  }
+
+  TEST_CASE("an include edited to other text of the same length is compiled again - never served from the disk store") {
+    test::TempDir dir("include-edit");
+    const fs::path assets = test::copy_assets(dir, "assets");
+    const fs::path fog = assets / "shaders/common/fog.glsl";
+    std::vector<std::uint32_t> before;
+    {
+      auto store = open_store(dir / "cache");
+      ShaderLibrary library({.root = assets, .store = store.get()});
+      auto v = library.variant("shaders/unlit", "Forward", {"FOG"});
+      REQUIRE(v);
+      before = (*v)->stages.at(1).spirv;
+      const std::string text = read_text(fog);
+      replace_in(fog, "clamp(f, 0.0, 1.0)", "clamp(f, 0.0, 0.5)");  // same length, other code
+      REQUIRE(read_text(fog).size() == text.size());
+      library.file_changed(fog);
+      auto edited = library.variant("shaders/unlit", "Forward", {"FOG"});
+      REQUIRE(edited);
+      CHECK(library.stats().compiles == 2);
+      CHECK((*edited)->stages.at(1).spirv != before);
+    }
+    // A new process on the same store: the edited text's variant, not the first one.
+    auto store = open_store(dir / "cache");
+    ShaderLibrary again({.root = assets, .store = store.get()});
+    auto v = again.variant("shaders/unlit", "Forward", {"FOG"});
+    REQUIRE(v);
+    CHECK((*v)->stages.at(1).spirv != before);
+    // What the text on disk compiles to, with no store at all.
+    ShaderLibrary fresh({.root = assets});
+    auto compiled = fresh.variant("shaders/unlit", "Forward", {"FOG"});
+    REQUIRE(compiled);
+    CHECK((*v)->stages.at(1).spirv == (*compiled)->stages.at(1).spirv);
+  }
+
   TEST_CASE("a broken edit reports file:line - keeps the last good variant - a fix recovers - a revert hits the disk") {
     test::TempDir dir("broken");
     const fs::path assets = test::copy_assets(dir, "assets");

@@ -67,6 +67,25 @@ TEST_SUITE("textures") {
     CHECK(cache.invalidate(live) == 0);
   }
 
+  TEST_CASE("a reader opened for an image refuses the file that replaced it on disk - even without invalidate") {
+    test::TempDir dir("tiles");
+    const fs::path a = make_tx(dir, "a", 128, 128, 3), b = make_tx(dir, "b", 128, 128, 3);
+    const fs::path live = dir / "live.tx";
+    fs::copy_file(a, live);
+    TileCache cache({.memory_budget_bytes = 8 << 20});
+    auto image = cache.open(live);
+    REQUIRE(image);
+    REQUIRE(TileCache::open_file(**image));  // the file is still the image's
+    // Replaced whole (a rename over it, as an export tool's atomic save does): same
+    // dimensions, another file. Nobody told the cache.
+    const fs::path staged = dir / "staged.tx";
+    fs::copy_file(b, staged);
+    fs::rename(staged, live);
+    auto reader = TileCache::open_file(**image);
+    REQUIRE_FALSE(reader);
+    CHECK(reader.error().message == live.string() + ": changed on disk or invalidated; open it again");
+  }
+
   TEST_CASE("a tile that fails to read is remembered until the file changes") {
     test::TempDir dir("tiles");
     const fs::path good = make_tx(dir, "g", 256, 256, 3);

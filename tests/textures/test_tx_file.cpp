@@ -225,6 +225,20 @@ TEST_SUITE("textures") {
       auto r = (*file)->read_tile_rgba8(0, 99, 0);
       REQUIRE_FALSE(r);
       CHECK(r.error().message == good.string() + ": level 0 has no tile 99,0");
+      // Just past the right and the bottom edge of every level: no tile (not the next row's first
+      // tile, not past the offsets), while the last tile inside reads.
+      for (std::size_t level = 0; level < (*file)->info().levels.size(); ++level) {
+        const auto& l = (*file)->info().levels[level];
+        CAPTURE(level);
+        CHECK((*file)->read_tile_rgba8(level, l.tiles_x() - 1, l.tiles_y() - 1));
+        auto right = (*file)->read_tile_rgba8(level, l.tiles_x(), 0);
+        REQUIRE_FALSE(right);
+        CHECK(right.error().message.find("has no tile") != std::string::npos);
+        auto below = (*file)->read_tile_rgba8(level, 0, l.tiles_y());
+        REQUIRE_FALSE(below);
+        CHECK(below.error().message.find("has no tile") != std::string::npos);
+        CHECK_FALSE((*file)->read_tile_rgba8(level, l.tiles_x(), l.tiles_y() - 1));
+      }
     }
   }
 }
