@@ -1,14 +1,19 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "kiln/materials/material.h"
+#include "kiln/materials/material_layout.h"
 #include "kiln/materials/shader_declaration.h"
 #include "kiln/materials/variant_key.h"
 #include "kiln/materials/variant_rules.h"
+#include "kiln/shadercache/shader_library.h"
 
 using namespace kiln;
 using namespace kiln::materials;
+using kiln::shadercache::ShaderLibrary;
+namespace fs = std::filesystem;
 
 TEST_SUITE("materials") {
   TEST_CASE("the documented golden digest and canonical keywords") {
@@ -160,6 +165,45 @@ TEST_SUITE("materials") {
 }
 
 TEST_SUITE("materials") {
+  TEST_CASE("the variant plan strips the shipped sets the shader forbids and keeps the used ones to report") {
+    ShaderDeclaration decl{{"FOG", "SKIN", "ALPHA_TEST"}, {"Forward"}, true, {}, {{"SKIN", "ALPHA_TEST"}}};
+    VariantPlan plan;
+    plan.add_material("materials/a.json", "shaders/s", decl, {"FOG"}, {{"SKIN", "ALPHA_TEST"}, {"SKIN"}});
+    plan.add_material("materials/b.json", "shaders/s", decl, {"ALPHA_TEST", "SKIN", "FOG"}, {});
+    std::set<std::string> names;
+    for (const auto& v : plan.variants()) names.insert(v.key.name());
+    // The used forbidden set stays (the cook reports it against its material); the shipped one goes.
+    CHECK(names == std::set<std::string>{"shaders/s|Forward|ALPHA_TEST;FOG;SKIN", "shaders/s|Forward|FOG",
+                                         "shaders/s|Forward|SKIN"});
+    CHECK(plan.stripped() == 1);
+    CHECK(plan.used() == 2);
+  }
+
+  TEST_CASE("a material's parameters are laid out only where the shader declares them with that many components") {
+    ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+    auto variant = library.variant("shaders/unlit", "Forward", {"FOG"});
+    REQUIRE(variant);
+    const std::string name = VariantKey::create("shaders/unlit", "Forward", {"FOG"}, 0).name();
+    VariantReflections reflections;
+    for (const auto& stage : (*variant)->stages) reflections[name].push_back(&stage.reflection);
+    auto lay_out = [&](const std::string& params) {
+      auto m =
+          parse_material("m.json", R"({"shader": "shaders/unlit", "keywords": ["FOG"], "params": )" + params + "}");
+      REQUIRE_MESSAGE(m, m.error().message);
+      runtime::MaterialRecord record;
+      record.passes.push_back({"Forward", name, {}, {}});
+      return lay_out_material(*m, reflections, record);
+    };
+    CHECK(lay_out(R"({"color": [1, 0.5, 0.25, 1]})"));
+    auto short_vector = lay_out(R"({"color": [1, 0.5, 0.25]})");
+    REQUIRE_FALSE(short_vector);
+    CHECK(short_vector.error().message.find("m.json: /params/color: shader shaders/unlit declares 'color' as vec4, "
+                                            "the material gives 3 numbers") != std::string::npos);
+    auto scalar = lay_out(R"({"color": 1})");
+    REQUIRE_FALSE(scalar);
+    CHECK(scalar.error().message.find("the material gives 1 number") != std::string::npos);
+  }
+
   TEST_CASE("a ship pragma ending in always ships its sets whatever usage records say - the plan marks them") {
     auto decl = parse_shader_declaration("lit.frag",
                                          "#pragma kiln keywords FOG SKIN\n#pragma kiln passes Forward Shadow\n"

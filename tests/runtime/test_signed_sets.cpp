@@ -226,3 +226,43 @@ TEST_SUITE("runtime") {
     }
   }
 }
+
+TEST_SUITE("runtime") {
+  TEST_CASE("a pack swapped for another set's pack of the same size is refused by its manifest checksum") {
+    test::TempDir dir("swapped");
+    // Two sets of one shape: the same entries and sizes, other page bytes.
+    auto write = [](const fs::path& out, char fill) {
+      CookedSetWriter writer(ShadersIdentity{{{"spirv-vulkan1.0", "ns"}}}, ScriptsIdentity{"build", "fingerprint"});
+      writer.add_program("scripts/a.lua", bytes("bytecode of a"));
+      writer.add_page("page-1", bytes(std::string(4096, fill)));
+      writer.add_texture("textures/t.png", bytes("tx bytes"));
+      REQUIRE(writer.commit(out, ManifestSigner{}));
+    };
+    write(dir / "a", '\xcc');
+    write(dir / "b", '\xdd');
+    REQUIRE(CookedSet::open(dir / "a"));
+    // Pack files are named by kind and checksum: B's pack of each kind goes in under A's name.
+    auto pack_of = [](const fs::path& set, const std::string& kind) {
+      for (const auto& e : fs::directory_iterator(set))
+        if (e.path().extension() == ".pack" && e.path().filename().string().rfind(kind + ".", 0) == 0) return e.path();
+      return fs::path();
+    };
+    int swapped = 0;
+    for (const std::string kind : {"shaders", "scripts", "textures"}) {
+      const fs::path mine = pack_of(dir / "a", kind), other = pack_of(dir / "b", kind);
+      if (mine.empty() || other.empty() || test::slurp(mine) == test::slurp(other)) continue;
+      CAPTURE(kind);
+      REQUIRE(fs::file_size(other) == fs::file_size(mine));
+      const std::string kept = test::slurp(mine);
+      test::spit(mine, test::slurp(other));
+      auto set = CookedSet::open(dir / "a");
+      REQUIRE_FALSE(set);
+      CHECK_MESSAGE(has(set.error().message, mine.filename().string() + ": does not match the manifest"),
+                    set.error().message);
+      test::spit(mine, kept);
+      ++swapped;
+    }
+    CHECK(swapped >= 1);
+    CHECK(CookedSet::open(dir / "a"));
+  }
+}

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -208,6 +210,38 @@ TEST_SUITE("shadercache") {
     CHECK(new_target.stats().disk_hits == 0);
     CHECK(new_target.stats().compiles == 1);
     CHECK((*v)->stages.at(0).spirv.at(1) == 0x00010500u);  // SPIR-V 1.5 for Vulkan 1.2
+  }
+
+  TEST_CASE("two keyword sets of one shader through the disk store come back each as compiled alone") {
+    test::TempDir dir("keywords");
+    const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";
+    const std::vector<std::vector<std::string>> sets = {{}, {"NORMALMAP"}, {"FOG"}, {"FOG", "NORMALMAP"}};
+    {
+      auto store = open_store(dir / "cache");
+      ShaderLibrary first({.root = assets, .store = store.get()});
+      for (const auto& keywords : sets) REQUIRE(first.variant("shaders/lit", "Forward", keywords));
+      CHECK(first.stats().compiles == sets.size());
+    }
+    auto store = open_store(dir / "cache");
+    ShaderLibrary second({.root = assets, .store = store.get()});
+    ShaderLibrary alone({.root = assets});  // no store: what each set compiles to
+    std::set<std::vector<std::uint32_t>> distinct;
+    for (const auto& keywords : sets) {
+      CAPTURE(keywords.size());
+      auto stored = second.variant("shaders/lit", "Forward", keywords);
+      auto compiled = alone.variant("shaders/lit", "Forward", keywords);
+      REQUIRE(stored);
+      REQUIRE(compiled);
+      CHECK((*stored)->from_disk);
+      for (std::size_t s = 0; s < (*compiled)->stages.size(); ++s) {
+        CHECK((*stored)->stages.at(s).spirv == (*compiled)->stages.at(s).spirv);
+        CHECK((*stored)->stages.at(s).reflection.bindings.size() ==
+              (*compiled)->stages.at(s).reflection.bindings.size());
+      }
+      distinct.insert((*stored)->stages.back().spirv);
+    }
+    CHECK(second.stats().compiles == 0);
+    CHECK(distinct.size() == sets.size());  // every set is its own code
   }
 
   TEST_CASE("an include edited to other text of the same length is compiled again - never served from the disk store") {

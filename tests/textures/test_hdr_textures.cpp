@@ -2,6 +2,8 @@
 // values by OpenImageIO and Kiln, and shipped and uploaded as RGBA16F.
 #include <doctest/doctest.h>
 
+#include "../../engine/textures/src/mip_chain.h"
+
 #include <cmath>
 #include <fstream>
 
@@ -95,5 +97,25 @@ TEST_SUITE("textures") {
     const auto report = nlohmann::json::parse(r.output.substr(r.output.find('{')));
     CHECK(report["gpu"]["textures"]["formats"]["rgba16f"] == 1);
     CHECK(report["gpu"]["validation"]["messages"].empty());
+  }
+}
+
+TEST_SUITE("textures") {
+  TEST_CASE("an HDR mip chain filters premultiplied colour: a transparent texel's colour weighs nothing") {
+    // Two texels: a bright red one with alpha 0 beside an opaque blue one.
+    textures::Image source;
+    source.width = 2;
+    source.height = 1;
+    source.channels = 4;
+    source.pixels.assign(8, 0);
+    source.hdr = {16.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 1.0f};
+    const auto chain = textures::build_float_mip_chain(source, textures::TextureSettings{});
+    REQUIRE(chain.size() == 2);
+    CHECK(chain[0].values[0] == 0.0f);  // level 0 premultiplied: the red is gone with its alpha
+    CHECK(chain[0].values[6] == 1.0f);
+    const auto& top = chain[1].values;
+    CHECK(top[0] == 0.0f);
+    CHECK(top[2] == doctest::Approx(0.5));
+    CHECK(top[3] == doctest::Approx(0.5));
   }
 }
