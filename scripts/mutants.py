@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIST = ROOT / "tests" / "mutants.toml"
 BACKUP_SUFFIX = ".mutant-original"
-TEST_TIMEOUT = 900  # seconds per test run; a hang counts as a kill (the mutant broke something)
+TEST_TIMEOUT = 180  # seconds per test run by default (an entry's `timeout` says otherwise); a hang is a kill
 KINDS = {"key", "checksum", "bound", "identity", "limit", "atomicity", "order", "check"}
 
 
@@ -88,7 +88,7 @@ def build(preset, quiet=True):
     return result.returncode == 0, (result.stdout or "")[-4000:] if quiet else ""
 
 
-def run_tests(preset, names):
+def run_tests(preset, names, timeout):
     """Runs the named test cases; returns (killed, the names of the cases that failed)."""
     if not names:
         return False, []
@@ -97,7 +97,7 @@ def run_tests(preset, names):
     try:
         result = subprocess.run(
             command, cwd=binary.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=TEST_TIMEOUT, errors="replace",
+            timeout=timeout, errors="replace",
         )
     except subprocess.TimeoutExpired:
         return True, ["(timed out)"]
@@ -192,10 +192,11 @@ def main():
                 if not built:
                     outcome = {"id": e["id"], "status": "invalid", "detail": "does not compile"}
                 else:
-                    killed, failed = run_tests(args.preset, e["tests"])
+                    timeout = e.get("timeout", TEST_TIMEOUT)
+                    killed, failed = run_tests(args.preset, e["tests"], timeout)
                     by_module = killed
                     if not killed:
-                        killed, failed = run_tests(args.preset, e.get("e2e", []))
+                        killed, failed = run_tests(args.preset, e.get("e2e", []), timeout)
                     outcome = {
                         "id": e["id"],
                         "status": "killed" if killed else "survived",

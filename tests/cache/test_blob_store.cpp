@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "kiln/cache/hash.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,6 +104,14 @@ TEST_SUITE("cache") {
     SUBCASE("flipped payload byte") { bad[64 + payload.size() / 2] ^= std::byte{1}; }
     SUBCASE("flipped header byte") { bad[33] ^= std::byte{0x40}; }
     SUBCASE("wrong magic") { bad[0] = std::byte{'X'}; }
+    // Damage only one guard sees: the reserved header word (the header checksum alone covers it),
+    // and a wrong magic under a recomputed header checksum (the magic check alone refuses it).
+    SUBCASE("a reserved header byte flipped") { bad[48] ^= std::byte{1}; }
+    SUBCASE("wrong magic with a recomputed header checksum") {
+      bad[0] = std::byte{'X'};
+      const std::uint64_t sum = kiln::cache::xxh3_64(std::span<const std::byte>(bad.data(), 56));
+      for (int i = 0; i < 8; ++i) bad[56 + i] = std::byte((sum >> (8 * i)) & 0xff);
+    }
     SUBCASE("appended garbage") { bad.push_back(std::byte{0}); }
     SUBCASE("another key's blob under this name") {
       store->put(ns, test::pattern_key(1), test::pattern_payload(1));

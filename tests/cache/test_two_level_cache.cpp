@@ -111,6 +111,20 @@ TEST_SUITE("cache") {
     CHECK(load.calls == before);
   }
 
+  TEST_CASE("eviction follows use: a key touched early outlives the keys inserted after it and never used") {
+    Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});  // ten values of 100 bytes
+    CountingLoader load;
+    for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));
+    REQUIRE(cache.get(0, load(0)));  // a hit: 0 is now the most recently used
+    CHECK(load.calls == 10);
+    for (int k = 10; k < 15; ++k) REQUIRE(cache.get(k, load(k)));
+    // Five went, the least recently used: 1 to 5; 0 stays with 6 to 14.
+    CHECK(cache.peek(0).has_value());
+    for (int k = 1; k <= 5; ++k) CHECK_FALSE(cache.peek(k).has_value());
+    for (int k = 6; k < 15; ++k) CHECK(cache.peek(k).has_value());
+    CHECK(cache.stats().evictions == 5);
+  }
+
   TEST_CASE("pinned values survive eviction and invalidation - and the budget counts them") {
     Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});
     CountingLoader load;

@@ -68,6 +68,23 @@ TEST_SUITE("jit") {
 #endif
   }
 
+  TEST_CASE("heap: a reused block's cells past those handed out are no objects whatever bytes they hold") {
+    Heap heap;
+    // Two blocks of small strings, all garbage: the older block becomes a spare holding their bytes.
+    for (int i = 0; i < 5000; ++i) heap.new_string(std::string_view("old string bytes"));
+    std::vector<Value> none;
+    collect_with(heap, none);
+    // A record of another size class takes the spare: one cell handed out, the rest still old bytes.
+    Record* rec = heap.new_record(5, 0);
+    REQUIRE(heap.object_at(rec) == rec);
+    const std::size_t cell = sizeof(Record) + 5 * sizeof(Value) + 8;  // header + payload, a 16-byte step
+    const std::size_t step = (cell + Heap::kCellStep - 1) / Heap::kCellStep * Heap::kCellStep;
+    for (std::size_t k = 1; k < 40; ++k) {
+      CAPTURE(k);
+      CHECK(heap.object_at(reinterpret_cast<char*>(rec) + k * step) == nullptr);
+    }
+  }
+
   TEST_CASE("heap: what a live object references survives while the rest is freed and its cells reused") {
     Heap heap;
     Array* list = heap.new_array(/*refs=*/true);

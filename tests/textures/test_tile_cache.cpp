@@ -86,6 +86,22 @@ TEST_SUITE("textures") {
     CHECK(reader.error().message == live.string() + ": changed on disk or invalidated; open it again");
   }
 
+  TEST_CASE("an invalidated image serves no tile - not even through the reader it already holds") {
+    test::TempDir dir("tiles");
+    const fs::path a = make_tx(dir, "a", 256, 256, 3), b = make_tx(dir, "b", 256, 256, 3);
+    const fs::path live = dir / "live.tx";
+    fs::copy_file(a, live);
+    TileCache cache({.memory_budget_bytes = 8 << 20});
+    auto image = cache.open(live);
+    REQUIRE(image);
+    REQUIRE(cache.tile(**image, 0, 0, 0));  // a reader of the old file now waits in the image's pool
+    fs::copy_file(b, live, fs::copy_options::overwrite_existing);
+    CHECK(cache.invalidate(live) == 1);
+    auto tile = cache.tile(**image, 0, 1, 0);  // not read before
+    REQUIRE_FALSE(tile);
+    CHECK(tile.error().message == live.string() + ": changed on disk or invalidated; open it again");
+  }
+
   TEST_CASE("a tile that fails to read is remembered until the file changes") {
     test::TempDir dir("tiles");
     const fs::path good = make_tx(dir, "g", 256, 256, 3);
