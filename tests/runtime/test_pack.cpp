@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
+#include "../../engine/runtime/src/pack_layout.h"
 #include "kiln/runtime/pack.h"
 #include "temp_dir.h"
 #include "test_files.h"
@@ -33,9 +35,73 @@ fs::path make_pack(const test::TempDir& dir, const std::string& file, bool rever
   return dir / file;
 }
 
+// `good` with its index entry `i` edited and every checksum recomputed: what someone who knows the
+// format would forge.
+std::string forged(std::string good, std::size_t i, const std::function<void(pack_layout::IndexEntry&)>& edit,
+                   const std::function<void(std::string&)>& raw = {}) {
+  using pack_layout::Header;
+  using pack_layout::IndexEntry;
+  Header h;
+  std::memcpy(&h, good.data(), sizeof h);
+  IndexEntry e;
+  std::memcpy(&e, good.data() + sizeof(Header) + i * sizeof(IndexEntry), sizeof e);
+  edit(e);
+  std::memcpy(good.data() + sizeof(Header) + i * sizeof(IndexEntry), &e, sizeof e);
+  if (raw) raw(good);
+  const std::size_t meta_end = sizeof(Header) + h.count * sizeof(IndexEntry) + h.strings_length;
+  h.meta_checksum = cache::xxh3_64(std::string_view(good.data() + sizeof(Header), meta_end - sizeof(Header)));
+  h.header_checksum = 0;
+  h.header_checksum = cache::xxh3_64(std::string_view(reinterpret_cast<const char*>(&h), sizeof h));
+  std::memcpy(good.data(), &h, sizeof h);
+  return good;
+}
+
 }  // namespace
 
 TEST_SUITE("runtime") {
+  TEST_CASE(
+      "a forged index with valid checksums is refused: payloads outside the data - gaps - keys of other names - "
+      "padding") {
+    test::TempDir dir("pack");
+    const std::string good = slurp(make_pack(dir, "good.pack"));
+    REQUIRE(Pack::open(dir / "good.pack", PackKind::kShaders));
+    pack_layout::IndexEntry first;
+    std::memcpy(&first, good.data() + sizeof(pack_layout::Header), sizeof first);
+    auto refusal = [&](const std::string& bytes) {
+      spit(dir / "forged.pack", bytes);
+      auto pack = Pack::open(dir / "forged.pack", PackKind::kShaders);
+      REQUIRE_FALSE(pack);
+      return pack.error().message;
+    };
+    const std::string at = (dir / "forged.pack").string() + ": index entry ";
+    // An entry's payload moved past the file's end, or onto the next entry's bytes.
+    CHECK(refusal(forged(good, 0, [&](auto& e) { e.offset = good.size() - 2; })).rfind(at + "0: its payload lies", 0) ==
+          0);
+    CHECK(refusal(forged(good, 3, [&](auto& e) { e.length += 8; })).rfind(at, 0) == 0);
+    // A longer length on the last entry reaches past the file; a shorter one leaves bytes nobody owns.
+    CHECK(refusal(forged(good, 49, [&](auto& e) { e.length += 1; })).rfind(at + "49: its payload lies", 0) == 0);
+    CHECK(refusal(forged(good, 49, [&](auto& e) { e.length -= 1; })).find("bytes after the last payload") !=
+          std::string::npos);
+    // The key of another name: the hash of the name is checked, not only the order.
+    CHECK(refusal(forged(good, 0, [](auto& e) { e.key_low ^= 1; })).find("its key is not the hash of its name") !=
+          std::string::npos);
+    // A padding byte after the names or between payloads: covered by no checksum, so checked as zero.
+    CHECK(refusal(forged(
+                      good, 0, [](auto&) {}, [&](std::string& b) { b[first.offset - 1] = '\x01'; }))
+              .find("padding after the names is not zero") != std::string::npos);
+    bool padded = false;
+    for (std::size_t i = 0; i + 1 < 50 && !padded; ++i) {
+      pack_layout::IndexEntry e;
+      std::memcpy(&e, good.data() + sizeof(pack_layout::Header) + i * sizeof e, sizeof e);
+      if ((e.offset + e.length) % 8 == 0) continue;
+      padded = true;
+      CHECK(refusal(forged(
+                        good, 0, [](auto&) {}, [&](std::string& b) { b[e.offset + e.length] = '\x01'; }))
+                .find("the padding after its payload is not zero") != std::string::npos);
+    }
+    CHECK(padded);
+  }
+
   TEST_CASE("a pack finds every entry by name - the same entries make the same bytes") {
     test::TempDir dir("pack");
     const fs::path path = make_pack(dir, "a.pack");

@@ -7,33 +7,14 @@
 
 #include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
+#include "pack_layout.h"
 
 namespace kiln::runtime {
 namespace {
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'P', 'A', 'C', 'K'};
-
-// IMPORTANT: a change of either layout is a new kPackVersion.
-struct Header {
-  char magic[8];
-  std::uint32_t version;
-  std::uint32_t kind;
-  std::uint64_t count;
-  std::uint64_t identity_length;  // the identity starts right after the index
-  std::uint64_t strings_length;   // identity and names
-  std::uint64_t data_offset;      // first payload; everything before it but the header is metadata
-  std::uint64_t meta_checksum;    // XXH3-64 of the index, the identity and the names
-  std::uint64_t header_checksum;  // XXH3-64 of the header with this field zero
-};
-static_assert(sizeof(Header) == 64);
-
-struct IndexEntry {
-  std::uint64_t key_high, key_low;
-  std::uint64_t offset, length;
-  std::uint64_t checksum;
-  std::uint32_t name_offset, name_length;  // name_offset counts from the start of the file
-};
-static_assert(sizeof(IndexEntry) == 48);
+using pack_layout::Header;
+using pack_layout::IndexEntry;
+using pack_layout::kMagic;
 
 std::uint64_t xxh3_of(const void* p, std::size_t n) {
   return cache::xxh3_64(std::span<const std::byte>(static_cast<const std::byte*>(p), n));
@@ -42,6 +23,14 @@ std::uint64_t xxh3_of(const void* p, std::size_t n) {
 std::uint64_t header_checksum(Header h) {
   h.header_checksum = 0;
   return xxh3_of(&h, sizeof h);
+}
+
+std::uint64_t round_up8(std::uint64_t n) { return (n + 7) / 8 * 8; }
+
+bool all_zero(const std::byte* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != std::byte{0}) return false;
+  return true;
 }
 
 // [offset, offset + length) inside [begin, end), without overflow.
@@ -179,9 +168,13 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   if (!inside(strings_begin, h.strings_length, 0, length) || h.identity_length > h.strings_length)
     return make_error(name + ": truncated pack (its names lie past the end of the file)");
   const std::uint64_t strings_end = strings_begin + h.strings_length;
-  if (h.data_offset < strings_end || h.data_offset > length)
-    return make_error(name + ": corrupt pack header (data offset " + std::to_string(h.data_offset) + " outside " +
-                      std::to_string(strings_end) + ".." + std::to_string(length) + ")");
+  // Every byte of a pack is checked: the payloads follow the names at the next multiple of 8 and
+  // tile the rest of the file (below), and the padding between them is zero.
+  if (h.data_offset != round_up8(strings_end) || h.data_offset > length)
+    return make_error(name + ": corrupt pack header (data offset " + std::to_string(h.data_offset) + ", expected " +
+                      std::to_string(round_up8(strings_end)) + " in a file of " + std::to_string(length) + " bytes)");
+  if (!all_zero(pack->base_ + strings_end, h.data_offset - strings_end))
+    return make_error(name + ": corrupt pack (padding after the names is not zero)");
   if (xxh3_of(pack->base_ + sizeof(Header), strings_end - sizeof(Header)) != h.meta_checksum)
     return make_error(name + ": corrupt pack index or names (checksum mismatch)");
   pack->index_ = pack->base_ + sizeof(Header);
@@ -189,12 +182,17 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   pack->checksum_ = h.header_checksum;
   pack->identity_.assign(reinterpret_cast<const char*>(pack->base_ + strings_begin), h.identity_length);
   std::uint64_t previous_high = 0, previous_low = 0;
+  std::uint64_t next = h.data_offset;  // where the next payload starts: the previous one's end, 8-aligned
   for (std::size_t i = 0; i < h.count; ++i) {
     IndexEntry e;
     std::memcpy(&e, pack->index_ + i * sizeof(IndexEntry), sizeof e);
     const std::string at = name + ": index entry " + std::to_string(i);
-    if (!inside(e.offset, e.length, h.data_offset, length))
-      return make_error(at + ": its payload lies outside the pack's data");
+    if (e.offset != next || !inside(e.offset, e.length, h.data_offset, length))
+      return make_error(at + ": its payload lies outside the pack's data or leaves bytes outside every entry");
+    const std::uint64_t end = e.offset + e.length;
+    next = i + 1 < h.count ? round_up8(end) : end;
+    if (next > length || !all_zero(pack->base_ + end, next - end))
+      return make_error(at + ": the padding after its payload is not zero");
     if (!inside(e.name_offset, e.name_length, strings_begin + h.identity_length, strings_end))
       return make_error(at + ": its name lies outside the pack's names");
     const std::string_view entry_name(reinterpret_cast<const char*>(pack->base_ + e.name_offset), e.name_length);
@@ -206,6 +204,8 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
     previous_high = e.key_high;
     previous_low = e.key_low;
   }
+  if (next != length)
+    return make_error(name + ": corrupt pack (" + std::to_string(length - next) + " bytes after the last payload)");
   return pack;
 }
 
