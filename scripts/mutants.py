@@ -66,26 +66,21 @@ def fragment_problem(entry):
     return None
 
 
-def restore_interrupted():
-    # A run killed between applying and restoring leaves the original beside the file.
-    for backup in ROOT.rglob("*" + BACKUP_SUFFIX):
-        if "build" in backup.relative_to(ROOT).parts[:1]:
-            continue
-        original = backup.with_name(backup.name[: -len(BACKUP_SUFFIX)])
-        original.write_bytes(backup.read_bytes())
-        backup.unlink()
-        print(f"restored {original.relative_to(ROOT)} from an interrupted run", file=sys.stderr)
+def restore_interrupted(entries):
+    # A run killed between applying and restoring leaves the original beside the mutated file.
+    for path in sorted({ROOT / e["file"] for e in entries if "file" in e}):
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        if backup.exists():
+            path.write_bytes(backup.read_bytes())
+            backup.unlink()
+            print(f"restored {path.relative_to(ROOT)} from an interrupted run", file=sys.stderr)
 
 
-def build(preset, quiet=True):
-    result = subprocess.run(
-        [str(ROOT / "scripts" / "build.sh"), preset],
-        cwd=ROOT,
-        stdout=subprocess.PIPE if quiet else None,
-        stderr=subprocess.STDOUT if quiet else None,
-        text=True,
-    )
-    return result.returncode == 0, (result.stdout or "")[-4000:] if quiet else ""
+def build(preset):
+    """Builds the preset; returns (built, the end of the build's output)."""
+    result = subprocess.run([str(ROOT / "scripts" / "build.sh"), preset], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    return result.returncode == 0, result.stdout[-4000:]
 
 
 def run_tests(preset, names, timeout):
@@ -151,8 +146,8 @@ def main():
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    restore_interrupted()
     entries, problems = load_entries()
+    restore_interrupted(entries)
     for e in entries:
         if problem := fragment_problem(e):
             problems.append(f"mutant {e['id']}: {problem}")

@@ -138,6 +138,11 @@ TEST_SUITE("jit") {
     CHECK(heap.object_at(large) == nullptr);
     CHECK(heap.object_at(large_kept) == large_kept);
     CHECK(large_kept->view() == big);
+    // Objects made after a collection are found too, before the next one sorts them.
+    std::vector<String*> later;
+    for (int i = 0; i < 20; ++i) later.push_back(heap.new_string(big));
+    for (String* s : later) CHECK(heap.object_at(s) == s);
+    CHECK(heap.object_at(large_kept) == large_kept);
   }
 
   TEST_CASE("heap: blocks emptied by a collection are kept for reuse up to a bound and the rest returned") {
@@ -149,6 +154,9 @@ TEST_SUITE("jit") {
     std::vector<Value> none;
     collect_with(heap, none);
     CHECK(heap.block_count() <= 1);  // only each class's newest block stays in use
+    // Emptied blocks are kept for reuse, up to the bound (as many as are in use, at least 16); the
+    // rest went back to the system.
+    CHECK(heap.spare_block_count() == Heap::kSpareBlocks);
     // The spare blocks serve another size class without new memory, and hold what is live.
     std::vector<Value> roots;
     for (int i = 0; i < 2000; ++i) roots.push_back(ref(heap.new_record(6, 0)));

@@ -71,6 +71,23 @@ Program loop_program() {
   return std::move(*program);
 }
 
+// loop_program()'s first page with every entry, compiled for checked mode: what a store holds.
+struct CompiledLoopPage {
+  Program program = loop_program();
+  std::size_t page = program.functions[0].first_page;
+  std::vector<std::uint16_t> entries = jit_entries(program.page(page), program.entries[page]);
+  CompiledPage compiled;
+  std::span<const std::uint32_t> words() const { return program.page(page); }
+};
+
+CompiledLoopPage compile_loop_page(jitc::LlvmPageCompiler& compiler) {
+  CompiledLoopPage p;
+  auto compiled = compiler.compile({p.words(), p.entries, abi::JitMode::kChecked});
+  REQUIRE_MESSAGE(compiled, compiled.error().message);
+  p.compiled = std::move(*compiled);
+  return p;
+}
+
 // Only the body of a function that the caller's page compiles in changes (source(body) is the
 // script): the caller's page keeps its bytes but not its key, so a runtime over the old program's
 // cache loads the chunk's page and compiles the caller's again, never serving its old code.
@@ -142,49 +159,41 @@ TEST_SUITE("jit") {
   TEST_CASE("a changed build id or fingerprint serves nothing old") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
-    const Program program = loop_program();
-    const std::size_t page = program.functions[0].first_page;
-    const auto entries = jit_entries(program.page(page), program.entries[page]);
-    auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
-    REQUIRE(compiled);
+    const CompiledLoopPage p = compile_loop_page(compiler);
     const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
     auto open = [&](const std::string& build, const std::string& fingerprint) {
       auto store = PageStore::open({.store = blobs.get(), .build_id = build, .fingerprint = fingerprint});
       REQUIRE_MESSAGE(store, store.error().message);
       return std::move(*store);
     };
-    open("build-a", "fp-1")->put(program.page(page), abi::JitMode::kChecked, *compiled);
-    CHECK(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-    CHECK_FALSE(open("build-b", "fp-1")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-    CHECK_FALSE(open("build-a", "fp-2")->find(program.page(page), entries, abi::JitMode::kChecked).hit);
-    CHECK_FALSE(open("build-a", "fp-1")->find(program.page(page), entries, abi::JitMode::kUnchecked).hit);
+    open("build-a", "fp-1")->put(p.words(), abi::JitMode::kChecked, p.compiled);
+    CHECK(open("build-a", "fp-1")->find(p.words(), p.entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-b", "fp-1")->find(p.words(), p.entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-a", "fp-2")->find(p.words(), p.entries, abi::JitMode::kChecked).hit);
+    CHECK_FALSE(open("build-a", "fp-1")->find(p.words(), p.entries, abi::JitMode::kUnchecked).hit);
   }
 
   TEST_CASE("a page file copied into another fingerprint's namespace is refused there and deleted") {
     test::TempDir dir("jitcache");
     jitc::LlvmPageCompiler compiler;
-    const Program program = loop_program();
-    const std::size_t page = program.functions[0].first_page;
-    const auto entries = jit_entries(program.page(page), program.entries[page]);
-    auto compiled = compiler.compile({program.page(page), entries, abi::JitMode::kChecked});
-    REQUIRE(compiled);
+    const CompiledLoopPage p = compile_loop_page(compiler);
     const auto blobs = test::open_store(dir / "cache", {.background_writes = false});
     auto fp1 = PageStore::open({.store = blobs.get(), .build_id = "build", .fingerprint = "fp-1"});
     auto fp2 = PageStore::open({.store = blobs.get(), .build_id = "build", .fingerprint = "fp-2"});
     REQUIRE(fp1);
     REQUIRE(fp2);
-    (*fp1)->put(program.page(page), abi::JitMode::kChecked, *compiled);
+    (*fp1)->put(p.words(), abi::JitMode::kChecked, p.compiled);
     // The same relative path under the other namespace: the same store key, so the MAC matches.
-    const fs::path from = (*fp1)->entry_path(program.page(page), abi::JitMode::kChecked);
-    const fs::path to = (*fp2)->entry_path(program.page(page), abi::JitMode::kChecked);
+    const fs::path from = (*fp1)->entry_path(p.words(), abi::JitMode::kChecked);
+    const fs::path to = (*fp2)->entry_path(p.words(), abi::JitMode::kChecked);
     REQUIRE(fs::relative(from, (*fp1)->namespace_dir()) == fs::relative(to, (*fp2)->namespace_dir()));
     fs::create_directories(to.parent_path());
     fs::copy_file(from, to);
-    const PageLookup found = (*fp2)->find(program.page(page), entries, abi::JitMode::kChecked);
+    const PageLookup found = (*fp2)->find(p.words(), p.entries, abi::JitMode::kChecked);
     CHECK_FALSE(found.hit);
     CHECK(found.corrupt == 1);
     CHECK_FALSE(fs::exists(to));
-    CHECK((*fp1)->find(program.page(page), entries, abi::JitMode::kChecked).hit);  // at home it serves
+    CHECK((*fp1)->find(p.words(), p.entries, abi::JitMode::kChecked).hit);  // at home it serves
   }
 
   TEST_CASE("one store keeps both modes of a page at once - a fresh runtime loads each and compiles nothing") {

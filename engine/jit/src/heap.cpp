@@ -33,8 +33,9 @@ struct Heap::Block {
   std::uint32_t cell_bytes;
   std::uint32_t used;  // cells handed out at least once (the rest were never touched)
   std::uint32_t capacity;
-  std::uint32_t size_class;
+  std::uint32_t spare;
   static constexpr std::size_t kFirstCell = 16;
+  std::size_t size_class() const { return cell_bytes / kCellStep - 1; }
   char* cell(std::size_t i) { return reinterpret_cast<char*>(this) + kFirstCell + i * cell_bytes; }
 };
 
@@ -60,7 +61,7 @@ Heap::~Heap() { clear(); }
 void* Heap::allocate(ObjectKind kind, std::size_t payload) {
   const std::size_t bytes = sizeof(ObjectHeader) + payload;
   void* p = bytes <= kLargestCell ? allocate_cell((bytes + kCellStep - 1) / kCellStep - 1) : allocate_large(bytes);
-  header_of(p) = ObjectHeader{kind, 0, 0, 0, 0};
+  header_of(p) = ObjectHeader{kind, 0, 0, 0};
   return p;
 }
 
@@ -84,9 +85,9 @@ void* Heap::allocate_cell(std::size_t size_class) {
       b->cell_bytes = static_cast<std::uint32_t>(cell_bytes);
       b->used = 0;
       b->capacity = static_cast<std::uint32_t>((kBlockBytes - Block::kFirstCell) / cell_bytes);
-      b->size_class = static_cast<std::uint32_t>(size_class);
+      b->spare = 0;
       ASAN_POISON_MEMORY_REGION(b->cell(0), kBlockBytes - Block::kFirstCell);
-      blocks_.push_back(b);
+      blocks_.insert(std::lower_bound(blocks_.begin(), blocks_.end(), b, std::less<Block*>()), b);
       newest_[size_class] = b;
     }
     cell = b->cell(b->used++);
@@ -103,10 +104,7 @@ void* Heap::allocate_large(std::size_t bytes) {
   return p;
 }
 
-void Heap::pin(void* payload) {
-  header_of(payload).pinned = 1;
-  pinned_.push_back(payload);
-}
+void Heap::pin(void* payload) { pinned_.push_back(payload); }
 
 Array* Heap::new_array(bool refs) {
   return new (allocate(refs ? ObjectKind::kRefArray : ObjectKind::kArray, sizeof(Array))) Array();
@@ -208,12 +206,17 @@ void* Heap::object_at(const void* word) const {
     if ((address - first) / base->cell_bytes >= base->used) return nullptr;            // never handed out
     return header_of(word).kind == ObjectKind::kFree ? nullptr : const_cast<void*>(word);
   }
-  return std::binary_search(large_.begin(), large_.end(), word) ? const_cast<void*>(word) : nullptr;
+  // The large objects made since the last collection follow the sorted ones unsorted.
+  const auto sorted_end = large_.begin() + static_cast<std::ptrdiff_t>(large_sorted_);
+  if (std::binary_search(large_.begin(), sorted_end, word, std::less<const void*>()) ||
+      std::find(sorted_end, large_.end(), word) != large_.end())
+    return const_cast<void*>(word);
+  return nullptr;
 }
 
 std::uint64_t Heap::collect(std::span<const std::span<const Value>> roots) {
-  std::sort(blocks_.begin(), blocks_.end(), std::less<Block*>());
   std::sort(large_.begin(), large_.end(), std::less<void*>());
+  large_sorted_ = large_.size();  // every root word then a binary search
   for (void* p : pinned_) mark(p);
   for (const std::span<const Value> run : roots)
     for (const Value& v : run)
@@ -267,14 +270,14 @@ std::uint64_t Heap::sweep_blocks() {
       tail = &f->next;
     }
     *tail = nullptr;
-    if (survivors == 0 && newest_[b->size_class] != b) {  // nothing lives here: a spare for any class
+    if (survivors == 0 && newest_[b->size_class()] != b) {  // nothing lives here: a spare for any class
       ASAN_POISON_MEMORY_REGION(b->cell(0), kBlockBytes - Block::kFirstCell);
       spare_.push_back(b);
       continue;
     }
     if (head) {
-      *tails[b->size_class] = head;
-      tails[b->size_class] = tail;
+      *tails[b->size_class()] = head;
+      tails[b->size_class()] = tail;
     }
     blocks_[kept++] = b;
   }
@@ -306,6 +309,7 @@ std::uint64_t Heap::sweep_large() {
     std::free(&h);
   }
   large_.resize(kept);
+  large_sorted_ = kept;  // the survivors keep their order
   return live;
 }
 
@@ -329,6 +333,7 @@ void Heap::clear() {
   blocks_.clear();
   spare_.clear();
   large_.clear();
+  large_sorted_ = 0;
   pinned_.clear();
   newest_.fill(nullptr);
   free_.fill(nullptr);

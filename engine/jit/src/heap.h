@@ -52,8 +52,7 @@ enum class ObjectKind : std::uint8_t {
 struct ObjectHeader {
   ObjectKind kind;
   std::uint8_t marked;
-  std::uint8_t pinned;  // a constant of the program: never collected
-  std::uint8_t spare;
+  std::uint16_t spare;
   std::uint32_t spare_word;
 };
 static_assert(sizeof(ObjectHeader) == 8);
@@ -134,11 +133,13 @@ class Heap {
   // The live object whose payload is at `word`, or nullptr: the collector's test of a root word.
   void* object_at(const void* word) const;
   std::size_t block_count() const { return blocks_.size(); }
+  std::size_t spare_block_count() const { return spare_.size(); }
 
   static constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
   static constexpr std::size_t kCellStep = 16;
   static constexpr std::size_t kLargestCell = 256;  // header included
   static constexpr std::size_t kSizeClasses = kLargestCell / kCellStep;
+  static constexpr std::size_t kSpareBlocks = 16;  // emptied blocks kept at least, for the next allocations
 
  private:
   struct Block;
@@ -154,13 +155,12 @@ class Heap {
   static void destroy(void* payload);
   static std::uint64_t bytes_of(const void* payload);
 
-  static constexpr std::size_t kSpareBlocks = 16;
-
-  std::vector<Block*> blocks_;                 // sorted by address after each collection
+  std::vector<Block*> blocks_;                 // sorted by address
   std::vector<Block*> spare_;                  // empty blocks kept for the next allocations
   std::array<Block*, kSizeClasses> newest_{};  // where each class takes unused cells
   std::array<FreeCell*, kSizeClasses> free_{};
-  std::vector<void*> large_;  // payloads, sorted by address after each collection
+  std::vector<void*> large_;  // payloads: the first large_sorted_ sorted by address, then newer ones
+  std::size_t large_sorted_ = 0;
   std::vector<void*> pinned_;
   std::vector<void*> grey_;
 };

@@ -51,7 +51,7 @@ std::size_t number_text(double v, char* out) {
   // A whole number below 10^14 prints as its digits under %.14g: written directly, it skips
   // snprintf's parsing and rounding (scripts join and print counters and indices all the time).
   // -0 keeps its sign through snprintf.
-  if (v == std::floor(v) && std::fabs(v) < 1e14 && !(v == 0 && std::signbit(v))) {
+  if (v == std::floor(v) && std::fabs(v) < kPlainWhole && !(v == 0 && std::signbit(v))) {
     long long n = static_cast<long long>(v);
     char digits[24];
     char* end = digits + sizeof digits;
@@ -97,9 +97,6 @@ long long position(long long pos, std::size_t length) {
   if (pos < 0) pos += static_cast<long long>(length) + 1;
   return pos >= 0 ? pos : 0;
 }
-
-// Whole numbers below this print the same under %d and %.14g.
-constexpr long long kExactWhole = 100000000000000LL;
 
 // A float conversion with at most a width and a precision (no flags) of a finite number, written by
 // std::to_chars, which the C++ standard defines to round as printf does, without glibc's
@@ -173,8 +170,7 @@ class Call {
   std::string text(unsigned i) const {
     if (kind(i) == ArgKind::kString) return std::string(str(i)->view());
     if (kind(i) == ArgKind::kBoolean) return num(i) != 0 ? "true" : "false";
-    char digits[kNumberTextBytes];
-    return std::string(digits, number_text(num(i), digits));
+    return format_number(num(i));
   }
 
   Result<Value> run(StringFn fn) {
@@ -297,7 +293,7 @@ class Call {
       }
       if (c.spec.size() == 2 && (c.letter == 'd' || c.letter == 'i')) {
         const long long n = integer_of(num(arg));
-        if (n > -kExactWhole && n < kExactWhole) {
+        if (std::fabs(static_cast<double>(n)) < kPlainWhole) {  // %d and number_text write it alike
           char digits[kNumberTextBytes];
           out.append(digits, number_text(static_cast<double>(n), digits));
           continue;

@@ -27,7 +27,9 @@ struct StringArgs {
 Result<Value> call_string_function(Heap& heap, StringFn fn, const StringArgs& in, std::uint64_t max_bytes);
 
 // A number as print and `..` write it (%.14g) into `out` (kNumberTextBytes at least); its length.
+// Whole numbers of magnitude below kPlainWhole are written as their digits, without snprintf.
 inline constexpr std::size_t kNumberTextBytes = 32;
+inline constexpr double kPlainWhole = 1e14;
 std::size_t number_text(double v, char* out);
 
 // Lua 5.1's conversion of a string to a number (tonumber, and the coercions it stands for):

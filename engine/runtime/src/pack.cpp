@@ -78,7 +78,7 @@ Result<std::vector<std::byte>> PackWriter::encode(const std::string& where) cons
     out.insert(out.end(), static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + n);
     return at;
   };
-  auto align8 = [&] { out.resize((out.size() + 7) / 8 * 8); };
+  auto align8 = [&] { out.resize(round_up8(out.size())); };
   Header h{};
   std::memcpy(h.magic, kMagic, 8);
   h.version = kPackVersion;
