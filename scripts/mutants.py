@@ -12,9 +12,11 @@ happens. It prints one line per mutant and the kill rates: overall, and by the m
     scripts/mutants.sh --check              only check that every fragment is still in its file
     scripts/mutants.sh --preset asan        another CMake preset (release by default)
     scripts/mutants.sh --json               one JSON object per mutant instead of the table
+    scripts/mutants.sh --list FILE          another list in the same format (an audit's own mutants)
 """
 
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -32,17 +34,19 @@ TEST_TIMEOUT = 180  # seconds per test run by default (an entry's `timeout` says
 KINDS = {"key", "checksum", "bound", "identity", "limit", "atomicity", "order", "check"}
 
 
-def load_entries():
-    with open(LIST, "rb") as f:
+def load_entries(path):
+    with open(path, "rb") as f:
         data = tomllib.load(f)
     entries = data.get("mutant", [])
     seen = set()
     problems = []
     for e in entries:
-        where = f"{LIST.relative_to(ROOT)}: mutant {e.get('id', '?')}"
-        for field in ("id", "file", "find", "replace", "kind", "tests"):
+        where = f"{path}: mutant {e.get('id', '?')}"
+        for field in ("id", "file", "find", "replace", "kind"):
             if field not in e:
                 problems.append(f"{where}: no '{field}'")
+        if not e.get("tests") and not e.get("suites"):
+            problems.append(f"{where}: neither 'tests' nor 'suites'")
         if e.get("id") in seen:
             problems.append(f"{where}: id used twice")
         seen.add(e.get("id"))
@@ -50,7 +54,7 @@ def load_entries():
             problems.append(f"{where}: kind '{e.get('kind')}' is not one of {sorted(KINDS)}")
         if e.get("find") == e.get("replace"):
             problems.append(f"{where}: the replacement equals the fragment")
-        for name in e.get("tests", []) + e.get("e2e", []):
+        for name in e.get("tests", []) + e.get("e2e", []) + e.get("suites", []):
             if "," in name:
                 problems.append(f"{where}: test name with a comma (doctest splits filters there): {name}")
     return entries, problems
@@ -83,26 +87,33 @@ def build(preset):
     return result.returncode == 0, result.stdout[-4000:]
 
 
-def run_tests(preset, names, timeout):
-    """Runs the named test cases; returns (killed, the names of the cases that failed)."""
-    if not names:
+def run_tests(preset, names, suites, timeout):
+    """Runs the named test cases and suites; returns (killed, the names of the cases that failed)."""
+    if not names and not suites:
         return False, []
     binary = ROOT / "build" / preset / "tests" / "kiln_tests"
-    command = [str(binary), "-tc=" + ",".join(names), "--no-colors"]
+    command = [str(binary), "--no-colors"]
+    if names:
+        command.append("-tc=" + ",".join(names))
+    if suites:
+        command.append("-ts=" + ",".join(suites))
+    # A session of its own: a timed-out run is stopped with everything it started (a child that
+    # kept the output pipe open would otherwise hold the run until it ended by itself).
+    process = subprocess.Popen(command, cwd=binary.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", start_new_session=True)
     try:
-        result = subprocess.run(
-            command, cwd=binary.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=timeout, errors="replace",
-        )
+        output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         return True, ["(timed out)"]
-    failed = sorted(set(re.findall(r"^TEST CASE:\s+(.*)$", result.stdout, re.M)))
-    ran = re.search(r"test cases:\s+(\d+)", result.stdout)
+    failed = sorted(set(re.findall(r"^TEST CASE:\s+(.*)$", output, re.M)))
+    ran = re.search(r"test cases:\s+(\d+)", output)
     if ran and int(ran.group(1)) == 0:
         return False, ["(no test case matched: check the names)"]
-    if result.returncode != 0 and not failed:
-        failed = [f"(exit {result.returncode})"]
-    return result.returncode != 0, failed
+    if process.returncode != 0 and not failed:
+        failed = [f"(exit {process.returncode})"]
+    return process.returncode != 0, failed
 
 
 def changed_files(base):
@@ -144,9 +155,18 @@ def main():
     parser.add_argument("--only", nargs="+", metavar="ID")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--list", type=Path, default=LIST, metavar="FILE")
     args = parser.parse_args()
 
-    entries, problems = load_entries()
+    entries, problems = load_entries(args.list.resolve())
+    # One run at a time in a tree: another run's applied mutant looks like an interrupted run's.
+    (ROOT / "build").mkdir(exist_ok=True)
+    lock = open(ROOT / "build" / "mutants.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("another mutation run is in progress in this tree", file=sys.stderr)
+        return 2
     restore_interrupted(entries)
     for e in entries:
         if problem := fragment_problem(e):
@@ -188,10 +208,10 @@ def main():
                     outcome = {"id": e["id"], "status": "invalid", "detail": "does not compile"}
                 else:
                     timeout = e.get("timeout", TEST_TIMEOUT)
-                    killed, failed = run_tests(args.preset, e["tests"], timeout)
+                    killed, failed = run_tests(args.preset, e.get("tests", []), e.get("suites", []), timeout)
                     by_module = killed
                     if not killed:
-                        killed, failed = run_tests(args.preset, e.get("e2e", []), timeout)
+                        killed, failed = run_tests(args.preset, e.get("e2e", []), [], timeout)
                     outcome = {
                         "id": e["id"],
                         "status": "killed" if killed else "survived",
@@ -205,7 +225,8 @@ def main():
             else:
                 mark = {"killed": "killed" + ("" if outcome.get("by_module") else " (e2e)"),
                         "survived": "SURVIVED", "invalid": "invalid"}[outcome["status"]]
-                print(f"[{i}/{len(entries)}] {e['id']:<44} {mark:<14} {outcome['detail'][:90]}", flush=True)
+                print(f"[{i}/{len(entries)}] {e['id']:<44} {mark:<14} {outcome['seconds']:>4.0f} s  "
+                      f"{outcome['detail'][:80]}", flush=True)
     except KeyboardInterrupt:
         print("interrupted: the mutated file was restored", file=sys.stderr)
         build(args.preset)

@@ -101,6 +101,19 @@ TEST_SUITE("jit") {
           "loop.lua:1: instruction budget exhausted (runaway script?)");
     CHECK(run("function deep(n) return deep(n + 1) + 1 end\nprint(deep(1))", {.max_call_depth = 5000}) ==
           "loop.lua:1: stack overflow (call depth over 5000)");
+    {
+      // The limit is where the calls stop, not only what the message says: the main chunk and
+      // deep(1) .. deep(4999) fill the 5000 frames.
+      auto program = compile_script(
+          "deep.lua",
+          "function deep(n)\n  if n % 500 == 0 then print(n) end\n  return deep(n + 1) + 1\nend\nprint(deep(1))\n");
+      REQUIRE(program);
+      Vm vm(*program, {.max_call_depth = 5000});
+      std::string out;
+      vm.set_output([&](std::string_view text) { out += text; });
+      CHECK_FALSE(vm.run());
+      CHECK_MESSAGE(out.ends_with("\n4500\n"), out);
+    }
     CHECK(run("local t = {1, 2}\nprint(t[3])", {}) ==
           "loop.lua:2: array index 3 out of range (size 2; nil is outside Kiln's script subset)");
     CHECK(run("local t = {1, 2}\nt[0.5] = 1", {}) ==
@@ -109,12 +122,15 @@ TEST_SUITE("jit") {
           "loop.lua:1: attempt to call function 'later' before its definition");
     CHECK(run("local f = later\nfunction later() return 1 end", {}) ==
           "loop.lua:1: function 'later' used before its definition");
-    // Memory that stays live: the collector stops the script where it allocates past the budget.
-    const std::string runaway = run("local t = {}\nwhile true do t[#t + 1] = 1 end", {.memory_max = 64 << 10});
+    // Memory that stays live: the collector stops the script where it allocates past the budget
+    // (long before the instruction budget, which is there so that a missing memory check fails
+    // instead of hanging).
+    const VmOptions small_heap{.instruction_budget = 2'000'000, .memory_max = 64 << 10};
+    const std::string runaway = run("local t = {}\nwhile true do t[#t + 1] = 1 end", small_heap);
     CHECK_MESSAGE(runaway.starts_with("loop.lua:2: script memory budget exhausted ("), runaway);
     CHECK_MESSAGE(runaway.ends_with(" live, over scripts.memory_max = 64KiB)"), runaway);
-    const std::string strings =
-        run("local t = {}\nwhile true do t[#t + 1] = string.rep(\"x\", 100) .. #t end", {.memory_max = 1 << 20});
+    const std::string strings = run("local t = {}\nwhile true do t[#t + 1] = string.rep(\"x\", 100) .. #t end",
+                                    {.instruction_budget = 2'000'000, .memory_max = 1 << 20});
     CHECK_MESSAGE(strings.starts_with("loop.lua:2: script memory budget exhausted ("), strings);
     {
       // A function whose locals need no temporaries still gets a frame for all of them, however deep.

@@ -1,0 +1,70 @@
+// Every input goes through one check before it is read: a regular file (a FIFO or a directory
+// could hang a reader or never end) of at most the limit for its kind; and every path a project
+// names stays inside the project.
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kiln/core/input_limits.h"
+#include "kiln/core/project_paths.h"
+#include "temp_dir.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+TEST_SUITE("core") {
+  TEST_CASE("an input over its limit is refused naming the file - the size and the limit - and one at it is read") {
+    test::TempDir dir("inputs");
+    const fs::path file = dir / "big.lua";
+    std::ofstream(file, std::ios::binary) << std::string(2048, 'x');
+    auto over = read_input_file(file, 1024, "script");
+    REQUIRE_FALSE(over);
+    CHECK(over.error().message == file.string() + ": 2 KiB, more than the 1 KiB limit for a script");
+    CHECK_FALSE(read_input_bytes(file, 2047, "script"));
+    CHECK_FALSE(check_input_file(file, 2047, "script"));
+    auto at = read_input_file(file, 2048, "script");
+    REQUIRE_MESSAGE(at, at.error().message);
+    CHECK(*at == std::string(2048, 'x'));
+    auto bytes = read_input_bytes(file, 2048, "script");
+    REQUIRE(bytes);
+    CHECK(bytes->size() == 2048);
+  }
+
+  TEST_CASE("a FIFO or a directory where an input belongs is refused by name - nothing waits for a writer") {
+    test::TempDir dir("inputs");
+    const fs::path fifo = dir / "pipe.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    for (const auto& [path, kind] : {std::pair{fifo, std::string("a device, FIFO or socket")},
+                                     std::pair{dir.path(), std::string("a directory")}}) {
+      CAPTURE(path);
+      auto read = read_input_file(path, 1 << 20, "material");
+      REQUIRE_FALSE(read);
+      CHECK(read.error().message ==
+            path.string() + ": not a regular file (" + kind + "); a material is read from a file");
+      CHECK_FALSE(read_input_bytes(path, 1 << 20, "material"));
+      CHECK_FALSE(check_input_file(path, 1 << 20, "material"));
+      CHECK(input_present(path));
+    }
+    CHECK_FALSE(input_present(dir / "missing.json"));
+  }
+
+  TEST_CASE("a path a project names is relative and stays inside the project") {
+    auto normal = project_relative_name("textures/./brick/../brick.png");
+    REQUIRE(normal);
+    CHECK(*normal == "textures/brick.png");
+    for (const char* outside : {"../secret.png", "textures/../../secret.png", "a/b/../../../c", "..", "."}) {
+      CAPTURE(outside);
+      auto refused = project_relative_name(outside);
+      REQUIRE_FALSE(refused);
+      CHECK(refused.error().message.find("leaves the project") != std::string::npos);
+    }
+    auto absolute = project_relative_name("/etc/passwd");
+    REQUIRE_FALSE(absolute);
+    CHECK(absolute.error().message.find("is an absolute path") != std::string::npos);
+    CHECK_FALSE(project_relative_name(""));
+  }
+}
