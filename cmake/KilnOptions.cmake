@@ -23,3 +23,10 @@ if(KILN_SANITIZE)
   add_compile_options(-fsanitize=${kiln_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${kiln_sanitizers})
 endif()
+
+# Every Kiln program links this: in a sanitizer build it carries the sanitizers' default options
+# (see sanitizer_defaults.cpp), so a program behaves the same under ctest and when run by hand.
+add_library(kiln_sanitizer_defaults INTERFACE)
+if(KILN_SANITIZE)
+  target_sources(kiln_sanitizer_defaults INTERFACE "${CMAKE_CURRENT_LIST_DIR}/sanitizer_defaults.cpp")
+endif()

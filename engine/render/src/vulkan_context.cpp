@@ -51,7 +51,7 @@ constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 // Under AddressSanitizer, the libraries the Vulkan loader opened (driver, layers, the driver's
 // compiler) stay mapped after the instance is gone, so that LeakSanitizer's report at exit can name
 // them: what a driver keeps for its process's life is then suppressed by library name
-// (tests/lsan-drivers.supp) instead of failing every process that rendered.
+// (cmake/sanitizer_defaults.cpp) instead of failing every process that rendered.
 void keep_loaded_libraries_mapped() {
 #if defined(KILN_ASAN)
   dl_iterate_phdr(
