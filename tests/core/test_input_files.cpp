@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "kiln/core/input_limits.h"
 #include "kiln/core/project_paths.h"
@@ -66,5 +69,38 @@ TEST_SUITE("core") {
     REQUIRE_FALSE(absolute);
     CHECK(absolute.error().message.find("is an absolute path") != std::string::npos);
     CHECK_FALSE(project_relative_name(""));
+  }
+
+  TEST_CASE("a root contains what lies below it - not a sibling whose name starts with the root's") {
+    test::TempDir dir("inputs");
+    fs::create_directories(dir / "proj" / "shaders");
+    fs::create_directories(dir / "project2" / "shaders");
+    std::ofstream(dir / "proj" / "shaders" / "a.glsl") << "//\n";
+    std::ofstream(dir / "project2" / "shaders" / "b.glsl") << "//\n";
+    const auto roots = canonical_roots({dir / "proj"});
+    CHECK(resolves_inside(dir / "proj" / "shaders" / "a.glsl", roots));
+    CHECK_FALSE(resolves_inside(dir / "project2" / "shaders" / "b.glsl", roots));
+    CHECK_FALSE(resolves_inside(dir / "proj2", roots));
+    // Through a symbolic link inside the root to the sibling: where it leads is what counts.
+    fs::create_directory_symlink(dir / "project2" / "shaders", dir / "proj" / "linked");
+    fs::path resolved;
+    CHECK_FALSE(resolves_inside(dir / "proj" / "linked" / "b.glsl", roots, &resolved));
+    CHECK(resolved == fs::canonical(dir / "project2" / "shaders" / "b.glsl"));
+  }
+
+  TEST_CASE("a project's files are listed sorted - whatever order the directory keeps them in") {
+    test::TempDir dir("inputs");
+    fs::create_directories(dir / "materials" / "sub");
+    std::vector<std::string> expected;
+    std::mt19937 random(7);
+    for (int i = 0; i < 40; ++i) {
+      const std::string name = std::to_string(random() % 100000) + "_" + std::to_string(i) + ".json";
+      const std::string rel = (i % 4 == 0 ? "materials/sub/" : "materials/") + name;
+      std::ofstream(dir / rel) << "{}";
+      expected.push_back(rel);
+    }
+    std::ofstream(dir / "materials" / "notes.txt") << "not listed";
+    std::sort(expected.begin(), expected.end());
+    CHECK(list_project_files(dir.path(), "materials", ".json") == expected);
   }
 }

@@ -84,6 +84,11 @@ print(total())
     CHECK(error_of("local x") == "t.lua:1:1: local 'x' needs a value (nil is outside Kiln's script subset)");
     CHECK(error_of("y = 1") == "t.lua:1:1: assignment to undeclared global 'y' (declare it with 'local')");
     CHECK(error_of("print(z)") == "t.lua:1:7: unknown name 'z'");
+    // A script function is called with exactly its parameters: a missing one has no value to read.
+    CHECK(error_of("function f(a, b) return a + b end\nprint(f(1))")
+              .starts_with("t.lua:2:7: function 'f' takes 2 arguments, not 1 (defined at "));
+    CHECK(error_of("function f(a) return a end\nprint(f(1, 2))")
+              .starts_with("t.lua:2:7: function 'f' takes 1 arguments, not 2 (defined at "));
     CHECK(error_of("local s = \"x\" + 1") == "t.lua:1:15: '+' needs numbers, not a string");
     CHECK(error_of("local s = \"x\" .. true") == "t.lua:1:18: '..' joins strings and numbers, not a boolean");
     CHECK(error_of("local a = {1}\nlocal s = \"x\" .. a") ==

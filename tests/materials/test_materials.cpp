@@ -230,3 +230,37 @@ TEST_SUITE("materials") {
     CHECK_FALSE(unknown);
   }
 }
+
+TEST_SUITE("materials") {
+  TEST_CASE("a parameter block over 1 MiB or with a member outside it is refused - nothing is written past it") {
+    // Reflections as a broken tool or a hand-edited cache entry could give them.
+    auto reflection_with = [](std::uint32_t block_size, std::uint32_t member_offset) {
+      runtime::StageReflection r;
+      runtime::ReflectedBinding b;
+      b.name = "Material";
+      b.kind = runtime::DescriptorKind::kUniformBuffer;
+      b.block_size = block_size;
+      b.members.push_back({"color", "vec4", 4, 1, 0, member_offset, 16});
+      r.bindings.push_back(b);
+      return r;
+    };
+    auto lay_out = [](const runtime::StageReflection& r) {
+      VariantReflections reflections;
+      reflections["s|Forward|"].push_back(&r);
+      auto m = parse_material("m.json", R"({"shader": "s", "params": {"color": [1, 0.5, 0.25, 1]}})");
+      REQUIRE_MESSAGE(m, m.error().message);
+      runtime::MaterialRecord record;
+      record.passes.push_back({"Forward", "s|Forward|", {}, {}});
+      auto laid = lay_out_material(*m, reflections, record);
+      return laid ? std::string("(laid out)") : laid.error().message;
+    };
+    CHECK(lay_out(reflection_with(32, 16)) == "(laid out)");
+    CHECK(lay_out(reflection_with(std::uint32_t{2} << 20, 0)) ==
+          "m.json: variant s|Forward|: block Material of 2097152 bytes (at most 1 MiB)");
+    CHECK(
+        lay_out(reflection_with(32, 24)) ==
+        "m.json: variant s|Forward|: block Material: member color (16 bytes at offset 24) lies outside the block's 32 "
+        "bytes");
+    CHECK(lay_out(reflection_with(16, 0xfffffff8u)).find("lies outside the block's 16 bytes") != std::string::npos);
+  }
+}

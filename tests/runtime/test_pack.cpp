@@ -85,6 +85,23 @@ TEST_SUITE("runtime") {
     // The key of another name: the hash of the name is checked, not only the order.
     CHECK(refusal(forged(good, 0, [](auto& e) { e.key_low ^= 1; })).find("its key is not the hash of its name") !=
           std::string::npos);
+    // Two entries' names and keys swapped, payloads in place: each entry agrees with itself, but
+    // lookups search the index by key and would miss.
+    CHECK(refusal(forged(
+                      good, 0, [](auto&) {},
+                      [&](std::string& b) {
+                        pack_layout::IndexEntry e0, e1;
+                        char* index = b.data() + sizeof(pack_layout::Header);
+                        std::memcpy(&e0, index, sizeof e0);
+                        std::memcpy(&e1, index + sizeof e0, sizeof e1);
+                        std::swap(e0.key_high, e1.key_high);
+                        std::swap(e0.key_low, e1.key_low);
+                        std::swap(e0.name_offset, e1.name_offset);
+                        std::swap(e0.name_length, e1.name_length);
+                        std::memcpy(index, &e0, sizeof e0);
+                        std::memcpy(index + sizeof e0, &e1, sizeof e1);
+                      }))
+              .find("the index is not sorted by key") != std::string::npos);
     // A padding byte after the names or between payloads: covered by no checksum, so checked as zero.
     CHECK(refusal(forged(
                       good, 0, [](auto&) {}, [&](std::string& b) { b[first.offset - 1] = '\x01'; }))

@@ -3,8 +3,17 @@
 // the signature; without a policy, a set opens as its checksums allow.
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <fstream>
 #include <functional>
+#include <map>
+#include <thread>
 
 #include "child_process.h"
 #include "kiln/cache/hash.h"
@@ -264,5 +273,57 @@ TEST_SUITE("runtime") {
     }
     CHECK(swapped >= 1);
     CHECK(CookedSet::open(dir / "a"));
+  }
+}
+
+TEST_SUITE("runtime") {
+  TEST_CASE("a commit over a set whose pack was damaged in place rewrites it - intact packs are left as they are") {
+    test::TempDir dir("sets");
+    REQUIRE(write_set(dir.path(), nullptr));
+    std::map<std::string, std::string> packs;
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+      if (entry.path().extension() == ".pack") packs[entry.path().filename().string()] = test::slurp(entry.path());
+    REQUIRE(packs.size() == 3);
+    const fs::path damaged = dir / packs.begin()->first, intact = dir / std::next(packs.begin())->first;
+    {
+      std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(packs.begin()->second.size() / 2));
+      f.put('\x5a' ^ packs.begin()->second[packs.begin()->second.size() / 2]);
+    }
+    struct stat before {};
+    REQUIRE(::stat(intact.c_str(), &before) == 0);
+    REQUIRE(write_set(dir.path(), nullptr));
+    CHECK(test::slurp(damaged) == packs.begin()->second);
+    struct stat after {};
+    REQUIRE(::stat(intact.c_str(), &after) == 0);
+    CHECK(after.st_ino == before.st_ino);  // not written again
+    auto set = CookedSet::open(dir.path());
+    CHECK_MESSAGE(set, set.error().message);
+  }
+}
+
+TEST_SUITE("runtime") {
+  TEST_CASE("a commit waits for the output directory's lock - two writers never interleave their packs") {
+    test::TempDir dir("sets");
+    REQUIRE(write_set(dir.path(), nullptr));
+    fs::remove(dir / "manifest.json");
+    // Another writer (here: this test, through its own open file) holds the lock.
+    const int held = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(held >= 0);
+    REQUIRE(::flock(held, LOCK_EX) == 0);
+    std::atomic<bool> committed{false};
+    std::thread writer([&] {
+      CHECK(write_set(dir.path(), nullptr));
+      committed = true;
+    });
+    // However long it is given, the commit does not write while the lock is held.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK_FALSE(committed.load());
+    CHECK_FALSE(fs::exists(dir / "manifest.json"));
+    ::flock(held, LOCK_UN);
+    ::close(held);
+    writer.join();
+    CHECK(committed.load());
+    CHECK(fs::exists(dir / "manifest.json"));
   }
 }

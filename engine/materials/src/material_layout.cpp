@@ -85,10 +85,17 @@ Result<Interface> read_interface(const std::string& variant,
           {p.block.empty() ? p.name : p.block, runtime::ParameterBlock::Kind::kPushConstant, 0, 0, p.size, p.members});
     }
   }
-  for (const Block& b : out.blocks)
+  for (const Block& b : out.blocks) {
     if (b.size > kMaxBlockSize)
       return make_error("variant " + variant + ": block " + b.name + " of " + std::to_string(b.size) +
                         " bytes (at most 1 MiB)");
+    // Parameters are written at the members' offsets into a buffer of the block's size.
+    for (const Member& m : b.members)
+      if (m.offset > b.size || m.size > b.size - m.offset)
+        return make_error("variant " + variant + ": block " + b.name + ": member " + m.name + " (" +
+                          std::to_string(m.size) + " bytes at offset " + std::to_string(m.offset) +
+                          ") lies outside the block's " + std::to_string(b.size) + " bytes");
+  }
   return out;
 }
 
