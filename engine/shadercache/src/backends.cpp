@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "spirv_cross_input.h"
+
 namespace kiln::shadercache {
 using runtime::DescriptorKind;
 
@@ -113,11 +115,14 @@ void record_backend_bindings(runtime::StageReflection& reflection, const Binding
 
 Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backend backend, const BindingMap& map) {
   try {
+    if (backend == Backend::kSpirv) return std::string();
+    const CrossInput input = spirv_cross_input(spirv);
     switch (backend) {
       case Backend::kSpirv: return std::string();
       case Backend::kGlsl:
       case Backend::kEssl: {
-        spirv_cross::CompilerGLSL glsl(spirv);
+        spirv_cross::CompilerGLSL glsl(input.words);
+        restore_held_names(glsl, input);
         auto options = glsl.get_common_options();
         options.es = backend == Backend::kEssl;
         options.version = options.es ? 310 : 450;
@@ -127,22 +132,24 @@ Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backe
         return glsl.compile();
       }
       case Backend::kHlsl: {
-        spirv_cross::CompilerHLSL hlsl(spirv);
+        spirv_cross::CompilerHLSL hlsl(input.words);
+        restore_held_names(hlsl, input);
         auto options = hlsl.get_hlsl_options();
         options.shader_model = 51;  // register spaces: a descriptor set is a space
         hlsl.set_hlsl_options(options);
         return hlsl.compile();
       }
       case Backend::kMsl: {
-        spirv_cross::CompilerMSL msl(spirv);
+        spirv_cross::CompilerMSL msl(input.words);
+        restore_held_names(msl, input);
         apply_msl_bindings(msl, map);
         return msl.compile();
       }
     }
     return make_error("unknown backend");
   } catch (const std::exception& e) {
-    return make_error(std::string("SPIRV-Cross ") + std::string(backend_name(backend)) +
-                      " backend failed: " + e.what());
+    return make_error("SPIRV-Cross cannot translate it to " + std::string(backend_name(backend)) + ": " +
+                      spirv_cross_failure(spirv, e.what()));
   }
 }
 

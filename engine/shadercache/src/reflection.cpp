@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "spirv_cross_input.h"
+
 namespace kiln::shadercache {
 namespace {
 
@@ -12,8 +14,11 @@ using runtime::DescriptorKind;
 using spirv_cross::Compiler;
 using spirv_cross::SPIRType;
 
-// GLSL spelling: float, vec3, ivec2, uvec4, bvec2, mat4, mat3x4, double, dvec2.
+// GLSL spelling: float, vec3, ivec2, uvec4, bvec2, mat4, mat3x4, double, dvec2; "pointer".
 std::string type_text(const SPIRType& t) {
+  // A device address (buffer_reference): 8 bytes, not followed. (Interface variables are pointers
+  // too, to their Input or Output storage: their type is what they point to.)
+  if (t.pointer && t.storage == spv::StorageClassPhysicalStorageBuffer) return "pointer";
   std::string scalar, prefix;
   switch (t.basetype) {
     case SPIRType::Float: scalar = "float"; break;
@@ -96,7 +101,9 @@ std::vector<runtime::InterfaceVariable> interface_vars(
 
 Result<runtime::StageReflection> reflect_spirv(const std::vector<std::uint32_t>& spirv) {
   try {
-    Compiler c(spirv);
+    const CrossInput input = spirv_cross_input(spirv);
+    Compiler c(input.words);
+    restore_held_names(c, input);
     const auto resources = c.get_shader_resources();
     runtime::StageReflection out;
     add_bindings(c, resources.uniform_buffers, DescriptorKind::kUniformBuffer, out.bindings);
@@ -134,7 +141,8 @@ Result<runtime::StageReflection> reflect_spirv(const std::vector<std::uint32_t>&
                         c.get_execution_mode_argument(spv::ExecutionModeLocalSize, 2)};
     return out;
   } catch (const std::exception& e) {
-    return make_error(std::string("SPIRV-Cross reflection failed: ") + e.what());
+    return make_error("SPIRV-Cross " + std::string(KILN_SPIRV_CROSS_VERSION) +
+                      " cannot reflect it: " + spirv_cross_failure(spirv, e.what()));
   }
 }
 

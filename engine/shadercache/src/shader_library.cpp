@@ -258,7 +258,9 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     }
     outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
     auto reflection = reflect_spirv(spirv->spirv);
-    if (!reflection) return make_error(in.file.string() + ": error: " + reflection.error().message);
+    if (!reflection)
+      return make_error(in.file.string() + ": error: " + std::string(stage_name(in.stage)) +
+                        " stage: " + reflection.error().message);
     stages.push_back(
         {file, in.stage, std::move(spirv->spirv), std::move(*reflection), root_relative_log(spirv->warnings)});
   }
@@ -269,7 +271,9 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
   CompiledVariant out;
   for (auto& s : stages) {
     auto source = cross_compile(s.spirv, options_.backend, bindings);
-    if (!source) return make_error(absolute(s.file).string() + ": error: " + source.error().message);
+    if (!source)
+      return make_error(absolute(s.file).string() + ": error: " + std::string(stage_name(s.stage)) +
+                        " stage: " + source.error().message);
     record_backend_bindings(s.reflection, bindings, options_.backend);
     out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), std::move(s.reflection),
                           std::move(*source), std::move(s.warnings)});
