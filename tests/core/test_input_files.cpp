@@ -41,8 +41,10 @@ TEST_SUITE("core") {
     test::TempDir dir("inputs");
     const fs::path fifo = dir / "pipe.json";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    for (const auto& [path, kind] : {std::pair{fifo, std::string("a device, FIFO or socket")},
-                                     std::pair{dir.path(), std::string("a directory")}}) {
+    for (const auto& input : {std::pair{fifo, std::string("a device, FIFO or socket")},
+                              std::pair{dir.path(), std::string("a directory")}}) {
+      const fs::path& path = input.first;
+      const std::string& kind = input.second;
       CAPTURE(path);
       auto read = read_input_file(path, 1 << 20, "material");
       REQUIRE_FALSE(read);
