@@ -87,6 +87,17 @@ def build(preset):
     return result.returncode == 0, result.stdout[-4000:]
 
 
+def failed_cases(output):
+    """The test cases that failed: doctest heads every report (a failure, but also a MESSAGE) with a
+    TEST CASE line, so only the reports that hold an error, an exception or a crash count."""
+    failed = set()
+    for report in re.split(r"^={20,}$", output, flags=re.M):
+        name = re.search(r"^TEST CASE:\s+(.*)$", report, re.M)
+        if name and re.search(r"ERROR|THREW exception|CRASHED|SIG[A-Z]+", report):
+            failed.add(name.group(1).strip())
+    return sorted(failed)
+
+
 def run_tests(preset, names, suites, timeout):
     """Runs the named test cases and suites; returns (killed, the names of the cases that failed)."""
     if not names and not suites:
@@ -107,7 +118,7 @@ def run_tests(preset, names, suites, timeout):
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return True, ["(timed out)"]
-    failed = sorted(set(re.findall(r"^TEST CASE:\s+(.*)$", output, re.M)))
+    failed = failed_cases(output)
     ran = re.search(r"test cases:\s+(\d+)", output)
     if ran and int(ran.group(1)) == 0:
         return False, ["(no test case matched: check the names)"]
