@@ -8,6 +8,7 @@
 #include <string>
 
 #include "child_process.h"
+#include "hazard_shaders.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -17,20 +18,7 @@ using namespace kiln;
 TEST_SUITE("editor") {
   TEST_CASE("a buffer_reference linked list compiles as glslangValidator compiles it and is reflected") {
     test::TempDir dir("hazards");
-    std::ofstream(dir / "list.frag") << R"(#version 460
-#extension GL_EXT_buffer_reference : require
-layout(buffer_reference) buffer Node;
-struct Item { Node next; vec4 value; };
-layout(buffer_reference, std430) buffer Node { Item item; };
-layout(set = 0, binding = 0) uniform Root { Node head; Item first; } root;
-layout(location = 0) out vec4 color;
-void main() {
-  Node n = root.head;
-  vec4 sum = root.first.value;
-  for (int i = 0; i < 4; ++i) { sum += n.item.value; n = n.item.next; }
-  color = sum;
-}
-)";
+    std::ofstream(dir / "list.frag") << test::kLinkedListFrag;
     const std::string cache = (dir / "cache").string();
     auto compiled = test::run_process({KILN_CLI, "shader", "compile", (dir / "list.frag").string(), "-o",
                                        (dir / "kiln.spv").string(), "--cache-root", cache});
@@ -47,18 +35,7 @@ void main() {
 
   TEST_CASE("a shader SPIRV-Cross cannot read fails with the file - the stage and the extensions it uses") {
     test::TempDir dir("hazards");
-    std::ofstream(dir / "coop.comp") << R"(#version 450
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-layout(local_size_x = 32) in;
-layout(set = 0, binding = 0) buffer A { float16_t a[]; };
-void main() {
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> m;
-  coopMatLoadNV(m, a, 0, 16, false);
-  coopMatStoreNV(m, a, 256, 16, false);
-}
-)";
+    std::ofstream(dir / "coop.comp") << test::kCooperativeMatrixComp;
     auto compiled = test::run_process({KILN_CLI, "shader", "compile", (dir / "coop.comp").string(), "-o",
                                        (dir / "coop.spv").string(), "--cache-root", (dir / "cache").string()});
     CHECK(compiled.exit_code == 1);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../engine/shadercache/src/spirv_cross_input.h"
+#include "hazard_shaders.h"
 #include "kiln/shadercache/backends.h"
 #include "kiln/shadercache/glsl_compiler.h"
 #include "kiln/shadercache/reflection.h"
@@ -17,39 +18,6 @@ using namespace kiln;
 using namespace kiln::shadercache;
 
 namespace {
-
-// A list of nodes through device addresses; `Item` is laid out twice (std140 in the uniform
-// block, std430 in the node), which is what made SPIRV-Cross compare the two round the cycle.
-const char* const kLinkedList = R"(#version 460
-#extension GL_EXT_buffer_reference : require
-layout(buffer_reference) buffer Node;
-struct Item { Node next; vec4 value; };
-layout(buffer_reference, std430) buffer Node { Item item; };
-layout(set = 0, binding = 0) uniform Root { Node head; Item first; } root;
-layout(location = 0) out vec4 color;
-void main() {
-  Node n = root.head;
-  vec4 sum = root.first.value;
-  for (int i = 0; i < 4; ++i) { sum += n.item.value; n = n.item.next; }
-  color = sum;
-}
-)";
-
-const char* const kCooperativeMatrix = R"(#version 450
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-layout(local_size_x = 32) in;
-layout(set = 0, binding = 0) buffer A { float16_t a[]; };
-layout(set = 0, binding = 1) buffer C { float16_t c[]; };
-void main() {
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> m;
-  coopMatLoadNV(m, a, 0, 16, false);
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> r = fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(0.0);
-  r = coopMatMulAddNV(m, m, r);
-  coopMatStoreNV(r, c, 0, 16, false);
-}
-)";
 
 std::vector<std::uint32_t> spirv_of(const char* source, Stage stage) {
   auto compiled = compile_glsl({.file = "hazard", .source = source, .stage = stage, .target = TargetEnv::kVulkan1_2});
@@ -61,7 +29,7 @@ std::vector<std::uint32_t> spirv_of(const char* source, Stage stage) {
 
 TEST_SUITE("shadercache") {
   TEST_CASE("a struct reaching itself through device addresses is reflected - the pointers as 8-byte members") {
-    const auto spirv = spirv_of(kLinkedList, Stage::kFragment);
+    const auto spirv = spirv_of(test::kLinkedListFrag, Stage::kFragment);
     const CrossInput input = spirv_cross_input(spirv);
     // Only the structs on or leading to the cycle lose their names to SPIRV-Cross's parser.
     std::vector<std::string> held;
@@ -112,7 +80,7 @@ TEST_SUITE("shadercache") {
   }
 
   TEST_CASE("an extension SPIRV-Cross does not know is named in its refusal") {
-    const auto spirv = spirv_of(kCooperativeMatrix, Stage::kCompute);
+    const auto spirv = spirv_of(test::kCooperativeMatrixComp, Stage::kCompute);
     auto reflection = reflect_spirv(spirv);
     REQUIRE_FALSE(reflection);
     CHECK_MESSAGE(reflection.error().message.find(" cannot reflect it: ") != std::string::npos,
