@@ -1,7 +1,9 @@
 # Writes the ctest file for a doctest binary from one `--list-test-cases --reporters=xml` run: one ctest
 # test per case, labelled with its doctest suite. (doctest's own discovery starts the binary once per case
 # to learn its suite, which costs minutes under the sanitizers.)
-# Inputs: TEST_EXECUTABLE, TEST_WORKING_DIR, TEST_TIMEOUT, CTEST_FILE.
+# Inputs: TEST_EXECUTABLE, TEST_WORKING_DIR, TEST_TIMEOUT, CTEST_FILE; TEST_COSTS, a file of
+# "seconds<TAB>name" lines (scripts/test_costs.sh), gives the slow tests a COST so that ctest starts them
+# first even on a clean build, where it has no timings of its own.
 execute_process(
   COMMAND "${TEST_EXECUTABLE}" --list-test-cases --reporters=xml
   OUTPUT_VARIABLE listing
@@ -20,6 +22,20 @@ function(xml_unescape out text)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+set(cost_names "")
+set(cost_seconds "")
+if(DEFINED TEST_COSTS AND EXISTS "${TEST_COSTS}")
+  file(STRINGS "${TEST_COSTS}" cost_lines REGEX "^[0-9]+\t")
+  foreach(line IN LISTS cost_lines)
+    string(FIND "${line}" "\t" tab)
+    string(SUBSTRING "${line}" 0 ${tab} seconds)
+    math(EXPR name_start "${tab} + 1")
+    string(SUBSTRING "${line}" ${name_start} -1 cost_name)
+    list(APPEND cost_names "${cost_name}")
+    list(APPEND cost_seconds "${seconds}")
+  endforeach()
+endif()
+
 set(script "")
 string(REGEX MATCHALL "<TestCase [^>]*>" cases "${listing}")
 set(count 0)
@@ -37,6 +53,11 @@ foreach(case IN LISTS cases)
     "add_test([==[${name}]==] [==[${TEST_EXECUTABLE}]==] [==[--test-case=${name}]==])\n"
     "set_tests_properties([==[${name}]==] PROPERTIES WORKING_DIRECTORY [==[${TEST_WORKING_DIR}]==]"
     " TIMEOUT ${TEST_TIMEOUT} LABELS [==[${suite}]==])\n")
+  list(FIND cost_names "${name}" cost_index)
+  if(cost_index GREATER -1)
+    list(GET cost_seconds ${cost_index} seconds)
+    string(APPEND script "set_tests_properties([==[${name}]==] PROPERTIES COST ${seconds})\n")
+  endif()
   math(EXPR count "${count} + 1")
 endforeach()
 if(count EQUAL 0)
