@@ -1,7 +1,8 @@
 # Warnings, sanitizers and the compiler launcher, applied to every Kiln target.
 find_program(KILN_CCACHE ccache)
 if(KILN_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER "${KILN_CCACHE}")
+  # The sloppiness lets ccache cache the files compiled with a precompiled header (the tests).
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros;${KILN_CCACHE}")
 endif()
 
 # lld links the test binary in about a second where GNU ld takes over ten.

@@ -139,8 +139,8 @@ TEST_SUITE("runtime") {
       CHECK(cut.error().message.rfind("m: ", 0) == 0);
     }
     const std::uint32_t spirv_header[] = {0x07230203, 0x00010000, 0, 1, 0};
-    VariantRecord v{{{"frag", "shaders/x.frag",
-                      std::vector<std::uint32_t>(std::begin(spirv_header), std::end(spirv_header)), "{}"}}};
+    VariantRecord v{
+        {{"frag", "shaders/x.frag", std::vector<std::uint32_t>(std::begin(spirv_header), std::end(spirv_header)), {}}}};
     const auto vbytes = encode_variant_record(v);
     REQUIRE(decode_variant_record(vbytes, "v"));
     for (std::size_t n = 0; n < vbytes.size(); ++n) CHECK_FALSE(decode_variant_record(std::span(vbytes).first(n), "v"));

@@ -11,11 +11,13 @@
 #include <cstring>
 #include <fstream>
 #include <new>
+#include <functional>
 #include <optional>
 
 #include "compile_wire.h"
 #include "kiln/core/program_files.h"
 #include "kiln/core/stack_threads.h"
+#include "kiln/shadercache/reflection.h"
 
 namespace kiln::shadercache {
 namespace fs = std::filesystem;
@@ -72,16 +74,6 @@ IsolatedCompilerStats IsolatedCompiler::stats() const {
   return stats_;
 }
 
-Result<GlslOutput> IsolatedCompiler::compile(const GlslInput& input) {
-  if (isolation_.mode == CompileIsolation::Mode::kThread) return compile_glsl_on_large_stack(input);
-  return compile_in_worker(input);
-}
-
-Error IsolatedCompiler::out_of_memory(const GlslInput& input) const {
-  return make_error(error_prefix(input) + "the shader compiler ran out of memory (limit " +
-                    std::to_string(isolation_.memory_limit_bytes >> 20) + " MiB, shaders.compile_memory_max)");
-}
-
 Result<std::unique_ptr<IsolatedCompiler::Worker>> IsolatedCompiler::start_worker() {
   if (isolation_.worker.empty())
     return make_error(
@@ -125,10 +117,16 @@ Result<std::unique_ptr<IsolatedCompiler::Worker>> IsolatedCompiler::start_worker
   return worker;
 }
 
-Result<GlslOutput> IsolatedCompiler::compile_in_worker(const GlslInput& input) {
-  const std::string request = wire::encode_request(input);
-  std::unique_ptr<Worker> worker;
-  // An idle worker may have died since its last compile; one retry with a fresh one.
+// How a wait for a worker's message ended; a worker that is lost has been stopped.
+struct IsolatedCompiler::Reply {
+  enum Outcome { kMessage, kTimeout, kOverMemory, kDied } outcome = kDied;
+  std::string body;
+  int exit_status = 0;  // kDied: how the process ended
+};
+
+Status IsolatedCompiler::send_to_worker(const std::string& request, std::unique_ptr<Worker>& worker,
+                                        const std::string& where) {
+  // An idle worker may have died since its last request; one retry with a fresh one.
   for (int attempt = 0; attempt < 2; ++attempt) {
     {
       std::lock_guard lock(mu_);
@@ -142,78 +140,163 @@ Result<GlslOutput> IsolatedCompiler::compile_in_worker(const GlslInput& input) {
       if (!started) return started.error();
       worker = std::move(*started);
     }
-    if (wire::send_message(worker->fd, request)) break;
+    if (wire::send_message(worker->fd, request)) return {};
     worker.reset();
   }
-  if (!worker) return make_error(error_prefix(input) + "cannot reach a shader compile worker");
+  return make_error(where + "cannot reach a shader compile worker");
+}
 
-  // Wait for the reply, watching the worker's resident memory: the address-space limit the worker
-  // sets does not hold under the sanitizers, whose allocators reserve their memory up front.
-  std::string reply;
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(isolation_.timeout).count();
-  const auto deadline = std::chrono::steady_clock::now() + isolation_.timeout;
-  enum { kReply, kTimeout, kOverMemory, kDied } outcome = kDied;
+IsolatedCompiler::Reply IsolatedCompiler::await_reply(std::unique_ptr<Worker>& worker,
+                                                      std::chrono::steady_clock::time_point deadline) {
+  // Watch the worker's resident memory meanwhile: the address-space limit the worker sets does not
+  // hold under the sanitizers, whose allocators reserve their memory up front.
+  Reply reply;
   for (;;) {
     pollfd pfd{worker->fd, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, 100);
     if (ready < 0 && errno == EINTR) continue;
     if (ready != 0) {
-      const auto read = wire::read_message(worker->fd, reply, deadline);
-      outcome = read == wire::ReadResult::kOk ? kReply : read == wire::ReadResult::kTimeout ? kTimeout : kDied;
+      const auto read = wire::read_message(worker->fd, reply.body, deadline);
+      reply.outcome = read == wire::ReadResult::kOk        ? Reply::kMessage
+                      : read == wire::ReadResult::kTimeout ? Reply::kTimeout
+                                                           : Reply::kDied;
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      outcome = kTimeout;
+      reply.outcome = Reply::kTimeout;
       break;
     }
     if (resident_bytes(worker->pid) > isolation_.memory_limit_bytes) {
-      outcome = kOverMemory;
+      reply.outcome = Reply::kOverMemory;
       break;
     }
   }
-  if (outcome == kReply) {
-    if (auto result = wire::decode_response(reply)) {
-      std::lock_guard lock(mu_);
-      idle_.push_back(std::move(worker));
-      return std::move(*result);
-    }
+  if (reply.outcome == Reply::kMessage) return reply;
+  // A worker exits by itself after an out-of-memory reply, so a closed connection is a crash or a
+  // kill by the memory limit (or that exit, which says so).
+  reply.exit_status = worker->stop(reply.outcome == Reply::kDied ? 0 : SIGKILL);
+  if (reply.outcome == Reply::kDied && WIFEXITED(reply.exit_status) &&
+      WEXITSTATUS(reply.exit_status) == kExitAfterOutOfMemory)
+    reply.outcome = Reply::kOverMemory;
+  worker.reset();
+  std::lock_guard lock(mu_);
+  ++stats_.workers_lost;
+  return reply;
+}
+
+void IsolatedCompiler::keep_idle(std::unique_ptr<Worker> worker) {
+  std::lock_guard lock(mu_);
+  idle_.push_back(std::move(worker));
+}
+
+std::string IsolatedCompiler::describe_loss(const Reply& reply, const std::string& tool,
+                                            const std::string& doing) const {
+  const std::string during = doing.empty() ? "" : " " + doing;
+  switch (reply.outcome) {
+    case Reply::kMessage: return tool + " sent a reply that cannot be read";
+    case Reply::kTimeout:
+      return tool + " ran longer than " +
+             std::to_string(std::chrono::duration_cast<std::chrono::seconds>(isolation_.timeout).count()) + " s" +
+             during + " and was stopped (shaders.compile_timeout)";
+    case Reply::kOverMemory:
+      return tool + " ran out of memory" + during + " (limit " + std::to_string(isolation_.memory_limit_bytes >> 20) +
+             " MiB, shaders.compile_memory_max)";
+    case Reply::kDied: return tool + " " + describe_exit(reply.exit_status) + during;
   }
-  if (outcome == kTimeout || outcome == kOverMemory) {
-    worker->stop(SIGKILL);
-    std::lock_guard lock(mu_);
-    ++stats_.workers_lost;
-    if (outcome == kOverMemory) return out_of_memory(input);
-    return make_error(error_prefix(input) + "the shader compiler ran longer than " + std::to_string(seconds) +
-                      " s and was stopped (shaders.compile_timeout)");
+  return tool + " failed";
+}
+
+Result<ReflectedStage> IsolatedCompiler::compile_in_worker(const GlslInput& input, bool reflect) {
+  std::unique_ptr<Worker> worker;
+  if (auto sent = send_to_worker(wire::encode_compile_request(input, reflect), worker, error_prefix(input)); !sent)
+    return sent.error();
+  const auto deadline = std::chrono::steady_clock::now() + isolation_.timeout;
+  Reply reply = await_reply(worker, deadline);
+  std::optional<Result<GlslOutput>> compiled;
+  if (reply.outcome == Reply::kMessage) compiled = wire::decode_compile_response(reply.body);
+  if (!compiled) {
+    if (worker) worker->stop(SIGKILL);
+    if (reply.outcome == Reply::kDied)
+      return make_error(error_prefix(input) + "the shader compiler " + describe_exit(reply.exit_status) +
+                        " on this shader, most likely on an expression or macro expansion too deep for it");
+    return make_error(error_prefix(input) + describe_loss(reply, "the shader compiler", ""));
   }
-  // The worker died: say how. It exits by itself after an out-of-memory reply, so a closed
-  // connection here is a crash or a kill by the memory limit.
-  const int status = worker->stop(0);
-  {
-    std::lock_guard lock(mu_);
-    ++stats_.workers_lost;
+  if (!*compiled || !reflect) {
+    keep_idle(std::move(worker));
+    if (!*compiled) return std::move(*compiled).error();
+    return ReflectedStage{.glsl = std::move(**compiled)};
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitAfterOutOfMemory) return out_of_memory(input);
-  return make_error(error_prefix(input) + "the shader compiler " + describe_exit(status) +
-                    " on this shader, most likely on an expression or macro expansion too deep for it");
+  ReflectedStage stage{.glsl = std::move(**compiled)};
+  // The compile is done: a worker lost from here on costs the reflection, not the SPIR-V.
+  reply = await_reply(worker, deadline);
+  std::optional<Result<runtime::StageReflection>> reflection;
+  if (reply.outcome == Reply::kMessage) reflection = wire::decode_reflection_response(reply.body);
+  if (!reflection) {
+    if (worker) worker->stop(SIGKILL);
+    stage.reflection_error = describe_loss(reply, "SPIRV-Cross", "reading it");
+    return stage;
+  }
+  keep_idle(std::move(worker));
+  if (*reflection)
+    stage.reflection = std::move(**reflection);
+  else
+    stage.reflection_error = reflection->error().message;
+  return stage;
+}
+
+Result<std::string> IsolatedCompiler::translate_in_worker(const TranslateInput& input) {
+  const std::string where = input.file.string() + ": error: " + std::string(stage_name(input.stage)) + " stage: ";
+  std::unique_ptr<Worker> worker;
+  if (auto sent = send_to_worker(wire::encode_translate_request(input), worker, where); !sent) return sent.error();
+  Reply reply = await_reply(worker, std::chrono::steady_clock::now() + isolation_.timeout);
+  std::optional<Result<std::string>> source;
+  if (reply.outcome == Reply::kMessage) source = wire::decode_translate_response(reply.body);
+  if (!source) {
+    if (worker) worker->stop(SIGKILL);
+    return make_error(where + describe_loss(reply, "SPIRV-Cross",
+                                            "translating it to " + std::string(runtime::backend_name(input.backend))));
+  }
+  keep_idle(std::move(worker));
+  if (!*source) return make_error(where + source->error().message);
+  return std::move(**source);
+}
+
+Result<GlslOutput> IsolatedCompiler::compile(const GlslInput& input) {
+  if (isolation_.mode == CompileIsolation::Mode::kThread) return compile_glsl_on_large_stack(input);
+  auto stage = compile_in_worker(input, /*reflect=*/false);
+  if (!stage) return stage.error();
+  return std::move(stage->glsl);
+}
+
+Result<ReflectedStage> IsolatedCompiler::compile_and_reflect(const GlslInput& input) {
+  if (isolation_.mode == CompileIsolation::Mode::kProcess) return compile_in_worker(input, /*reflect=*/true);
+  auto glsl = compile_glsl_on_large_stack(input);
+  if (!glsl) return glsl.error();
+  ReflectedStage stage{.glsl = std::move(*glsl)};
+  if (auto reflection = reflect_on_large_stack(stage.glsl.spirv))
+    stage.reflection = std::move(*reflection);
+  else
+    stage.reflection_error = reflection.error().message;
+  return stage;
+}
+
+Result<std::string> IsolatedCompiler::translate(const TranslateInput& input) {
+  if (input.backend == Backend::kSpirv) return std::string();
+  if (isolation_.mode == CompileIsolation::Mode::kProcess) return translate_in_worker(input);
+  auto source = translate_on_large_stack(input);
+  if (!source)
+    return make_error(input.file.string() + ": error: " + std::string(stage_name(input.stage)) +
+                      " stage: " + source.error().message);
+  return source;
 }
 
 namespace {
 
-// Compiles on a kCompileStackBytes thread (kept for the next compile). With `peer` (a worker's
-// socket), the calling thread watches it meanwhile and ends the process when the tool hangs up: a
-// runaway compile must not outlive the tool that asked for it.
-Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memory, int peer) {
-  std::optional<Result<GlslOutput>> output;
-  bool ran_out = false;
-  const auto job = [&] {
-    try {
-      output.emplace(compile_glsl(input));
-    } catch (const std::bad_alloc&) {
-      ran_out = true;
-      output.emplace(make_error(error_prefix(input) + "the shader compiler ran out of memory"));
-    }
-  };
+// Runs `job` on a kCompileStackBytes thread (kept for the next job): glslang and SPIRV-Cross both
+// recurse over what they read. With `peer` (a worker's socket), the calling thread watches it
+// meanwhile and ends the process when the tool hangs up: a runaway job must not outlive the tool
+// that asked for it. Returns false when no thread could be started (`why` says why).
+bool run_on_large_stack(const std::function<void()>& job, int peer, std::string& why) {
   const auto wait = [&](int done_fd) {
     for (bool done = false; !done;) {
       pollfd fds[2] = {{peer, POLLRDHUP, 0}, {done_fd, POLLIN, 0}};
@@ -222,8 +305,48 @@ Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memor
       done = (fds[1].revents & POLLIN) != 0;
     }
   };
-  if (auto ran = core::run_on_stack_thread(kCompileStackBytes, job, wait); !ran)
-    return make_error(error_prefix(input) + "cannot start a compile thread: " + ran.error().message);
+  auto ran = core::run_on_stack_thread(kCompileStackBytes, job, wait);
+  if (!ran) why = ran.error().message;
+  return bool(ran);
+}
+
+Result<GlslOutput> compile_on_large_stack(const GlslInput& input, bool* out_of_memory, int peer) {
+  std::optional<Result<GlslOutput>> output;
+  bool ran_out = false;
+  std::string why;
+  const bool ran = run_on_large_stack(
+      [&] {
+        try {
+          output.emplace(compile_glsl(input));
+        } catch (const std::bad_alloc&) {
+          ran_out = true;
+          output.emplace(make_error(error_prefix(input) + "the shader compiler ran out of memory"));
+        }
+      },
+      peer, why);
+  if (!ran) return make_error(error_prefix(input) + "cannot start a compile thread: " + why);
+  if (out_of_memory) *out_of_memory = ran_out;
+  return std::move(*output);
+}
+
+// SPIRV-Cross's own failures are results already (reflect_spirv, cross_compile catch its
+// exceptions); running out of memory is the one left.
+template <typename T>
+Result<T> spirv_cross_on_large_stack(const std::function<Result<T>()>& work, bool* out_of_memory, int peer) {
+  std::optional<Result<T>> output;
+  bool ran_out = false;
+  std::string why;
+  const bool ran = run_on_large_stack(
+      [&] {
+        try {
+          output.emplace(work());
+        } catch (const std::bad_alloc&) {
+          ran_out = true;
+          output.emplace(make_error("SPIRV-Cross ran out of memory"));
+        }
+      },
+      peer, why);
+  if (!ran) return make_error("cannot start a SPIRV-Cross thread: " + why);
   if (out_of_memory) *out_of_memory = ran_out;
   return std::move(*output);
 }
@@ -231,7 +354,16 @@ Result<GlslOutput> run_on_large_stack(const GlslInput& input, bool* out_of_memor
 }  // namespace
 
 Result<GlslOutput> compile_glsl_on_large_stack(const GlslInput& input) {
-  return run_on_large_stack(input, nullptr, -1);
+  return compile_on_large_stack(input, nullptr, -1);
+}
+
+Result<runtime::StageReflection> reflect_on_large_stack(const std::vector<std::uint32_t>& spirv) {
+  return spirv_cross_on_large_stack<runtime::StageReflection>([&] { return reflect_spirv(spirv); }, nullptr, -1);
+}
+
+Result<std::string> translate_on_large_stack(const TranslateInput& input) {
+  return spirv_cross_on_large_stack<std::string>(
+      [&] { return cross_compile(input.spirv, input.backend, input.bindings); }, nullptr, -1);
 }
 
 int serve_compile_requests(int fd) {
@@ -240,11 +372,24 @@ int serve_compile_requests(int fd) {
     if (wire::read_message(fd, body, std::chrono::steady_clock::time_point::max()) != wire::ReadResult::kOk) return 0;
     auto request = wire::decode_request(body);
     if (!request) return 2;
-    if (request->has_snapshot) request->input.snapshot = &request->snapshot;
     bool out_of_memory = false;
-    const Result<GlslOutput> result = run_on_large_stack(request->input, &out_of_memory, fd);
+    if (request->kind == wire::RequestKind::kTranslate) {
+      const TranslateInput& t = request->translate;
+      const auto source = spirv_cross_on_large_stack<std::string>(
+          [&] { return cross_compile(t.spirv, t.backend, t.bindings); }, &out_of_memory, fd);
+      if (out_of_memory) return kExitAfterOutOfMemory;
+      if (!wire::send_message(fd, wire::encode_translate_response(source))) return 0;
+      continue;
+    }
+    if (request->has_snapshot) request->input.snapshot = &request->snapshot;
+    const Result<GlslOutput> result = compile_on_large_stack(request->input, &out_of_memory, fd);
     if (out_of_memory) return kExitAfterOutOfMemory;  // the reply would need memory too; the exit says it
-    if (!wire::send_message(fd, wire::encode_response(result))) return 0;
+    if (!wire::send_message(fd, wire::encode_compile_response(result))) return 0;
+    if (!result || !request->reflect) continue;
+    const auto reflection = spirv_cross_on_large_stack<runtime::StageReflection>(
+        [&] { return reflect_spirv(result->spirv); }, &out_of_memory, fd);
+    if (out_of_memory) return kExitAfterOutOfMemory;
+    if (!wire::send_message(fd, wire::encode_reflection_response(reflection))) return 0;
   }
 }
 

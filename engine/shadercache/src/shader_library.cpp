@@ -251,18 +251,17 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     in.include_roots = roots_;
     in.target = options_.target;
     in.snapshot = &b.snapshot.files;
-    auto spirv = compiler_->compile(in);
-    if (!spirv) {
-      errors += (errors.empty() ? "" : "\n") + spirv.error().message;
+    auto compiled = compiler_->compile_and_reflect(in);
+    if (!compiled) {
+      errors += (errors.empty() ? "" : "\n") + compiled.error().message;
       continue;
     }
-    outside_snapshot = outside_snapshot || spirv->read_outside_snapshot;
-    auto reflection = reflect_spirv(spirv->spirv);
-    if (!reflection)
+    outside_snapshot = outside_snapshot || compiled->glsl.read_outside_snapshot;
+    if (!compiled->reflection)
       return make_error(in.file.string() + ": error: " + std::string(stage_name(in.stage)) +
-                        " stage: " + reflection.error().message);
-    stages.push_back(
-        {file, in.stage, std::move(spirv->spirv), std::move(*reflection), root_relative_log(spirv->warnings)});
+                        " stage: " + compiled->reflection_error);
+    stages.push_back({file, in.stage, std::move(compiled->glsl.spirv), std::move(*compiled->reflection),
+                      root_relative_log(compiled->glsl.warnings)});
   }
   if (!errors.empty()) return make_error(errors);
   std::vector<runtime::StageReflection> reflections;
@@ -270,10 +269,15 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
   const BindingMap bindings = map_bindings(reflections, options_.backend);
   CompiledVariant out;
   for (auto& s : stages) {
-    auto source = cross_compile(s.spirv, options_.backend, bindings);
-    if (!source)
-      return make_error(absolute(s.file).string() + ": error: " + std::string(stage_name(s.stage)) +
-                        " stage: " + source.error().message);
+    Result<std::string> source = std::string();
+    if (options_.backend != Backend::kSpirv) {
+      source = compiler_->translate({.file = absolute(s.file),
+                                     .stage = s.stage,
+                                     .spirv = s.spirv,
+                                     .backend = options_.backend,
+                                     .bindings = bindings});
+      if (!source) return source.error();
+    }
     record_backend_bindings(s.reflection, bindings, options_.backend);
     out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), std::move(s.reflection),
                           std::move(*source), std::move(s.warnings)});
