@@ -62,9 +62,26 @@ void print_reflection(const std::string& file, const CompiledStage& stage) {
   }
   for (const auto& [dir, vars] : {std::pair{"inputs", &r.inputs}, std::pair{"outputs", &r.outputs}})
     for (const auto& v : *vars)
-      std::printf("  %s location=%u %s %s\n", dir, v.location, v.type.c_str(), v.name.c_str());
+      std::printf("  %s location=%u %s %s%s\n", dir, v.location, v.type.c_str(), v.name.c_str(),
+                  v.per_primitive ? " per_primitive" : "");
   for (const auto& c : r.specialization_constants)
     std::printf("  specialization_constant id=%u %s\n", c.id, c.name.c_str());
+  if (r.local_size) std::printf("  local_size %u %u %u\n", (*r.local_size)[0], (*r.local_size)[1], (*r.local_size)[2]);
+  if (r.mesh_output)
+    std::printf("  mesh_output %s max_vertices=%u max_primitives=%u\n", r.mesh_output->primitive.c_str(),
+                r.mesh_output->max_vertices, r.mesh_output->max_primitives);
+  if (r.task_payload) {
+    std::printf("  task_payload %s %s size=%u\n", r.task_payload->type.c_str(), r.task_payload->name.c_str(),
+                r.task_payload->size);
+    print_members(r.task_payload->members);
+  }
+  for (const auto& v : r.ray_variables)
+    std::printf("  %s %s %s size=%u\n", std::string(runtime::ray_variable_kind_name(v.kind)).c_str(), v.type.c_str(),
+                v.name.c_str(), v.size);
+  if (r.shader_record) {
+    std::printf("  shader_record %s size=%u\n", r.shader_record->name.c_str(), r.shader_record->size);
+    print_members(r.shader_record->members);
+  }
 }
 
 // Where a shader's root is: `given` (--root), else the nearest directory above the file that holds a
@@ -183,6 +200,10 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   print_warnings(stages, root);
 
   if (verb == "reflect") {
+    for (const auto& stage : stages)
+      if (!stage.reflection.unavailable.empty())
+        return fail(as_seen_from_here((root / stage.file).string() + ": error: " + stage.stage +
+                                      " stage: " + stage.reflection.unavailable));
     nlohmann::json out = {{"file", file}, {"pass", pass}, {"stages", nlohmann::json::array()}};
     for (const auto& stage : stages) {
       auto reflection = nlohmann::json::parse(runtime::encode_reflection(stage.reflection));

@@ -174,12 +174,12 @@ TEST_SUITE("render") {
     REQUIRE(camera);
     CHECK(camera->kind == runtime::DescriptorKind::kUniformBuffer);
     CHECK(camera->stages ==
-          (runtime::StageMask(runtime::ShaderStage::kVertex) | runtime::StageMask(runtime::ShaderStage::kFragment)));
+          (runtime::stage_bit(runtime::ShaderStage::kVertex) | runtime::stage_bit(runtime::ShaderStage::kFragment)));
     REQUIRE(interface->binding(1, 2));
     CHECK(interface->binding(1, 2)->kind == runtime::DescriptorKind::kCombinedImageSampler);
     CHECK(interface->binding(1, 2)->name == "albedo_map");
     CHECK(interface->push_constant_size == 64);  // mat4 model
-    CHECK(interface->push_constant_stages == runtime::StageMask(runtime::ShaderStage::kVertex));
+    CHECK(interface->push_constant_stages == runtime::stage_bit(runtime::ShaderStage::kVertex));
     REQUIRE(interface->vertex_inputs.size() == 4);  // NORMALMAP adds the tangent
     CHECK(interface->vertex_inputs[3].type == "vec4");
     CHECK(interface->fragment_outputs == 1);

@@ -62,6 +62,10 @@ Result<Interface> read_interface(const std::string& variant,
                                  const std::vector<const runtime::StageReflection*>& stages) {
   Interface out;
   for (const runtime::StageReflection* r : stages) {
+    if (!r->unavailable.empty())
+      return make_error("variant " + variant +
+                        " has a stage without reflection, so its parameters cannot be laid out (" + r->unavailable +
+                        ")");
     for (const runtime::ReflectedBinding& b : r->bindings) {
       if (b.kind == runtime::DescriptorKind::kUniformBuffer) {
         if (std::any_of(out.blocks.begin(), out.blocks.end(), [&](const Block& o) {

@@ -8,6 +8,7 @@
 #include "kiln/core/json_document.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/lang/script.h"
+#include "kiln/runtime/shader_stage.h"
 
 namespace kiln::project {
 namespace fs = std::filesystem;
@@ -148,8 +149,7 @@ std::vector<std::string> project_shaders(const ProjectReader& reader) {
   std::set<std::string> ids;
   for (const std::string& rel : list_project_files(reader.root(), "shaders", "")) {
     const fs::path p(rel);
-    static const std::set<std::string> stages = {".vert", ".tesc", ".tese", ".geom", ".frag", ".comp"};
-    if (p.parent_path() == "shaders" && stages.count(p.extension().string()))
+    if (p.parent_path() == "shaders" && runtime::stage_from_path(p))
       ids.insert((p.parent_path() / p.stem()).generic_string());
   }
   return {ids.begin(), ids.end()};

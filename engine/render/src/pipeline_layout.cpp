@@ -4,11 +4,31 @@
 
 namespace kiln::render {
 
+VkShaderStageFlagBits vk_stage(runtime::ShaderStage stage) {
+  using S = runtime::ShaderStage;
+  switch (stage) {
+    case S::kVertex: return VK_SHADER_STAGE_VERTEX_BIT;
+    case S::kTessControl: return VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT;
+    case S::kTessEval: return VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
+    case S::kGeometry: return VK_SHADER_STAGE_GEOMETRY_BIT;
+    case S::kTask: return VK_SHADER_STAGE_TASK_BIT_EXT;
+    case S::kMesh: return VK_SHADER_STAGE_MESH_BIT_EXT;
+    case S::kFragment: return VK_SHADER_STAGE_FRAGMENT_BIT;
+    case S::kCompute: return VK_SHADER_STAGE_COMPUTE_BIT;
+    case S::kRayGen: return VK_SHADER_STAGE_RAYGEN_BIT_KHR;
+    case S::kIntersection: return VK_SHADER_STAGE_INTERSECTION_BIT_KHR;
+    case S::kAnyHit: return VK_SHADER_STAGE_ANY_HIT_BIT_KHR;
+    case S::kClosestHit: return VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR;
+    case S::kMiss: return VK_SHADER_STAGE_MISS_BIT_KHR;
+    case S::kCallable: return VK_SHADER_STAGE_CALLABLE_BIT_KHR;
+  }
+  return VK_SHADER_STAGE_ALL;
+}
+
 VkShaderStageFlags vk_stages(runtime::StageMask stages) {
   VkShaderStageFlags out = 0;
-  if (stages & runtime::StageMask(runtime::ShaderStage::kVertex)) out |= VK_SHADER_STAGE_VERTEX_BIT;
-  if (stages & runtime::StageMask(runtime::ShaderStage::kFragment)) out |= VK_SHADER_STAGE_FRAGMENT_BIT;
-  if (stages & runtime::StageMask(runtime::ShaderStage::kCompute)) out |= VK_SHADER_STAGE_COMPUTE_BIT;
+  for (std::size_t s = 0; s < runtime::kShaderStageCount; ++s)
+    if (stages & runtime::stage_bit(runtime::ShaderStage(s))) out |= vk_stage(runtime::ShaderStage(s));
   return out;
 }
 

@@ -12,11 +12,10 @@
 namespace kiln::render {
 namespace {
 
-std::optional<VkShaderStageFlagBits> vk_stage(const std::string& stage) {
-  if (stage == "vert") return VK_SHADER_STAGE_VERTEX_BIT;
-  if (stage == "frag") return VK_SHADER_STAGE_FRAGMENT_BIT;
-  if (stage == "comp") return VK_SHADER_STAGE_COMPUTE_BIT;
-  return std::nullopt;
+std::optional<VkShaderStageFlagBits> vk_stage_named(const std::string& name) {
+  const auto stage = runtime::stage_named(name);
+  if (!stage) return std::nullopt;
+  return vk_stage(*stage);
 }
 
 }  // namespace
@@ -83,7 +82,7 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& sour
   auto* raw = v.get();
   update.fresh.variants.emplace(key, std::move(v));  // owned from here: its modules go with the update
   for (const runtime::StageRecord& s : record->stages) {
-    const auto stage = vk_stage(s.stage);
+    const auto stage = vk_stage_named(s.stage);
     if (!stage) return make_error(where + ": stage " + s.stage + " is not supported");
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = s.spirv.size() * sizeof(std::uint32_t);

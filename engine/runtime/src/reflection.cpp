@@ -28,6 +28,12 @@ constexpr KindRow kKinds[] = {
 // The table and the enum come from one list, in one order.
 const KindRow& row(DescriptorKind kind) { return kKinds[std::size_t(kind)]; }
 
+constexpr std::string_view kRayVariableKinds[] = {
+#define KILN_RAY_VARIABLE_NAME(name, stored) stored,
+    KILN_RAY_VARIABLE_KINDS(KILN_RAY_VARIABLE_NAME)
+#undef KILN_RAY_VARIABLE_NAME
+};
+
 constexpr std::string_view kBackends[] = {
 #define KILN_BACKEND_NAME(name, stored) stored,
     KILN_BACKENDS(KILN_BACKEND_NAME)
@@ -65,6 +71,10 @@ class Field {
   std::string text() const {
     if (!value_.is_string()) fail("not a string");
     return value_.get<std::string>();
+  }
+  bool flag() const {
+    if (!value_.is_boolean()) fail("not true or false");
+    return value_.get<bool>();
   }
   std::optional<std::uint32_t> optional_u32(const char* key) const {
     return has(key) ? std::optional(at(key).u32()) : std::nullopt;
@@ -136,14 +146,28 @@ BackendSlot decode_slot(const Field& owner) {
 
 json encode_variables(const std::vector<InterfaceVariable>& vars) {
   json out = json::array();
-  for (const auto& v : vars) out.push_back({{"location", v.location}, {"name", v.name}, {"type", v.type}});
+  for (const auto& v : vars) {
+    json j = {{"location", v.location}, {"name", v.name}, {"type", v.type}};
+    if (v.per_primitive) j["per_primitive"] = true;
+    out.push_back(std::move(j));
+  }
   return out;
 }
 
 std::vector<InterfaceVariable> decode_variables(const Field& list) {
   std::vector<InterfaceVariable> out;
-  for (const Field& v : list.items()) out.push_back({v.at("location").u32(), v.at("name").text(), v.at("type").text()});
+  for (const Field& v : list.items())
+    out.push_back({v.at("location").u32(), v.at("name").text(), v.at("type").text(),
+                   v.has("per_primitive") && v.at("per_primitive").flag()});
   return out;
+}
+
+json encode_struct_variable(const StructVariable& v) {
+  return {{"name", v.name}, {"type", v.type}, {"size", v.size}, {"members", encode_members(v.members)}};
+}
+
+StructVariable decode_struct_variable(const Field& f) {
+  return {f.at("name").text(), f.at("type").text(), f.at("size").u32(), decode_members(f.at("members"))};
 }
 
 StageReflection decode(const Field& r) {
@@ -184,12 +208,41 @@ StageReflection decode(const Field& r) {
     if (size.size() != 3) r.at("local_size").fail("not three numbers");
     out.local_size = {size[0].u32(), size[1].u32(), size[2].u32()};
   }
+  if (r.has("ray_variables")) {
+    for (const Field& v : r.at("ray_variables").items()) {
+      const Field kind = v.at("kind");
+      const auto k = ray_variable_kind_named(kind.text());
+      if (!k) kind.fail("'" + kind.text() + "' is not a ray-tracing variable kind");
+      out.ray_variables.push_back({*k, v.at("name").text(), v.at("type").text(), v.at("size").u32()});
+    }
+  }
+  if (r.has("shader_record")) out.shader_record = decode_struct_variable(r.at("shader_record"));
+  if (r.has("task_payload")) out.task_payload = decode_struct_variable(r.at("task_payload"));
+  if (r.has("mesh_output")) {
+    const Field m = r.at("mesh_output");
+    out.mesh_output = MeshOutput{m.at("max_vertices").u32(), m.at("max_primitives").u32(), m.at("primitive").text()};
+    if (out.mesh_output->primitive != "triangles" && out.mesh_output->primitive != "lines" &&
+        out.mesh_output->primitive != "points")
+      m.at("primitive").fail("not triangles, lines or points");
+  }
+  if (r.has("unavailable")) {
+    out.unavailable = r.at("unavailable").text();
+    if (out.unavailable.empty()) r.at("unavailable").fail("empty: say why, or leave it out");
+  }
   return out;
 }
 
 }  // namespace
 
 std::string_view descriptor_kind_name(DescriptorKind kind) { return row(kind).name; }
+
+std::string_view ray_variable_kind_name(RayVariableKind kind) { return kRayVariableKinds[std::size_t(kind)]; }
+
+std::optional<RayVariableKind> ray_variable_kind_named(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kRayVariableKinds); ++i)
+    if (kRayVariableKinds[i] == name) return RayVariableKind(i);
+  return std::nullopt;
+}
 
 std::optional<DescriptorKind> descriptor_kind_named(std::string_view name) {
   for (const KindRow& r : kKinds)
@@ -246,6 +299,19 @@ std::string encode_reflection(const StageReflection& r) {
               {"outputs", encode_variables(r.outputs)},
               {"specialization_constants", std::move(spec)}};
   if (r.local_size) out["local_size"] = *r.local_size;
+  if (!r.ray_variables.empty()) {
+    json vars = json::array();
+    for (const RayVariable& v : r.ray_variables)
+      vars.push_back({{"kind", ray_variable_kind_name(v.kind)}, {"name", v.name}, {"type", v.type}, {"size", v.size}});
+    out["ray_variables"] = std::move(vars);
+  }
+  if (r.shader_record) out["shader_record"] = encode_struct_variable(*r.shader_record);
+  if (r.task_payload) out["task_payload"] = encode_struct_variable(*r.task_payload);
+  if (r.mesh_output)
+    out["mesh_output"] = {{"max_vertices", r.mesh_output->max_vertices},
+                          {"max_primitives", r.mesh_output->max_primitives},
+                          {"primitive", r.mesh_output->primitive}};
+  if (!r.unavailable.empty()) out["unavailable"] = r.unavailable;
   // Names come from the SPIR-V: bytes that are not UTF-8 are written replaced, never thrown on.
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }

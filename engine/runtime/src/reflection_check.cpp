@@ -82,6 +82,10 @@ std::string compare(const StageReflection& r, const SpirvInterface& spirv) {
 Status check_reflection(const StageReflection& reflection, std::span<const std::uint32_t> words) {
   auto spirv = read_spirv_interface(words);
   if (!spirv) return spirv.error();
+  if (!reflection.unavailable.empty()) {
+    if (reflection == StageReflection{.unavailable = reflection.unavailable}) return {};
+    return make_error("a reflection marked unavailable describes the stage all the same");
+  }
   const std::string problem = compare(reflection, *spirv);
   if (problem.empty()) return {};
   return make_error("the reflection does not match the SPIR-V: " + problem);

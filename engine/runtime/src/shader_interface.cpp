@@ -7,10 +7,10 @@
 namespace kiln::runtime {
 namespace {
 
+// The stages this interface describes: a vertex-fragment pipeline or a compute one.
 std::optional<ShaderStage> stage_of(const std::string& name) {
-  if (name == "vert") return ShaderStage::kVertex;
-  if (name == "frag") return ShaderStage::kFragment;
-  if (name == "comp") return ShaderStage::kCompute;
+  const auto stage = stage_named(name);
+  if (stage == ShaderStage::kVertex || stage == ShaderStage::kFragment || stage == ShaderStage::kCompute) return stage;
   return std::nullopt;
 }
 
@@ -28,11 +28,12 @@ constexpr std::uint32_t kMaxPushConstants = 4096;
 // One stage's reflection into `out`; what is wrong, or nothing.
 std::optional<std::string> add_stage(ShaderStage stage, const StageReflection& r, ShaderInterface& out,
                                      std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>& index) {
+  if (!r.unavailable.empty()) return "no reflection, so no pipeline layout (" + r.unavailable + ")";
   for (const ReflectedBinding& b : r.bindings) {
     if (!bindable(b.kind))
       return "binding " + b.name + ": descriptors of kind " + std::string(descriptor_kind_name(b.kind)) +
              " are not supported";
-    DescriptorBinding d{b.set,    b.binding, b.kind, b.count, StageMask(stage), b.name, b.block_size.value_or(0),
+    DescriptorBinding d{b.set,    b.binding, b.kind, b.count, stage_bit(stage), b.name, b.block_size.value_or(0),
                         b.members};
     if (d.set >= kMaxSets || d.binding >= kMaxBinding || d.count == 0 || d.count > kMaxArray)
       return "binding " + d.name + ": set " + std::to_string(d.set) + " binding " + std::to_string(d.binding) +
@@ -58,7 +59,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const StageReflection& r
              std::to_string(kMaxPushConstants) + ")";
     if (p.size > out.push_constant_size) out.push_constant_members = p.members;
     out.push_constant_size = std::max(out.push_constant_size, p.size);
-    out.push_constant_stages |= StageMask(stage);
+    out.push_constant_stages |= stage_bit(stage);
   }
   if (stage == ShaderStage::kVertex)
     out.vertex_inputs.insert(out.vertex_inputs.end(), r.inputs.begin(), r.inputs.end());

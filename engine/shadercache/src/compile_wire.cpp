@@ -101,7 +101,7 @@ bool read_input(Reader& r, Request& req) {
   if (!r.str(file) || !r.str(in.source) || !r.u8(stage) || !r.strings(in.defines) || !r.strings(dirs) ||
       !r.strings(roots) || !r.u8(target) || !r.u8(has_snapshot))
     return false;
-  if (stage > std::uint8_t(Stage::kCompute) || target >= runtime::kTargetEnvCount || has_snapshot > 1) return false;
+  if (stage >= runtime::kShaderStageCount || target >= runtime::kTargetEnvCount || has_snapshot > 1) return false;
   in.file = file;
   in.stage = Stage(stage);
   in.target = TargetEnv(target);
@@ -210,7 +210,7 @@ std::optional<Request> decode_request(std::string_view body) {
   std::uint32_t descriptors = 0;
   if (!r.str(file) || !r.u8(stage) || !read_words(r, t.spirv, body.size()) || !r.u8(backend) || !r.u32(descriptors))
     return std::nullopt;
-  if (stage > std::uint8_t(Stage::kCompute) || backend >= kBackendCount) return std::nullopt;
+  if (stage >= runtime::kShaderStageCount || backend >= kBackendCount) return std::nullopt;
   t.file = file;
   t.stage = Stage(stage);
   t.backend = Backend(backend);

@@ -31,6 +31,14 @@ EShLanguage to_glslang(Stage s) {
     case Stage::kGeometry: return EShLangGeometry;
     case Stage::kFragment: return EShLangFragment;
     case Stage::kCompute: return EShLangCompute;
+    case Stage::kTask: return EShLangTask;
+    case Stage::kMesh: return EShLangMesh;
+    case Stage::kRayGen: return EShLangRayGen;
+    case Stage::kIntersection: return EShLangIntersect;
+    case Stage::kAnyHit: return EShLangAnyHit;
+    case Stage::kClosestHit: return EShLangClosestHit;
+    case Stage::kMiss: return EShLangMiss;
+    case Stage::kCallable: return EShLangCallable;
   }
   return EShLangFragment;
 }
@@ -154,22 +162,6 @@ std::string rewrite_log(const std::string& log, const fs::path& file) {
 }
 
 }  // namespace
-
-std::optional<Stage> stage_from_path(const fs::path& file) {
-  const std::string ext = file.extension().string();
-  if (ext == ".vert") return Stage::kVertex;
-  if (ext == ".tesc") return Stage::kTessControl;
-  if (ext == ".tese") return Stage::kTessEval;
-  if (ext == ".geom") return Stage::kGeometry;
-  if (ext == ".frag") return Stage::kFragment;
-  if (ext == ".comp") return Stage::kCompute;
-  return std::nullopt;
-}
-
-std::string_view stage_name(Stage s) {
-  static constexpr std::string_view names[] = {"vert", "tesc", "tese", "geom", "frag", "comp"};
-  return names[static_cast<int>(s)];
-}
 
 namespace {
 

@@ -92,8 +92,122 @@ std::vector<runtime::InterfaceVariable> interface_vars(
     const Compiler& c, const spirv_cross::SmallVector<spirv_cross::Resource>& resources) {
   std::vector<runtime::InterfaceVariable> out;
   for (const auto& r : resources)
-    out.push_back({c.get_decoration(r.id, spv::DecorationLocation), r.name, type_text(c.get_type(r.type_id))});
+    out.push_back({c.get_decoration(r.id, spv::DecorationLocation), r.name, type_text(c.get_type(r.type_id)),
+                   c.has_decoration(r.id, spv::DecorationPerPrimitiveEXT)});
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.location < b.location; });
+  return out;
+}
+
+// get_shader_resources() lists neither ray-tracing variables nor the task payload, and
+// get_active_interface_variables() only inputs and outputs: this reads the module's variables.
+class VariableReader : public Compiler {
+ public:
+  using Compiler::Compiler;
+  // Every module-scope variable, in id order.
+  std::vector<spirv_cross::VariableID> global_variables() const {
+    std::vector<spirv_cross::VariableID> out;
+    ir.for_each_typed_id<spirv_cross::SPIRVariable>([&](std::uint32_t id, const spirv_cross::SPIRVariable& v) {
+      if (v.storage != spv::StorageClassFunction) out.push_back(id);
+    });
+    return out;
+  }
+};
+
+// What a variable points to (interface variables are pointers to their storage).
+const SPIRType& pointee(const Compiler& c, const SPIRType& t) { return t.pointer ? c.get_type(t.parent_type) : t; }
+
+bool has_offsets(const Compiler& c, const SPIRType& s) {
+  for (std::uint32_t i = 0; i < s.member_types.size(); ++i)
+    if (!c.has_member_decoration(s.self, i, spv::DecorationOffset)) return false;
+  return true;
+}
+
+// A value's bytes: as laid out where the struct has offsets (a shader record block), tightly packed
+// otherwise (payloads, hit attributes and task payloads have no explicit layout).
+std::uint32_t value_size(const Compiler& c, const SPIRType& t) {
+  std::uint32_t one = 0;
+  if (t.basetype == SPIRType::Struct) {
+    const SPIRType& s = c.get_type(t.self);
+    if (has_offsets(c, s)) {
+      one = std::uint32_t(c.get_declared_struct_size(s));
+    } else {
+      for (std::uint32_t member : s.member_types) one += value_size(c, c.get_type(member));
+    }
+  } else {
+    one = t.width / 8 * t.vecsize * t.columns;
+  }
+  return one * array_size(t);
+}
+
+std::string value_type(const Compiler& c, const SPIRType& t) {
+  if (t.basetype != SPIRType::Struct) return type_text(t);
+  const std::string& name = c.get_name(t.self);
+  return name.empty() ? "struct" : name;
+}
+
+// A struct variable: its members where it has a layout, packed in order where it has none.
+runtime::StructVariable struct_variable(const Compiler& c, const std::string& name, const SPIRType& t) {
+  runtime::StructVariable out{name, value_type(c, t), value_size(c, t), {}};
+  if (t.basetype != SPIRType::Struct) return out;
+  const SPIRType& s = c.get_type(t.self);
+  if (has_offsets(c, s)) {
+    out.members = block_members(c, s);
+    return out;
+  }
+  std::uint32_t offset = 0;
+  for (std::uint32_t i = 0; i < s.member_types.size(); ++i) {
+    const SPIRType& m = c.get_type(s.member_types[i]);
+    const std::uint32_t size = value_size(c, m);
+    out.members.push_back({c.get_member_name(s.self, i), type_text(m), m.vecsize, m.columns,
+                           m.array.empty() ? 0 : array_size(m), offset, size});
+    offset += size;
+  }
+  return out;
+}
+
+std::optional<runtime::RayVariableKind> ray_variable_kind(spv::StorageClass storage) {
+  using K = runtime::RayVariableKind;
+  switch (storage) {
+    case spv::StorageClassRayPayloadKHR: return K::kRayPayload;
+    case spv::StorageClassIncomingRayPayloadKHR: return K::kIncomingRayPayload;
+    case spv::StorageClassHitAttributeKHR: return K::kHitAttribute;
+    case spv::StorageClassCallableDataKHR: return K::kCallableData;
+    case spv::StorageClassIncomingCallableDataKHR: return K::kIncomingCallableData;
+    default: return std::nullopt;
+  }
+}
+
+// Ray-tracing variables and the task payload: interface variables of storage classes that
+// get_shader_resources() does not list.
+void add_stage_variables(const VariableReader& c, runtime::StageReflection& out) {
+  for (spirv_cross::VariableID id : c.global_variables()) {
+    const spv::StorageClass storage = c.get_storage_class(id);
+    const SPIRType& t = pointee(c, c.get_type_from_variable(id));
+    if (storage == spv::StorageClassTaskPayloadWorkgroupEXT) {
+      out.task_payload = struct_variable(c, c.get_name(id), t);
+      continue;
+    }
+    const auto kind = ray_variable_kind(storage);
+    if (!kind) continue;
+    out.ray_variables.push_back({*kind, c.get_name(id), value_type(c, t), value_size(c, t)});
+  }
+  std::sort(out.ray_variables.begin(), out.ray_variables.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.kind, a.name) < std::tie(b.kind, b.name); });
+}
+
+bool has_work_groups(spv::ExecutionModel model) {
+  return model == spv::ExecutionModelGLCompute || model == spv::ExecutionModelTaskEXT ||
+         model == spv::ExecutionModelMeshEXT || model == spv::ExecutionModelTaskNV ||
+         model == spv::ExecutionModelMeshNV;
+}
+
+std::optional<runtime::MeshOutput> mesh_output(const Compiler& c, spv::ExecutionModel model) {
+  if (model != spv::ExecutionModelMeshEXT && model != spv::ExecutionModelMeshNV) return std::nullopt;
+  const auto& modes = c.get_execution_mode_bitset();
+  runtime::MeshOutput out{c.get_execution_mode_argument(spv::ExecutionModeOutputVertices, 0),
+                          c.get_execution_mode_argument(spv::ExecutionModeOutputPrimitivesEXT, 0), "triangles"};
+  if (modes.get(spv::ExecutionModeOutputLinesEXT)) out.primitive = "lines";
+  if (modes.get(spv::ExecutionModeOutputPoints)) out.primitive = "points";
   return out;
 }
 
@@ -102,7 +216,7 @@ std::vector<runtime::InterfaceVariable> interface_vars(
 Result<runtime::StageReflection> reflect_spirv(const std::vector<std::uint32_t>& spirv) {
   try {
     const CrossInput input = spirv_cross_input(spirv);
-    Compiler c(input.words);
+    VariableReader c(input.words);
     restore_held_names(c, input);
     const auto resources = c.get_shader_resources();
     runtime::StageReflection out;
@@ -135,10 +249,15 @@ Result<runtime::StageReflection> reflect_spirv(const std::vector<std::uint32_t>&
     out.entry_point = entries.empty() ? "" : entries[0].name;
     out.inputs = interface_vars(c, resources.stage_inputs);
     out.outputs = interface_vars(c, resources.stage_outputs);
-    if (!entries.empty() && entries[0].execution_model == spv::ExecutionModelGLCompute)
+    if (!entries.empty() && has_work_groups(entries[0].execution_model))
       out.local_size = {c.get_execution_mode_argument(spv::ExecutionModeLocalSize, 0),
                         c.get_execution_mode_argument(spv::ExecutionModeLocalSize, 1),
                         c.get_execution_mode_argument(spv::ExecutionModeLocalSize, 2)};
+    if (!entries.empty()) out.mesh_output = mesh_output(c, entries[0].execution_model);
+    add_stage_variables(c, out);
+    for (const auto& r : resources.shader_record_buffers)
+      out.shader_record =
+          struct_variable(c, r.name.empty() ? c.get_name(r.base_type_id) : r.name, c.get_type(r.base_type_id));
     return out;
   } catch (const std::exception& e) {
     return make_error("SPIRV-Cross " + std::string(KILN_SPIRV_CROSS_VERSION) +

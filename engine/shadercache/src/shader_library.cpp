@@ -11,13 +11,12 @@ namespace kiln::shadercache {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kStageExtensions[] = {".vert", ".tesc", ".tese", ".geom", ".frag", ".comp"};
-
 // The stage files an id may have, whether they exist or not: creating one changes the shader.
 std::vector<std::string> stage_candidates(const std::string& id) {
   if (stage_from_path(id)) return {id};
   std::vector<std::string> out;
-  for (const char* ext : kStageExtensions) out.push_back(id + ext);
+  for (std::size_t s = 0; s < runtime::kShaderStageCount; ++s)
+    out.push_back(id + "." + std::string(stage_name(runtime::ShaderStage(s))));
   return out;
 }
 
@@ -100,7 +99,7 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
     if (input_present(absolute(candidate))) made->stage_files.push_back(candidate);
   if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
-                      (stage_from_path(id) ? "" : "{.vert,.tesc,.tese,.geom,.frag,.comp}") + ")");
+                      (stage_from_path(id) ? "" : runtime::stage_extensions()) + ")");
   KILN_TRY(stages_inside(id, made->stage_files));
   std::vector<materials::ShaderDeclaration> stages;
   for (const auto& file : made->stage_files) {
@@ -257,11 +256,21 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
       continue;
     }
     outside_snapshot = outside_snapshot || compiled->glsl.read_outside_snapshot;
-    if (!compiled->reflection)
-      return make_error(in.file.string() + ": error: " + std::string(stage_name(in.stage)) +
-                        " stage: " + compiled->reflection_error);
-    stages.push_back({file, in.stage, std::move(compiled->glsl.spirv), std::move(*compiled->reflection),
-                      root_relative_log(compiled->glsl.warnings)});
+    std::string warnings = root_relative_log(compiled->glsl.warnings);
+    if (!compiled->reflection) {
+      // The SPIR-V stands: glslang accepted the shader. What needs the reflection (a pipeline layout,
+      // material checks, the other backends) says so where it is asked for; the warning says it now.
+      const std::string stage = std::string(stage_name(in.stage));
+      if (options_.backend != Backend::kSpirv)
+        return make_error(in.file.string() + ": error: " + stage + " stage: cannot be translated to " +
+                          std::string(runtime::backend_name(options_.backend)) + ": " + compiled->reflection_error);
+      compiled->reflection.emplace().unavailable = compiled->reflection_error;
+      warnings += root_relative_log(
+          in.file.string() + ": warning: " + stage +
+          " stage: not reflected, so no pipeline layout or material check can use it: " + compiled->reflection_error);
+    }
+    stages.push_back(
+        {file, in.stage, std::move(compiled->glsl.spirv), std::move(*compiled->reflection), std::move(warnings)});
   }
   if (!errors.empty()) return make_error(errors);
   std::vector<runtime::StageReflection> reflections;

@@ -48,7 +48,10 @@ void main() {
 #ifdef NORMALMAP
   vec3 t = normalize(in_tangent.xyz);
   vec3 b = cross(n, t) * in_tangent.w;
-  vec3 tn = texture(normal_map, in_uv).xyz * 2.0 - 1.0;
+  // Tangent-space normals from x and y alone, z rebuilt: what a two-channel normal map (BC5, or
+  // ASTC's normal-map encoding) ships, and exact for an RGBA8 one.
+  vec2 nxy = texture(normal_map, in_uv).xy * 2.0 - 1.0;
+  vec3 tn = vec3(nxy, sqrt(max(0.0, 1.0 - dot(nxy, nxy))));
   n = normalize(mat3(t, b, n) * tn);
 #endif
   vec3 v = normalize(camera.position.xyz - in_world_position);

@@ -15,6 +15,7 @@
 
 namespace kiln::render {
 
+VkShaderStageFlagBits vk_stage(runtime::ShaderStage stage);
 VkShaderStageFlags vk_stages(runtime::StageMask stages);
 VkDescriptorType vk_descriptor_type(runtime::DescriptorKind kind);
 

@@ -22,7 +22,7 @@ namespace kiln::runtime {
 
 // The stored form's version. A change to a field or to what it means bumps it; it is part of the
 // stored JSON and of every cache namespace that keeps reflection.
-inline constexpr std::uint32_t kReflectionFormat = 4;
+inline constexpr std::uint32_t kReflectionFormat = 6;
 
 // The one table of descriptor kinds: X(Name, stored name, takes a buffer slot, a texture slot, a
 // sampler slot) — the slots a backend without descriptor sets (MSL) numbers apart.
@@ -112,8 +112,50 @@ struct PushConstantBlock {
 struct InterfaceVariable {
   std::uint32_t location = 0;
   std::string name;
-  std::string type;  // "vec3", "uvec4", ...
+  std::string type;            // "vec3", "uvec4", ...
+  bool per_primitive = false;  // a mesh stage's output (a fragment stage's input) per primitive, not per vertex
   bool operator==(const InterfaceVariable&) const = default;
+};
+
+// The variables ray-tracing stages pass each other (no descriptors): X(Name, stored name).
+#define KILN_RAY_VARIABLE_KINDS(X)              \
+  X(RayPayload, "ray_payload")                  \
+  X(IncomingRayPayload, "incoming_ray_payload") \
+  X(HitAttribute, "hit_attribute")              \
+  X(CallableData, "callable_data")              \
+  X(IncomingCallableData, "incoming_callable_data")
+
+enum class RayVariableKind : std::uint8_t {
+#define KILN_RAY_VARIABLE_ENUMERATOR(name, stored) k##name,
+  KILN_RAY_VARIABLE_KINDS(KILN_RAY_VARIABLE_ENUMERATOR)
+#undef KILN_RAY_VARIABLE_ENUMERATOR
+};
+std::string_view ray_variable_kind_name(RayVariableKind kind);
+std::optional<RayVariableKind> ray_variable_kind_named(std::string_view name);
+
+// SPIR-V passes these by the variable itself (a GLSL `location` does not reach it), so a variable is
+// known by its kind, name and type.
+struct RayVariable {
+  RayVariableKind kind = RayVariableKind::kRayPayload;
+  std::string name, type;  // type: "vec3", or a struct's name
+  std::uint32_t size = 0;  // bytes
+  bool operator==(const RayVariable&) const = default;
+};
+
+// A block of the stage's shader-binding-table record (shaderRecordEXT), or the payload a task stage
+// hands its mesh stage (taskPayloadSharedEXT): a name, a type and its members as laid out.
+struct StructVariable {
+  std::string name, type;
+  std::uint32_t size = 0;
+  std::vector<BlockMember> members;
+  bool operator==(const StructVariable&) const = default;
+};
+
+// What a mesh stage emits per work group.
+struct MeshOutput {
+  std::uint32_t max_vertices = 0, max_primitives = 0;
+  std::string primitive;  // "triangles", "lines" or "points"
+  bool operator==(const MeshOutput&) const = default;
 };
 
 struct SpecializationConstant {
@@ -128,7 +170,15 @@ struct StageReflection {
   std::vector<PushConstantBlock> push_constants;
   std::vector<InterfaceVariable> inputs, outputs;  // sorted by location
   std::vector<SpecializationConstant> specialization_constants;
-  std::optional<std::array<std::uint32_t, 3>> local_size;  // compute stages
+  std::optional<std::array<std::uint32_t, 3>> local_size;  // compute, task and mesh stages
+  std::vector<RayVariable> ray_variables;                  // ray-tracing stages: by kind, then name
+  std::optional<StructVariable> shader_record;             // ray-tracing stages
+  std::optional<StructVariable> task_payload;              // task stages (written), mesh stages (read)
+  std::optional<MeshOutput> mesh_output;                   // mesh stages
+  // Why the stage has no reflection (SPIRV-Cross could not read the module); empty when it has one.
+  // An unavailable reflection describes nothing: no layout can be made from it and no material
+  // checked against it.
+  std::string unavailable;
   bool operator==(const StageReflection&) const = default;
 };
 
@@ -139,7 +189,7 @@ std::string encode_reflection(const StageReflection& reflection);
 // naming the field by its JSON pointer.
 Result<StageReflection> decode_reflection(std::string_view text, const std::string& where);
 
-// `reflection` checked against the SPIR-V `words` it describes: the same descriptor bindings (set,
+// `reflection` checked against the SPIR-V `words` it describes (an unavailable one only for being empty): the same descriptor bindings (set,
 // binding, kind, count, block size), push-constant blocks and input locations and types. A layout
 // made from reflection that disagrees would hand the driver a pipeline that reads what no
 // descriptor provides. The error says what differs; the caller names the stage.

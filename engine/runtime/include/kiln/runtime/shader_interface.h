@@ -15,12 +15,10 @@
 
 #include "kiln/core/result.h"
 #include "kiln/runtime/reflection.h"
+#include "kiln/runtime/shader_stage.h"
 #include "kiln/runtime/variant_record.h"
 
 namespace kiln::runtime {
-
-enum class ShaderStage : std::uint32_t { kVertex = 1, kFragment = 2, kCompute = 4 };
-using StageMask = std::uint32_t;  // ShaderStage bits
 
 struct DescriptorBinding {
   std::uint32_t set = 0, binding = 0;

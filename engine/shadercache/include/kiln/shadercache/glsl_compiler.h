@@ -14,18 +14,17 @@
 #include <vector>
 
 #include "kiln/core/result.h"
+#include "kiln/runtime/shader_stage.h"
 #include "kiln/runtime/shader_target.h"
 
 namespace kiln::shadercache {
 
-enum class Stage { kVertex, kTessControl, kTessEval, kGeometry, kFragment, kCompute };
+using Stage = runtime::ShaderStage;  // the stage table: kiln/runtime/shader_stage.h
 using runtime::parse_target_env;
+using runtime::stage_from_path;  // from the file extension: .vert .frag .mesh .rgen ...
+using runtime::stage_name;       // "vert", "frag", ...
 using runtime::target_env_name;
 using runtime::TargetEnv;
-
-// From the file extension: .vert .tesc .tese .geom .frag .comp.
-std::optional<Stage> stage_from_path(const std::filesystem::path& file);
-std::string_view stage_name(Stage stage);  // "vert", "frag", ...
 
 struct GlslInput {
   std::filesystem::path file;  // as the user names it; used in diagnostics

@@ -1,0 +1,54 @@
+#include "kiln/runtime/shader_stage.h"
+
+#include <array>
+
+namespace kiln::runtime {
+namespace {
+
+struct StageRow {
+  ShaderStage stage;
+  std::string_view name;
+  PipelineKind kind;
+};
+
+constexpr std::array<StageRow, kShaderStageCount> kStages = {{
+#define KILN_SHADER_STAGE_ROW(name, text, kind) {ShaderStage::k##name, text, PipelineKind::kind},
+    KILN_SHADER_STAGES(KILN_SHADER_STAGE_ROW)
+#undef KILN_SHADER_STAGE_ROW
+}};
+
+}  // namespace
+
+std::string_view stage_name(ShaderStage stage) { return kStages[static_cast<std::size_t>(stage)].name; }
+
+std::optional<ShaderStage> stage_named(std::string_view name) {
+  for (const StageRow& row : kStages)
+    if (row.name == name) return row.stage;
+  return std::nullopt;
+}
+
+std::optional<ShaderStage> stage_from_path(const std::filesystem::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext.size() < 2) return std::nullopt;
+  return stage_named(std::string_view(ext).substr(1));
+}
+
+PipelineKind pipeline_kind(ShaderStage stage) { return kStages[static_cast<std::size_t>(stage)].kind; }
+
+std::string_view pipeline_kind_name(PipelineKind kind) {
+  switch (kind) {
+    case PipelineKind::kGraphics: return "graphics";
+    case PipelineKind::kMesh: return "mesh";
+    case PipelineKind::kCompute: return "compute";
+    case PipelineKind::kRayTracing: return "ray tracing";
+  }
+  return "graphics";
+}
+
+std::string stage_extensions() {
+  std::string out = "{";
+  for (const StageRow& row : kStages) out += (out.size() > 1 ? ",." : ".") + std::string(row.name);
+  return out + "}";
+}
+
+}  // namespace kiln::runtime
