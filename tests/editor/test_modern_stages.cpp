@@ -19,7 +19,9 @@ TEST_SUITE("editor") {
   TEST_CASE("every mesh - task and ray-tracing stage compiles as glslangValidator compiles it") {
     test::TempDir dir("modern-stages");
     const std::string cache = (dir / "cache").string();
-    for (const auto& [file, source] : test::modern_stage_files()) {
+    for (const test::StageSource& stage_source : test::modern_stage_files()) {
+      const std::string file = stage_source.file;
+      const std::string source = stage_source.source;
       CAPTURE(file);
       std::ofstream(dir / file) << source;
       const fs::path ours = dir / (std::string(file) + ".kiln.spv"), theirs = dir / (std::string(file) + ".spv");
@@ -39,7 +41,8 @@ TEST_SUITE("editor") {
         {"trace.rchit", "hit_attribute vec2 barycentrics size=8"},
         {"trace.rmiss", "shader_record Sky size=16"},
         {"trace.rgen", "binding set=0 binding=0 acceleration_structure scene"}};
-    for (const auto& [file, line] : shown) {
+    for (const auto& shown_line : shown) {
+      const std::string file = shown_line.first, line = shown_line.second;
       CAPTURE(file);
       auto reflected = test::run_process(
           {KILN_CLI, "shader", "reflect", (dir / file).string(), "--target-env", "vulkan1.2", "--cache-root", cache});

@@ -168,7 +168,7 @@ TEST_SUITE("render") {
     REQUIRE(variant);
     auto interface = runtime::shader_interface(*variant, "brick");
     REQUIRE_MESSAGE(interface, interface.error().message);
-    CHECK_FALSE(interface->compute);
+    CHECK(interface->kind == runtime::PipelineKind::kGraphics);
     CHECK(interface->set_count == 2);
     const auto* camera = interface->binding(0, 0);
     REQUIRE(camera);
@@ -188,7 +188,7 @@ TEST_SUITE("render") {
     REQUIRE(bloom);
     auto post = runtime::shader_interface(*(*set)->variant(bloom->passes.at(0).variant), "bloom");
     REQUIRE(post);
-    CHECK(post->compute);
+    CHECK(post->kind == runtime::PipelineKind::kCompute);
     CHECK(post->local_size == std::array<std::uint32_t, 3>{64, 1, 1});
     CHECK(post->binding(0, 1)->kind == runtime::DescriptorKind::kStorageImage);
 

@@ -21,7 +21,9 @@ namespace {
 
 std::map<std::string, runtime::StageReflection> reflect_all() {
   std::map<std::string, runtime::StageReflection> out;
-  for (const auto& [file, source] : test::modern_stage_files()) {
+  for (const test::StageSource& stage_source : test::modern_stage_files()) {
+    const std::string file = stage_source.file;
+    const std::string source = stage_source.source;
     const auto stage = stage_from_path(file);
     REQUIRE(stage);
     auto spirv = compile_glsl({.file = file, .source = source, .stage = *stage, .target = TargetEnv::kVulkan1_2});

@@ -32,7 +32,7 @@ layout(local_size_x = 32) in;
 layout(triangles, max_vertices = 64, max_primitives = 124) out;
 struct Payload { uint meshlets[32]; };
 taskPayloadSharedEXT Payload payload;
-layout(set = 0, binding = 1) uniform Camera { mat4 view_projection; } camera;
+layout(set = 0, binding = 1) uniform Camera { mat4 view_projection; vec4 tint; } camera;
 layout(set = 0, binding = 2) readonly buffer Positions { vec4 positions[]; };
 layout(location = 0) out vec3 color[];
 layout(location = 1) perprimitiveEXT out flat uint meshlet_id[];
@@ -41,7 +41,7 @@ void main() {
   SetMeshOutputsEXT(64, 124);
   uint v = gl_LocalInvocationIndex;
   gl_MeshVerticesEXT[v].gl_Position = camera.view_projection * positions[meshlet * 64 + v];
-  color[v] = vec3(float(v) / 64.0);
+  color[v] = camera.tint.rgb * float(v) / 64.0;
   gl_PrimitiveTriangleIndicesEXT[v] = uvec3(v, (v + 1) % 64, (v + 2) % 64);
   meshlet_id[v] = meshlet;
 }

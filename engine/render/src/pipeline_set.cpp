@@ -20,6 +20,25 @@ std::optional<VkShaderStageFlagBits> vk_stage_named(const std::string& name) {
 
 }  // namespace
 
+std::optional<std::string> PipelineSet::unbuildable(runtime::PipelineKind kind) const {
+  // What this device lacks is said first: on a device without the extension no renderer could build it.
+  const auto lacks = [&](const char* pipeline, const char* extension) {
+    return std::string("a ") + pipeline + " needs " + extension + ", which " + context_.identity().name +
+           " does not have";
+  };
+  switch (kind) {
+    case runtime::PipelineKind::kGraphics:
+    case runtime::PipelineKind::kCompute: return std::nullopt;
+    case runtime::PipelineKind::kMesh:
+      if (!context_.mesh_shader()) return lacks("mesh pipeline", "VK_EXT_mesh_shader");
+      return std::string("kiln-player does not build mesh pipelines: an engine builds them from the cooked set");
+    case runtime::PipelineKind::kRayTracing:
+      if (!context_.ray_tracing()) return lacks("ray-tracing set", "VK_KHR_ray_tracing_pipeline");
+      return std::string("kiln-player does not build ray-tracing pipelines: an engine builds them from the cooked set");
+  }
+  return std::nullopt;
+}
+
 usage::PipelineUse pipeline_use(const MaterialPipeline& p, const std::string& target) {
   const bool compute = p.bind_point == VK_PIPELINE_BIND_POINT_COMPUTE;
   return {.variant = runtime::variant_id(target, p.variant),
@@ -75,6 +94,7 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& sour
   v->digest = digest;
   auto interface = runtime::shader_interface(*record, where);
   if (!interface) return interface.error();
+  if (auto refused = unbuildable(interface->kind)) return make_error(where + ": " + *refused);
   v->interface = std::move(*interface);
   auto layout = PipelineLayout::create(context_.device(), v->interface);
   if (!layout) return make_error(where + ": " + layout.error().message);
@@ -208,7 +228,7 @@ Status PipelineSet::update(const SceneSource& source) {
       if (!v) return fail(v.error());
       MaterialPipeline p{file, pass.pass, pass.variant};
       p.shaders = *v;
-      if ((*v)->interface.compute) {
+      if ((*v)->interface.kind == runtime::PipelineKind::kCompute) {
         p.bind_point = VK_PIPELINE_BIND_POINT_COMPUTE;
       } else {
         p.targets = pass_targets(pass.pass, (*v)->interface);

@@ -217,6 +217,22 @@ Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const VulkanOptions
     device_extensions.push_back(VK_KHR_PIPELINE_LIBRARY_EXTENSION_NAME);
     device_extensions.push_back(VK_EXT_GRAPHICS_PIPELINE_LIBRARY_EXTENSION_NAME);
   }
+  if (has_device_extension(self->physical_, VK_EXT_MESH_SHADER_EXTENSION_NAME)) {
+    VkPhysicalDeviceMeshShaderFeaturesEXT mesh{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &mesh;
+    vkGetPhysicalDeviceFeatures2(self->physical_, &features);
+    self->mesh_shader_ = mesh.meshShader == VK_TRUE;
+  }
+  if (has_device_extension(self->physical_, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) &&
+      has_device_extension(self->physical_, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME)) {
+    VkPhysicalDeviceRayTracingPipelineFeaturesKHR ray{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &ray;
+    vkGetPhysicalDeviceFeatures2(self->physical_, &features);
+    self->ray_tracing_ = ray.rayTracingPipeline == VK_TRUE;
+  }
   // The block-compressed texture formats the device samples, enabled so that a cooked set's BC or
   // ASTC textures upload as they are.
   VkPhysicalDeviceFeatures supported{};

@@ -7,11 +7,44 @@
 namespace kiln::runtime {
 namespace {
 
-// The stages this interface describes: a vertex-fragment pipeline or a compute one.
+// The stages this interface describes: all but tessellation and geometry.
 std::optional<ShaderStage> stage_of(const std::string& name) {
   const auto stage = stage_named(name);
-  if (stage == ShaderStage::kVertex || stage == ShaderStage::kFragment || stage == ShaderStage::kCompute) return stage;
-  return std::nullopt;
+  if (!stage || *stage == ShaderStage::kTessControl || *stage == ShaderStage::kTessEval ||
+      *stage == ShaderStage::kGeometry)
+    return std::nullopt;
+  return stage;
+}
+
+// The pipeline a variant's stages make, or what is wrong with them together. The fragment stage
+// ends a graphics pipeline and a mesh pipeline alike.
+Result<PipelineKind> pipeline_of(const VariantRecord& variant) {
+  StageMask stages = 0;
+  bool mesh = false, ray = false, compute = false;
+  for (const StageRecord& s : variant.stages) {
+    const ShaderStage stage = *stage_named(s.stage);
+    stages |= stage_bit(stage);
+    mesh = mesh || pipeline_kind(stage) == PipelineKind::kMesh;
+    ray = ray || pipeline_kind(stage) == PipelineKind::kRayTracing;
+    compute = compute || stage == ShaderStage::kCompute;
+  }
+  const auto has = [&](ShaderStage s) { return (stages & stage_bit(s)) != 0; };
+  if (int(mesh) + int(ray) + int(compute) + int(has(ShaderStage::kVertex)) > 1)
+    return make_error("its stages make no one pipeline (vertex, mesh, compute and ray-tracing stages mixed)");
+  if (compute) {
+    if (variant.stages.size() != 1) return make_error("a compute shader with other stages");
+    return PipelineKind::kCompute;
+  }
+  if (ray) {
+    if (!has(ShaderStage::kRayGen)) return make_error("a ray-tracing set needs a rgen stage");
+    return PipelineKind::kRayTracing;
+  }
+  if (mesh) {
+    if (!has(ShaderStage::kMesh)) return make_error("a task stage needs a mesh stage");
+    return PipelineKind::kMesh;
+  }
+  if (!has(ShaderStage::kVertex)) return make_error("a graphics variant needs a vert stage");
+  return PipelineKind::kGraphics;
 }
 
 bool bindable(DescriptorKind kind) {
@@ -66,7 +99,6 @@ std::optional<std::string> add_stage(ShaderStage stage, const StageReflection& r
   if (stage == ShaderStage::kFragment) out.fragment_outputs = std::uint32_t(r.outputs.size());
   if (stage == ShaderStage::kCompute) {
     if (!r.local_size) return std::string("a compute stage without a work-group size");
-    out.compute = true;
     out.local_size = *r.local_size;
   }
   return std::nullopt;
@@ -91,12 +123,15 @@ Result<ShaderInterface> shader_interface(const VariantRecord& variant, const std
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
   for (const StageRecord& s : variant.stages) {
     const auto stage = stage_of(s.stage);
-    if (!stage) return make_error(where + ": stage " + s.stage + " is not supported (vert, frag, comp)");
+    if (!stage)
+      return make_error(where + ": stage " + s.stage +
+                        " is not supported (vert, frag, comp, task, mesh and the ray-tracing stages)");
     if (const auto problem = add_stage(*stage, s.reflection, out, index))
       return make_error(where + ": " + s.stage + ": " + *problem);
   }
-  if (out.compute && variant.stages.size() != 1) return make_error(where + ": a compute shader with other stages");
-  if (!out.compute && !variant.stage("vert")) return make_error(where + ": a graphics variant needs a vert stage");
+  auto kind = pipeline_of(variant);
+  if (!kind) return make_error(where + ": " + kind.error().message);
+  out.kind = *kind;
   std::sort(out.bindings.begin(), out.bindings.end(),
             [](const auto& a, const auto& b) { return std::tie(a.set, a.binding) < std::tie(b.set, b.binding); });
   std::sort(out.vertex_inputs.begin(), out.vertex_inputs.end(),

@@ -25,6 +25,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -136,6 +137,8 @@ class PipelineSet {
   RenderPasses& render_passes() { return *render_passes_; }
 
  private:
+  // Why this set cannot build a pipeline of `kind` here (naming the device feature it lacks), or nothing.
+  std::optional<std::string> unbuildable(runtime::PipelineKind kind) const;
   using VariantKey = std::pair<std::string, std::uint64_t>;  // name, digest
   using PipelineKey = std::pair<VariantKey, std::string>;    // variant, pass
   struct Made {

@@ -63,6 +63,10 @@ class VulkanContext {
   // The device samples BC1-BC7 (textureCompressionBC) or ASTC LDR blocks, and they are enabled.
   bool texture_compression_bc() const { return texture_compression_bc_; }
   bool texture_compression_astc() const { return texture_compression_astc_; }
+  // The device offers these pipelines (its extensions and features; not enabled: Kiln's renderer
+  // does not build them).
+  bool mesh_shader() const { return mesh_shader_; }
+  bool ray_tracing() const { return ray_tracing_; }
   bool validating() const { return messenger_ != VK_NULL_HANDLE; }
 
   // Messages of the validation layer so far (warnings and errors), one line each.
@@ -86,6 +90,7 @@ class VulkanContext {
   bool creation_feedback_ = false;
   bool graphics_pipeline_library_ = false;
   bool texture_compression_bc_ = false, texture_compression_astc_ = false;
+  bool mesh_shader_ = false, ray_tracing_ = false;
   VkPhysicalDeviceMemoryProperties memory_{};
   mutable std::mutex messages_mu_;
   std::vector<std::string> messages_;

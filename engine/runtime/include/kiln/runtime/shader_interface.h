@@ -33,7 +33,9 @@ struct DescriptorBinding {
 using VertexInput = InterfaceVariable;
 
 struct ShaderInterface {
-  bool compute = false;
+  // The pipeline the stages make: vertex (+ fragment), compute alone, task? + mesh (+ fragment), or
+  // a ray-tracing set (a ray generation stage with miss, hit and callable stages).
+  PipelineKind kind = PipelineKind::kGraphics;
   std::vector<DescriptorBinding> bindings;  // sorted by (set, binding); one entry per binding
   std::uint32_t set_count = 0;              // highest set used + 1
   std::uint32_t push_constant_size = 0;     // one range from 0 over every stage that uses push constants
@@ -48,8 +50,9 @@ struct ShaderInterface {
 };
 
 // The interface of a variant's stages together. Errors start with `where` (the pack and the
-// variant): a stage it does not know, a binding two stages declare differently, a descriptor kind
-// no renderer binds, a set or array past the limits.
+// variant): a stage it does not know or describe (tessellation and geometry), stages that make no
+// one pipeline, a binding two stages declare differently, a descriptor kind no renderer binds, a set
+// or array past the limits.
 Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where);
 
 }  // namespace kiln::runtime
