@@ -51,7 +51,8 @@ TEST_SUITE("editor") {
     }
   }
 
-  TEST_CASE("a mesh or ray-tracing stage below SPIR-V 1.4 is glslang's error at its line") {
+  TEST_CASE(
+      "a mesh or ray-tracing stage below SPIR-V 1.4 is glslang's error at its line - and a note says which target") {
     test::TempDir dir("modern-stages");
     std::ofstream(dir / "meshlets.mesh") << test::kMeshMesh;
     auto compiled = test::run_process({KILN_CLI, "shader", "compile", (dir / "meshlets.mesh").string(), "-o",
@@ -59,6 +60,9 @@ TEST_SUITE("editor") {
     CHECK(compiled.exit_code == 1);
     CHECK_MESSAGE(compiled.output.find("meshlets.mesh:2: error: 'GL_EXT_mesh_shader' : not supported for current "
                                        "targeted SPIR-V version") != std::string::npos,
+                  compiled.output);
+    CHECK_MESSAGE(compiled.output.find("meshlets.mesh: note: task, mesh and ray-tracing stages need SPIR-V 1.4: a "
+                                       "target of vulkan1.2 or later") != std::string::npos,
                   compiled.output);
     CHECK_FALSE(fs::exists(dir / "out.spv"));
   }

@@ -218,6 +218,13 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   Includer includer({input.include_dirs, input.include_roots}, input.snapshot);
   const bool parsed = shader.parse(GetDefaultResources(), 100, false, messages, includer);
   std::string log = rewrite_log(shader.getInfoLog(), input.file);
+  if (!parsed && log.find("not supported for current targeted SPIR-V version") != std::string::npos &&
+      runtime::pipeline_kind(input.stage) != runtime::PipelineKind::kGraphics &&
+      runtime::pipeline_kind(input.stage) != runtime::PipelineKind::kCompute)
+    // glslang says what, not how to get it: these stages need SPIR-V 1.4.
+    log += name +
+           ": note: task, mesh and ray-tracing stages need SPIR-V 1.4: a target of vulkan1.2 or later "
+           "(--target-env, or the target in kiln.json)\n";
   if (!parsed) return make_error(log.empty() ? name + ": error: compilation failed" : log.substr(0, log.size() - 1));
 
   glslang::TProgram program;
