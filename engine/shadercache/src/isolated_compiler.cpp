@@ -292,11 +292,25 @@ Result<std::string> IsolatedCompiler::translate(const TranslateInput& input) {
 
 namespace {
 
-// Runs `job` on a kCompileStackBytes thread (kept for the next job): glslang and SPIRV-Cross both
+// Runs `work` on a kCompileStackBytes thread (kept for the next job): glslang and SPIRV-Cross both
 // recurse over what they read. With `peer` (a worker's socket), the calling thread watches it
 // meanwhile and ends the process when the tool hangs up: a runaway job must not outlive the tool
-// that asked for it. Returns false when no thread could be started (`why` says why).
-bool run_on_large_stack(const std::function<void()>& job, int peer, std::string& why) {
+// that asked for it. Both libraries' own failures are results already (compile_glsl,
+// reflect_spirv and cross_compile catch what they throw); running out of memory is the one left,
+// said as "<prefix><tool> ran out of memory" and reported through `out_of_memory`.
+template <typename T>
+Result<T> on_large_stack(const std::function<Result<T>()>& work, const std::string& prefix, const std::string& tool,
+                         bool* out_of_memory, int peer) {
+  std::optional<Result<T>> output;
+  bool ran_out = false;
+  const auto job = [&] {
+    try {
+      output.emplace(work());
+    } catch (const std::bad_alloc&) {
+      ran_out = true;
+      output.emplace(make_error(prefix + tool + " ran out of memory"));
+    }
+  };
   const auto wait = [&](int done_fd) {
     for (bool done = false; !done;) {
       pollfd fds[2] = {{peer, POLLRDHUP, 0}, {done_fd, POLLIN, 0}};
@@ -305,50 +319,20 @@ bool run_on_large_stack(const std::function<void()>& job, int peer, std::string&
       done = (fds[1].revents & POLLIN) != 0;
     }
   };
-  auto ran = core::run_on_stack_thread(kCompileStackBytes, job, wait);
-  if (!ran) why = ran.error().message;
-  return bool(ran);
+  if (auto ran = core::run_on_stack_thread(kCompileStackBytes, job, wait); !ran)
+    return make_error(prefix + "cannot start a compile thread: " + ran.error().message);
+  if (out_of_memory) *out_of_memory = ran_out;
+  return std::move(*output);
 }
 
 Result<GlslOutput> compile_on_large_stack(const GlslInput& input, bool* out_of_memory, int peer) {
-  std::optional<Result<GlslOutput>> output;
-  bool ran_out = false;
-  std::string why;
-  const bool ran = run_on_large_stack(
-      [&] {
-        try {
-          output.emplace(compile_glsl(input));
-        } catch (const std::bad_alloc&) {
-          ran_out = true;
-          output.emplace(make_error(error_prefix(input) + "the shader compiler ran out of memory"));
-        }
-      },
-      peer, why);
-  if (!ran) return make_error(error_prefix(input) + "cannot start a compile thread: " + why);
-  if (out_of_memory) *out_of_memory = ran_out;
-  return std::move(*output);
+  return on_large_stack<GlslOutput>([&] { return compile_glsl(input); }, error_prefix(input), "the shader compiler",
+                                    out_of_memory, peer);
 }
 
-// SPIRV-Cross's own failures are results already (reflect_spirv, cross_compile catch its
-// exceptions); running out of memory is the one left.
 template <typename T>
 Result<T> spirv_cross_on_large_stack(const std::function<Result<T>()>& work, bool* out_of_memory, int peer) {
-  std::optional<Result<T>> output;
-  bool ran_out = false;
-  std::string why;
-  const bool ran = run_on_large_stack(
-      [&] {
-        try {
-          output.emplace(work());
-        } catch (const std::bad_alloc&) {
-          ran_out = true;
-          output.emplace(make_error("SPIRV-Cross ran out of memory"));
-        }
-      },
-      peer, why);
-  if (!ran) return make_error("cannot start a SPIRV-Cross thread: " + why);
-  if (out_of_memory) *out_of_memory = ran_out;
-  return std::move(*output);
+  return on_large_stack<T>(work, "", "SPIRV-Cross", out_of_memory, peer);
 }
 
 }  // namespace
