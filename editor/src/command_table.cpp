@@ -24,6 +24,7 @@ const std::vector<Command>& command_table() {
       {"--root", "the root the shader is named under (default: the project above it, else its directory)"},
       {"--target-env", target_env_help.c_str()},
       {"--backend", backend_help.c_str()},
+      {"--entry", "an HLSL stage's entry point, over its #pragma kiln entry (default main)"},
       {"-o",
        "output: a file (one per stage: lit.vert.spv, lit.frag.spv) or a directory (out/); for reflect, "
        "the JSON file"}};
@@ -79,7 +80,7 @@ const std::vector<Command>& command_table() {
        "kiln_tools_cache"},
       {{"shader", "compile"},
        "one variant of every stage of a shader, through the variant cache",
-       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag) or one stage file"}},
+       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag, or lit.frag.hlsl) or one stage file"}},
        shader_options,
        {kJson},
        "kiln shader compile shaders/lit --keywords FOG --pass Forward -o out/",
@@ -87,7 +88,7 @@ const std::vector<Command>& command_table() {
        "kiln_tools_shader"},
       {{"shader", "reflect"},
        "every stage's reflection: bindings, block members, inputs, outputs",
-       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag) or one stage file"}},
+       {{"shader", "a shader (shaders/lit for lit.vert + lit.frag, or lit.frag.hlsl) or one stage file"}},
        shader_options,
        {kJson},
        "kiln shader reflect shaders/lit --json",

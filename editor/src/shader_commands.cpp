@@ -37,7 +37,7 @@ std::filesystem::path stage_output(const std::string& out, const std::string& sh
   std::error_code ec;
   if (out.back() == '/' || fs::is_directory(path, ec)) {
     const std::string extension(backend == Backend::kSpirv ? "spv" : runtime::backend_name(backend));
-    return path / (fs::path(shader).stem().string() + "." + stage.stage + "." + extension);
+    return path / (runtime::shader_of_stage_file(shader).filename().string() + "." + stage.stage + "." + extension);
   }
   if (stages == 1) return path;
   return path.parent_path() / (path.stem().string() + "." + stage.stage + path.extension().string());
@@ -147,9 +147,11 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   if ((verb != "compile" && verb != "reflect") || args.words.size() != 3)
     return fail(
         "usage: kiln shader compile|reflect <file> [--keywords A,B] [--pass P] [-D NAME[=VALUE]]... "
-        "[--target-env vulkan1.X] [--backend spirv|glsl|essl|hlsl|msl] [-I dir]... [--root DIR] [-o out]",
+        "[--target-env vulkan1.X] [--backend spirv|glsl|essl|hlsl|msl] [--entry NAME] [-I dir]... [--root DIR] "
+        "[-o out]",
         kExitUsage);
-  if (auto s = args.check_options({"--keywords", "--pass", "--target-env", "--backend", "-I", "-D", "-o", "--root"});
+  if (auto s = args.check_options(
+          {"--keywords", "--pass", "--target-env", "--backend", "--entry", "-I", "-D", "-o", "--root"});
       !s)
     return fail("kiln shader: " + s.error().message, kExitUsage);
   const auto target = parse_target_env(args.option("--target-env", "vulkan1.0"));
@@ -177,6 +179,7 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   options.backend = *backend;
   options.store = store.get();
   options.isolation = shadercache::compile_isolation(loaded.config);
+  options.entry = args.option("--entry");  // HLSL: over the stage's #pragma kiln entry
   ShaderLibrary library(options);
 
   auto program = library.program(id);
@@ -191,10 +194,11 @@ int run_shader_command(const Args& args, const LoadedConfig& loaded) {
   const auto key = library.key(id, pass, keywords);
   // The digest a user quotes names this output: the variant, and the -D defines compiled into it.
   std::string digest = key.digest(), defines_shown;
-  if (!options.defines.empty()) {
+  if (!options.defines.empty() || !options.entry.empty()) {
     std::string identity = key.shader + "|" + key.pass + "|" + key.keywords + "|" + std::to_string(key.source_revision);
     for (const auto& d : options.defines)
       identity += "|define:" + d, defines_shown += (defines_shown.empty() ? "" : ",") + d;
+    if (!options.entry.empty()) identity += "|entry:" + options.entry;
     digest = cache::sha256_hex(identity).substr(0, 12);
   }
   print_warnings(stages, root);

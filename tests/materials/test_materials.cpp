@@ -144,7 +144,7 @@ TEST_SUITE("materials") {
     auto unknown = parse_shader_declaration("x.frag", "#pragma kiln shipp A\n");
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().message ==
-          "x.frag:1: error: unknown '#pragma kiln shipp' (expected keywords, passes, ship or invalid)");
+          "x.frag:1: error: unknown '#pragma kiln shipp' (expected keywords, passes, ship, invalid or entry)");
   }
 
   TEST_CASE("a material's ship sets are checked like its keywords - and may not combine what the shader forbids") {
@@ -262,5 +262,63 @@ TEST_SUITE("materials") {
         "m.json: variant s|Forward|: block Material: member color (16 bytes at offset 24) lies outside the block's 32 "
         "bytes");
     CHECK(lay_out(reflection_with(16, 0xfffffff8u)).find("lies outside the block's 16 bytes") != std::string::npos);
+  }
+}
+
+TEST_SUITE("materials") {
+  TEST_CASE("a texture slot on a separate image binds its sampler_ sampler as well - and no other separate sampler") {
+    // An HLSL fragment stage's resources: Texture2D albedo, SamplerState sampler_albedo and point_clamp.
+    runtime::StageReflection r;
+    auto add = [&r](const char* name, runtime::DescriptorKind kind, std::uint32_t binding) {
+      runtime::ReflectedBinding b;
+      b.name = name;
+      b.kind = kind;
+      b.set = 1;
+      b.binding = binding;
+      r.bindings.push_back(b);
+    };
+    add("albedo", runtime::DescriptorKind::kSampledImage, 0);
+    add("sampler_albedo", runtime::DescriptorKind::kSampler, 2);
+    add("point_clamp", runtime::DescriptorKind::kSampler, 3);
+    VariantReflections reflections;
+    reflections["s|Forward|"].push_back(&r);
+    auto m = parse_material("m.json", R"({"shader": "s", "textures": {"albedo": "textures/brick.png"}})");
+    REQUIRE_MESSAGE(m, m.error().message);
+    runtime::MaterialRecord record;
+    record.passes.push_back({"Forward", "s|Forward|", {}, {}});
+    auto laid = lay_out_material(*m, reflections, record);
+    REQUIRE_MESSAGE(laid, laid.error().message);
+    std::set<std::uint32_t> bindings;
+    for (const auto& t : record.passes[0].textures) {
+      CHECK(t.slot == "albedo");
+      CHECK(t.texture == "textures/brick.png");
+      CHECK(t.set == 1);
+      bindings.insert(t.binding);
+    }
+    CHECK(bindings == std::set<std::uint32_t>{0, 2});
+    // A sampler is not a slot: a material names the texture.
+    auto wrong = parse_material("m.json", R"({"shader": "s", "textures": {"sampler_albedo": "textures/brick.png"}})");
+    REQUIRE(wrong);
+    laid = lay_out_material(*wrong, reflections, record);
+    REQUIRE_FALSE(laid);
+    CHECK(laid.error().message.find("has no texture slot 'sampler_albedo' (the only one is albedo)") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("#pragma kiln entry names one function - once") {
+    auto decl = parse_shader_declaration("x.frag.hlsl", "#pragma kiln entry PSMain\n#pragma kiln entry PSMain\n");
+    REQUIRE(decl);
+    CHECK(decl->entry == "PSMain");
+    CHECK(merge_declarations({*decl}).entry.empty());  // each stage file's own
+    auto two = parse_shader_declaration("x.frag.hlsl", "#pragma kiln entry A\n#pragma kiln entry B\n");
+    REQUIRE_FALSE(two);
+    CHECK(two.error().message == "x.frag.hlsl:2: error: '#pragma kiln entry B': the entry point is already A");
+    auto none = parse_shader_declaration("x.frag.hlsl", "#pragma kiln entry\n");
+    REQUIRE_FALSE(none);
+    CHECK(none.error().message ==
+          "x.frag.hlsl:1: error: '#pragma kiln entry' names one function, the stage's entry point");
+    auto odd = parse_shader_declaration("x.frag.hlsl", "#pragma kiln entry 2fast\n");
+    REQUIRE_FALSE(odd);
+    CHECK(odd.error().message.find("not a function name") != std::string::npos);
   }
 }

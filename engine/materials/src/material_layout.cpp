@@ -51,8 +51,12 @@ struct Sampler {
 // What one variant (all its stages) offers a material; a block seen in several stages counts once.
 struct Interface {
   std::vector<Block> blocks;
-  std::vector<Sampler> samplers;
+  std::vector<Sampler> samplers;        // what a texture slot names: sampled images
+  std::vector<Sampler> sampler_states;  // separate samplers (HLSL SamplerState, GLSL sampler)
 };
+
+// The separate sampler that samples slot `slot` with its texture's own sampler: `sampler_<slot>`.
+std::string paired_sampler_name(const std::string& slot) { return "sampler_" + slot; }
 
 // Blocks past this are refused: no parameter block a renderer copies is near it, and the layout
 // allocates the block's size.
@@ -79,6 +83,10 @@ Result<Interface> read_interface(const std::string& variant,
                  b.kind == runtime::DescriptorKind::kSampledImage) {
         if (std::none_of(out.samplers.begin(), out.samplers.end(), [&](const Sampler& s) { return s.name == b.name; }))
           out.samplers.push_back({b.name, b.set, b.binding});
+      } else if (b.kind == runtime::DescriptorKind::kSampler) {
+        if (std::none_of(out.sampler_states.begin(), out.sampler_states.end(),
+                         [&](const Sampler& s) { return s.name == b.name; }))
+          out.sampler_states.push_back({b.name, b.set, b.binding});
       }
     }
     for (const runtime::PushConstantBlock& p : r->push_constants) {
@@ -244,12 +252,17 @@ Status lay_out_material(const Material& material, const VariantReflections& refl
   }
   for (const auto& [slot, texture] : material.textures) {
     bool found = false;
+    const std::string& shipped = record.textures.count(slot) ? record.textures.at(slot) : texture;
     for (std::size_t p = 0; p < record.passes.size(); ++p)
       for (const auto& s : interfaces[p].samplers)
         if (s.name == slot) {
           found = true;
-          record.passes[p].textures.push_back(
-              {slot, record.textures.count(slot) ? record.textures.at(slot) : texture, s.set, s.binding});
+          record.passes[p].textures.push_back({slot, shipped, s.set, s.binding});
+          // A separate image's own sampler, where the shader declares one by name: the texture's
+          // filtering and wrap then apply, as they do for a combined image sampler.
+          for (const auto& state : interfaces[p].sampler_states)
+            if (state.name == paired_sampler_name(slot))
+              record.passes[p].textures.push_back({slot, shipped, state.set, state.binding});
         }
     if (!found)
       problems.push_back(material.file + ": /textures/" + json_pointer_token(slot) + ": shader " + material.shader +

@@ -57,7 +57,23 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     const std::string where = file + ":" + std::to_string(line_no) + ": ";
     auto problem = [&](const std::string& what) { problems.push_back(where + "error: " + what); };
     if (words.size() < 3) {
-      problem("'#pragma kiln' needs 'keywords', 'passes', 'ship' or 'invalid'");
+      problem("'#pragma kiln' needs 'keywords', 'passes', 'ship', 'invalid' or 'entry'");
+      continue;
+    }
+    if (words[2] == "entry") {
+      const auto identifier = [](const std::string& w) {
+        return !std::isdigit(static_cast<unsigned char>(w[0])) && std::all_of(w.begin(), w.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+      };
+      if (words.size() != 4)
+        problem("'#pragma kiln entry' names one function, the stage's entry point");
+      else if (!identifier(words[3]))
+        problem("'#pragma kiln entry " + words[3] + "': not a function name ([A-Za-z_][A-Za-z0-9_]*)");
+      else if (!decl.entry.empty() && decl.entry != words[3])
+        problem("'#pragma kiln entry " + words[3] + "': the entry point is already " + decl.entry);
+      else
+        decl.entry = words[3];
       continue;
     }
     if (words[2] == "ship" || words[2] == "invalid") {
@@ -80,7 +96,7 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
                                     : words[2] == "passes" ? &decl.passes
                                                            : nullptr;
     if (!target) {
-      problem("unknown '#pragma kiln " + words[2] + "' (expected keywords, passes, ship or invalid)");
+      problem("unknown '#pragma kiln " + words[2] + "' (expected keywords, passes, ship, invalid or entry)");
       continue;
     }
     if (words.size() == 3) problem("'#pragma kiln " + words[2] + "' names none");

@@ -150,7 +150,7 @@ std::vector<std::string> project_shaders(const ProjectReader& reader) {
   for (const std::string& rel : list_project_files(reader.root(), "shaders", "")) {
     const fs::path p(rel);
     if (p.parent_path() == "shaders" && runtime::stage_from_path(p))
-      ids.insert((p.parent_path() / p.stem()).generic_string());
+      ids.insert(runtime::shader_of_stage_file(p).generic_string());
   }
   return {ids.begin(), ids.end()};
 }

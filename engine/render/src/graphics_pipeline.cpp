@@ -48,12 +48,12 @@ struct FixedState {
   FixedState& operator=(const FixedState&) = delete;
 
   Status fill(const DeviceVariant& v, const PassTargets& targets) {
-    for (const auto& [stage, module] : v.modules) {
+    for (const StageModule& m : v.modules) {
       VkPipelineShaderStageCreateInfo s{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-      s.stage = stage;
-      s.module = module;
-      s.pName = "main";
-      (stage == VK_SHADER_STAGE_FRAGMENT_BIT ? fragment : pre_raster).push_back(s);
+      s.stage = m.stage;
+      s.module = m.module;
+      s.pName = m.entry.c_str();  // lives as long as the variant, which outlives its pipelines
+      (m.stage == VK_SHADER_STAGE_FRAGMENT_BIT ? fragment : pre_raster).push_back(s);
     }
     for (const runtime::VertexInput& in : v.interface.vertex_inputs) {
       const auto format = vertex_format(in.type);

@@ -63,7 +63,7 @@ void PipelineSet::destroy(Made& made) {
     destroy_parts(device, made_pipeline);
   }
   for (auto& [key, v] : made.variants)
-    for (auto& [stage, module] : v->modules) vkDestroyShaderModule(device, module, nullptr);
+    for (const StageModule& m : v->modules) vkDestroyShaderModule(device, m.module, nullptr);
   made.pipelines.clear();
   made.variants.clear();
 }
@@ -110,7 +110,7 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& sour
     VkShaderModule module = VK_NULL_HANDLE;
     if (VkResult r = vkCreateShaderModule(context_.device(), &info, nullptr, &module); r != VK_SUCCESS)
       return make_error(where + ": " + s.stage + ": cannot create a shader module: " + vk_result_name(r));
-    raw->modules.emplace_back(*stage, module);
+    raw->modules.push_back({*stage, module, s.reflection.entry_point.empty() ? "main" : s.reflection.entry_point});
   }
   return raw;
 }
@@ -125,8 +125,8 @@ Result<VkPipeline> PipelineSet::make_compute(const DeviceVariant& v, VkPipelineC
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = v.modules.at(0).second;
-  info.stage.pName = "main";
+  info.stage.module = v.modules.at(0).module;
+  info.stage.pName = v.modules.at(0).entry.c_str();
   info.layout = v.layout->handle();
   VkPipelineCreationFeedback stage{};
   VkPipelineCreationFeedbackCreateInfo feedback{VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};

@@ -27,10 +27,35 @@ std::optional<ShaderStage> stage_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<ShaderStage> stage_from_path(const std::filesystem::path& file) {
-  const std::string ext = file.extension().string();
+std::string_view source_language_name(SourceLanguage language) {
+  switch (language) {
+    case SourceLanguage::kGlsl: return "glsl";
+    case SourceLanguage::kHlsl: return "hlsl";
+  }
+  return "glsl";
+}
+
+std::optional<StageSource> stage_source_from_path(const std::filesystem::path& file) {
+  const std::filesystem::path name = file.filename();
+  const bool hlsl = name.extension() == ".hlsl";
+  const std::string ext = (hlsl ? name.stem() : name).extension().string();
   if (ext.size() < 2) return std::nullopt;
-  return stage_named(std::string_view(ext).substr(1));
+  const auto stage = stage_named(std::string_view(ext).substr(1));
+  if (!stage) return std::nullopt;
+  return StageSource{*stage, hlsl ? SourceLanguage::kHlsl : SourceLanguage::kGlsl};
+}
+
+std::optional<ShaderStage> stage_from_path(const std::filesystem::path& file) {
+  const auto source = stage_source_from_path(file);
+  return source ? std::optional(source->stage) : std::nullopt;
+}
+
+std::filesystem::path shader_of_stage_file(const std::filesystem::path& file) {
+  const auto source = stage_source_from_path(file);
+  if (!source) return file;
+  std::filesystem::path out = file;
+  if (source->language == SourceLanguage::kHlsl) out.replace_extension();
+  return out.replace_extension();
 }
 
 PipelineKind pipeline_kind(ShaderStage stage) { return kStages[static_cast<std::size_t>(stage)].kind; }

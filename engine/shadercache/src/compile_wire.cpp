@@ -76,6 +76,8 @@ void write_input(Writer& w, const GlslInput& input) {
   w.str(input.file.string());
   w.str(input.source);
   w.u8(std::uint8_t(input.stage));
+  w.u8(std::uint8_t(input.language));
+  w.str(input.entry);
   w.strings(input.defines);
   std::vector<std::string> dirs, roots;
   for (const auto& d : input.include_dirs) dirs.push_back(d.string());
@@ -96,14 +98,17 @@ void write_input(Writer& w, const GlslInput& input) {
 bool read_input(Reader& r, Request& req) {
   GlslInput& in = req.input;
   std::string file;
-  std::uint8_t stage = 0, target = 0, has_snapshot = 0;
+  std::uint8_t stage = 0, language = 0, target = 0, has_snapshot = 0;
   std::vector<std::string> dirs, roots;
-  if (!r.str(file) || !r.str(in.source) || !r.u8(stage) || !r.strings(in.defines) || !r.strings(dirs) ||
-      !r.strings(roots) || !r.u8(target) || !r.u8(has_snapshot))
+  if (!r.str(file) || !r.str(in.source) || !r.u8(stage) || !r.u8(language) || !r.str(in.entry) ||
+      !r.strings(in.defines) || !r.strings(dirs) || !r.strings(roots) || !r.u8(target) || !r.u8(has_snapshot))
     return false;
-  if (stage >= runtime::kShaderStageCount || target >= runtime::kTargetEnvCount || has_snapshot > 1) return false;
+  if (stage >= runtime::kShaderStageCount || language > std::uint8_t(SourceLanguage::kHlsl) ||
+      target >= runtime::kTargetEnvCount || has_snapshot > 1)
+    return false;
   in.file = file;
   in.stage = Stage(stage);
+  in.language = SourceLanguage(language);
   in.target = TargetEnv(target);
   for (auto& d : dirs) in.include_dirs.emplace_back(std::move(d));
   for (auto& root : roots) in.include_roots.emplace_back(std::move(root));

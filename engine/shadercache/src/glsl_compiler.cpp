@@ -5,7 +5,9 @@
 #include <glslang/SPIRV/GlslangToSpv.h>
 #include <glslang/build_info.h>
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -69,8 +71,12 @@ class Includer final : public glslang::TShader::Includer {
 
   IncludeResult* include(const char* header, const char* includer, size_t depth) {
     if (depth > kMaxDepth) return nullptr;
+    // glslang includes depth-first in text order: the files open above this one are the chain's
+    // first depth - 1 entries (the stage file first), and `includer` ends it.
+    chain_.resize(std::max<size_t>(depth, 1));
+    chain_.back() = fs::path(includer);
     std::string refusal;
-    auto found = resolve_include(header, fs::path(includer), rules_, &refusal);
+    auto found = resolve_include(header, chain_, rules_, &refusal);
     if (!found) {
       if (refusal.empty()) return nullptr;  // glslang reports "Could not process include directive"
       // An empty header name tells glslang the include failed; the text is its message.
@@ -102,11 +108,13 @@ class Includer final : public glslang::TShader::Includer {
       return new IncludeResult("", text->data(), text->size(), text);
     }
     if (seen_.insert(candidate).second) files.push_back(candidate);
+    chain_.push_back(candidate);
     return new IncludeResult(candidate.string(), text->data(), text->size(), text);
   }
   IncludeRules rules_;
   const std::map<fs::path, std::string>* snapshot_;
   std::set<fs::path> seen_;
+  IncludeChain chain_;  // the files open while glslang reads this include, the stage file first
 };
 
 // glslang's "'' :  syntax error, unexpected IDENTIFIER " (an empty token, a double space, a trailing
@@ -119,6 +127,23 @@ std::string tidy_message(std::string message) {
     message.erase(0, start);
   }
   return message;
+}
+
+// glslang's HLSL parser ends with "path(12): error at column 47, HLSL parsing failed." after the
+// errors that say why: the same place, in the form of every other line.
+std::optional<std::string> rewrite_hlsl_parse_failure(const std::string& line) {
+  const std::string tail = ", HLSL parsing failed.";
+  const std::size_t open = line.rfind("): error at column ");
+  if (open == std::string::npos || line.size() < tail.size() ||
+      line.compare(line.size() - tail.size(), tail.size(), tail))
+    return std::nullopt;
+  const std::size_t paren = line.rfind('(', open);
+  if (paren == std::string::npos) return std::nullopt;
+  const std::string number = line.substr(paren + 1, open - paren - 1);
+  if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const std::size_t column_at = open + std::string("): error at column ").size();
+  const std::string column = line.substr(column_at, line.size() - tail.size() - column_at);
+  return line.substr(0, paren) + ":" + number + ": error: HLSL parsing failed at column " + column + "\n";
 }
 
 // "ERROR: path:12: 'x' : undeclared identifier" -> "path:12: error: 'x' : undeclared identifier".
@@ -136,6 +161,9 @@ std::string rewrite_log(const std::string& log, const fs::path& file) {
     } else if (line.rfind("WARNING: ", 0) == 0) {
       severity = "warning";
       rest = line.substr(9);
+    } else if (auto hlsl = rewrite_hlsl_parse_failure(line)) {
+      out += *hlsl;
+      continue;
     } else {
       out += file.string() + ": " + line + "\n";
       continue;
@@ -184,18 +212,24 @@ std::string glslang_version() {
 }
 
 Result<GlslOutput> compile_glsl(const GlslInput& input) {
+  const bool hlsl = input.language == SourceLanguage::kHlsl;
   // Without a #version glslang assumes ES 100 and says "ES shaders for SPIR-V require version 310",
-  // with no line: name the actual problem.
-  if (input.source.find("#version") == std::string::npos) {
+  // with no line: name the actual problem. HLSL has no #version.
+  if (!hlsl && input.source.find("#version") == std::string::npos) {
     const bool blank = input.source.find_first_not_of(" \t\r\n") == std::string::npos;
     return make_error(input.file.string() + ":1: error: " +
                       (blank ? "the file is empty (a stage needs a #version directive and main)"
                              : "no #version directive (Vulkan GLSL needs one, such as #version 450)"));
   }
+  if (!hlsl && !input.entry.empty() && input.entry != "main")
+    return make_error(input.file.string() + ": error: a GLSL stage starts at main; an entry point (" + input.entry +
+                      ") can be chosen for HLSL stages only");
   initialise_glslang_once();
   const EShLanguage lang = to_glslang(input.stage);
   const auto [client, spirv_version] = glslang_target(input.target);
-  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  const auto messages =
+      static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules | (hlsl ? EShMsgReadHlsl : EShMsgDefault));
+  const std::string entry = input.entry.empty() ? "main" : input.entry;
 
   std::string preamble;
   for (const std::string& d : input.defines) {
@@ -211,7 +245,8 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
   const char* names[] = {name.c_str()};
   shader.setStringsWithLengthsAndNames(&text, &length, names, 1);
   shader.setPreamble(preamble.c_str());
-  shader.setEnvInput(glslang::EShSourceGlsl, lang, glslang::EShClientVulkan, 100);
+  if (hlsl) shader.setEntryPoint(entry.c_str());
+  shader.setEnvInput(hlsl ? glslang::EShSourceHlsl : glslang::EShSourceGlsl, lang, glslang::EShClientVulkan, 100);
   shader.setEnvClient(glslang::EShClientVulkan, client);
   shader.setEnvTarget(glslang::EShTargetSpv, spirv_version);
 
@@ -233,9 +268,16 @@ Result<GlslOutput> compile_glsl(const GlslInput& input) {
     log += rewrite_log(program.getInfoLog(), input.file);
     return make_error(log.empty() ? name + ": error: link failed" : log.substr(0, log.size() - 1));
   }
+  if (hlsl && std::string(program.getInfoLog()).find("Entry point not found") != std::string::npos)
+    // glslang warns and writes an empty stage; nothing would run.
+    return make_error(name + ": error: no function " + entry + " to start the " + std::string(stage_name(input.stage)) +
+                      " stage at (the entry point is main unless #pragma kiln entry or --entry names another)");
   GlslOutput out;
   spv::SpvBuildLogger logger;
   glslang::SpvOptions options;
+  // As glslangValidator: the optimizer is on, which changes nothing for GLSL but legalises HLSL's
+  // SPIR-V for Vulkan (opaque types out of structs and function parameters).
+  options.disableOptimizer = false;
   glslang::GlslangToSpv(*program.getIntermediate(lang), out.spirv, &logger, &options);
   const std::string spv_messages = logger.getAllMessages();
   if (!spv_messages.empty()) log += rewrite_log(spv_messages, input.file);

@@ -1,5 +1,6 @@
 #include "include_resolver.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -14,16 +15,26 @@ Result<std::string> read_shader_file(const fs::path& file) {
   return read_input_file(file, limits::kShaderSourceBytes, "shader source");
 }
 
-std::vector<fs::path> include_candidates(const std::string& name, const fs::path& includer,
+std::vector<fs::path> include_candidates(const std::string& written, const IncludeChain& includers,
                                          const std::vector<fs::path>& include_dirs) {
-  std::vector<fs::path> candidates{(includer.parent_path() / name).lexically_normal()};
-  for (const fs::path& dir : include_dirs) candidates.push_back((dir / name).lexically_normal());
+  // `#include "inc\common.hlsli"`, as Windows-born shader code writes it, names inc/common.hlsli
+  // (glslangValidator reads it so too).
+  std::string name = written;
+  std::replace(name.begin(), name.end(), '\\', '/');
+  std::vector<fs::path> candidates;
+  const auto add = [&](const fs::path& dir) {
+    fs::path candidate = (dir / name).lexically_normal();
+    if (std::find(candidates.begin(), candidates.end(), candidate) == candidates.end())
+      candidates.push_back(std::move(candidate));
+  };
+  for (auto it = includers.rbegin(); it != includers.rend(); ++it) add(it->parent_path());
+  for (const fs::path& dir : include_dirs) add(dir);
   return candidates;
 }
 
-std::optional<fs::path> resolve_include(const std::string& name, const fs::path& includer, const IncludeRules& rules,
-                                        std::string* refusal, std::set<fs::path>* probed) {
-  for (const fs::path& candidate : include_candidates(name, includer, rules.dirs)) {
+std::optional<fs::path> resolve_include(const std::string& name, const IncludeChain& includers,
+                                        const IncludeRules& rules, std::string* refusal, std::set<fs::path>* probed) {
+  for (const fs::path& candidate : include_candidates(name, includers, rules.dirs)) {
     if (probed) probed->insert(candidate);
     if (!input_present(candidate)) continue;
     fs::path resolved;
@@ -79,24 +90,36 @@ bool snapshot_tree(const fs::path& file, const IncludeRules& rules, SourceSnapsh
     return false;
   }
   snapshot.files[root] = std::move(*text);
-  std::vector<fs::path> work{root};
+  // What a file's includes resolve to depends on the directories of the files above it, so a file
+  // is scanned once per distinct list of those directories (few: a project has few directories).
+  // Past kMaxDepth the compiler refuses the include anyway.
+  constexpr std::size_t kMaxDepth = 64;
+  std::set<std::pair<fs::path, std::vector<fs::path>>> scanned;
+  std::vector<IncludeChain> work{{root}};
   while (!work.empty()) {
-    const fs::path current = work.back();
+    const IncludeChain chain = std::move(work.back());
     work.pop_back();
-    for (const std::string& name : scan_include_names(snapshot.files.at(current))) {
-      auto found = resolve_include(name, current, rules, nullptr, &snapshot.probed);
+    std::vector<fs::path> dirs;
+    for (const fs::path& f : chain)
+      if (std::find(dirs.begin(), dirs.end(), f.parent_path()) == dirs.end()) dirs.push_back(f.parent_path());
+    if (chain.size() > kMaxDepth || !scanned.emplace(chain.back(), std::move(dirs)).second) continue;
+    for (const std::string& name : scan_include_names(snapshot.files.at(chain.back()))) {
+      auto found = resolve_include(name, chain, rules, nullptr, &snapshot.probed);
       if (!found) {
         snapshot.missing.push_back(name);
         continue;
       }
-      if (snapshot.files.count(*found)) continue;
-      auto included = read_shader_file(*found);
-      if (!included) {
-        snapshot.missing.push_back(name);
-        continue;
+      if (!snapshot.files.count(*found)) {
+        auto included = read_shader_file(*found);
+        if (!included) {
+          snapshot.missing.push_back(name);
+          continue;
+        }
+        snapshot.files[*found] = std::move(*included);
       }
-      snapshot.files[*found] = std::move(*included);
-      work.push_back(*found);
+      IncludeChain next = chain;
+      next.push_back(*found);
+      work.push_back(std::move(next));
     }
   }
   return true;

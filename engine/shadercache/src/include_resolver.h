@@ -1,6 +1,8 @@
 #pragma once
 // How `#include "name"` is found — the one rule shared by the compiler (glslang's includer) and the
-// content key: relative to the including file first, then each include directory in order.
+// content key, and glslangValidator's: relative to the including file first, then to each file that
+// included it, innermost first (so a header finds its includer's neighbours), then each include
+// directory in order. `\` in a name is a directory separator.
 //
 // A build reads every file once into a SourceSnapshot, hashes the snapshot for the content key and
 // compiles from the snapshot, so an edit during a compile can never pair one text's key with
@@ -17,8 +19,11 @@
 
 namespace kiln::shadercache {
 
+// The files an include is read from: the stage file first, the including file last.
+using IncludeChain = std::vector<std::filesystem::path>;
+
 // Where `name` may be, in the order tried.
-std::vector<std::filesystem::path> include_candidates(const std::string& name, const std::filesystem::path& includer,
+std::vector<std::filesystem::path> include_candidates(const std::string& name, const IncludeChain& includers,
                                                       const std::vector<std::filesystem::path>& include_dirs);
 
 // Where includes may be found and where they may lead.
@@ -30,7 +35,7 @@ struct IncludeRules {
 // The first candidate that is a file. A file outside the roots ends the search: `refusal` says
 // where it leads and nothing is returned. `probed` (if given) collects every candidate path looked
 // at, found or not: creating one of them later can change what the include means.
-std::optional<std::filesystem::path> resolve_include(const std::string& name, const std::filesystem::path& includer,
+std::optional<std::filesystem::path> resolve_include(const std::string& name, const IncludeChain& includers,
                                                      const IncludeRules& rules, std::string* refusal = nullptr,
                                                      std::set<std::filesystem::path>* probed = nullptr);
 

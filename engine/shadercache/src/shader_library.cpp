@@ -11,12 +11,16 @@ namespace kiln::shadercache {
 namespace fs = std::filesystem;
 namespace {
 
-// The stage files an id may have, whether they exist or not: creating one changes the shader.
+// The stage files an id may have, whether they exist or not: creating one changes the shader. In
+// stage order, each stage's GLSL file before its HLSL one.
 std::vector<std::string> stage_candidates(const std::string& id) {
   if (stage_from_path(id)) return {id};
   std::vector<std::string> out;
-  for (std::size_t s = 0; s < runtime::kShaderStageCount; ++s)
-    out.push_back(id + "." + std::string(stage_name(runtime::ShaderStage(s))));
+  for (std::size_t s = 0; s < runtime::kShaderStageCount; ++s) {
+    const std::string file = id + "." + std::string(stage_name(runtime::ShaderStage(s)));
+    out.push_back(file);
+    out.push_back(file + ".hlsl");
+  }
   return out;
 }
 
@@ -26,6 +30,7 @@ std::vector<std::string> stage_candidates(const std::string& id) {
 struct ShaderLibrary::Build {
   materials::VariantKey key;
   std::vector<std::string> stage_files;  // relative
+  std::vector<std::string> entries;      // each stage file's entry point; empty for GLSL
   SourceSnapshot snapshot;
   std::vector<std::string> defines;
   std::set<std::string> dependencies;  // relative: read, probed, or a possible stage file
@@ -95,11 +100,12 @@ Result<std::shared_ptr<const ShaderProgram>> ShaderLibrary::program(const std::s
   }
   auto made = std::make_shared<ShaderProgram>();
   made->id = id;
-  for (const auto& candidate : stage_candidates(id))
-    if (input_present(absolute(candidate))) made->stage_files.push_back(candidate);
+  auto files = present_stage_files(id);
+  if (!files) return files.error();
+  made->stage_files = std::move(*files);
   if (made->stage_files.empty())
     return make_error("shader " + id + ": no stage file (" + absolute(id).string() +
-                      (stage_from_path(id) ? "" : runtime::stage_extensions()) + ")");
+                      (stage_from_path(id) ? "" : runtime::stage_extensions() + ", each also as .hlsl") + ")");
   KILN_TRY(stages_inside(id, made->stage_files));
   std::vector<materials::ShaderDeclaration> stages;
   for (const auto& file : made->stage_files) {
@@ -129,6 +135,18 @@ Status ShaderLibrary::defines_leave_keywords(const std::string& id,
                         "every variant");
   }
   return {};
+}
+
+Result<std::vector<std::string>> ShaderLibrary::present_stage_files(const std::string& id) const {
+  std::vector<std::string> out;
+  for (const auto& candidate : stage_candidates(id)) {
+    if (!input_present(absolute(candidate))) continue;
+    if (!out.empty() && stage_from_path(out.back()) == stage_from_path(candidate))
+      return make_error("shader " + id + ": two " + std::string(stage_name(*stage_from_path(candidate))) + " stages, " +
+                        out.back() + " and " + candidate + " (keep one: GLSL or HLSL)");
+    out.push_back(candidate);
+  }
+  return out;
 }
 
 Status ShaderLibrary::stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const {
@@ -163,10 +181,10 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
 Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   Build b;
   b.key = key;
-  for (const auto& candidate : stage_candidates(key.shader)) {
-    b.dependencies.insert(candidate);
-    if (input_present(absolute(candidate))) b.stage_files.push_back(candidate);
-  }
+  for (const auto& candidate : stage_candidates(key.shader)) b.dependencies.insert(candidate);
+  auto files = present_stage_files(key.shader);
+  if (!files) return files.error();
+  b.stage_files = std::move(*files);
   if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
   KILN_TRY(stages_inside(key.shader, b.stage_files));
 
@@ -175,6 +193,17 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, b.snapshot)) return make_error(b.snapshot.unreadable);
     auto decl = materials::parse_shader_declaration(absolute(file).string(), b.snapshot.files.at(absolute(file)));
     if (!decl) return decl.error();
+    const bool hlsl = stage_source_from_path(file)->language == SourceLanguage::kHlsl;
+    if (!hlsl && !decl->entry.empty())
+      return make_error(absolute(file).string() + ": error: '#pragma kiln entry' is for HLSL stages: a GLSL " +
+                        "stage starts at main");
+    if (!hlsl && !options_.entry.empty())
+      return make_error(absolute(file).string() + ": error: an entry point (--entry " + options_.entry +
+                        ") is for HLSL stages: a GLSL stage starts at main");
+    b.entries.push_back(!hlsl                     ? ""
+                        : !options_.entry.empty() ? options_.entry
+                        : decl->entry.empty()     ? "main"
+                                                  : decl->entry);
     declarations.push_back(*decl);
   }
   // Defines from the snapshot's own pragmas, so they always match the hashed text.
@@ -193,7 +222,11 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   // The content key: the stages, the defines, and every byte of every file the compile may read.
   cache::Xxh3Stream content;
   content.update("kiln-variant|");
-  for (const auto& file : b.stage_files) content.update("stage:").update(file).update("\n");
+  // A stage file's name says its language; an HLSL stage's entry point is part of what it compiles to.
+  for (std::size_t i = 0; i < b.stage_files.size(); ++i) {
+    content.update("stage:").update(b.stage_files[i]).update("\n");
+    if (!b.entries[i].empty()) content.update("entry:").update(b.entries[i]).update("\n");
+  }
   for (const auto& d : b.defines) content.update("define:").update(d).update("\n");
   for (const auto& [path, text] : b.snapshot.files)
     content.update("file:")
@@ -240,11 +273,14 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
   };
   std::vector<StageBuild> stages;
   std::string errors;
-  for (const auto& file : b.stage_files) {
+  for (std::size_t i = 0; i < b.stage_files.size(); ++i) {
+    const std::string& file = b.stage_files[i];
     GlslInput in;
     in.file = absolute(file);
     in.source = b.snapshot.files.at(in.file);
-    in.stage = *stage_from_path(file);
+    in.stage = stage_source_from_path(file)->stage;
+    in.language = stage_source_from_path(file)->language;
+    in.entry = b.entries[i];
     in.defines = b.defines;
     in.include_dirs = include_dirs_;
     in.include_roots = roots_;

@@ -5,6 +5,7 @@
 //   #pragma kiln passes Forward Shadow Depth
 //   #pragma kiln ship FOG            (built whether or not a material uses it)
 //   #pragma kiln ship FOG SKIN always  (and shipped whatever the usage records say)
+//   #pragma kiln entry PSMain        (an HLSL stage's entry point; main without it)
 //
 // A shader of several stage files (lit.vert + lit.frag) declares the union of its stages'
 // pragmas. Without a passes pragma a shader has the single pass "Main". glslang ignores these
@@ -36,6 +37,8 @@ struct ShaderDeclaration {
   // `#pragma kiln ship A B always`: of `ship`, the sets shipped even when a cook's usage records
   // name none of their variants (a variant the game needs before any record could see it).
   std::vector<std::set<std::string>> ship_always;
+  // `#pragma kiln entry NAME`: the function an HLSL stage starts at. One file's own: never merged.
+  std::string entry;
 };
 
 // Reads the kiln pragmas of one source file. Errors name `file:line`.

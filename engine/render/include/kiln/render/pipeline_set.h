@@ -53,13 +53,20 @@ struct PipelineStats {
   std::uint32_t driver_cache_hits = 0;      // pipelines the driver says came from its cache
 };
 
+// One stage's module and the function it starts at (an HLSL stage's entry point need not be main).
+struct StageModule {
+  VkShaderStageFlagBits stage;
+  VkShaderModule module;
+  std::string entry;
+};
+
 // A variant compiled for the device: its interface, layout and shader modules.
 struct DeviceVariant {
   std::string name;
   std::uint64_t digest = 0;  // of its stages' SPIR-V
   runtime::ShaderInterface interface;
   std::unique_ptr<PipelineLayout> layout;
-  std::vector<std::pair<VkShaderStageFlagBits, VkShaderModule>> modules;
+  std::vector<StageModule> modules;
 };
 
 // A pipeline the set made. One linked from parts keeps them as long as it lives: for its optimised

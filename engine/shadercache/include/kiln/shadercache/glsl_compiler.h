@@ -1,5 +1,6 @@
 #pragma once
-// One GLSL stage to SPIR-V with glslang, in process. glslang's process state is initialised once;
+// One GLSL or HLSL stage to SPIR-V with glslang, in process: the output is what
+// `glslangValidator -V` (for HLSL `-D -V -S <stage> -e <entry>`) writes at the same target. glslang's process state is initialised once;
 // after that any number of threads may compile at the same time.
 //
 // Diagnostics are rewritten to `path:line: error: message` (or `warning:`) naming the file the user
@@ -21,8 +22,10 @@ namespace kiln::shadercache {
 
 using Stage = runtime::ShaderStage;  // the stage table: kiln/runtime/shader_stage.h
 using runtime::parse_target_env;
-using runtime::stage_from_path;  // from the file extension: .vert .frag .mesh .rgen ...
-using runtime::stage_name;       // "vert", "frag", ...
+using runtime::SourceLanguage;
+using runtime::stage_from_path;         // from the file extension: .vert .frag .mesh .rgen ...
+using runtime::stage_name;              // "vert", "frag", ...
+using runtime::stage_source_from_path;  // stage and language: .frag, .frag.hlsl ...
 using runtime::target_env_name;
 using runtime::TargetEnv;
 
@@ -30,6 +33,9 @@ struct GlslInput {
   std::filesystem::path file;  // as the user names it; used in diagnostics
   std::string source;
   Stage stage = Stage::kFragment;
+  SourceLanguage language = SourceLanguage::kGlsl;
+  // HLSL: the function the stage starts at (empty: "main"). A GLSL stage always starts at main.
+  std::string entry;
   std::vector<std::string> defines;  // "NAME" becomes `#define NAME 1`; "NAME=VALUE" `#define NAME VALUE`
   std::vector<std::filesystem::path> include_dirs;
   // Where includes may lead (from kiln::canonical_roots): an include resolving elsewhere, through

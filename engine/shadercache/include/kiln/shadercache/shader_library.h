@@ -6,8 +6,9 @@
 // leads elsewhere (by "..", an absolute name or a symbolic link) is an error naming it.
 //
 // A shader id names its stage files relative to the project root: "shaders/lit" is every existing
-// shaders/lit.{vert,tesc,tese,geom,frag,comp}; an id with a stage extension ("shaders/lit.frag") is
-// that file alone. Its declaration (#pragma kiln, see materials/shader_declaration.h) decides which
+// shaders/lit.<stage> (GLSL) or shaders/lit.<stage>.hlsl (HLSL), one file per stage, the languages
+// mixed freely; an id with a stage extension ("shaders/lit.frag", "shaders/lit.frag.hlsl") is that
+// file alone. An HLSL stage starts at main, or at its `#pragma kiln entry NAME`. Its declaration (#pragma kiln, see materials/shader_declaration.h) decides which
 // requests are legal.
 //
 // Each shader has an in-session revision, bumped by file_changed() for its stage files and every
@@ -52,6 +53,9 @@ struct ShaderLibraryOptions {
   bool refresh_store = false;
   std::size_t memory_budget_bytes = std::size_t{512} << 20;
   CompileIsolation isolation;  // how glslang runs: on large-stack threads, or in worker processes
+  // The entry point of every HLSL stage, over its `#pragma kiln entry` (`kiln shader compile
+  // --entry`); empty: the pragma's, or main.
+  std::string entry;
 };
 
 using materials::ShaderProgram;
@@ -109,6 +113,8 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   std::string root_relative_log(const std::string& log) const;
   static std::string normal_id(const std::string& id);
   Status stages_inside(const std::string& id, const std::vector<std::string>& stage_files) const;
+  // The stage files of `id` that exist; two files of one stage (lit.frag and lit.frag.hlsl) are an error.
+  Result<std::vector<std::string>> present_stage_files(const std::string& id) const;
   Status defines_leave_keywords(const std::string& id, const materials::ShaderDeclaration& declaration) const;
 
   ShaderLibraryOptions options_;
