@@ -4,6 +4,10 @@ includes, a material for every keyword combination of each (so thousands of vari
 passes), and hundreds of textures. Deterministic: the same arguments write the same bytes.
 
 usage: bench/make_large_project.py <dir> [--shaders 6] [--keywords 7] [--textures 200] [--size 128]
+                                     [--hlsl 0]
+
+--hlsl N writes the last N shaders in HLSL (`s5.vert.hlsl`, `s5.frag.hlsl`, with `.hlsli` includes and
+a vertex entry point named by `#pragma kiln entry`), the same shading as the GLSL ones.
 """
 import argparse
 import json
@@ -87,6 +91,59 @@ vec3 bench_rim(vec3 c, vec3 n, float p) { return c + pow(1.0 - abs(n.z), p) * ve
 """
 
 
+COMMON_HLSL = """#ifndef BENCH_COMMON_{n}
+#define BENCH_COMMON_{n}
+[[vk::binding(0, 0)]] cbuffer Camera {{ float4x4 view_projection; float3 eye; }};
+float3 bench_tone_{n}(float3 c) {{ return c / (c + (1.0 + {n}.0 * 0.01)); }}
+#endif
+"""
+
+VERT_HLSL = """#pragma kiln keywords {keywords}
+#pragma kiln passes Forward Shadow Depth
+#pragma kiln entry VSMain
+#include "common\\common_{group}.hlsli"
+struct Object {{ float4x4 model; }};
+[[vk::push_constant]] ConstantBuffer<Object> object;
+struct VSOut {{
+  float4 position : SV_Position;
+  [[vk::location(0)]] float3 normal : NORMAL;
+  [[vk::location(1)]] float2 uv : TEXCOORD0;
+}};
+VSOut VSMain([[vk::location(0)]] float3 in_position : POSITION, [[vk::location(1)]] float3 in_normal : NORMAL,
+             [[vk::location(2)]] float2 in_uv : TEXCOORD0) {{
+  VSOut o;
+  float4 world = mul(object.model, float4(in_position, 1.0));
+{vertex_bits}
+  o.normal = mul((float3x3)object.model, in_normal);
+  o.uv = in_uv;
+  o.position = mul(view_projection, world);
+  return o;
+}}
+"""
+
+FRAG_HLSL = """#pragma kiln keywords {keywords}
+#pragma kiln passes Forward Shadow Depth
+#include "common\\common_{group}.hlsli"
+#include "common/shading.hlsli"
+[[vk::binding(1, 1)]] cbuffer Material {{ float4 tint; float strength; }};
+[[vk::binding(2, 1)]] Texture2D albedo_map;
+[[vk::binding(3, 1)]] SamplerState sampler_albedo_map;
+float4 main([[vk::location(0)]] float3 in_normal : NORMAL, [[vk::location(1)]] float2 in_uv : TEXCOORD0) : SV_Target {{
+  float3 c = albedo_map.Sample(sampler_albedo_map, in_uv).rgb * tint.rgb;
+  float3 n = normalize(in_normal);
+{fragment_bits}
+  return float4(bench_tone_{group}(c), tint.a);
+}}
+"""
+
+SHADING_HLSL = """#ifndef BENCH_SHADING
+#define BENCH_SHADING
+float bench_wrap(float3 n, float3 l, float w) { return max((dot(n, l) + w) / (1.0 + w), 0.0); }
+float3 bench_rim(float3 c, float3 n, float p) { return c + pow(1.0 - abs(n.z), p) * 0.2; }
+#endif
+"""
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("dir")
@@ -94,6 +151,7 @@ def main():
     parser.add_argument("--keywords", type=int, default=7)
     parser.add_argument("--textures", type=int, default=200)
     parser.add_argument("--size", type=int, default=128)
+    parser.add_argument("--hlsl", type=int, default=0, help="the last N shaders in HLSL")
     args = parser.parse_args()
     rng = random.Random(1234)
     root = args.dir
@@ -107,7 +165,9 @@ def main():
     groups = 3
     for g in range(groups):
         write(f"shaders/common/common_{g}.glsl", COMMON.format(n=g))
+        write(f"shaders/common/common_{g}.hlsli", COMMON_HLSL.format(n=g))
     write("shaders/common/shading.glsl", SHADING)
+    write("shaders/common/shading.hlsli", SHADING_HLSL)
     for t in range(args.textures):
         png(os.path.join(root, f"textures/t{t:03d}.png"), args.size, args.size, rng)
 
@@ -120,8 +180,15 @@ def main():
             f"#ifdef {kw}\n  c = {'bench_rim(c, n, ' + str(k + 2) + '.0)' if k % 2 else 'c * bench_wrap(n, normalize(vec3(0.3, 0.6, ' + str(k) + '.0)), 0.5)'};\n#endif"
             for k, kw in enumerate(keywords))
         group = s % groups
-        write(f"shaders/s{s}.vert", VERT.format(keywords=" ".join(keywords), group=group, vertex_bits=vertex_bits))
-        write(f"shaders/s{s}.frag", FRAG.format(keywords=" ".join(keywords), group=group, fragment_bits=fragment_bits))
+        if s >= args.shaders - args.hlsl:
+            fragment_bits = fragment_bits.replace("vec3(", "float3(")
+            write(f"shaders/s{s}.vert.hlsl",
+                  VERT_HLSL.format(keywords=" ".join(keywords), group=group, vertex_bits=vertex_bits))
+            write(f"shaders/s{s}.frag.hlsl",
+                  FRAG_HLSL.format(keywords=" ".join(keywords), group=group, fragment_bits=fragment_bits))
+        else:
+            write(f"shaders/s{s}.vert", VERT.format(keywords=" ".join(keywords), group=group, vertex_bits=vertex_bits))
+            write(f"shaders/s{s}.frag", FRAG.format(keywords=" ".join(keywords), group=group, fragment_bits=fragment_bits))
         for mask in range(1 << args.keywords):
             chosen = [kw for k, kw in enumerate(keywords) if mask & (1 << k)]
             doc = {"shader": f"shaders/s{s}", "keywords": chosen,

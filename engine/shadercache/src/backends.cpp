@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "kiln/shadercache/reflection.h"
 #include "spirv_cross_input.h"
 
 namespace kiln::shadercache {
@@ -64,6 +65,41 @@ void apply_msl_bindings(spirv_cross::CompilerMSL& msl, const BindingMap& map) {
   push.binding = spirv_cross::kPushConstBinding;
   push.msl_buffer = map.msl_push_constant_buffer;
   msl.add_msl_resource_binding(push);
+}
+
+// Stages SPIRV-Cross has no writer for in a backend, refused before it writes text no compiler
+// takes: its MSL writer names a geometry, object (task), mesh or ray-tracing function `unknown`,
+// and its HLSL writer has no amplification (task) or ray-tracing shaders. Its HLSL mesh shaders
+// are shader model 6.5's; GLSL and ESSL without Vulkan semantics are refused by SPIRV-Cross itself.
+std::optional<std::string> unwritable_stage(Backend backend, spv::ExecutionModel model) {
+  const char* what = nullptr;
+  switch (model) {
+    case spv::ExecutionModelGeometry:
+      what = backend == Backend::kMsl ? "a geometry stage (Metal has none)" : nullptr;
+      break;
+    case spv::ExecutionModelTaskEXT:
+    case spv::ExecutionModelTaskNV:
+      what = backend == Backend::kMsl    ? "a task stage (a Metal object function)"
+             : backend == Backend::kHlsl ? "a task stage (an HLSL amplification shader)"
+                                         : nullptr;
+      break;
+    case spv::ExecutionModelMeshEXT:
+    case spv::ExecutionModelMeshNV:
+      what = backend == Backend::kMsl ? "a mesh stage (a Metal mesh function)" : nullptr;
+      break;
+    case spv::ExecutionModelRayGenerationKHR:
+    case spv::ExecutionModelIntersectionKHR:
+    case spv::ExecutionModelAnyHitKHR:
+    case spv::ExecutionModelClosestHitKHR:
+    case spv::ExecutionModelMissKHR:
+    case spv::ExecutionModelCallableKHR:
+      what = backend == Backend::kMsl || backend == Backend::kHlsl ? "a ray-tracing stage" : nullptr;
+      break;
+    default: break;
+  }
+  if (!what) return std::nullopt;
+  return spirv_cross_version() + " writes no " + std::string(backend_name(backend)) + " for " + what +
+         ": cook this shader for SPIR-V";
 }
 
 }  // namespace
@@ -133,14 +169,19 @@ Result<std::string> cross_compile(const std::vector<std::uint32_t>& spirv, Backe
       }
       case Backend::kHlsl: {
         spirv_cross::CompilerHLSL hlsl(input.words);
+        if (auto refused = unwritable_stage(backend, hlsl.get_execution_model()))
+          return make_error("cannot translate it to hlsl: " + *refused);
         restore_held_names(hlsl, input);
         auto options = hlsl.get_hlsl_options();
-        options.shader_model = 51;  // register spaces: a descriptor set is a space
+        // Register spaces: a descriptor set is a space. A mesh shader is shader model 6.5's.
+        options.shader_model = hlsl.get_execution_model() == spv::ExecutionModelMeshEXT ? 65 : 51;
         hlsl.set_hlsl_options(options);
         return hlsl.compile();
       }
       case Backend::kMsl: {
         spirv_cross::CompilerMSL msl(input.words);
+        if (auto refused = unwritable_stage(backend, msl.get_execution_model()))
+          return make_error("cannot translate it to msl: " + *refused);
         restore_held_names(msl, input);
         apply_msl_bindings(msl, map);
         return msl.compile();

@@ -58,7 +58,11 @@ cache::Identity ShaderLibrary::build_identity() {
   return {{"compiler", glslang_version()},
           {"spirv-cross", spirv_cross_version()},
           {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
-          {"backend-options", "glsl=450;essl=310;hlsl=sm51-spaces;msl=default;vulkan-semantics=off;bindings-per-class"},
+          // A change to what a backend writes for some stage (HLSL mesh shaders at shader model 6.5,
+          // no MSL for stages it has no function for) must not serve what an older build wrote.
+          {"backend-options",
+           "glsl=450;essl=310;hlsl=sm51-spaces,mesh-sm65,no-task-rt;msl=default,no-geom-task-mesh-rt;"
+           "vulkan-semantics=off;bindings-per-class"},
           {"reflection-format", std::to_string(runtime::kReflectionFormat)},
           {"variant-format", std::to_string(kVariantBlobFormat)}};
 }

@@ -1,7 +1,9 @@
 #pragma once
 // Cross-compilation of a SPIR-V module, with SPIRV-Cross, to the shading languages of APIs without
-// SPIR-V: GLSL 4.5, GLSL ES 3.1, HLSL (shader model 5.1) and MSL, with every descriptor given a
-// slot all of a variant's stages agree on.
+// SPIR-V: GLSL 4.5, GLSL ES 3.1, HLSL (shader model 5.1; 6.5 for a mesh stage) and MSL, with every
+// descriptor given a slot all of a variant's stages agree on. A stage SPIRV-Cross has no writer for
+// in a backend is an error naming it (MSL: geometry, task, mesh and ray-tracing stages; HLSL: task
+// and ray-tracing stages), never text no compiler takes.
 //
 // Thread-safety: pure functions.
 
