@@ -107,6 +107,15 @@ layout(location = 1) callableDataInEXT vec4 shaded;
 void main() { shaded *= 0.5; }
 )";
 
+// A hit group of its own (shaders/glass: this and kRayAnyHit), with material parameters.
+inline constexpr const char* kGlassClosestHit = R"(#version 460
+#extension GL_EXT_ray_tracing : require
+layout(location = 0) rayPayloadInEXT vec3 radiance;
+hitAttributeEXT vec2 barycentrics;
+layout(set = 1, binding = 0) uniform Glass { vec4 tint; float ior; } glass;
+void main() { radiance = glass.tint.rgb * glass.ior * (1.0 - barycentrics.x); }
+)";
+
 // shaders/meshlets: task, mesh and fragment stages; shaders/trace: one of each ray-tracing stage.
 inline const std::vector<StageSource>& modern_stage_files() {
   static const std::vector<StageSource> files = {

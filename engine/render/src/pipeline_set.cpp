@@ -92,6 +92,10 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& sour
   auto v = std::make_unique<DeviceVariant>();
   v->name = name;
   v->digest = digest;
+  // The kind first: a set this device cannot build is refused for that, not for what its
+  // interface holds (a ray-tracing set's acceleration structures).
+  if (auto kind = runtime::pipeline_of(*record); kind)
+    if (auto refused = unbuildable(*kind)) return make_error(where + ": " + *refused);
   auto interface = runtime::shader_interface(*record, where);
   if (!interface) return interface.error();
   if (auto refused = unbuildable(interface->kind)) return make_error(where + ": " + *refused);

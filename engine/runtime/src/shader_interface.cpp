@@ -16,13 +16,16 @@ std::optional<ShaderStage> stage_of(const std::string& name) {
   return stage;
 }
 
-// The pipeline a variant's stages make, or what is wrong with them together. The fragment stage
-// ends a graphics pipeline and a mesh pipeline alike.
+}  // namespace
+
+// The fragment stage ends a graphics pipeline and a mesh pipeline alike.
 Result<PipelineKind> pipeline_of(const VariantRecord& variant) {
   StageMask stages = 0;
   bool mesh = false, ray = false, compute = false;
   for (const StageRecord& s : variant.stages) {
-    const ShaderStage stage = *stage_named(s.stage);
+    const auto named = stage_named(s.stage);
+    if (!named) return make_error("stage " + s.stage + " is not a stage Kiln knows");
+    const ShaderStage stage = *named;
     stages |= stage_bit(stage);
     mesh = mesh || pipeline_kind(stage) == PipelineKind::kMesh;
     ray = ray || pipeline_kind(stage) == PipelineKind::kRayTracing;
@@ -36,7 +39,14 @@ Result<PipelineKind> pipeline_of(const VariantRecord& variant) {
     return PipelineKind::kCompute;
   }
   if (ray) {
-    if (!has(ShaderStage::kRayGen)) return make_error("a ray-tracing set needs a rgen stage");
+    const StageMask hit =
+        stage_bit(ShaderStage::kClosestHit) | stage_bit(ShaderStage::kAnyHit) | stage_bit(ShaderStage::kIntersection);
+    const bool one_group =
+        (stages & ~hit) == 0 || stages == stage_bit(ShaderStage::kMiss) || stages == stage_bit(ShaderStage::kCallable);
+    if (!has(ShaderStage::kRayGen) && !one_group)
+      return make_error(
+          "ray-tracing stages without a rgen stage make one hit group (rchit, rahit, rint), one miss or one "
+          "callable stage, not several");
     return PipelineKind::kRayTracing;
   }
   if (mesh) {
@@ -47,8 +57,34 @@ Result<PipelineKind> pipeline_of(const VariantRecord& variant) {
   return PipelineKind::kGraphics;
 }
 
-bool bindable(DescriptorKind kind) {
-  return kind != DescriptorKind::kInputAttachment && kind != DescriptorKind::kAccelerationStructure;
+namespace {
+
+// Acceleration structures only in ray-tracing variants: a renderer that binds them builds those.
+bool bindable(DescriptorKind kind, PipelineKind pipeline) {
+  return kind != DescriptorKind::kInputAttachment &&
+         (kind != DescriptorKind::kAccelerationStructure || pipeline == PipelineKind::kRayTracing);
+}
+
+std::vector<RayTracingGroup> ray_tracing_groups(const VariantRecord& variant) {
+  auto index = [&](ShaderStage stage) {
+    for (std::uint32_t i = 0; i < variant.stages.size(); ++i)
+      if (stage_named(variant.stages[i].stage) == stage) return i;
+    return RayTracingGroup::kNone;
+  };
+  using Type = RayTracingGroup::Type;
+  std::vector<RayTracingGroup> out;
+  for (ShaderStage general : {ShaderStage::kRayGen, ShaderStage::kMiss})
+    if (index(general) != RayTracingGroup::kNone) out.push_back({Type::kGeneral, index(general)});
+  RayTracingGroup hit{Type::kTriangles, RayTracingGroup::kNone, index(ShaderStage::kClosestHit),
+                      index(ShaderStage::kAnyHit), index(ShaderStage::kIntersection)};
+  if (hit.intersection != RayTracingGroup::kNone) hit.type = Type::kProcedural;
+  // A procedural group may have its intersection stage alone, as Vulkan allows.
+  if (hit.closest_hit != RayTracingGroup::kNone || hit.any_hit != RayTracingGroup::kNone ||
+      hit.intersection != RayTracingGroup::kNone)
+    out.push_back(hit);
+  if (index(ShaderStage::kCallable) != RayTracingGroup::kNone)
+    out.push_back({Type::kGeneral, index(ShaderStage::kCallable)});
+  return out;
 }
 
 // Descriptor sets past this are refused: Vulkan guarantees 4 bound sets, and no reflection Kiln
@@ -63,7 +99,7 @@ std::optional<std::string> add_stage(ShaderStage stage, const StageReflection& r
                                      std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>& index) {
   if (!r.unavailable.empty()) return "no reflection, so no pipeline layout (" + r.unavailable + ")";
   for (const ReflectedBinding& b : r.bindings) {
-    if (!bindable(b.kind))
+    if (!bindable(b.kind, out.kind))
       return "binding " + b.name + ": descriptors of kind " + std::string(descriptor_kind_name(b.kind)) +
              " are not supported";
     DescriptorBinding d{b.set,    b.binding, b.kind, b.count, stage_bit(stage), b.name, b.block_size.value_or(0),
@@ -121,17 +157,17 @@ const DescriptorBinding* ShaderInterface::binding_named(std::string_view name) c
 Result<ShaderInterface> shader_interface(const VariantRecord& variant, const std::string& where) {
   ShaderInterface out;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
-  for (const StageRecord& s : variant.stages) {
-    const auto stage = stage_of(s.stage);
-    if (!stage)
+  for (const StageRecord& s : variant.stages)
+    if (!stage_of(s.stage))
       return make_error(where + ": stage " + s.stage +
                         " is not supported (vert, frag, comp, task, mesh and the ray-tracing stages)");
-    if (const auto problem = add_stage(*stage, s.reflection, out, index))
-      return make_error(where + ": " + s.stage + ": " + *problem);
-  }
   auto kind = pipeline_of(variant);
   if (!kind) return make_error(where + ": " + kind.error().message);
   out.kind = *kind;
+  for (const StageRecord& s : variant.stages)
+    if (const auto problem = add_stage(*stage_of(s.stage), s.reflection, out, index))
+      return make_error(where + ": " + s.stage + ": " + *problem);
+  if (out.kind == PipelineKind::kRayTracing) out.groups = ray_tracing_groups(variant);
   std::sort(out.bindings.begin(), out.bindings.end(),
             [](const auto& a, const auto& b) { return std::tie(a.set, a.binding) < std::tie(b.set, b.binding); });
   std::sort(out.vertex_inputs.begin(), out.vertex_inputs.end(),

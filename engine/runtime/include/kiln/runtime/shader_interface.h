@@ -32,9 +32,21 @@ struct DescriptorBinding {
 
 using VertexInput = InterfaceVariable;
 
+// One shader group of a ray-tracing pipeline, as Vulkan takes it: a general group (a ray
+// generation, miss or callable stage) or a hit group of closest-hit, any-hit and (procedural)
+// intersection stages. Stages are indices into the variant's stages; kNone where a group has none.
+struct RayTracingGroup {
+  enum class Type : std::uint8_t { kGeneral, kTriangles, kProcedural };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  Type type = Type::kGeneral;
+  std::uint32_t general = kNone, closest_hit = kNone, any_hit = kNone, intersection = kNone;
+  bool operator==(const RayTracingGroup&) const = default;
+};
+
 struct ShaderInterface {
   // The pipeline the stages make: vertex (+ fragment), compute alone, task? + mesh (+ fragment), or
-  // a ray-tracing set (a ray generation stage with miss, hit and callable stages).
+  // ray tracing: a set (a ray generation stage with miss, hit and callable stages), or one hit
+  // group, miss or callable stage to add to a set.
   PipelineKind kind = PipelineKind::kGraphics;
   std::vector<DescriptorBinding> bindings;  // sorted by (set, binding); one entry per binding
   std::uint32_t set_count = 0;              // highest set used + 1
@@ -44,6 +56,11 @@ struct ShaderInterface {
   std::vector<VertexInput> vertex_inputs;  // by location
   std::uint32_t fragment_outputs = 0;      // colour attachments the fragment stage writes
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
+  // A ray-tracing variant's shader groups in shader-binding-table order: ray generation, miss, the
+  // hit group (its rchit, rahit and rint), callable — those it has. A variant of hit stages alone
+  // is one hit group, of a miss or callable stage alone one general group: what an engine adds to
+  // a set's pipeline, by the variant's shader id, for the materials that use it.
+  std::vector<RayTracingGroup> groups;
 
   const DescriptorBinding* binding(std::uint32_t set, std::uint32_t binding) const;
   const DescriptorBinding* binding_named(std::string_view name) const;  // by block or variable name
@@ -54,5 +71,9 @@ struct ShaderInterface {
 // one pipeline, a binding two stages declare differently, a descriptor kind no renderer binds, a set
 // or array past the limits.
 Result<ShaderInterface> shader_interface(const runtime::VariantRecord& variant, const std::string& where);
+
+// The pipeline a variant's stages make, or what is wrong with them together: known before the
+// interface is read, so that a renderer can refuse a kind it cannot build by name.
+Result<PipelineKind> pipeline_of(const runtime::VariantRecord& variant);
 
 }  // namespace kiln::runtime
