@@ -152,22 +152,32 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / (double(kRounds) * threads);
   };
   const double hit1 = hits(1), hit2 = hits(2);
-  // The cache alone: VariantCache::get_or_compile with a prebuilt key.
+  // The cache alone: VariantCache::get_or_compile (a pinned handle) and borrow_or_compile (a
+  // borrowed pointer) with prebuilt keys, every thread over every key, at 1, 2, 4 and 8 threads.
   std::vector<materials::VariantKey> keys;
   for (const auto& r : requests) keys.push_back(warm.key(r.shader, r.pass, r.keywords));
-  auto cache_hits = [&](int threads) {
+  auto cache_hits = [&](int threads, bool borrowed) {
     constexpr int kRounds = 200000;
     std::vector<std::thread> pool;
     const auto start = Clock::now();
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
-        for (int i = 0; i < kRounds; ++i)
-          if (!warm.cache().get_or_compile(keys[(i + t) % keys.size()], {})) std::abort();
+        for (int i = 0; i < kRounds; ++i) {
+          const auto& key = keys[(i + t) % keys.size()];
+          const bool ok =
+              borrowed ? bool(warm.cache().borrow_or_compile(key, {})) : bool(warm.cache().get_or_compile(key, {}));
+          if (!ok) std::abort();
+        }
       });
     for (auto& th : pool) th.join();
-    return std::chrono::duration<double, std::nano>(Clock::now() - start).count() / (double(kRounds) * threads);
+    // Aggregate hits per second of all threads together.
+    return double(kRounds) * threads / std::chrono::duration<double>(Clock::now() - start).count();
   };
-  const double cache_hit1 = cache_hits(1), cache_hit2 = cache_hits(2);
+  const int kThreadCounts[] = {1, 2, 4, 8};
+  std::vector<double> pinned_rates, borrowed_rates;
+  for (int n : kThreadCounts) pinned_rates.push_back(cache_hits(n, false));
+  for (int n : kThreadCounts) borrowed_rates.push_back(cache_hits(n, true));
+  const double cache_hit1 = 1e9 / pinned_rates[0], cache_hit2 = 2e9 / pinned_rates[1];
 
   std::printf("variants: %zu (%zu stages) from %s/materials\n", requests.size(), stages, assets.c_str());
   std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms,
@@ -189,6 +199,13 @@ int main(int argc, char** argv) {
   std::printf(
       "hit, VariantCache::get_or_compile():   %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n",
       cache_hit1, cache_hit2);
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto& rates = pass == 0 ? pinned_rates : borrowed_rates;
+    std::printf("hits, %-26s", pass == 0 ? "get_or_compile (pinned):" : "borrow_or_compile:");
+    for (std::size_t i = 0; i < rates.size(); ++i)
+      std::printf("  %dT %6.1f M/s (%.2fx)", kThreadCounts[i], rates[i] / 1e6, rates[i] / rates[0]);
+    std::printf("\n");
+  }
   store.reset();
   fs::remove_all(tmp);
   return 0;

@@ -314,3 +314,69 @@ TEST_SUITE("cache") {
     CHECK(**cache.get({"Lit", 7}, loader) == 1);
   }
 }
+
+namespace {
+
+// A value that counts its destructions: what a borrowed pointer must not see happen under it.
+struct Tracked {
+  int key = 0;
+  std::shared_ptr<std::atomic<int>> destroyed;
+  Tracked(int k, std::shared_ptr<std::atomic<int>> d) : key(k), destroyed(std::move(d)) {}
+  Tracked(Tracked&& o) noexcept : key(o.key), destroyed(std::move(o.destroyed)) {}
+  ~Tracked() {
+    if (destroyed) ++*destroyed;
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("cache") {
+  TEST_CASE("a borrowed value outlives eviction and invalidation until the thread's next call on the cache") {
+    for (std::size_t l1 : {std::size_t{2}, std::size_t{0}}) {
+      CAPTURE(l1);
+      auto destroyed = std::make_shared<std::atomic<int>>(0);
+      // Room for one entry: loading a second evicts the first unless something pins it.
+      TwoLevelCache<int, Tracked> cache({.budget_bytes = 100, .l1_entries = l1, .shards = 1});
+      auto load = [&](int key) {
+        return [&destroyed, key]() -> Result<Loaded<Tracked>> {
+          return Loaded<Tracked>{Tracked(key, destroyed), 100, {}};
+        };
+      };
+      auto first = cache.borrow(1, load(1));
+      REQUIRE(first);
+      const Tracked* borrowed = *first;
+      // Another thread loads a second key (evicting the first from level 2) and invalidates the first.
+      std::thread([&] {
+        REQUIRE(cache.get(2, load(2)));
+        cache.invalidate(1);
+        cache.release_this_thread();
+      }).join();
+      CHECK(*destroyed == 0);
+      CHECK(borrowed->key == 1);
+      // This thread's next call lets go of it: nothing else holds it.
+      auto second = cache.borrow(2, load(2));
+      REQUIRE(second);
+      CHECK((*second)->key == 2);
+      CHECK(*destroyed == 1);
+    }
+  }
+
+  TEST_CASE("a borrowed level-1 hit is the value get() gives - and counts as a level-1 hit") {
+    Cache cache;
+    CountingLoader load;
+    auto a = cache.borrow(1, load(1));
+    REQUIRE(a);
+    auto b = cache.borrow(1, load(1));
+    REQUIRE(b);
+    CHECK(*a == *b);
+    auto pinned = cache.get(1, load(1));
+    REQUIRE(pinned);
+    CHECK(pinned->get() == *b);
+    CHECK(load.calls == 1);
+    CHECK(cache.stats().l1_hits == 2);
+    // An error is an error, and nothing is kept for it.
+    auto failed = cache.borrow(9, []() -> Result<Loaded<std::string>> { return make_error("no such key"); });
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().message == "no such key");
+  }
+}

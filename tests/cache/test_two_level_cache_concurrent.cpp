@@ -153,3 +153,47 @@ TEST_SUITE("cache/concurrent") {
     CHECK(cache.stats().bytes_in_use <= kBudget);
   }
 }
+
+TEST_SUITE("cache/concurrent") {
+  TEST_CASE("borrowed values under load with invalidations each match their key until the thread's next call") {
+    constexpr std::size_t kEntry = 1000, kBudget = 50 * kEntry;
+    constexpr int kThreads = 4, kKeys = 200, kRequests = 20000;
+    for (std::size_t l1 : {std::size_t{8}, std::size_t{0}}) {
+      CAPTURE(l1);
+      TwoLevelCache<int, std::vector<int>> cache({.budget_bytes = kBudget, .l1_entries = l1, .shards = 8});
+      std::atomic<bool> stop{false};
+      std::atomic<int> wrong{0};
+      std::thread invalidator([&] {
+        std::mt19937 rng(7);
+        while (!stop) {
+          cache.invalidate(static_cast<int>(rng() % kKeys));
+          std::this_thread::sleep_for(50us);
+        }
+      });
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+          std::mt19937 rng(t);
+          for (int i = 0; i < kRequests; ++i) {
+            // A few keys every thread shares, as hot tiles and variants are.
+            const int key = i % 4 == 0 ? static_cast<int>(rng() % kKeys) : static_cast<int>(rng() % 4);
+            auto r = cache.borrow(key, [key]() -> Result<Loaded<std::vector<int>>> {
+              return Loaded<std::vector<int>>{std::vector<int>(8, key), kEntry, {}};
+            });
+            // Read twice, with a yield between: another thread's eviction or invalidation must not
+            // free what this thread borrowed before its next call.
+            if (!r || (**r)[0] != key) ++wrong;
+            std::this_thread::yield();
+            if (r && (**r)[7] != key) ++wrong;
+          }
+          cache.release_this_thread();
+        });
+      }
+      for (auto& t : threads) t.join();
+      stop = true;
+      invalidator.join();
+      CHECK(wrong == 0);
+      CHECK(cache.stats().invalidations > 0);
+    }
+  }
+}

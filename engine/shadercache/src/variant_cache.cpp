@@ -23,25 +23,50 @@ cache::Tag shader_tag(const std::string& shader) { return cache::xxh3_64("shader
 VariantCache::VariantCache(std::size_t memory_budget_bytes)
     : cache_({.budget_bytes = memory_budget_bytes, .l1_entries = 8, .shards = 16}) {}
 
-Result<VariantCache::Handle> VariantCache::get_or_compile(const Key& key, const Compiler& compiler) {
-  requests_.fetch_add(1, std::memory_order_relaxed);
+// The loader of a miss: compiles, and records the variant as its key's last good one once the cache
+// has it (so that hits stay off that lock).
+struct VariantCache::Load {
+  VariantCache& cache;
+  const Key& key;
+  const Compiler& compiler;
   bool loaded = false;
-  auto result = cache_.get(key, [&]() -> Result<cache::Loaded<CompiledVariant>> {
-    compiles_.fetch_add(1, std::memory_order_relaxed);
+  Result<cache::Loaded<CompiledVariant>> operator()() {
+    cache.compiles_.fetch_add(1, std::memory_order_relaxed);
     auto compiled = compiler(key);
     if (!compiled) return compiled.error();
     loaded = true;
     const std::size_t bytes = compiled->bytes();
     return cache::Loaded<CompiledVariant>{std::move(*compiled), bytes, {shader_tag(key.shader)}};
-  });
-  // Only the request that produced a variant records it: hits stay off this lock.
-  if (loaded && result) {
-    std::lock_guard lock(last_good_mu_);
-    auto& slot = last_good_[identity_without_revision(key)];
-    if (slot.live.expired() && !slot.kept) slot.revision = 0;
-    if (slot.revision <= key.source_revision) slot = LastGoodSlot{*result, nullptr, key.source_revision};
+  }
+};
+
+void VariantCache::record_last_good(const Key& key, const Handle& variant) {
+  std::lock_guard lock(last_good_mu_);
+  auto& slot = last_good_[identity_without_revision(key)];
+  if (slot.live.expired() && !slot.kept) slot.revision = 0;
+  if (slot.revision <= key.source_revision) slot = LastGoodSlot{variant, nullptr, key.source_revision};
+}
+
+Result<VariantCache::Handle> VariantCache::get_or_compile(const Key& key, const Compiler& compiler) {
+  Load load{*this, key, compiler};
+  auto result = cache_.get(key, std::ref(load));
+  if (load.loaded && result) record_last_good(key, *result);
+  return result;
+}
+
+Result<const CompiledVariant*> VariantCache::borrow_or_compile(const Key& key, const Compiler& compiler) {
+  Load load{*this, key, compiler};
+  auto result = cache_.borrow(key, std::ref(load));
+  if (load.loaded && result) {
+    // The loading request is rare; it takes a pin for the last-good record.
+    if (auto pinned = cache_.peek(key)) record_last_good(key, *pinned);
   }
   return result;
+}
+
+std::uint64_t VariantCache::requests() const {
+  const cache::TwoLevelCacheStats s = cache_.stats();
+  return s.l1_hits + s.l2_hits + s.misses + s.load_waits;
 }
 
 std::size_t VariantCache::invalidate_shader(const std::string& shader, int current_revision) {

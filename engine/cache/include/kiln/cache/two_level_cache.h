@@ -10,7 +10,12 @@
 // not cached.
 //
 // Values are handed out pinned (Pinned<Value> is a shared_ptr): eviction and invalidation never free
-// what a reader holds. The budget counts every live value, also ones that left level 2 but are still
+// what a reader holds. borrow() hands out a bare pointer instead, kept alive by the calling thread's
+// level-1 pin (one reference per thread per entry, taken when level 1 is filled, not per hit): a
+// borrowed level-1 hit reads shared memory only and writes none another thread reads, so hits on
+// keys every thread shares scale with the threads. A borrowed pointer may outlive nothing but
+// this thread's next call on this cache (any member function), release_this_thread() and the
+// thread itself; whoever keeps a value longer takes a Pinned handle from get(). The budget counts every live value, also ones that left level 2 but are still
 // pinned; stats().bytes_pinned_only says how much of the use that is.
 //
 // Thread-safety: every member function may be called from any thread. A loader runs on the calling
@@ -96,13 +101,30 @@ class TwoLevelCache {
     return result;
   }
 
-  // The value of `key` if either level has it; never loads.
+  // The value of `key`, as get(), borrowed: valid until this thread's next call on this cache (see
+  // the header comment). A level-1 hit changes no reference count.
+  template <class Loader>
+  Result<const Value*> borrow(const Key& key, Loader&& load) {
+    const std::size_t hash = hasher_(key);
+    const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+    ThreadLevel* l1 = thread_level(/*even_without_slots=*/true);
+    l1->held.reset();  // the previous call's borrow, if level 1 did not keep it
+    if (const Value* v = l1->find_borrowed(hash, key, generation)) return v;
+    Result<Handle> result = get_shared(key, hash, std::forward<Loader>(load));
+    if (!result) return result.error();
+    // Level 1 keeps the pin; where it cannot (an invalidation since `generation`, no level 1),
+    // the thread holds this one value until its next call.
+    if (!l1->insert(hash, key, *result, generation)) l1->held = *result;
+    return result->get();
+  }
+
+  // The value of `key` if either level has it; never loads, and counts no hit.
   std::optional<Handle> peek(const Key& key) {
     const std::size_t hash = hasher_(key);
     const std::uint64_t generation = generation_.load(std::memory_order_acquire);
     ThreadLevel* l1 = thread_level();
     if (l1) {
-      if (Handle h = l1->find(hash, key, generation)) return h;
+      if (Handle h = l1->find(hash, key, generation, /*count=*/false)) return h;
     }
     Shard& shard = shard_for(hash);
     std::lock_guard lock(shard.mu);
@@ -255,6 +277,7 @@ class TwoLevelCache {
     std::vector<Slot> slots;
     std::size_t next = 0;
     std::uint64_t generation = 0;
+    Handle held;  // what the last borrow() handed out when no slot kept it
     std::shared_ptr<detail::CacheAccounting> accounting;
     detail::ThreadCounters* counters;
 
@@ -262,21 +285,30 @@ class TwoLevelCache {
         : slots(n), accounting(std::move(acct)), counters(accounting->register_thread()) {}
     ~ThreadLevel() override { accounting->retire_thread(counters); }
 
-    Handle find(std::size_t hash, const Key& key, std::uint64_t current) {
+    const Slot* find_slot(std::size_t hash, const Key& key, std::uint64_t current, bool count = true) {
       if (generation != current) reset(current);
-      for (Slot& s : slots) {
+      for (const Slot& s : slots) {
         if (s.hash == hash && s.key && Eq{}(*s.key, key)) {
-          counters->bump_l1_hit();
-          return s.value;
+          if (count) counters->bump_l1_hit();
+          return &s;
         }
       }
       return nullptr;
     }
+    Handle find(std::size_t hash, const Key& key, std::uint64_t current, bool count = true) {
+      const Slot* s = find_slot(hash, key, current, count);
+      return s ? s->value : nullptr;
+    }
+    const Value* find_borrowed(std::size_t hash, const Key& key, std::uint64_t current) {
+      const Slot* s = find_slot(hash, key, current);
+      return s ? s->value.get() : nullptr;
+    }
     // `seen` is the generation read before the value was fetched: if an invalidation happened since,
-    // the value may be stale and must not enter level 1.
-    void insert(std::size_t hash, const Key& key, const Handle& value, std::uint64_t seen) {
+    // the value may be stale and must not enter level 1. False: not kept.
+    bool insert(std::size_t hash, const Key& key, const Handle& value, std::uint64_t seen) {
+      if (slots.empty()) return false;
       if (seen != generation) {
-        if (seen < generation) return;
+        if (seen < generation) return false;
         reset(seen);
       }
       Slot& s = slots[next];
@@ -284,6 +316,7 @@ class TwoLevelCache {
       s.hash = hash;
       s.key.emplace(key);
       s.value = value;
+      return true;
     }
     void reset(std::uint64_t current) {
       for (Slot& s : slots) s = Slot{};
@@ -291,8 +324,9 @@ class TwoLevelCache {
     }
   };
 
-  ThreadLevel* thread_level() {
-    if (options_.l1_entries == 0) return nullptr;
+  // The calling thread's level 1 of this cache; without slots (l1_entries == 0) only for borrow().
+  ThreadLevel* thread_level(bool even_without_slots = false) {
+    if (options_.l1_entries == 0 && !even_without_slots) return nullptr;
     auto& slots = detail::t_slots;
     if (slots.size() <= lease_.index) slots.resize(lease_.index + 1);
     auto& slot = slots[lease_.index];

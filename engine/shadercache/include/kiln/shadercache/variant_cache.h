@@ -9,6 +9,10 @@
 // A failed compile is never cached; the last good variant of the same shader, pass and keywords
 // stays available through last_good(), marked stale by its older revision.
 //
+// A hit writes no memory another thread reads (the cache's level 1 and per-thread counters): the
+// request count is the cache's own, summed when read. borrow_or_compile() is the hit path for
+// per-frame lookups; see TwoLevelCache::borrow for how long its pointer lives.
+//
 // Thread-safety: every member function may be called from any thread.
 
 #include <atomic>
@@ -53,6 +57,9 @@ class VariantCache {
   explicit VariantCache(std::size_t memory_budget_bytes = std::size_t{512} << 20);
 
   Result<Handle> get_or_compile(const Key& key, const Compiler& compiler);
+  // As get_or_compile, borrowed: valid until this thread's next call on this cache; a level-1 hit
+  // changes no reference count.
+  Result<const CompiledVariant*> borrow_or_compile(const Key& key, const Compiler& compiler);
   std::size_t invalidate_shader(const std::string& shader, int current_revision);
   std::size_t count() const;
 
@@ -70,13 +77,16 @@ class VariantCache {
   // The newest good variant of key's shader, pass and keywords, whatever its revision.
   std::optional<LastGood> last_good(const Key& key) const;
 
-  std::uint64_t requests() const { return requests_.load(); }
+  std::uint64_t requests() const;  // every get_or_compile and borrow_or_compile
   std::uint64_t compiles() const { return compiles_.load(); }
   cache::TwoLevelCacheStats stats() const { return cache_.stats(); }
 
  private:
+  struct Load;
+  void record_last_good(const Key& key, const Handle& variant);
+
   cache::TwoLevelCache<Key, CompiledVariant, materials::VariantKeyHash> cache_;
-  std::atomic<std::uint64_t> requests_{0}, compiles_{0};
+  std::atomic<std::uint64_t> compiles_{0};  // written on a miss only
   mutable std::mutex last_good_mu_;
   std::map<std::string, LastGoodSlot> last_good_;  // "shader|pass|keywords"
 };
