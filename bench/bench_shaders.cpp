@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   std::vector<materials::VariantKey> keys;
   for (const auto& r : requests) keys.push_back(warm.key(r.shader, r.pass, r.keywords));
   auto cache_hits = [&](int threads, bool borrowed) {
-    constexpr int kRounds = 200000;
+    constexpr int kRounds = 2000000;  // tens of milliseconds per thread: thread start-up is noise
     std::vector<std::thread> pool;
     const auto start = Clock::now();
     for (int t = 0; t < threads; ++t)

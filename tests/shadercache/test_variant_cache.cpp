@@ -87,15 +87,16 @@ TEST_SUITE("shadercache") {
   }
 
   TEST_CASE("keeping last good variants does not stop the budget from evicting") {
-    // Room for a few dozen of these variants: more than the calling thread's level 1 keeps pinned,
-    // whose values would otherwise count beyond the budget however the level 2 evicts.
-    VariantCache c(16384);
+    // Room for a few hundred of these variants: more than the calling thread's level 1 keeps pinned
+    // (64), whose values would otherwise count beyond the budget however the level 2 evicts.
+    constexpr std::size_t kBudget = 131072;
+    VariantCache c(kBudget);
     SeedCompiler compiler;
-    for (int i = 0; i < 200; ++i)
+    for (int i = 0; i < 1000; ++i)
       REQUIRE(c.get_or_compile(VariantKey::create("S", "P", {"K" + std::to_string(i)}, 1), compiler.fn()));
-    CHECK(c.count() < 200);
+    CHECK(c.count() < 1000);
     CHECK(c.stats().evictions > 0);
-    CHECK(c.stats().bytes_in_use <= 16384 + 16384 / 8);
+    CHECK(c.stats().bytes_in_use <= kBudget + kBudget / 8);
   }
 
   TEST_CASE("invalidate_shader scales with the variants of that shader through its index") {

@@ -20,8 +20,10 @@ std::size_t CompiledVariant::bytes() const {
 
 cache::Tag shader_tag(const std::string& shader) { return cache::xxh3_64("shader:" + shader); }
 
+// Level 1 holds a frame's variants: a scene draws dozens of materials, and a variant is small
+// next to the budget (64 pinned per thread are a few MiB at most).
 VariantCache::VariantCache(std::size_t memory_budget_bytes)
-    : cache_({.budget_bytes = memory_budget_bytes, .l1_entries = 8, .shards = 16}) {}
+    : cache_({.budget_bytes = memory_budget_bytes, .l1_entries = 64, .shards = 16}) {}
 
 // The loader of a miss: compiles, and records the variant as its key's last good one once the cache
 // has it (so that hits stay off that lock).

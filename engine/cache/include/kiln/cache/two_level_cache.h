@@ -21,13 +21,14 @@
 // Thread-safety: every member function may be called from any thread. A loader runs on the calling
 // thread, holds no cache lock, and may use the cache for other keys (not for its own key).
 // Lock order: shard lock, then a flight's lock; the eviction lock is taken before shard locks.
-// Each thread's level 1 keeps up to `l1_entries` values pinned until that thread touches the cache
+// Each thread's level 1 keeps up to `l1_entries` (rounded up to a power of two) values pinned until that thread touches the cache
 // again after an invalidation, calls release_this_thread(), or exits — also after the cache itself
 // is destroyed, so a Value's destructor must not rely on the cache's owner. Worker pools call
 // release_this_thread() when they stop using a cache.
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -67,7 +68,7 @@ struct Loaded {
 
 struct TwoLevelCacheOptions {
   std::size_t budget_bytes = std::size_t{256} << 20;
-  std::size_t l1_entries = 8;  // per thread; 0 disables level 1
+  std::size_t l1_entries = 8;  // per thread, rounded up to a power of two; 0 disables level 1
   std::size_t shards = 16;
 };
 
@@ -268,29 +269,42 @@ class TwoLevelCache {
   };
 
   // Level 1 of one thread. Only that thread touches the slots; counters are read by stats().
+  // Two-way set associative, indexed by the key's hash: a lookup compares two slots whatever the
+  // size, so a level 1 can hold a frame's working set (the variants of every material drawn)
+  // instead of a handful. Within a set the newer entry is first; an insert into a full set drops
+  // the older one.
   struct ThreadLevel final : detail::ThreadSlot {
     struct Slot {
       std::size_t hash = 0;
       std::optional<Key> key;
       Handle value;
+      bool holds(std::size_t h, const Key& k) const { return hash == h && key && Eq{}(*key, k); }
     };
-    std::vector<Slot> slots;
-    std::size_t next = 0;
+    std::vector<Slot> slots;  // a power of two, in pairs; empty when level 1 is off
     std::uint64_t generation = 0;
     Handle held;  // what the last borrow() handed out when no slot kept it
     std::shared_ptr<detail::CacheAccounting> accounting;
     detail::ThreadCounters* counters;
 
     ThreadLevel(std::size_t n, std::shared_ptr<detail::CacheAccounting> acct)
-        : slots(n), accounting(std::move(acct)), counters(accounting->register_thread()) {}
+        : slots(n == 0 ? 0 : std::bit_ceil(std::max<std::size_t>(n, 2))),
+          accounting(std::move(acct)),
+          counters(accounting->register_thread()) {}
     ~ThreadLevel() override { accounting->retire_thread(counters); }
 
+    // The first slot of `hash`'s pair; other bits of the mixed hash than the shard's.
+    std::size_t pair_of(std::size_t hash) const {
+      const std::uint64_t h = std::uint64_t(hash) * 0x9E3779B97F4A7C15ull;
+      return 2 * ((h >> 20) & (slots.size() / 2 - 1));
+    }
     const Slot* find_slot(std::size_t hash, const Key& key, std::uint64_t current, bool count = true) {
       if (generation != current) reset(current);
-      for (const Slot& s : slots) {
-        if (s.hash == hash && s.key && Eq{}(*s.key, key)) {
+      if (slots.empty()) return nullptr;
+      const std::size_t first = pair_of(hash);
+      for (std::size_t i = first; i < first + 2; ++i) {
+        if (slots[i].holds(hash, key)) {
           if (count) counters->bump_l1_hit();
-          return &s;
+          return &slots[i];
         }
       }
       return nullptr;
@@ -311,11 +325,16 @@ class TwoLevelCache {
         if (seen < generation) return false;
         reset(seen);
       }
-      Slot& s = slots[next];
-      next = (next + 1) % slots.size();
-      s.hash = hash;
-      s.key.emplace(key);
-      s.value = value;
+      Slot& newer = slots[pair_of(hash)];
+      Slot& older = slots[pair_of(hash) + 1];
+      if (older.holds(hash, key)) {
+        older.value = value;
+        return true;
+      }
+      if (newer.key && !newer.holds(hash, key)) older = std::move(newer);
+      newer.hash = hash;
+      newer.key.emplace(key);
+      newer.value = value;
       return true;
     }
     void reset(std::uint64_t current) {
