@@ -380,3 +380,22 @@ TEST_SUITE("cache") {
     CHECK(failed.error().message == "no such key");
   }
 }
+
+TEST_SUITE("cache") {
+  TEST_CASE("level 1 holds a working set of its size - every second look at it is a level-1 hit") {
+    Cache cache({.budget_bytes = 1 << 20, .l1_entries = 64, .shards = 4});
+    CountingLoader load;
+    for (int round = 0; round < 2; ++round)
+      for (int key = 0; key < 24; ++key) REQUIRE(cache.borrow(key, load(key)));
+    const auto s = cache.stats();
+    CHECK(s.misses == 24);
+    CHECK(s.l1_hits == 24);  // none went to level 2 the second time
+    CHECK(s.l2_hits == 0);
+    // Past its size level 1 keeps some and level 2 serves the rest: never a wrong value.
+    for (int key = 0; key < 512; ++key) {
+      auto v = cache.borrow(key, load(key));
+      REQUIRE(v);
+      CHECK((*v)->rfind(std::to_string(key) + "#", 0) == 0);
+    }
+  }
+}
