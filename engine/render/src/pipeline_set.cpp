@@ -94,11 +94,11 @@ Result<const DeviceVariant*> PipelineSet::device_variant(const SceneSource& sour
   v->digest = digest;
   // The kind first: a set this device cannot build is refused for that, not for what its
   // interface holds (a ray-tracing set's acceleration structures).
-  if (auto kind = runtime::pipeline_of(*record); kind)
-    if (auto refused = unbuildable(*kind)) return make_error(where + ": " + *refused);
+  auto kind = runtime::pipeline_of(*record);
+  if (!kind) return make_error(where + ": " + kind.error().message);
+  if (auto refused = unbuildable(*kind)) return make_error(where + ": " + *refused);
   auto interface = runtime::shader_interface(*record, where);
   if (!interface) return interface.error();
-  if (auto refused = unbuildable(interface->kind)) return make_error(where + ": " + *refused);
   v->interface = std::move(*interface);
   auto layout = PipelineLayout::create(context_.device(), v->interface);
   if (!layout) return make_error(where + ": " + layout.error().message);

@@ -57,7 +57,8 @@ ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
 cache::Identity ShaderLibrary::build_identity() {
   return {{"compiler", glslang_version()},
           {"spirv-cross", spirv_cross_version()},
-          {"options", "vulkan-rules;default-version=100;no-optimizer;keywords-as-define-1"},
+          // The optimizer runs as in glslangValidator: it changes no GLSL stage, and legalises HLSL ones.
+          {"options", "vulkan-rules;default-version=100;optimizer-legalises-hlsl;keywords-as-define-1"},
           // A change to what a backend writes for some stage (HLSL mesh shaders at shader model 6.5,
           // no MSL for stages it has no function for) must not serve what an older build wrote.
           {"backend-options",
@@ -282,8 +283,9 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
     GlslInput in;
     in.file = absolute(file);
     in.source = b.snapshot.files.at(in.file);
-    in.stage = stage_source_from_path(file)->stage;
-    in.language = stage_source_from_path(file)->language;
+    const auto source = *stage_source_from_path(file);  // stage_candidates made every file a stage file
+    in.stage = source.stage;
+    in.language = source.language;
     in.entry = b.entries[i];
     in.defines = b.defines;
     in.include_dirs = include_dirs_;
