@@ -125,6 +125,42 @@ TEST_SUITE("cache") {
     CHECK(cache.stats().evictions == 5);
   }
 
+  TEST_CASE("the budget holds when every entry was used since eviction last looked") {
+    Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});
+    CountingLoader load;
+    for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));
+    for (int k = 0; k < 10; ++k) REQUIRE(cache.get(k, load(k)));  // all hits: all marked used
+    CHECK(cache.stats().l2_hits == 10);
+    // Each new key pushes the cache over budget with nothing unmarked to evict: the hand clears
+    // marks until an entry comes round unmarked, and the budget holds throughout.
+    for (int k = 10; k < 20; ++k) {
+      REQUIRE(cache.get(k, load(k)));
+      CHECK(cache.stats().bytes_in_use <= 1000);
+    }
+    CHECK(cache.stats().evictions == 10);
+  }
+
+  TEST_CASE("level-2 hits read no freed entry while the index grows - shrinks and is rebuilt") {
+    Cache cache({.budget_bytes = 100 * 100, .l1_entries = 0, .shards = 2});
+    CountingLoader load;
+    // Many more keys than fit: entries are evicted, erased from the index, and the index rebuilt
+    // as tombstones accumulate; every hit must still find its own key's value.
+    for (int round = 0; round < 3; ++round)
+      for (int k = 0; k < 1000; ++k) {
+        const int key = (k * 7) % 1000;
+        auto v = cache.get(key, load(key));
+        REQUIRE(v);
+        CHECK((*v)->substr(0, (*v)->find('#')) == std::to_string(key));
+        auto again = cache.get(key, load(key));  // a level-2 hit: just published
+        REQUIRE(again);
+        CHECK(again->get() == v->get());
+      }
+    auto s = cache.stats();
+    CHECK(s.l2_hits == 3000);
+    CHECK(s.evictions > 2000);
+    CHECK(s.bytes_in_use <= 100 * 100);
+  }
+
   TEST_CASE("pinned values survive eviction and invalidation - and the budget counts them") {
     Cache cache({.budget_bytes = 1000, .l1_entries = 0, .shards = 1});
     CountingLoader load;
@@ -359,6 +395,36 @@ TEST_SUITE("cache") {
       CHECK((*second)->key == 2);
       CHECK(*destroyed == 1);
     }
+  }
+
+  TEST_CASE("a borrowed level-2 hit outlives eviction and invalidation until the thread's next call") {
+    auto destroyed = std::make_shared<std::atomic<int>>(0);
+    // Level 1 off and room for one entry: the second borrow of key 1 is a level-2 hit that only
+    // the thread's hazard keeps.
+    TwoLevelCache<int, Tracked> cache({.budget_bytes = 100, .l1_entries = 0, .shards = 1});
+    auto load = [&](int key) {
+      return [&destroyed, key]() -> Result<Loaded<Tracked>> {
+        return Loaded<Tracked>{Tracked(key, destroyed), 100, {}};
+      };
+    };
+    REQUIRE(cache.borrow(1, load(1)));
+    auto hit = cache.borrow(1, load(1));
+    REQUIRE(hit);
+    CHECK(cache.stats().l2_hits == 1);
+    const Tracked* borrowed = *hit;
+    std::thread([&] {
+      REQUIRE(cache.get(2, load(2)));  // evicts key 1
+      cache.invalidate(1);
+      cache.release_this_thread();
+    }).join();
+    CHECK(cache.stats().evictions == 1);
+    CHECK(*destroyed == 0);
+    CHECK(borrowed->key == 1);
+    CHECK_FALSE(cache.peek(1).has_value());
+    // The next call lets go of it; the next change to the cache releases it.
+    REQUIRE(cache.borrow(2, load(2)));
+    cache.invalidate(3);
+    CHECK(*destroyed == 1);
   }
 
   TEST_CASE("a borrowed level-1 hit is the value get() gives - and counts as a level-1 hit") {

@@ -21,7 +21,17 @@ void CacheAccounting::retire_thread(ThreadCounters* counters) {
   auto it = std::find_if(threads_.begin(), threads_.end(), [&](const auto& p) { return p.get() == counters; });
   if (it == threads_.end()) return;
   retired_l1_hits_ += (*it)->l1_hits.load(std::memory_order_relaxed);
+  retired_l2_hits_ += (*it)->l2_hits.load(std::memory_order_relaxed);
   threads_.erase(it);
+}
+
+std::vector<const void*> CacheAccounting::hazards() const {
+  std::vector<const void*> set;
+  if (!hazards_used.load(std::memory_order_seq_cst)) return set;
+  std::lock_guard lock(threads_mu_);
+  for (const auto& t : threads_)
+    if (const void* h = t->hazard.load(std::memory_order_seq_cst)) set.push_back(h);
+  return set;
 }
 
 TwoLevelCacheStats CacheAccounting::snapshot() const {
@@ -29,7 +39,11 @@ TwoLevelCacheStats CacheAccounting::snapshot() const {
   {
     std::lock_guard lock(threads_mu_);
     s.l1_hits = retired_l1_hits_;
-    for (const auto& t : threads_) s.l1_hits += t->l1_hits.load(std::memory_order_relaxed);
+    s.l2_hits = retired_l2_hits_;
+    for (const auto& t : threads_) {
+      s.l1_hits += t->l1_hits.load(std::memory_order_relaxed);
+      s.l2_hits += t->l2_hits.load(std::memory_order_relaxed);
+    }
   }
   s.loads = loads.load(std::memory_order_relaxed);
   s.load_errors = load_errors.load(std::memory_order_relaxed);

@@ -8,7 +8,7 @@ namespace kiln::cache {
 
 struct TwoLevelCacheStats {
   std::uint64_t l1_hits = 0;            // served by the calling thread's level 1, no lock taken
-  std::uint64_t l2_hits = 0;            // served by level 2 under its shard lock
+  std::uint64_t l2_hits = 0;            // served by level 2 (shared by every thread)
   std::uint64_t misses = 0;             // requests that started a load
   std::uint64_t loads = 0;              // loader calls (== misses; kept apart to prove single flight)
   std::uint64_t load_waits = 0;         // requests that waited for another thread's load of their key

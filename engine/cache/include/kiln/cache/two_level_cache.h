@@ -3,20 +3,24 @@
 // tiles go through.
 //
 // Level 1 is a few entries per thread, read without any lock. Level 2 is global, sharded, and holds
-// everything under a byte budget with LRU eviction (an entry still pinned elsewhere gets a second
-// chance instead: evicting it would free nothing). Loading is single-flight: on a miss the key is
+// everything under a byte budget. A level-2 hit takes no lock either: it probes the shard's index
+// (detail/read_index.h), whose unlinked nodes are freed by epoch reclamation, and marks the entry
+// used. Eviction is CLOCK: the hand passes over entries used since it last came by, and over
+// entries still pinned elsewhere (evicting those would free nothing), giving both a second chance. Loading is single-flight: on a miss the key is
 // marked loading and the loader runs with no lock held; other threads that want that key wait for
 // it, threads that want other keys load in parallel. A loader's error reaches every waiter and is
 // not cached.
 //
 // Values are handed out pinned (Pinned<Value> is a shared_ptr): eviction and invalidation never free
-// what a reader holds. borrow() hands out a bare pointer instead, kept alive by the calling thread's
-// level-1 pin (one reference per thread per entry, taken when level 1 is filled, not per hit): a
-// borrowed level-1 hit reads shared memory only and writes none another thread reads, so hits on
-// keys every thread shares scale with the threads. A borrowed pointer may outlive nothing but
-// this thread's next call on this cache (any member function), release_this_thread() and the
-// thread itself; whoever keeps a value longer takes a Pinned handle from get(). The budget counts every live value, also ones that left level 2 but are still
-// pinned; stats().bytes_pinned_only says how much of the use that is.
+// what a reader holds. borrow() hands out a bare pointer instead, kept alive by the calling
+// thread's level-1 pin (one reference per thread per entry, taken when level 1 is filled, not per
+// hit) or, for a level-2 hit level 1 does not keep, by the thread's hazard: the entry it names is
+// not released while named. A borrowed hit writes nothing another thread reads, so hits on keys
+// every thread shares scale with the threads. A borrowed pointer may outlive nothing but this
+// thread's next call on this cache (any member function), release_this_thread() and the thread
+// itself; whoever keeps a value longer takes a Pinned handle from get(). The budget counts every
+// live value, also ones that left level 2 but are still pinned or borrowed;
+// stats().bytes_pinned_only says how much of the use that is.
 //
 // Thread-safety: every member function may be called from any thread. A loader runs on the calling
 // thread, holds no cache lock, and may use the cache for other keys (not for its own key).
@@ -47,6 +51,7 @@
 
 #include "kiln/cache/cache_stats.h"
 #include "kiln/cache/detail/cache_accounting.h"
+#include "kiln/cache/detail/read_index.h"
 #include "kiln/cache/detail/thread_slots.h"
 #include "kiln/core/result.h"
 
@@ -94,11 +99,9 @@ class TwoLevelCache {
     const std::size_t hash = hasher_(key);
     const std::uint64_t generation = generation_.load(std::memory_order_acquire);
     ThreadLevel* l1 = thread_level();
-    if (l1) {
-      if (Handle h = l1->find(hash, key, generation)) return h;
-    }
-    Result<Handle> result = get_shared(key, hash, std::forward<Loader>(load));
-    if (l1 && result) l1->insert(hash, key, *result, generation);
+    if (Handle h = l1->find(hash, key, generation)) return h;
+    Result<Handle> result = get_shared(key, hash, *l1->counters, std::forward<Loader>(load));
+    if (result) l1->insert(hash, key, *result, generation);
     return result;
   }
 
@@ -108,10 +111,28 @@ class TwoLevelCache {
   Result<const Value*> borrow(const Key& key, Loader&& load) {
     const std::size_t hash = hasher_(key);
     const std::uint64_t generation = generation_.load(std::memory_order_acquire);
-    ThreadLevel* l1 = thread_level(/*even_without_slots=*/true);
+    ThreadLevel* l1 = thread_level();
     l1->held.reset();  // the previous call's borrow, if level 1 did not keep it
+    l1->counters->hazard.store(nullptr, std::memory_order_release);
     if (const Value* v = l1->find_borrowed(hash, key, generation)) return v;
-    Result<Handle> result = get_shared(key, hash, std::forward<Loader>(load));
+    if (!l1->fills(generation)) {
+      // A level-2 hit level 1 will not keep: the thread names the entry as its hazard, so the
+      // entry's pin outlives the read without a reference count written.
+      Shard& shard = shard_for(hash);
+      detail::EpochReader reading;
+      if (const auto* node = shard.index.find_node(hash, key, /*touch=*/true)) {
+        // Published before `alive` is read: a remover clears `alive`, then reads the hazards, so
+        // one of the two sees the other (release_dropped()).
+        accounting_->note_hazard_use();
+        l1->counters->hazard.store(node, std::memory_order_seq_cst);
+        if (node->alive.load(std::memory_order_seq_cst)) {
+          l1->counters->bump_l2_hit();
+          return node->raw;
+        }
+        l1->counters->hazard.store(nullptr, std::memory_order_release);
+      }
+    }
+    Result<Handle> result = get_shared(key, hash, *l1->counters, std::forward<Loader>(load));
     if (!result) return result.error();
     // Level 1 keeps the pin; where it cannot (an invalidation since `generation`, no level 1),
     // the thread holds this one value until its next call.
@@ -123,21 +144,16 @@ class TwoLevelCache {
   std::optional<Handle> peek(const Key& key) {
     const std::size_t hash = hasher_(key);
     const std::uint64_t generation = generation_.load(std::memory_order_acquire);
-    ThreadLevel* l1 = thread_level();
-    if (l1) {
-      if (Handle h = l1->find(hash, key, generation, /*count=*/false)) return h;
-    }
-    Shard& shard = shard_for(hash);
-    std::lock_guard lock(shard.mu);
-    auto it = shard.map.find(key);
-    if (it == shard.map.end() || !it->second.value) return std::nullopt;
-    return it->second.value;
+    if (Handle h = thread_level()->find(hash, key, generation, /*count=*/false)) return h;
+    // Level 2's index holds every published entry: no need to look under the lock.
+    if (Handle h = shard_for(hash).index.find(hash, key, /*touch=*/false)) return h;
+    return std::nullopt;
   }
 
   // Drops `key`. A load of it in flight completes for its waiters but is not cached.
   std::size_t invalidate(const Key& key) {
     return invalidate_where(
-        [&](Shard& shard, std::vector<Handle>& dropped) {
+        [&](Shard& shard, Dropped& dropped) {
           auto it = shard.map.find(key);
           if (it == shard.map.end()) return std::size_t{0};
           return erase(shard, it, dropped);
@@ -150,7 +166,7 @@ class TwoLevelCache {
     // Loads in flight carry no tags yet: record the invalidation first, so that one that began
     // before it is not cached when it completes.
     tag_epochs_.bump(tag);
-    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+    return invalidate_where([&](Shard& shard, Dropped& dropped) {
       auto t = shard.tags.find(tag);
       if (t == shard.tags.end()) return std::size_t{0};
       std::vector<const Key*> keys(t->second.begin(), t->second.end());
@@ -167,7 +183,7 @@ class TwoLevelCache {
   std::size_t invalidate_tag_if(
       Tag tag, Pred&& pred, OnDrop on_drop = [](const Key&, const Handle&) {}) {
     std::vector<std::pair<Key, Handle>> dropped_values;
-    const std::size_t n = invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+    const std::size_t n = invalidate_where([&](Shard& shard, Dropped& dropped) {
       auto t = shard.tags.find(tag);
       if (t == shard.tags.end()) return std::size_t{0};
       std::vector<const Key*> keys(t->second.begin(), t->second.end());
@@ -187,7 +203,7 @@ class TwoLevelCache {
   // Drops every entry whose key satisfies `pred`; returns how many. Scans everything.
   template <class Pred>
   std::size_t invalidate_if(Pred&& pred) {
-    return invalidate_where([&](Shard& shard, std::vector<Handle>& dropped) {
+    return invalidate_where([&](Shard& shard, Dropped& dropped) {
       std::size_t n = 0;
       for (auto it = shard.map.begin(); it != shard.map.end();) {
         auto next = std::next(it);
@@ -216,7 +232,7 @@ class TwoLevelCache {
   }
 
   TwoLevelCacheStats stats() const {
-    TwoLevelCacheStats s = accounting_->snapshot();
+    TwoLevelCacheStats s = accounting_->snapshot();  // level-1 hits and lock-free level-2 hits
     for (const Shard& shard : shards_) {
       std::lock_guard lock(shard.mu);
       s.l2_hits += shard.l2_hits;
@@ -251,16 +267,30 @@ class TwoLevelCache {
     }
   };
 
+  using Index = detail::ReadIndex<Key, Value, Eq>;
+  // Unlinked index nodes hold no value, only a key and a weak reference: freeing them in batches
+  // keeps the epoch domain's lock off most misses.
+  static constexpr std::size_t kCollectAt = 64;
+  struct DroppedValue {
+    const void* node;  // what a borrowing thread names as its hazard
+    Handle value;
+  };
+  using Dropped = std::vector<DroppedValue>;
+
   struct Entry {
-    std::shared_ptr<Flight> flight;  // set while loading
-    Handle value;                    // set once loaded
+    std::shared_ptr<Flight> flight;        // set while loading
+    Handle value;                          // set once loaded
+    typename Index::Node* node = nullptr;  // once loaded: the value's node in the shard's index
     std::size_t bytes = 0;
     std::vector<Tag> tags;
-    typename std::list<const Key*>::iterator lru;  // valid once loaded; front = most recent
+    typename std::list<const Key*>::iterator lru;  // valid once loaded; eviction's clock, hand at the back
   };
 
+  // A hit reads `index` without the lock. Everything else is guarded by `mu`: the map of entries
+  // and flights, the eviction order, tags, and the index's writes.
   struct alignas(64) Shard {  // own cache lines: threads on different shards do not share them
     mutable std::mutex mu;
+    Index index;
     std::unordered_map<Key, Entry, Hash, Eq> map;  // node-based: key addresses are stable
     std::list<const Key*> lru;
     std::unordered_map<Tag, std::unordered_set<const Key*>> tags;
@@ -313,6 +343,8 @@ class TwoLevelCache {
       const Slot* s = find_slot(hash, key, current, count);
       return s ? s->value : nullptr;
     }
+    // Would insert() with `seen` keep a value?
+    bool fills(std::uint64_t seen) const { return !slots.empty() && seen >= generation; }
     const Value* find_borrowed(std::size_t hash, const Key& key, std::uint64_t current) {
       const Slot* s = find_slot(hash, key, current);
       return s ? s->value.get() : nullptr;
@@ -343,9 +375,8 @@ class TwoLevelCache {
     }
   };
 
-  // The calling thread's level 1 of this cache; without slots (l1_entries == 0) only for borrow().
-  ThreadLevel* thread_level(bool even_without_slots = false) {
-    if (options_.l1_entries == 0 && !even_without_slots) return nullptr;
+  // The calling thread's level 1 of this cache (without slots when l1_entries == 0) and counters.
+  ThreadLevel* thread_level() {
     auto& slots = detail::t_slots;
     if (slots.size() <= lease_.index) slots.resize(lease_.index + 1);
     auto& slot = slots[lease_.index];
@@ -363,15 +394,19 @@ class TwoLevelCache {
   }
 
   template <class Loader>
-  Result<Handle> get_shared(const Key& key, std::size_t hash, Loader&& load) {
+  Result<Handle> get_shared(const Key& key, std::size_t hash, detail::ThreadCounters& counters, Loader&& load) {
     Shard& shard = shard_for(hash);
+    if (Handle h = shard.index.find(hash, key, /*touch=*/true)) {
+      counters.bump_l2_hit();
+      return h;
+    }
     std::unique_lock lock(shard.mu);
     auto it = shard.map.find(key);
     if (it != shard.map.end()) {
       Entry& e = it->second;
-      if (e.value) {
+      if (e.value) {  // published since the index was read
         ++shard.l2_hits;
-        shard.lru.splice(shard.lru.begin(), shard.lru, e.lru);
+        e.node->referenced.store(true, std::memory_order_relaxed);
         return e.value;
       }
       std::shared_ptr<Flight> flight = e.flight;
@@ -396,19 +431,22 @@ class TwoLevelCache {
     bool cached = false;
     std::optional<Result<Handle>> result;
     try {
-      result.emplace(load_and_publish(key, shard, flight, std::forward<Loader>(load), cached));
+      result.emplace(load_and_publish(key, hash, shard, flight, std::forward<Loader>(load), cached));
     } catch (...) {
       result.emplace(make_error("out of memory while caching a loaded value"));
     }
     if (!cached) forget_flight(shard, key, flight);
     flight->complete(*result);
-    if (cached) evict_if_over_budget();
+    if (cached) {
+      evict_if_over_budget();
+      reclaim();  // a table the index outgrew
+    }
     return std::move(*result);
   }
 
   template <class Loader>
-  Result<Handle> load_and_publish(const Key& key, Shard& shard, const std::shared_ptr<Flight>& flight, Loader&& load,
-                                  bool& cached) {
+  Result<Handle> load_and_publish(const Key& key, std::size_t hash, Shard& shard, const std::shared_ptr<Flight>& flight,
+                                  Loader&& load, bool& cached) {
     Result<Loaded<Value>> loaded = run_loader(std::forward<Loader>(load));
     if (!loaded) return loaded.error();
     Loaded<Value>& l = *loaded;
@@ -425,6 +463,7 @@ class TwoLevelCache {
     shard.lru.push_front(&again->first);
     e.lru = shard.lru.begin();
     e.value = value;
+    e.node = shard.index.insert(hash, again->first, value, retired_);
     e.bytes = l.bytes;
     shard.resident_bytes += e.bytes;
     e.tags = std::move(l.tags);
@@ -436,7 +475,7 @@ class TwoLevelCache {
 
   // Removes the entry of a load that did not publish, if no invalidation removed it already.
   void forget_flight(Shard& shard, const Key& key, const std::shared_ptr<Flight>& flight) {
-    std::vector<Handle> dropped;
+    Dropped dropped;  // stays empty: a flight's entry holds no value
     std::lock_guard lock(shard.mu);
     auto it = shard.map.find(key);
     if (it != shard.map.end() && it->second.flight == flight) erase(shard, it, dropped);
@@ -458,13 +497,15 @@ class TwoLevelCache {
     }
   }
 
-  // Removes a loaded or loading entry; a loaded value is moved to `dropped` so that it is released
-  // after the shard lock. Returns 1 if a loaded entry went away.
-  std::size_t erase(Shard& shard, typename std::unordered_map<Key, Entry, Hash, Eq>::iterator it,
-                    std::vector<Handle>& dropped) {
+  // Removes a loaded or loading entry; a loaded value is moved to `dropped`, to be released by
+  // release_dropped() after the shard lock, and its index node retired. Returns 1 if a loaded
+  // entry went away.
+  std::size_t erase(Shard& shard, typename std::unordered_map<Key, Entry, Hash, Eq>::iterator it, Dropped& dropped) {
     Entry& e = it->second;
     std::size_t removed = 0;
     if (e.value) {
+      shard.index.erase(e.node, retired_);
+      dropped.push_back({e.node, std::move(e.value)});
       shard.lru.erase(e.lru);
       for (Tag t : e.tags) {
         auto s = shard.tags.find(t);
@@ -473,19 +514,18 @@ class TwoLevelCache {
         if (s->second.empty()) shard.tags.erase(s);
       }
       shard.resident_bytes -= e.bytes;
-      dropped.push_back(std::move(e.value));
       removed = e.flight ? 0 : 1;
     }
     shard.map.erase(it);
     return removed;
   }
 
-  // Runs `step(shard, dropped)` on one shard or all, then bumps the generation so that every
+  // Runs `step(shard)` on one shard or all, then bumps the generation so that every
   // thread's level 1 forgets what it had (it may hold the entry even after level 2 evicted it).
   template <class Step>
   std::size_t invalidate_where(Step&& step, Shard* only = nullptr) {
     std::size_t n = 0;
-    std::vector<Handle> dropped;
+    Dropped dropped;
     for (Shard& shard : shards_) {
       if (only && &shard != only) continue;
       std::lock_guard lock(shard.mu);
@@ -493,41 +533,81 @@ class TwoLevelCache {
     }
     generation_.fetch_add(1, std::memory_order_acq_rel);
     accounting_->invalidations.fetch_add(n, std::memory_order_relaxed);
+    release_dropped(std::move(dropped));
     return n;
+  }
+
+  // Lets go of values removed from level 2, with no cache lock held (their destructors may use
+  // the cache), except those a thread's borrow() still names as its hazard: those wait in
+  // `hazarded_` until a later reclaim() finds them unnamed.
+  void release_dropped(Dropped dropped) {
+    if (!dropped.empty()) {
+      const std::vector<const void*> hazards = accounting_->hazards();
+      std::lock_guard lock(hazarded_mu_);
+      for (DroppedValue& d : dropped)
+        if (std::find(hazards.begin(), hazards.end(), d.node) != hazards.end()) hazarded_.push_back(std::move(d));
+    }
+    dropped.clear();  // the values no one borrows go here
+    reclaim();
+  }
+
+  // Frees the index nodes and tables no reader can reach any more, and the values no hazard names.
+  void reclaim() {
+    if (retired_.size() >= kCollectAt) retired_.collect();
+    Dropped unnamed;
+    {
+      std::lock_guard lock(hazarded_mu_);
+      if (hazarded_.empty()) return;
+      const std::vector<const void*> hazards = accounting_->hazards();
+      std::size_t kept = 0;
+      for (DroppedValue& d : hazarded_) {
+        if (std::find(hazards.begin(), hazards.end(), d.node) != hazards.end())
+          hazarded_[kept++] = std::move(d);
+        else
+          unnamed.push_back(std::move(d));
+      }
+      hazarded_.resize(kept);
+    }
   }
 
   // Whoever pushes the cache over budget evicts, unless another thread already is; the loop
   // re-checks after the lock is released so that an insert racing with the end of an eviction is
   // not left over budget. The evicting thread may be descheduled while others keep inserting, so
-  // past budget + 1/8 an inserting thread waits for the eviction lock instead of skipping it. Evicted values are released after the lock: their destructors may use the cache.
+  // past budget + 1/8 an inserting thread waits for the eviction lock instead of skipping it.
+  // Evicted values are released after the lock: their destructors may use the cache.
   void evict_if_over_budget() {
-    std::vector<Handle> evicted;
+    Dropped evicted;
     std::uint64_t evicted_bytes = 0;  // live until `evicted` is released, after the lock
     while (accounting_->over_budget(evicted_bytes)) {
       std::unique_lock evicting(evict_mu_, std::try_to_lock);
       if (!evicting) {
-        if (!accounting_->far_over_budget()) return;
+        if (!accounting_->far_over_budget()) break;
         evicting.lock();
       }
-      if (!evict_pass(evicted, evicted_bytes)) return;  // everything left is pinned: nothing to free
+      if (!evict_pass(evicted, evicted_bytes)) break;  // everything left is pinned: nothing to free
     }
+    if (!evicted.empty()) release_dropped(std::move(evicted));
   }
 
-  // Evicts least recently used unpinned entries round-robin over shards until under budget.
-  // Returns false if a full round freed nothing.
-  bool evict_pass(std::vector<Handle>& evicted, std::uint64_t& evicted_bytes) {
+  // Evicts unpinned entries not used since the clock hand last passed them (CLOCK, the
+  // approximation of least recently used that lets hits take no lock), round-robin over shards
+  // until under budget. Returns false if a full round freed nothing.
+  bool evict_pass(Dropped& evicted, std::uint64_t& evicted_bytes) {
     bool freed_any = false;
     std::size_t idle_shards = 0;
     while (accounting_->over_budget(evicted_bytes) && idle_shards < shards_.size()) {
       Shard& shard = shards_[evict_hand_++ % shards_.size()];
-      bool freed = false;
+      bool freed = false, swept = false;
       {
         std::lock_guard lock(shard.mu);
-        // Look at a few entries from the cold end; pinned ones move to the front (second chance).
+        // Look at a few entries at the hand: used ones lose their mark and pinned ones stay, both
+        // moving to the front (second chance); the first of neither goes.
         for (std::size_t looked = 0; looked < 8 && !shard.lru.empty() && !freed; ++looked) {
           const Key* k = shard.lru.back();
           auto it = shard.map.find(*k);
-          if (it->second.value.use_count() > 1) {
+          const bool used = it->second.node->referenced.exchange(false, std::memory_order_relaxed);
+          if (used || it->second.value.use_count() > 1) {
+            swept = swept || used;
             shard.lru.splice(shard.lru.begin(), shard.lru, it->second.lru);
             continue;
           }
@@ -537,13 +617,16 @@ class TwoLevelCache {
           freed = true;
         }
       }
-      idle_shards = freed ? 0 : idle_shards + 1;
+      idle_shards = freed || swept ? 0 : idle_shards + 1;  // a cleared mark is progress too
       freed_any = freed_any || freed;
     }
     return freed_any;
   }
 
   TwoLevelCacheOptions options_;
+  detail::RetiredList retired_;  // index nodes and tables unlinked from every shard
+  std::mutex hazarded_mu_;       // taken after shard locks, never with one held
+  Dropped hazarded_;             // removed values a borrowing thread still uses
   std::vector<Shard> shards_;
   detail::SlotLease lease_;
   std::shared_ptr<detail::CacheAccounting> accounting_;

@@ -17,10 +17,17 @@
 
 namespace kiln::cache::detail {
 
-// Written only by the owning thread (no read-modify-write needed), read by stats().
-struct alignas(64) ThreadCounters {  // own cache line: written by one thread, hit after hit
+// Written only by the owning thread (no read-modify-write needed), read by stats() and, for the
+// hazard, by whoever frees retired entries.
+struct alignas(64) ThreadCounters {          // own cache line: written by one thread, hit after hit
+  std::atomic<const void*> hazard{nullptr};  // the level-2 entry this thread's last borrow() uses
   std::atomic<std::uint64_t> l1_hits{0};
-  void bump_l1_hit() { l1_hits.store(l1_hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  std::atomic<std::uint64_t> l2_hits{0};  // the ones served without the shard lock
+  void bump_l1_hit() { bump(l1_hits); }
+  void bump_l2_hit() { bump(l2_hits); }
+  static void bump(std::atomic<std::uint64_t>& n) {
+    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 };
 
 class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
@@ -54,6 +61,13 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   ThreadCounters* register_thread();
   void retire_thread(ThreadCounters* counters);
   TwoLevelCacheStats snapshot() const;
+  // Every registered thread's hazard that is set; none without reading them while no thread has
+  // ever set one (a remover reads this after clearing `alive`, a reader sets it before its hazard).
+  std::vector<const void*> hazards() const;
+  std::atomic<bool> hazards_used{false};
+  void note_hazard_use() {
+    if (!hazards_used.load(std::memory_order_relaxed)) hazards_used.store(true, std::memory_order_seq_cst);
+  }
 
  private:
   struct Charge {
@@ -80,6 +94,7 @@ class CacheAccounting : public std::enable_shared_from_this<CacheAccounting> {
   mutable std::mutex threads_mu_;
   std::vector<std::unique_ptr<ThreadCounters>> threads_;
   std::uint64_t retired_l1_hits_ = 0;
+  std::uint64_t retired_l2_hits_ = 0;
 };
 
 // When each tag was last invalidated, on a clock that loads read when they begin. A load that
