@@ -3,7 +3,8 @@
 // 1. cold: every sample variant compiled in this process (glslang initialised once), against one
 //    `glslangValidator -V` process per stage of every variant — the naive pipeline;
 // 2. warm: the same variants loaded from the persistent store by a fresh library;
-// 3. hits: ns per ShaderLibrary::variant() hit, 1 and 2 threads.
+// 3. hits: ns per ShaderLibrary::variant() hit, 1 and 2 threads; the cache's hits and a material's
+//    VariantHandle check at 1, 2, 4 and 8 threads.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -178,6 +179,30 @@ int main(int argc, char** argv) {
   for (int n : kThreadCounts) pinned_rates.push_back(cache_hits(n, false));
   for (int n : kThreadCounts) borrowed_rates.push_back(cache_hits(n, true));
   const double cache_hit1 = 1e9 / pinned_rates[0], cache_hit2 = 2e9 / pinned_rates[1];
+  // A material's variant handle: resolved once per thread (a thread's materials), then the per-draw
+  // check, ShaderLibrary::current().
+  auto handle_checks = [&](int threads) {
+    constexpr int kRounds = 20000000;
+    std::vector<std::thread> pool;
+    std::atomic<std::uint64_t> sink{0};
+    const auto start = Clock::now();
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        std::vector<VariantHandle> handles;
+        for (const auto& r : requests) handles.push_back(*warm.resolve(r.shader, r.pass, r.keywords));
+        std::uint64_t local = 0;
+        for (int i = 0; i < kRounds; ++i) {
+          auto v = warm.current(handles[(i + t) % handles.size()]);
+          local += reinterpret_cast<std::uintptr_t>(*v) & 1;
+        }
+        sink += local;
+      });
+    for (auto& th : pool) th.join();
+    if (sink == 42) std::printf(" ");
+    return double(kRounds) * threads / std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  std::vector<double> handle_rates;
+  for (int n : kThreadCounts) handle_rates.push_back(handle_checks(n));
 
   std::printf("variants: %zu (%zu stages) from %s/materials\n", requests.size(), stages, assets.c_str());
   std::printf("cold, in process (incl. glslang init): %8.1f ms  (%.2f ms per variant)\n", cold_ms,
@@ -199,9 +224,12 @@ int main(int argc, char** argv) {
   std::printf(
       "hit, VariantCache::get_or_compile():   %8.0f ns (1 thread), %.0f ns wall per op per thread (2 threads)\n",
       cache_hit1, cache_hit2);
-  for (int pass = 0; pass < 2; ++pass) {
-    const auto& rates = pass == 0 ? pinned_rates : borrowed_rates;
-    std::printf("hits, %-26s", pass == 0 ? "get_or_compile (pinned):" : "borrow_or_compile:");
+  std::printf("check, a material's VariantHandle:      %8.2f ns (1 thread)\n", 1e9 / handle_rates[0]);
+  for (int pass = 0; pass < 3; ++pass) {
+    const auto& rates = pass == 0 ? pinned_rates : pass == 1 ? borrowed_rates : handle_rates;
+    std::printf("%-32s", pass == 0   ? "hits, get_or_compile (pinned):"
+                         : pass == 1 ? "hits, borrow_or_compile:"
+                                     : "checks, VariantHandle:");
     for (std::size_t i = 0; i < rates.size(); ++i)
       std::printf("  %dT %6.1f M/s (%.2fx)", kThreadCounts[i], rates[i] / 1e6, rates[i] / rates[0]);
     std::printf("\n");

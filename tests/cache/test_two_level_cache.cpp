@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -425,6 +426,69 @@ TEST_SUITE("cache") {
     REQUIRE(cache.borrow(2, load(2)));
     cache.invalidate(3);
     CHECK(*destroyed == 1);
+  }
+
+  TEST_CASE("values borrowed into slots stay valid until their own slot is used again") {
+    // A destruction count per key of interest: other keys come and go as the budget makes them.
+    std::map<int, std::shared_ptr<std::atomic<int>>> destroyed;
+    for (int k : {0, 1, 2}) destroyed[k] = std::make_shared<std::atomic<int>>(0);  // 0: every other key
+    TwoLevelCache<int, Tracked> cache({.budget_bytes = 200, .l1_entries = 0, .shards = 1});
+    auto load = [&](int key) {
+      auto counter = destroyed[key == 1 || key == 2 ? key : 0];
+      return [counter, key]() -> Result<Loaded<Tracked>> { return Loaded<Tracked>{Tracked(key, counter), 100, {}}; };
+    };
+    REQUIRE(cache.get(1, load(1)));
+    REQUIRE(cache.get(2, load(2)));
+    auto slots = cache.borrow_slots(2);
+    auto first = cache.borrow_into(slots, 0, 1, load(1));
+    auto second = cache.borrow_into(slots, 1, 2, load(2));
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(cache.stats().l2_hits == 2);  // both level-2 hits: kept by the slots' hazards
+    const Tracked* one = *first;
+    const Tracked* two = *second;
+    auto loads = [&] {
+      std::vector<std::function<Result<Loaded<Tracked>>()>> l;
+      for (int k = 3; k <= 6; ++k) l.push_back(load(k));
+      return l;
+    }();
+    std::thread([&] {
+      for (int k = 3; k <= 6; ++k) REQUIRE(cache.get(k, loads[k - 3]));  // room for two: 1 and 2 go
+      cache.invalidate(1);
+    }).join();
+    CHECK_FALSE(cache.peek(1).has_value());
+    CHECK_FALSE(cache.peek(2).has_value());
+    CHECK(*destroyed[1] == 0);
+    CHECK(*destroyed[2] == 0);
+    CHECK(one->key == 1);
+    CHECK(two->key == 2);
+    // Slot 0 used again: key 1 is let go (released by the next change to the cache); slot 1 keeps 2.
+    auto third = cache.borrow_into(slots, 0, 7, load(7));
+    REQUIRE(third);
+    CHECK((*third)->key == 7);
+    cache.invalidate(100);
+    CHECK(*destroyed[1] == 1);
+    CHECK(*destroyed[2] == 0);
+    CHECK(two->key == 2);
+    slots = {};  // destroyed slots keep nothing
+    cache.invalidate(100);
+    CHECK(*destroyed[2] == 1);
+  }
+
+  TEST_CASE("borrow slots work only with their own cache and index") {
+    Cache cache;
+    Cache other;
+    CountingLoader load;
+    auto slots = other.borrow_slots(1);
+    auto wrong_cache = cache.borrow_into(slots, 0, 1, load(1));
+    REQUIRE_FALSE(wrong_cache);
+    CHECK(wrong_cache.error().message.find("another cache") != std::string::npos);
+    auto mine = cache.borrow_slots(1);
+    CHECK_FALSE(cache.borrow_into(mine, 1, 1, load(1)));
+    CHECK(load.calls == 0);
+    auto ok = cache.borrow_into(mine, 0, 1, load(1));
+    REQUIRE(ok);
+    CHECK(**ok == "1#1");
   }
 
   TEST_CASE("a borrowed level-1 hit is the value get() gives - and counts as a level-1 hit") {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -200,5 +201,54 @@ TEST_SUITE("cache/concurrent") {
       CHECK(wrong == 0);
       CHECK(cache.stats().invalidations > 0);
     }
+  }
+}
+
+TEST_SUITE("cache/concurrent") {
+  TEST_CASE("values borrowed into slots under load with invalidations each match their key until the slot is reused") {
+    constexpr std::size_t kEntry = 1000, kBudget = 40 * kEntry, kSlots = 4;
+    constexpr int kThreads = 4, kKeys = 200, kRequests = 20000;
+    TwoLevelCache<int, std::vector<int>> cache({.budget_bytes = kBudget, .l1_entries = 8, .shards = 8});
+    std::atomic<bool> stop{false};
+    std::atomic<int> wrong{0};
+    std::thread invalidator([&] {
+      std::mt19937 rng(11);
+      while (!stop) {
+        cache.invalidate(static_cast<int>(rng() % kKeys));
+        std::this_thread::sleep_for(50us);
+      }
+    });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        auto slots = cache.borrow_slots(kSlots);
+        std::array<const std::vector<int>*, kSlots> kept{};
+        std::array<int, kSlots> kept_key{};
+        std::mt19937 rng(t + 100);
+        for (int i = 0; i < kRequests; ++i) {
+          const std::size_t slot = rng() % kSlots;
+          const int key = i % 3 == 0 ? static_cast<int>(rng() % kKeys) : static_cast<int>(rng() % 8);
+          auto r = cache.borrow_into(slots, slot, key, [key]() -> Result<Loaded<std::vector<int>>> {
+            return Loaded<std::vector<int>>{std::vector<int>(8, key), kEntry, {}};
+          });
+          if (!r) {
+            ++wrong;
+            continue;
+          }
+          kept[slot] = *r;
+          kept_key[slot] = key;
+          // Every other slot's value is still the one it borrowed, whatever the others evicted.
+          for (std::size_t s = 0; s < kSlots; ++s)
+            if (kept[s] && ((*kept[s])[0] != kept_key[s] || (*kept[s])[7] != kept_key[s])) ++wrong;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    stop = true;
+    invalidator.join();
+    CHECK(wrong == 0);
+    auto s = cache.stats();
+    CHECK(s.l2_hits > 0);
+    CHECK(s.invalidations > 0);
   }
 }

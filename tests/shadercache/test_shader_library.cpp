@@ -160,6 +160,43 @@ TEST_SUITE("shadercache") {
     CHECK(library.stats().compiles == compiles);  // untouched: still a hit
   }
 
+  TEST_CASE("a resolved variant handle serves its variant untouched until an edit - then the new revision") {
+    test::TempDir dir("handle");
+    const fs::path assets = test::copy_assets(dir, "assets");
+    ShaderLibrary library({.root = assets});
+    auto lit = library.resolve("shaders/lit", "Forward", {"FOG"});
+    auto unlit = library.resolve("shaders/unlit", "Forward", {});
+    REQUIRE(lit);
+    REQUIRE(unlit);
+    auto first = library.current(*lit);
+    REQUIRE(first);
+    CHECK(*first == lit->variant.get());
+    // The check touches neither the cache nor the library's maps: no request counted.
+    const auto requests = library.cache().requests();
+    for (int i = 0; i < 100; ++i) CHECK(*library.current(*lit) == *first);
+    CHECK(library.cache().requests() == requests);
+    // A file no shader reads changes nothing.
+    CHECK(library.file_changed("textures/unused.png").empty());
+    CHECK(*library.current(*lit) == *first);
+    CHECK(library.cache().requests() == requests);
+
+    // An edit of an include of lit: its handle resolves the new revision, compiled once.
+    replace_in(assets / "shaders/common/lighting.glsl", "const float PI = 3.14159265359;",
+               "const float PI = 3.14159265359;\nconst float KILN_EDITED = 1.0;");
+    const auto compiles = library.stats().compiles;
+    REQUIRE(library.file_changed("shaders/common/lighting.glsl") == std::vector<std::string>{"shaders/lit"});
+    auto second = library.current(*lit);
+    REQUIRE(second);
+    CHECK(*second != *first);
+    CHECK(library.stats().compiles == compiles + 1);
+    CHECK(*library.current(*lit) == *second);
+    CHECK(library.stats().compiles == compiles + 1);
+    // Unlit's variant did not change: its handle looks once more and finds the same one.
+    const CompiledVariant* unlit_before = unlit->variant.get();
+    CHECK(*library.current(*unlit) == unlit_before);
+    CHECK(library.stats().compiles == compiles + 1);
+  }
+
   TEST_CASE("a new process's library hits the disk - and another backend's namespace serves nothing") {
     test::TempDir dir("disk");
     const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";

@@ -183,6 +183,24 @@ Result<VariantCache::Handle> ShaderLibrary::variant(const std::string& id, const
   return cache_.get_or_compile(key(id, pass, keywords), [this](const materials::VariantKey& k) { return build(k); });
 }
 
+Result<VariantHandle> ShaderLibrary::resolve(const std::string& id, const std::string& pass,
+                                             std::vector<std::string> keywords) {
+  VariantHandle handle{id, pass, std::move(keywords), nullptr, 0};
+  auto resolved = refresh(handle);
+  if (!resolved) return resolved.error();
+  return handle;
+}
+
+Result<const CompiledVariant*> ShaderLibrary::refresh(VariantHandle& handle) {
+  // The generation before the lookup: a change that lands meanwhile makes the next check look again.
+  const std::uint64_t generation = variants_generation_.load(std::memory_order_acquire);
+  auto v = variant(handle.id, handle.pass, handle.keywords);
+  if (!v) return v.error();
+  handle.variant = std::move(*v);
+  handle.generation = generation;
+  return handle.variant.get();
+}
+
 Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
   Build b;
   b.key = key;
@@ -372,6 +390,9 @@ std::vector<std::string> ShaderLibrary::file_changed(const fs::path& file) {
     cache_.invalidate_shader(id, rev);
     out.push_back(id);
   }
+  // After the revisions and the cache changed: a handle that sees the new generation resolves to
+  // the new revision.
+  if (!affected.empty()) variants_generation_.fetch_add(1, std::memory_order_acq_rel);
   return out;
 }
 

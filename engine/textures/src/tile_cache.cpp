@@ -73,6 +73,12 @@ struct TileCache::Impl {
                                                 const TxFile::Identity& id, std::span<const std::byte> memory,
                                                 std::uint64_t file_offset = 0);
   Result<cache::Pinned<Tile>> fetch(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  // As fetch(), kept in slot `slot` of `slots` (a TileReader's) instead of pinned.
+  Result<const Tile*> fetch_into(cache::BorrowSlots& slots, std::size_t slot, TiledImage& image, std::size_t level,
+                                 std::uint32_t tx, std::uint32_t ty);
+  // The cache key of a tile, or why it cannot be served (out of range, stale, a remembered failure).
+  Result<Key> tile_key(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
+  void remember_failure(const Key& key, const std::string& message);
   Result<cache::Loaded<Tile>> read_tile(TiledImage& image, std::size_t level, std::uint32_t tx, std::uint32_t ty);
   std::size_t invalidate(const std::filesystem::path& path);
   std::size_t forget(TiledImage& image);  // its tiles and remembered failures
@@ -281,8 +287,8 @@ Result<std::shared_ptr<TiledImage>> TileCache::Impl::open_texture(const std::fil
   return image;
 }
 
-Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_t level, std::uint32_t tx,
-                                                   std::uint32_t ty) {
+Result<TileCache::Impl::Key> TileCache::Impl::tile_key(TiledImage& image, std::size_t level, std::uint32_t tx,
+                                                       std::uint32_t ty) {
   const auto& levels = image.info().levels;
   if (level >= levels.size() || tx >= levels[level].tiles_x() || ty >= levels[level].tiles_y())
     return make_error(image.path().string() + ": level " + std::to_string(level) + " has no tile " +
@@ -292,17 +298,35 @@ Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_
   // Every tile of a constant image is the same: serve them all from its first.
   if (image.info().constant_color) level = tx = ty = 0;
   const Key key{image.id(), static_cast<std::uint32_t>(level), tx, ty};
-  const auto failure_key = std::make_tuple(key.image, key.level, key.tx, key.ty);
   if (failure_count_.load(std::memory_order_acquire) != 0) {
     std::lock_guard lock(images_mu_);
-    if (auto it = failures_.find(failure_key); it != failures_.end()) return make_error(it->second);
+    if (auto it = failures_.find(std::make_tuple(key.image, key.level, key.tx, key.ty)); it != failures_.end())
+      return make_error(it->second);
   }
-  auto result = tiles_.get(key, [&] { return read_tile(image, level, tx, ty); });
-  if (!result) {
-    std::lock_guard lock(images_mu_);
-    failures_.emplace(failure_key, result.error().message);
-    failure_count_.store(failures_.size(), std::memory_order_release);
-  }
+  return key;
+}
+
+void TileCache::Impl::remember_failure(const Key& key, const std::string& message) {
+  std::lock_guard lock(images_mu_);
+  failures_.emplace(std::make_tuple(key.image, key.level, key.tx, key.ty), message);
+  failure_count_.store(failures_.size(), std::memory_order_release);
+}
+
+Result<cache::Pinned<Tile>> TileCache::Impl::fetch(TiledImage& image, std::size_t level, std::uint32_t tx,
+                                                   std::uint32_t ty) {
+  auto key = tile_key(image, level, tx, ty);
+  if (!key) return key.error();
+  auto result = tiles_.get(*key, [&] { return read_tile(image, key->level, key->tx, key->ty); });
+  if (!result) remember_failure(*key, result.error().message);
+  return result;
+}
+
+Result<const Tile*> TileCache::Impl::fetch_into(cache::BorrowSlots& slots, std::size_t slot, TiledImage& image,
+                                                std::size_t level, std::uint32_t tx, std::uint32_t ty) {
+  auto key = tile_key(image, level, tx, ty);
+  if (!key) return key.error();
+  auto result = tiles_.borrow_into(slots, slot, *key, [&] { return read_tile(image, key->level, key->tx, key->ty); });
+  if (!result) remember_failure(*key, result.error().message);
   return result;
 }
 
@@ -429,7 +453,8 @@ TileCacheStats TileCache::Impl::stats() const {
   return s;
 }
 
-TileReader::TileReader(TileCache& cache, std::shared_ptr<TiledImage> image) : cache_(cache), image_(std::move(image)) {}
+TileReader::TileReader(TileCache& cache, std::shared_ptr<TiledImage> image)
+    : cache_(cache), image_(std::move(image)), borrowed_(cache.impl_->tiles_.borrow_slots(kSlots)) {}
 
 TileReader::~TileReader() { flush_stats(); }
 
@@ -442,12 +467,15 @@ void TileReader::flush_stats() {
 
 Result<const Tile*> TileReader::tile(std::size_t level, std::uint32_t tx, std::uint32_t ty) {
   if (level < kMaxLevels) ++requests_[level];
-  Slot& slot = slots_[(tx & 1) | ((ty & 1) << 1) | ((level & 1) << 2)];
-  if (slot.level == level && slot.tx == tx && slot.ty == ty && slot.tile && !image_->stale()) return slot.tile.get();
-  auto fetched = cache_.impl_->fetch(*image_, level, tx, ty);
+  const std::size_t index = (tx & 1) | ((ty & 1) << 1) | ((level & 1) << 2);
+  Slot& slot = slots_[index];
+  if (slot.level == level && slot.tx == tx && slot.ty == ty && slot.tile && !image_->stale()) return slot.tile;
+  slot = Slot{};
+  borrowed_.release(index);  // the tile the slot kept, also when this fetch fails
+  auto fetched = cache_.impl_->fetch_into(borrowed_, index, *image_, level, tx, ty);
   if (!fetched) return fetched.error();
-  slot = Slot{static_cast<std::uint32_t>(level), tx, ty, std::move(*fetched)};
-  return slot.tile.get();
+  slot = Slot{static_cast<std::uint32_t>(level), tx, ty, *fetched};
+  return slot.tile;
 }
 
 }  // namespace kiln::textures

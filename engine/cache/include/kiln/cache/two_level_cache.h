@@ -49,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/cache/borrow_slots.h"
 #include "kiln/cache/cache_stats.h"
 #include "kiln/cache/detail/cache_accounting.h"
 #include "kiln/cache/detail/read_index.h"
@@ -115,28 +116,35 @@ class TwoLevelCache {
     l1->held.reset();  // the previous call's borrow, if level 1 did not keep it
     l1->counters->hazard.store(nullptr, std::memory_order_release);
     if (const Value* v = l1->find_borrowed(hash, key, generation)) return v;
+    // A level-2 hit level 1 will not keep is kept by the thread's hazard instead.
     if (!l1->fills(generation)) {
-      // A level-2 hit level 1 will not keep: the thread names the entry as its hazard, so the
-      // entry's pin outlives the read without a reference count written.
-      Shard& shard = shard_for(hash);
-      detail::EpochReader reading;
-      if (const auto* node = shard.index.find_node(hash, key, /*touch=*/true)) {
-        // Published before `alive` is read: a remover clears `alive`, then reads the hazards, so
-        // one of the two sees the other (release_dropped()).
-        accounting_->note_hazard_use();
-        l1->counters->hazard.store(node, std::memory_order_seq_cst);
-        if (node->alive.load(std::memory_order_seq_cst)) {
-          l1->counters->bump_l2_hit();
-          return node->raw;
-        }
-        l1->counters->hazard.store(nullptr, std::memory_order_release);
-      }
+      if (const Value* v = borrow_level2(hash, key, *l1->counters)) return v;
     }
     Result<Handle> result = get_shared(key, hash, *l1->counters, std::forward<Loader>(load));
     if (!result) return result.error();
     // Level 1 keeps the pin; where it cannot (an invalidation since `generation`, no level 1),
     // the thread holds this one value until its next call.
     if (!l1->insert(hash, key, *result, generation)) l1->held = *result;
+    return result->get();
+  }
+
+  // Slots for the calling thread to keep several borrowed values in at once (borrow_slots.h).
+  BorrowSlots borrow_slots(std::size_t n) { return BorrowSlots(accounting_, n); }
+
+  // The value of `key`, kept in slot `i` of `slots` (this cache's) until that slot is used again
+  // or released. Level 2 directly: a reader that keeps its own slots needs no level 1, and a hit
+  // writes nothing another thread reads.
+  template <class Loader>
+  Result<const Value*> borrow_into(BorrowSlots& slots, std::size_t i, const Key& key, Loader&& load) {
+    if (slots.accounting_ != accounting_ || i >= slots.size())
+      return make_error("borrow slots of another cache, or past their end");
+    slots.release(i);
+    const std::size_t hash = hasher_(key);
+    detail::ThreadCounters& slot = *slots.slots_[i];
+    if (const Value* v = borrow_level2(hash, key, slot)) return v;
+    Result<Handle> result = get_shared(key, hash, slot, std::forward<Loader>(load));
+    if (!result) return result.error();
+    slots.held_[i] = *result;
     return result->get();
   }
 
@@ -391,6 +399,24 @@ class TwoLevelCache {
     // Mix the hash: std::hash of integers is the identity, whose low bits may all agree.
     std::uint64_t h = hash * 0x9E3779B97F4A7C15ull;
     return shards_[(h >> 32) % shards_.size()];
+  }
+
+  // A level-2 hit kept by `slot`'s hazard (the slot must hold none yet), or null on a miss.
+  const Value* borrow_level2(std::size_t hash, const Key& key, detail::ThreadCounters& slot) {
+    Shard& shard = shard_for(hash);
+    detail::EpochReader reading;
+    const auto* node = shard.index.find_node(hash, key, /*touch=*/true);
+    if (!node) return nullptr;
+    // Published before `alive` is read: a remover clears `alive`, then reads the hazards, so one of
+    // the two sees the other (release_dropped()).
+    accounting_->note_hazard_use();
+    slot.hazard.store(node, std::memory_order_seq_cst);
+    if (!node->alive.load(std::memory_order_seq_cst)) {
+      slot.hazard.store(nullptr, std::memory_order_release);
+      return nullptr;
+    }
+    slot.bump_l2_hit();
+    return node->raw;
   }
 
   template <class Loader>

@@ -68,6 +68,17 @@ struct ShaderLibraryStats {
   std::uint64_t undecodable_blobs = 0;
 };
 
+// A variant a material resolved once, the way an engine keeps a pipeline on its material: the
+// per-draw check (ShaderLibrary::current) is one load and one compare against the library's
+// generation, which file_changed() bumps when it changes a shader's revision.
+// Owned by whoever draws with it; one thread at a time.
+struct VariantHandle {
+  std::string id, pass;
+  std::vector<std::string> keywords;
+  VariantCache::Handle variant;  // pinned: the compiled variant stays while the handle holds it
+  std::uint64_t generation = 0;  // the library's generation it was resolved at
+};
+
 class ShaderLibrary final : public materials::ShaderCatalog {
  public:
   explicit ShaderLibrary(ShaderLibraryOptions options);
@@ -82,6 +93,16 @@ class ShaderLibrary final : public materials::ShaderCatalog {
                                        const std::vector<std::string>& keywords);
   materials::VariantKey key(const std::string& id, const std::string& pass,
                             const std::vector<std::string>& keywords) const;
+
+  // The variant, resolved into a handle that current() keeps up to date.
+  Result<VariantHandle> resolve(const std::string& id, const std::string& pass, std::vector<std::string> keywords);
+  // The handle's variant: as resolved, unless a file changed since, then resolved again. An error
+  // (a broken edit without a last good variant) leaves the handle to try again next time.
+  Result<const CompiledVariant*> current(VariantHandle& handle) {
+    if (handle.variant && handle.generation == variants_generation_.load(std::memory_order_acquire))
+      return handle.variant.get();
+    return refresh(handle);
+  }
 
   // `file` (relative to the root or absolute) changed on disk: bumps the revision of every shader
   // that reads it and drops their stale variants. Returns those shaders' ids.
@@ -116,6 +137,7 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   // The stage files of `id` that exist; two files of one stage (lit.frag and lit.frag.hlsl) are an error.
   Result<std::vector<std::string>> present_stage_files(const std::string& id) const;
   Status defines_leave_keywords(const std::string& id, const materials::ShaderDeclaration& declaration) const;
+  Result<const CompiledVariant*> refresh(VariantHandle& handle);
 
   ShaderLibraryOptions options_;
   std::vector<std::filesystem::path> include_dirs_;  // absolute
@@ -130,6 +152,9 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   std::map<std::string, std::shared_ptr<const ShaderProgram>> programs_;
   std::map<std::string, std::set<std::string>> dependencies_;  // shader -> files it reads (relative)
   std::atomic<std::uint64_t> disk_hits_{0}, disk_misses_{0}, compiles_{0}, compile_errors_{0}, undecodable_{0};
+  // Bumped after file_changed() changed a revision; read by every current() check, written rarely:
+  // a cache line of its own.
+  alignas(64) std::atomic<std::uint64_t> variants_generation_{1};
 };
 
 }  // namespace kiln::shadercache

@@ -141,8 +141,11 @@ class TileCache {
 
 // One thread's accessor for one image's tiles: it keeps the last tiles it used (one per 2x2 tile
 // neighbourhood parity and level parity, so a bilinear or trilinear footprint never evicts its own
-// tiles), and a lookup in a kept tile touches neither the cache nor a reference count. Counts its
-// requests locally and adds them to the cache's statistics when destroyed or flushed.
+// tiles), and a lookup in a kept tile touches neither the cache nor a reference count. A tile it
+// does not keep comes from the cache's shared level without a lock, kept by the reader's borrow
+// slot (cache::BorrowSlots): no reference count is written on a hit, so threads reading the same
+// tiles do not slow each other. Counts its requests locally and adds them to the cache's
+// statistics when destroyed or flushed.
 // Owned by one thread; the image and the cache must outlive it.
 class TileReader {
  public:
@@ -157,13 +160,15 @@ class TileReader {
   void flush_stats();
 
  private:
+  static constexpr std::size_t kSlots = 8;
   struct Slot {
     std::uint32_t level = ~0u, tx = 0, ty = 0;
-    cache::Pinned<Tile> tile;
+    const Tile* tile = nullptr;  // kept by borrowed_'s slot of the same index
   };
   TileCache& cache_;
   std::shared_ptr<TiledImage> image_;
-  std::array<Slot, 8> slots_;
+  cache::BorrowSlots borrowed_;
+  std::array<Slot, kSlots> slots_;
   std::array<std::uint64_t, kMaxLevels> requests_{};
 };
 
