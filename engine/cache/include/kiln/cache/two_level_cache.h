@@ -6,10 +6,10 @@
 // everything under a byte budget. A level-2 hit takes no lock either: it probes the shard's index
 // (detail/read_index.h), whose unlinked nodes are freed by epoch reclamation, and marks the entry
 // used. Eviction is CLOCK: the hand passes over entries used since it last came by, and over
-// entries still pinned elsewhere (evicting those would free nothing), giving both a second chance. Loading is single-flight: on a miss the key is
-// marked loading and the loader runs with no lock held; other threads that want that key wait for
-// it, threads that want other keys load in parallel. A loader's error reaches every waiter and is
-// not cached.
+// entries still pinned elsewhere (evicting those would free nothing), giving both a second chance.
+// Loading is single-flight: on a miss the key is marked loading and the loader runs with no lock
+// held; other threads that want that key wait for it, threads that want other keys load in
+// parallel. A loader's error reaches every waiter and is not cached.
 //
 // Values are handed out pinned (Pinned<Value> is a shared_ptr): eviction and invalidation never free
 // what a reader holds. borrow() hands out a bare pointer instead, kept alive by the calling
@@ -24,10 +24,12 @@
 //
 // Thread-safety: every member function may be called from any thread. A loader runs on the calling
 // thread, holds no cache lock, and may use the cache for other keys (not for its own key).
-// Lock order: shard lock, then a flight's lock; the eviction lock is taken before shard locks.
-// Each thread's level 1 keeps up to `l1_entries` (rounded up to a power of two) values pinned until that thread touches the cache
-// again after an invalidation, calls release_this_thread(), or exits — also after the cache itself
-// is destroyed, so a Value's destructor must not rely on the cache's owner. Worker pools call
+// Lock order: shard lock, then a flight's lock; the eviction lock is taken before shard locks; the
+// lock of removed values waiting on hazards is taken with no shard lock, before the accounting's.
+// Each thread's level 1 keeps up to `l1_entries` (rounded up to a power of two) values pinned until
+// that thread touches the cache again after an invalidation, calls release_this_thread(), or exits
+// — also after the cache itself is destroyed, so a Value's destructor must not rely on the cache's
+// owner. Worker pools call
 // release_this_thread() when they stop using a cache.
 
 #include <algorithm>
