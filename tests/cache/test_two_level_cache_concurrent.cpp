@@ -13,6 +13,32 @@ using namespace kiln;
 using namespace kiln::cache;
 using namespace std::chrono_literals;
 
+namespace {
+
+// Invalidates random keys below `keys` every 50 µs on a thread of its own until stopped.
+class KeyInvalidator {
+ public:
+  KeyInvalidator(TwoLevelCache<int, std::vector<int>>& cache, int keys, unsigned seed)
+      : thread_([&cache, keys, seed, this] {
+          std::mt19937 rng(seed);
+          while (!stop_) {
+            cache.invalidate(static_cast<int>(rng() % keys));
+            std::this_thread::sleep_for(50us);
+          }
+        }) {}
+  ~KeyInvalidator() { stop(); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
 TEST_SUITE("cache/concurrent") {
   TEST_CASE("many threads asking for one key load it exactly once and share the value") {
     TwoLevelCache<int, std::string> cache;
@@ -167,15 +193,8 @@ TEST_SUITE("cache/concurrent") {
     for (std::size_t l1 : {std::size_t{8}, std::size_t{0}}) {
       CAPTURE(l1);
       TwoLevelCache<int, std::vector<int>> cache({.budget_bytes = kBudget, .l1_entries = l1, .shards = 8});
-      std::atomic<bool> stop{false};
       std::atomic<int> wrong{0};
-      std::thread invalidator([&] {
-        std::mt19937 rng(7);
-        while (!stop) {
-          cache.invalidate(static_cast<int>(rng() % kKeys));
-          std::this_thread::sleep_for(50us);
-        }
-      });
+      KeyInvalidator invalidator(cache, kKeys, 7);
       std::vector<std::thread> threads;
       for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
@@ -196,8 +215,7 @@ TEST_SUITE("cache/concurrent") {
         });
       }
       for (auto& t : threads) t.join();
-      stop = true;
-      invalidator.join();
+      invalidator.stop();
       CHECK(wrong == 0);
       CHECK(cache.stats().invalidations > 0);
     }
@@ -209,15 +227,8 @@ TEST_SUITE("cache/concurrent") {
     constexpr std::size_t kEntry = 1000, kBudget = 40 * kEntry, kSlots = 4;
     constexpr int kThreads = 4, kKeys = 200, kRequests = 20000;
     TwoLevelCache<int, std::vector<int>> cache({.budget_bytes = kBudget, .l1_entries = 8, .shards = 8});
-    std::atomic<bool> stop{false};
     std::atomic<int> wrong{0};
-    std::thread invalidator([&] {
-      std::mt19937 rng(11);
-      while (!stop) {
-        cache.invalidate(static_cast<int>(rng() % kKeys));
-        std::this_thread::sleep_for(50us);
-      }
-    });
+    KeyInvalidator invalidator(cache, kKeys, 11);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
@@ -244,8 +255,7 @@ TEST_SUITE("cache/concurrent") {
       });
     }
     for (auto& t : threads) t.join();
-    stop = true;
-    invalidator.join();
+    invalidator.stop();
     CHECK(wrong == 0);
     auto s = cache.stats();
     CHECK(s.l2_hits > 0);
