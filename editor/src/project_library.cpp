@@ -13,6 +13,7 @@ shadercache::ShaderLibraryOptions project_library_options(const std::filesystem:
       .target = target.target_env,
       .backend = target.backend,
       .store = shader_store,
+      .memory_budget_bytes = config.cache_memory_max_bytes,
       .isolation = shadercache::compile_isolation(config)};
 }
 

@@ -36,6 +36,16 @@ TEST_SUITE("cache") {
           "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   }
 
+  TEST_CASE("Sha256Stream over pieces is sha256_hex of their concatenation") {
+    const std::string text = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    for (std::size_t cut : {std::size_t{0}, std::size_t{1}, std::size_t{31}, text.size()}) {
+      Sha256Stream stream;
+      stream.update(std::as_bytes(std::span(text.data(), cut)));
+      stream.update(std::as_bytes(std::span(text.data() + cut, text.size() - cut)));
+      CHECK(stream.hex() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    }
+  }
+
   TEST_CASE("a variant digest is the first 12 hex of SHA-256") {
     // shader-variant-cache seed: ("Lit","Forward",{FOG,SKIN},7) -> 2a876a0d5092.
     CHECK(sha256_hex(std::string_view("Lit|Forward|FOG;SKIN|7")).substr(0, 12) == "2a876a0d5092");

@@ -109,10 +109,12 @@ TEST_SUITE("editor") {
     test::TempDir dir("cook");
     const fs::path project = copy_assets(dir);
     REQUIRE(cook(dir, project, dir / "out", dir / "cache").run.exit_code == 0);
-    const Cooked again = cook(dir, project, dir / "out", dir / "cache");
+    // Into another directory: every variant from the cache.
+    const Cooked again = cook(dir, project, dir / "out2", dir / "cache");
     REQUIRE(again.run.exit_code == 0);
     CHECK(again.report["totals"]["compiled"] == 0);
     CHECK(again.report["totals"]["cache_hits"] == again.report["totals"]["variants"]);
+    CHECK(again.report["totals"]["unchanged"] == 0);
     CHECK(again.report["scripts"]["compiled"] == 0);
     CHECK(again.report["textures"]["converted"] == 0);
 
@@ -128,9 +130,89 @@ TEST_SUITE("editor") {
     CHECK(recompiled >= 1);
     CHECK(edited.report["totals"]["compiled"] == recompiled);
 
-    const Cooked verified = cook(dir, project, dir / "out2", dir / "cache", {"--verify"});
+    const Cooked verified = cook(dir, project, dir / "out3", dir / "cache", {"--verify"});
     CHECK_MESSAGE(verified.run.exit_code == 0, verified.run.output);
     CHECK(verified.run.output.find("cook: verified ") != std::string::npos);
+  }
+
+  TEST_CASE("a cook whose shaders inputs did not change keeps the set's shaders pack - reading no variant") {
+    test::TempDir dir("cook");
+    const fs::path project = copy_assets(dir), out = dir / "out";
+    const auto shaders_pack = [&] {
+      std::string name;
+      for (const auto& e : fs::directory_iterator(out))
+        if (e.path().filename().string().rfind("shaders.", 0) == 0) name = e.path().filename().string();
+      return name;
+    };
+    const Cooked first = cook(dir, project, out, dir / "cache");
+    REQUIRE_MESSAGE(first.run.exit_code == 0, first.run.output);
+    CHECK(first.report["totals"]["unchanged"] == 0);
+    const std::string pack = shaders_pack();
+    const std::string pack_bytes = slurp(out / pack);
+
+    // No variant is read: with the variant cache gone, nothing compiles either.
+    fs::remove_all(dir / "cache" / "shaders");
+    const Cooked kept = cook(dir, project, out, dir / "cache");
+    REQUIRE_MESSAGE(kept.run.exit_code == 0, kept.run.output);
+    CHECK(kept.report["totals"]["unchanged"] == kept.report["totals"]["variants"]);
+    CHECK(kept.report["totals"]["compiled"] == 0);
+    CHECK(kept.report["totals"]["cache_hits"] == 0);
+    CHECK(kept.run.output.find("unchanged since the set in") != std::string::npos);
+    CHECK(shaders_pack() == pack);
+    CHECK(slurp(out / pack) == pack_bytes);
+    {
+      auto set = runtime::CookedSet::open(out);
+      REQUIRE_MESSAGE(set, set.error().message);
+      CHECK((*set)->check());
+    }
+
+    // A material's parameters are an input: its record changes, so the pack is built again.
+    const std::string first_record = slurp(out / ".shaders-inputs");
+    const fs::path material = project / "materials" / "bloom.json";
+    const std::string original = slurp(material);
+    auto doc = nlohmann::json::parse(original);
+    doc["params"]["intensity"] = 0.25;
+    std::ofstream(material, std::ios::trunc) << doc.dump();
+    const Cooked edited = cook(dir, project, out, dir / "cache");
+    REQUIRE_MESSAGE(edited.run.exit_code == 0, edited.run.output);
+    CHECK(edited.report["totals"]["unchanged"] == 0);
+    CHECK(shaders_pack() != pack);
+    const std::string rebuilt = shaders_pack();
+
+    // The kept pack must be whole: a damaged byte builds it again.
+    REQUIRE(cook(dir, project, out, dir / "cache").report["totals"]["unchanged"] != 0);
+    {
+      const auto middle = std::streamoff(fs::file_size(out / rebuilt) / 2);
+      std::fstream f(out / rebuilt, std::ios::in | std::ios::out | std::ios::binary);
+      char c = 0;
+      f.seekg(middle);
+      f.get(c);
+      f.seekp(middle);
+      f.put(char(c ^ 0x5a));
+    }
+    const Cooked damaged = cook(dir, project, out, dir / "cache");
+    REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
+    CHECK(damaged.report["totals"]["unchanged"] == 0);
+    {
+      auto set = runtime::CookedSet::open(out);
+      REQUIRE_MESSAGE(set, set.error().message);
+      CHECK((*set)->check());
+    }
+
+    // And it must be the pack the record names: a stale record restored beside a newer set (its
+    // inputs those of the project again, its pack gone) builds the pack of the project as it is.
+    std::ofstream(material, std::ios::trunc) << original;
+    std::ofstream(out / ".shaders-inputs", std::ios::trunc) << first_record;
+    const Cooked restored = cook(dir, project, out, dir / "cache");
+    REQUIRE_MESSAGE(restored.run.exit_code == 0, restored.run.output);
+    CHECK(restored.report["totals"]["unchanged"] == 0);
+    CHECK(shaders_pack() == pack);
+    CHECK(slurp(out / pack) == pack_bytes);
+
+    // --verify compiles every variant again, whatever the record says.
+    const Cooked verified = cook(dir, project, out, dir / "cache", {"--verify"});
+    REQUIRE_MESSAGE(verified.run.exit_code == 0, verified.run.output);
+    CHECK(verified.report["totals"]["unchanged"] == 0);
   }
 
   TEST_CASE("kiln cook --json prints the report on standard output - --report writes the same to a file") {
@@ -171,7 +253,8 @@ TEST_SUITE("editor") {
     std::map<std::string, std::string> a, b;
     for (const auto& e : fs::directory_iterator(dir / "a")) a[e.path().filename().string()] = slurp(e.path());
     for (const auto& e : fs::directory_iterator(dir / "b")) b[e.path().filename().string()] = slurp(e.path());
-    CHECK(a.size() == 5);  // the manifest, three packs and the cook's lock file
+    CHECK(a.size() == 6);  // the manifest, three packs, what the shaders pack was made from and the lock file
+    CHECK(a.count(".shaders-inputs"));
     CHECK(a == b);
     for (const auto& [file_name, bytes] : a) {
       const std::string& name = file_name;  // lambdas (CAPTURE) cannot name a binding in clang 14
@@ -232,8 +315,8 @@ TEST_SUITE("editor") {
     CHECK(tty.output.find(" variants  ") != std::string::npos);
     CHECK_MESSAGE(tty.output.find("/6 textures  ") != std::string::npos, tty.output);
     CHECK(tty.output.find("ETA ") != std::string::npos);
-    auto piped = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out").string(), "--cache-root",
-                                    (dir / "cache").string()});
+    auto piped = test::run_process({KILN_CLI, "cook", project.string(), "--out", (dir / "out2").string(),
+                                    "--cache-root", (dir / "cache").string()});
     REQUIRE(piped.exit_code == 0);
     CHECK(piped.output.find('\r') == std::string::npos);
     CHECK(piped.output.find("cook: 24/24 variants built\n") != std::string::npos);

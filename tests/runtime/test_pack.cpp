@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -138,6 +140,52 @@ TEST_SUITE("runtime") {
     REQUIRE(absent);
     CHECK_FALSE(absent->has_value());
     CHECK((*pack)->names().size() == 50);
+  }
+
+  TEST_CASE("a pack larger than the writer keeps in memory streams the same bytes - every entry reads back") {
+    // Past PayloadSpill::kSpillAfterBytes the payloads live in a temp file: the pack must not change.
+    test::TempDir dir("pack");
+    PackWriter writer(PackKind::kTextures, "t");
+    std::map<std::string, std::string> entries;
+    std::uint64_t total = 0;
+    for (int i = 0; total < (std::uint64_t{12} << 20); ++i) {
+      std::string payload(std::size_t(100000 + i * 37), char('a' + i % 26));
+      payload[std::size_t(i) % payload.size()] = char(i);
+      total += payload.size();
+      writer.add("tile-" + std::to_string(i), bytes_of(payload));
+      entries.emplace("tile-" + std::to_string(i), std::move(payload));
+    }
+    auto whole = writer.encode("whole");
+    REQUIRE_MESSAGE(whole, whole.error().message);
+    std::vector<std::byte> streamed;
+    std::size_t pieces = 0;
+    REQUIRE(writer.stream("streamed", [&](std::span<const std::byte> piece) -> Status {
+      streamed.insert(streamed.end(), piece.begin(), piece.end());
+      ++pieces;
+      return {};
+    }));
+    CHECK(streamed == *whole);
+    CHECK(pieces > entries.size());  // in pieces, never the pack at once
+    auto checksum = writer.checksum("checksum");
+    REQUIRE(checksum);
+    CHECK(*checksum == pack_checksum(*whole));
+    REQUIRE(writer.write(dir / "big.pack"));
+    auto pack = Pack::open(dir / "big.pack", PackKind::kTextures);
+    REQUIRE_MESSAGE(pack, pack.error().message);
+    REQUIRE((*pack)->size() == entries.size());
+    for (const auto& [name, payload] : entries) {
+      auto found = (*pack)->find(name);
+      REQUIRE(found);
+      REQUIRE(*found);
+      CHECK(std::string(reinterpret_cast<const char*>((*found)->data()), (*found)->size()) == payload);
+    }
+    // A sink that fails ends the stream with its error, and write() leaves no file.
+    int calls = 0;
+    auto failed = writer.stream("failing", [&](std::span<const std::byte>) -> Status {
+      return ++calls == 3 ? Status(make_error("disk full")) : Status();
+    });
+    CHECK(!failed);
+    CHECK(calls == 3);
   }
 
   TEST_CASE("an open pack truncated on disk still answers every entry - it was read whole when opened") {

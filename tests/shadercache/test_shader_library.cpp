@@ -231,6 +231,31 @@ TEST_SUITE("shadercache") {
     }
   }
 
+  TEST_CASE("content_key is the key the store holds the variant under - and an include edit changes it") {
+    test::TempDir dir("disk");
+    const fs::path project = dir / "project";
+    fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);
+    auto store = open_store(dir / "cache");
+    ShaderLibrary library({.root = project, .store = store.get()});
+    const auto key = library.key("shaders/lit", "Forward", {"FOG"});
+    auto content = library.content_key(key);
+    REQUIRE(content);
+    REQUIRE(*content);
+    CHECK(library.stats().compiles == 0);  // a key compiles nothing
+    REQUIRE(library.variant("shaders/lit", "Forward", {"FOG"}));
+    CHECK(store->get(*library.disk_namespace(), **content));
+    auto other = library.content_key(library.key("shaders/lit", "Forward", {}));
+    REQUIRE(other);
+    CHECK((*other)->hash != (*content)->hash);
+
+    // The key is read once per revision: an edit counts once the library is told of it.
+    std::ofstream(project / "shaders" / "common" / "lighting.glsl", std::ios::app) << "\n// an edit\n";
+    library.file_changed(project / "shaders" / "common" / "lighting.glsl");
+    auto edited = library.content_key(library.key("shaders/lit", "Forward", {"FOG"}));
+    REQUIRE(edited);
+    CHECK((*edited)->hash != (*content)->hash);
+  }
+
   TEST_CASE("one store under two target environments serves each its own SPIR-V") {
     test::TempDir dir("targets");
     const fs::path assets = fs::path(KILN_SOURCE_DIR) / "assets";

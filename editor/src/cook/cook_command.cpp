@@ -31,6 +31,7 @@
 #include "cook/cook_variants.h"
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
+#include "cook/unchanged_shaders.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/core/worker_pool.h"
@@ -104,7 +105,7 @@ int run_shard(const cook::Shard& shard, const project::Project& project, std::ve
                 " of " + std::to_string(project.textures.size()) + " textures");
   if (!store || store->remote_address().empty())
     progress.line("cook: no cache.remote: this shard's results stay in this machine's cache");
-  cook::build_variants(work.variants, targets, pool, progress, errors);
+  cook::build_variants(work.variants, targets, {}, pool, progress, errors);
   cook::TextureConversions conversions(store);
   cook::TextureEncodings encodings(store);
   const cook::CookedTextures textures = cook::cook_textures(project.root, work.textures, conversions, encodings, false,
@@ -270,8 +271,12 @@ int run_cook_command(const Args& args) {
   cache::BlobStore* const variant_store = shader_store(config, cache_store.get());
   // One library per target, each under its own cache namespace; the first also answers for the
   // shaders' declarations.
+  // A cook asks for each variant once and hands it to the set at once: its libraries keep none in
+  // memory, so that the cook's memory does not grow with the project.
   const auto library_options = [&](const runtime::ShaderTarget& target) {
-    return project_library_options(root, *settings, target, config, variant_store);
+    auto options = project_library_options(root, *settings, target, config, variant_store);
+    options.memory_budget_bytes = 0;
+    return options;
   };
   std::vector<cook::TargetVariants> targets;
   for (const auto& target : settings->targets)
@@ -298,11 +303,35 @@ int run_cook_command(const Args& args) {
                 " declared to ship, " + std::to_string(project.stripped) + " stripped as invalid), " +
                 count_of(project.scripts.size(), "script") + ", " + count_of(project.textures.size(), "texture"));
 
-  // Variants; --verify: what the cache served must be what compiling it now gives, byte for byte.
+  // The set: filled as the stages build, written beside the previous one, switched in by its manifest.
+  runtime::ShadersIdentity shaders_identity;
+  for (const auto& target : targets)
+    shaders_identity.targets.emplace_back(target.target.id(), target.library->namespace_id());
+  runtime::CookedSetWriter set(shaders_identity);
+
+  // Variants, each into the set as it is built; --verify: what the cache served must be what
+  // compiling it now gives, byte for byte. A set in --out made from the same inputs keeps its
+  // shaders pack, and no variant is read at all.
   auto stage_started = Clock::now();
-  cook::build_variants(project.variants, targets, pool, progress, errors);
-  cook::report_warnings(targets, report);
-  const std::vector<runtime::MaterialRecord> materials = cook::lay_out_materials(project, targets.front(), errors);
+  const std::optional<cache::Hash128> inputs =
+      cook::shaders_inputs(project, targets, shaders_identity, usage ? usage->sha256 : std::string());
+  const std::optional<runtime::ManifestPack> unchanged =
+      inputs && !verify ? cook::unchanged_shaders_pack(out, *inputs) : std::nullopt;
+  std::vector<runtime::MaterialRecord> materials;
+  if (unchanged) {
+    set.keep_pack(runtime::PackKind::kShaders, *unchanged);
+    progress.line("cook: " + count_of(project.variants.size() * targets.size(), "variant") +
+                  " unchanged since the set in " + out.string() + ": its shaders pack is kept");
+  } else {
+    cook::build_variants(
+        project.variants, targets,
+        [&set](const std::string& target, const std::string& name, std::span<const std::byte> record) {
+          set.add_encoded_variant(target, name, record);
+        },
+        pool, progress, errors);
+    cook::report_warnings(targets, report);
+    materials = cook::lay_out_materials(project, targets.front(), errors);
+  }
   if (verify) {
     const auto fresh_options = [&](const runtime::ShaderTarget& target) {
       auto options = library_options(target);
@@ -342,30 +371,24 @@ int run_cook_command(const Args& args) {
 
   // The report of what was built.
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
+  if (unchanged) report.totals->built.unchanged = project.variants.size() * targets.size();
   if (usage)
     report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
   if (!errors.empty()) return fail();
 
-  // The set: written beside the previous one, switched in by its manifest.
-  runtime::ShadersIdentity shaders_identity;
-  for (const auto& target : targets)
-    shaders_identity.targets.emplace_back(target.target.id(), target.library->namespace_id());
-  runtime::CookedSetWriter set(shaders_identity, {jit::jit_build_id(), compiler->fingerprint()});
-  for (const auto& target : targets)
-    for (const cook::VariantResult& r : target.results)
-      set.add_variant(target.target.id(), r.planned.key.name(), r.record);
+  set.set_scripts_identity({jit::jit_build_id(), compiler->fingerprint()});
   for (const auto& record : materials) set.add_material(record);
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));
   for (auto& [file, bytes] : textures.files) set.add_texture(file, std::move(bytes));
   for (auto& t : textures.target_files) set.add_texture(t.file, std::move(t.tx), t.target);
-  if (usage) {
-    set.set_usage_sha256(usage->sha256);
+  if (usage) set.set_usage_sha256(usage->sha256);
+  if (usage && !unchanged) {
     // The recorded pipelines of what ships, in their order: the player makes them before its first frame.
     for (const auto& target : targets) {
       std::set<std::string> shipped;
       for (const cook::VariantResult& r : target.results)
-        shipped.insert(runtime::variant_id(target.target.id(), r.planned.key.name()));
+        shipped.insert(runtime::variant_id(target.target.id(), r.planned->key.name()));
       std::vector<usage::PipelineUse> pipelines;
       for (const auto& p : usage->record.pipelines)
         if (p.target == target.target.id() && shipped.count(p.variant)) pipelines.push_back(p);
@@ -384,6 +407,12 @@ int run_cook_command(const Args& args) {
     return fail();
   }
 
+  // What the shaders pack was made from, for the next cook into --out; without it that cook builds
+  // the pack again, so a failure here costs time, never correctness.
+  // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
+  const bool warned = report.warnings && !report.warnings->empty();
+  if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
+    std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
   if (sign_key) report.signed_by = sign_key->public_key().id();
   bool previews_failed = false;
   stage_started = Clock::now();

@@ -69,7 +69,7 @@ nlohmann::json variant_rows(const std::vector<TargetVariants>& targets) {
   nlohmann::json variants = nlohmann::json::array();
   for (const auto& target : targets)
     for (const VariantResult& r : target.results) {
-      const auto& planned = r.planned;
+      const auto& planned = *r.planned;
       nlohmann::json v = {{"key", planned.key.digest()},
                           {"shader", planned.key.shader},
                           {"pass", planned.key.pass},
@@ -98,6 +98,7 @@ nlohmann::json report_json(const CookReport& r) {
     totals["variants"] = r.totals->variants, totals["used"] = r.totals->used;
     totals["declared"] = r.totals->declared, totals["stripped"] = r.totals->stripped;
     totals["compiled"] = r.totals->built.compiled, totals["cache_hits"] = r.totals->built.cache_hits;
+    totals["unchanged"] = r.totals->built.unchanged;
   }
   out["totals"] = std::move(totals);
   if (r.targets) out["variants"] = variant_rows(*r.targets);
@@ -164,9 +165,11 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
   const ScriptCounts scripts = report.scripts.value_or(ScriptCounts{});
   const TextureCounts textures = report.textures.value_or(TextureCounts{});
   std::vector<std::string> lines;
-  lines.push_back("cook: " + count_of(totals.variants, "variant") + " (" + std::to_string(totals.built.compiled) +
-                  " compiled, " + count_of(totals.built.cache_hits, "cache hit") + "), " +
-                  stage_time(report.stage_ms.variants));
+  lines.push_back(
+      "cook: " + count_of(totals.variants, "variant") + " (" + std::to_string(totals.built.compiled) + " compiled, " +
+      count_of(totals.built.cache_hits, "cache hit") +
+      (totals.built.unchanged ? ", " + std::to_string(totals.built.unchanged) + " unchanged: the pack is kept" : "") +
+      "), " + stage_time(report.stage_ms.variants));
   lines.push_back("cook: " + count_of(scripts.files, "script") + " (" + count_of(scripts.pages, "page") + ": " +
                   std::to_string(scripts.compiled) + " compiled, " + std::to_string(scripts.cache_hits) +
                   " from the page cache), " + stage_time(report.stage_ms.scripts));

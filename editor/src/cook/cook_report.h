@@ -25,6 +25,7 @@ namespace kiln::cook {
 // once, by count_variants, for the totals, the summary and a shard's line.
 struct VariantCounts {
   std::size_t compiled = 0, cache_hits = 0;
+  std::size_t unchanged = 0;  // in a shaders pack kept whole: its inputs had not changed (unchanged_shaders.h)
 };
 VariantCounts count_variants(const std::vector<TargetVariants>& targets);
 

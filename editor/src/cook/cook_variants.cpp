@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 
 #include "kiln/materials/material_layout.h"
 #include "variant_records.h"
@@ -15,9 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 using cli::variant_record;
 
-bool same_record(const runtime::VariantRecord& a, const runtime::VariantRecord& b) {
-  return runtime::encode_variant_record(a) == runtime::encode_variant_record(b);
-}
+cache::Hash128 record_digest(const std::vector<std::byte>& encoded) { return cache::xxh3_128(encoded); }
 
 // How messages name a variant: "shaders/lit Forward FOG;NORMALMAP".
 std::string shown_variant(const materials::VariantKey& key) {
@@ -27,9 +26,12 @@ std::string shown_variant(const materials::VariantKey& key) {
 }  // namespace
 
 void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
-                    core::WorkerPool& pool, Progress& progress, CookErrors& errors) {
+                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors) {
   const std::size_t count = variants.size();
+  std::mutex sink_mu;
   for (auto& target : targets) {
+    const bool first = &target == &targets.front();
+    const std::string target_id = target.target.id();
     target.results.assign(count, {});
     std::atomic<std::size_t> done{0};
     pool.parallel_for(count, [&](std::size_t i) {
@@ -37,7 +39,7 @@ void build_variants(std::span<const materials::PlannedVariant> variants, std::ve
       const auto started = Clock::now();
       auto variant = target.library->variant(key.shader, key.pass, key.keyword_list());
       VariantResult& r = target.results[i];
-      r.planned = variants[i];
+      r.planned = &variants[i];
       r.ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
       if (!variant) {
         r.error = variant.error().message;
@@ -47,8 +49,14 @@ void build_variants(std::span<const materials::PlannedVariant> variants, std::ve
         for (const auto& s : (*variant)->stages) {
           r.spirv_bytes += s.spirv.size() * 4;
           r.warnings += s.warnings;
+          if (first) r.reflections.push_back(s.reflection);
         }
-        r.record = variant_record(**variant);
+        if (sink) {  // a shard packs nothing
+          const std::vector<std::byte> record = runtime::encode_variant_record(variant_record(**variant));
+          r.record_digest = record_digest(record);
+          std::lock_guard lock(sink_mu);
+          sink(target_id, key.name(), record);
+        }
       }
       progress.tick("variants", ++done, count);
     });
@@ -58,7 +66,7 @@ void build_variants(std::span<const materials::PlannedVariant> variants, std::ve
   }
   for (const auto& target : targets)
     for (const VariantResult& r : target.results)
-      if (!r.ok) errors.add(r.error, shown_variant(r.planned.key));
+      if (!r.ok) errors.add(r.error, shown_variant(r.planned->key));
 }
 
 std::vector<runtime::MaterialRecord> lay_out_materials(const project::Project& project, const TargetVariants& first,
@@ -66,8 +74,8 @@ std::vector<runtime::MaterialRecord> lay_out_materials(const project::Project& p
   materials::VariantReflections reflections;
   for (const VariantResult& r : first.results) {
     if (!r.ok) continue;
-    auto& stages = reflections[r.planned.key.name()];
-    for (const auto& stage : r.record.stages) stages.push_back(&stage.reflection);
+    auto& stages = reflections[r.planned->key.name()];
+    for (const auto& reflection : r.reflections) stages.push_back(&reflection);
   }
   std::vector<runtime::MaterialRecord> records;
   for (const auto& m : project.materials) {
@@ -99,14 +107,15 @@ std::size_t verify_variants(
     pool.parallel_for(target.results.size(), [&](std::size_t i) {
       const VariantResult& built = target.results[i];
       if (!built.ok) return;  // compiled now or served by the cache: both must match
-      const auto& key = built.planned.key;
+      const auto& key = built.planned->key;
       auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
-      differs[i] = !again || !same_record(variant_record(**again), built.record);
+      differs[i] =
+          !again || record_digest(runtime::encode_variant_record(variant_record(**again))) != built.record_digest;
     });
     for (std::size_t i = 0; i < differs.size(); ++i) {
       checked += target.results[i].ok;
       if (!differs[i]) continue;
-      const auto& key = target.results[i].planned.key;
+      const auto& key = target.results[i].planned->key;
       errors.add("cook: --verify: variant " + key.digest() + " (" + key.name() + ", " + target.target.id() +
                  ") differs from a fresh compile of it");
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cook/cook_errors.h"
+#include "kiln/cache/hash.h"
 #include "kiln/project/project.h"
 #include "cook/progress.h"
 #include "kiln/core/worker_pool.h"
@@ -20,16 +21,23 @@
 
 namespace kiln::cook {
 
-// One planned variant as one target built it.
+// One planned variant as one target built it. What it built went to the VariantSink: a result
+// keeps what the cook needs afterwards, not the variant.
 struct VariantResult {
-  materials::PlannedVariant planned;
+  const materials::PlannedVariant* planned = nullptr;  // in the span build_variants was given
   bool ok = false, cache_hit = false;
   double ms = 0;
   std::size_t spirv_bytes = 0;
   std::string error;
-  std::string warnings;  // the compiler's, one per line, project-relative
-  runtime::VariantRecord record;
+  std::string warnings;                               // the compiler's, one per line, project-relative
+  std::vector<runtime::StageReflection> reflections;  // the first target's only: materials are laid out by them
+  cache::Hash128 record_digest;                       // of the record the sink was given: what --verify compares
 };
+
+// Where each built variant's encoded record goes (the set's shaders pack), from the pool's
+// threads one at a time; empty: nowhere (a shard).
+using VariantSink =
+    std::function<void(const std::string& target, const std::string& name, std::span<const std::byte> record)>;
 
 // One library per target, in the settings' order, and what it built.
 struct TargetVariants {
@@ -38,9 +46,10 @@ struct TargetVariants {
   std::vector<VariantResult> results;  // one per variant built, in the order asked
 };
 
-// Builds every one of `variants` with every library; errors go to `errors`, naming the variant.
+// Builds every one of `variants` with every library, each into `sink` as it is built; errors go to
+// `errors`, naming the variant. `variants` must outlive the results.
 void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
-                    core::WorkerPool& pool, Progress& progress, CookErrors& errors);
+                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors);
 
 // The records of the project's materials (in its order) with their parameter blocks and texture
 // bindings laid out from the first target's reflection; a material whose variants did not build

@@ -71,19 +71,39 @@ Hash128 Xxh3Stream::digest128() const {
 // another ~2 ms on first use, more than all the page loads of a warm script run. Nettle runs the
 // CPU's SHA extensions where present.
 
-std::string sha256_hex(std::span<const std::byte> data) {
-  sha256_ctx ctx;
-  sha256_init(&ctx);
-  sha256_update(&ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
-  std::uint8_t md[SHA256_DIGEST_SIZE];
-  sha256_digest(&ctx, sizeof md, md);
+namespace {
+std::string hex_of(const std::uint8_t* md, std::size_t n) {
   static const char* digits = "0123456789abcdef";
-  std::string out(2 * sizeof md, '0');
-  for (std::size_t i = 0; i < sizeof md; ++i) {
+  std::string out(2 * n, '0');
+  for (std::size_t i = 0; i < n; ++i) {
     out[2 * i] = digits[md[i] >> 4];
     out[2 * i + 1] = digits[md[i] & 15];
   }
   return out;
+}
+}  // namespace
+
+std::string sha256_hex(std::span<const std::byte> data) {
+  Sha256Stream stream;
+  return stream.update(data).hex();
+}
+
+struct Sha256Stream::State {
+  sha256_ctx ctx;
+};
+
+Sha256Stream::Sha256Stream() : state_(std::make_unique<State>()) { sha256_init(&state_->ctx); }
+Sha256Stream::~Sha256Stream() = default;
+
+Sha256Stream& Sha256Stream::update(std::span<const std::byte> data) {
+  sha256_update(&state_->ctx, data.size(), reinterpret_cast<const std::uint8_t*>(data.data()));
+  return *this;
+}
+
+std::string Sha256Stream::hex() {
+  std::uint8_t md[SHA256_DIGEST_SIZE];
+  sha256_digest(&state_->ctx, sizeof md, md);
+  return hex_of(md, sizeof md);
 }
 std::string sha256_hex(std::string_view data) { return sha256_hex(bytes_of(data)); }
 

@@ -41,21 +41,27 @@ Status AtomicOutput::commit(Durability durability) {
 
 Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode,
                              Durability durability) {
+  return write_file_atomically(
+      path, [&](const ByteSink& sink) { return sink(data); }, mode, durability);
+}
+
+Status write_file_atomically(const std::filesystem::path& path, const std::function<Status(const ByteSink&)>& produce,
+                             unsigned mode, Durability durability) {
   AtomicOutput out(path);
   const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return make_error(path.string() + ": cannot create: " + errno_text(errno));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      return make_error(path.string() + ": cannot write: " + errno_text(err));
+  const Status produced = produce([&](std::span<const std::byte> data) -> Status {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return make_error(path.string() + ": cannot write: " + errno_text(n < 0 ? errno : ENOSPC));
+      done += std::size_t(n);
     }
-    done += std::size_t(n);
-  }
+    return {};
+  });
   ::close(fd);
+  if (!produced) return produced;  // the temp file goes with `out`
   return out.commit(durability);
 }
 

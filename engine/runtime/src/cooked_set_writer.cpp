@@ -62,24 +62,35 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 }
 
 // A file a cook writes into the directory: packs (this format's names and the older fixed ones),
-// and the temp files a killed cook left of them or of the manifest.
+// and the temp files a killed cook left of them, of the manifest or of the record of the shaders'
+// inputs.
 bool cook_output_name(const std::string& name) {
   static const std::regex pattern(
-      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json))");
-  return std::regex_match(name, pattern) && name != kManifestFile;
+      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-inputs))");
+  // The record of what the shaders pack was made from is the cook's, written after the switch.
+  return std::regex_match(name, pattern) && name != kManifestFile && name != ".shaders-inputs";
 }
 
-bool same_content(const fs::path& file, std::span<const std::byte> bytes) {
+// Whether `file` holds exactly what `writer` streams, with the SHA-256 of those bytes.
+struct Comparison {
+  bool same = false;
+  std::string sha256;
+};
+Result<Comparison> compare_with(const fs::path& file, const PackWriter& writer) {
   std::ifstream in(file, std::ios::binary);
-  std::vector<char> chunk(1 << 16);
-  std::size_t at = 0;
-  while (in) {
-    in.read(chunk.data(), std::streamsize(chunk.size()));
-    const auto n = static_cast<std::size_t>(in.gcount());
-    if (n > bytes.size() - at || std::memcmp(chunk.data(), bytes.data() + at, n) != 0) return false;
-    at += n;
-  }
-  return at == bytes.size();
+  cache::Sha256Stream sha;
+  std::vector<char> chunk;
+  bool same = bool(in);
+  KILN_TRY(writer.stream(file.string(), [&](std::span<const std::byte> piece) -> Status {
+    sha.update(piece);
+    if (!same) return {};
+    chunk.resize(piece.size());
+    in.read(chunk.data(), std::streamsize(piece.size()));
+    same = std::size_t(in.gcount()) == piece.size() && std::memcmp(chunk.data(), piece.data(), piece.size()) == 0;
+    return {};
+  }));
+  same = same && in.peek() == std::char_traits<char>::eof();
+  return Comparison{same, sha.hex()};
 }
 
 }  // namespace
@@ -89,8 +100,19 @@ CookedSetWriter::CookedSetWriter(const ShadersIdentity& shaders_identity, const 
       scripts_(PackKind::kScripts, encode_scripts_identity(scripts_identity)),
       textures_(PackKind::kTextures, std::string(kTexturesIdentity)) {}
 
+CookedSetWriter::CookedSetWriter(const ShadersIdentity& shaders_identity)
+    : CookedSetWriter(shaders_identity, ScriptsIdentity{}) {}
+
+void CookedSetWriter::set_scripts_identity(const ScriptsIdentity& scripts_identity) {
+  scripts_.set_identity(encode_scripts_identity(scripts_identity));
+}
+
 void CookedSetWriter::add_variant(const std::string& target, const std::string& name, const VariantRecord& record) {
-  shaders_.add(entry_name(EntryKind::kVariant, variant_id(target, name)), encode_variant_record(record));
+  add_encoded_variant(target, name, encode_variant_record(record));
+}
+void CookedSetWriter::add_encoded_variant(const std::string& target, const std::string& name,
+                                          std::span<const std::byte> record) {
+  shaders_.add(entry_name(EntryKind::kVariant, variant_id(target, name)), record);
 }
 void CookedSetWriter::add_material(const MaterialRecord& record) {
   shaders_.add(entry_name(EntryKind::kMaterial, record.file), encode_material_record(record));
@@ -133,17 +155,42 @@ Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign) 
     const PackWriter& writer = kind == PackKind::kShaders   ? shaders_
                                : kind == PackKind::kScripts ? scripts_
                                                             : textures_;
-    auto bytes = writer.encode((dir / (std::string(pack_kind_name(kind)) + ".pack")).string());
-    if (!bytes) return undo(bytes.error());
-    const std::uint64_t checksum = pack_checksum(*bytes);
-    const std::string file = pack_file_name(kind, checksum);
-    // An unchanged pack of the set in use stays as it is (no rewrite on an incremental cook); a
-    // damaged one is replaced.
-    if (!old.count(file) || !same_content(dir / file, *bytes)) {
-      if (auto s = write_file_atomically(dir / file, *bytes); !s) return undo(s.error());
-      written.push_back(dir / file);
+    if (auto kept = kept_.find(kind); kept != kept_.end()) {
+      if (!old.count(kept->second.file))
+        return undo(make_error(dir.string() + ": the set there changed during the cook (it no longer names " +
+                               kept->second.file + "); cook again"));
+      next.packs[kind] = kept->second;
+      continue;
     }
-    next.packs[kind] = {file, bytes->size(), checksum, cache::sha256_hex(std::span<const std::byte>(*bytes))};
+    const std::string where = (dir / (std::string(pack_kind_name(kind)) + ".pack")).string();
+    auto checksum = writer.checksum(where);
+    if (!checksum) return undo(checksum.error());
+    const std::string file = pack_file_name(kind, *checksum);
+    // An unchanged pack of the set in use stays as it is (no rewrite on an incremental cook); a
+    // damaged one is replaced. Either way the pack streams from the writer: it is never whole in memory.
+    std::string sha256;
+    if (old.count(file)) {
+      auto kept = compare_with(dir / file, writer);
+      if (!kept) return undo(kept.error());
+      if (kept->same) sha256 = kept->sha256;
+    }
+    std::uint64_t size = 0;
+    if (sha256.empty()) {
+      cache::Sha256Stream sha;
+      auto s = write_file_atomically(dir / file, [&](const ByteSink& sink) {
+        return writer.stream(where, [&](std::span<const std::byte> piece) {
+          sha.update(piece);
+          size += piece.size();
+          return sink(piece);
+        });
+      });
+      if (!s) return undo(s.error());
+      written.push_back(dir / file);
+      sha256 = sha.hex();
+    } else {
+      size = fs::file_size(dir / file, ec);
+    }
+    next.packs[kind] = {file, size, *checksum, sha256};
   }
   if (sign) {
     auto signature = sign(manifest_signed_text(next));

@@ -8,6 +8,7 @@
 #include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
 #include "pack_layout.h"
+#include "payload_spill.h"
 
 namespace kiln::runtime {
 namespace {
@@ -51,72 +52,119 @@ std::string_view pack_kind_name(PackKind kind) {
 
 cache::Hash128 pack_key(std::string_view name) { return cache::xxh3_128(name); }
 
-PackWriter::PackWriter(PackKind kind, std::string identity) : kind_(kind), identity_(std::move(identity)) {}
+// Everything of a pack but its payloads: the header, the index and the names, and where each
+// payload goes.
+struct PackWriter::Layout {
+  std::vector<std::byte> metadata;     // the file's first data_offset bytes
+  std::vector<const Entry*> sorted;    // in index order
+  std::vector<std::uint64_t> offsets;  // each payload's, in index order
+  std::uint64_t checksum = 0;          // the header's
+};
 
-void PackWriter::add(std::string name, std::vector<std::byte> payload) {
-  entries_.emplace_back(std::move(name), std::move(payload));
+PackWriter::PackWriter(PackKind kind, std::string identity)
+    : kind_(kind), identity_(std::move(identity)), spill_(std::make_unique<PayloadSpill>()) {}
+PackWriter::~PackWriter() = default;
+PackWriter::PackWriter(PackWriter&&) noexcept = default;
+PackWriter& PackWriter::operator=(PackWriter&&) noexcept = default;
+
+void PackWriter::add(std::string name, std::span<const std::byte> payload) {
+  const cache::Hash128 key = pack_key(name);
+  const std::uint64_t at = spill_->append(payload);
+  entries_.push_back({std::move(name), key, at, payload.size(), xxh3_of(payload.data(), payload.size())});
 }
 
-Result<std::vector<std::byte>> PackWriter::encode(const std::string& where) const {
-  struct Sorted {
-    cache::Hash128 key;
-    const std::pair<std::string, std::vector<std::byte>>* entry;
-  };
-  std::vector<Sorted> sorted;
-  for (const auto& e : entries_) sorted.push_back({pack_key(e.first), &e});
-  std::sort(sorted.begin(), sorted.end(), [](const Sorted& a, const Sorted& b) {
-    return std::tie(a.key.high, a.key.low) < std::tie(b.key.high, b.key.low);
+Result<PackWriter::Layout> PackWriter::layout(const std::string& where) const {
+  if (!spill_->error().empty()) return make_error(where + ": " + spill_->error());
+  Layout out;
+  for (const auto& e : entries_) out.sorted.push_back(&e);
+  std::sort(out.sorted.begin(), out.sorted.end(), [](const Entry* a, const Entry* b) {
+    return std::tie(a->key.high, a->key.low) < std::tie(b->key.high, b->key.low);
   });
-  for (std::size_t i = 1; i < sorted.size(); ++i)
-    if (sorted[i].key == sorted[i - 1].key)
-      return make_error(where + ": entry '" + sorted[i].entry->first + "' added twice");
+  for (std::size_t i = 1; i < out.sorted.size(); ++i)
+    if (out.sorted[i]->key == out.sorted[i - 1]->key)
+      return make_error(where + ": entry '" + out.sorted[i]->name + "' added twice");
 
-  const std::size_t index_end = sizeof(Header) + sorted.size() * sizeof(IndexEntry);
-  std::vector<std::byte> out(index_end);
+  const std::size_t index_end = sizeof(Header) + out.sorted.size() * sizeof(IndexEntry);
+  std::vector<std::byte>& meta = out.metadata;
+  meta.resize(index_end);
   auto append = [&](const void* p, std::size_t n) {
-    const std::size_t at = out.size();
-    out.insert(out.end(), static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + n);
+    const std::size_t at = meta.size();
+    meta.insert(meta.end(), static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + n);
     return at;
   };
-  auto align8 = [&] { out.resize(round_up8(out.size())); };
   Header h{};
   std::memcpy(h.magic, kMagic, 8);
   h.version = kPackVersion;
   h.kind = static_cast<std::uint32_t>(kind_);
-  h.count = sorted.size();
+  h.count = out.sorted.size();
   append(identity_.data(), identity_.size());
   h.identity_length = identity_.size();
-  std::vector<IndexEntry> index(sorted.size());
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    const std::string& name = sorted[i].entry->first;
-    if (out.size() + name.size() > UINT32_MAX) return make_error(where + ": too many entry names for one pack");
+  std::vector<IndexEntry> index(out.sorted.size());
+  for (std::size_t i = 0; i < out.sorted.size(); ++i) {
+    const std::string& name = out.sorted[i]->name;
+    if (meta.size() + name.size() > UINT32_MAX) return make_error(where + ": too many entry names for one pack");
     index[i].name_offset = static_cast<std::uint32_t>(append(name.data(), name.size()));
     index[i].name_length = static_cast<std::uint32_t>(name.size());
   }
-  h.strings_length = out.size() - index_end;
-  align8();
-  h.data_offset = out.size();
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    const auto& payload = sorted[i].entry->second;
+  h.strings_length = meta.size() - index_end;
+  meta.resize(round_up8(meta.size()));
+  h.data_offset = meta.size();
+  std::uint64_t next = h.data_offset;
+  for (std::size_t i = 0; i < out.sorted.size(); ++i) {
+    const Entry& entry = *out.sorted[i];
     IndexEntry& e = index[i];
-    e.key_high = sorted[i].key.high;
-    e.key_low = sorted[i].key.low;
-    align8();
-    e.offset = append(payload.data(), payload.size());
-    e.length = payload.size();
-    e.checksum = xxh3_of(payload.data(), payload.size());
+    e.key_high = entry.key.high;
+    e.key_low = entry.key.low;
+    e.offset = round_up8(next);
+    e.length = entry.length;
+    e.checksum = entry.checksum;
+    out.offsets.push_back(e.offset);
+    next = e.offset + e.length;
   }
-  if (!index.empty()) std::memcpy(out.data() + sizeof(Header), index.data(), index.size() * sizeof(IndexEntry));
-  h.meta_checksum = xxh3_of(out.data() + sizeof(Header), index_end - sizeof(Header) + h.strings_length);
+  if (!index.empty()) std::memcpy(meta.data() + sizeof(Header), index.data(), index.size() * sizeof(IndexEntry));
+  h.meta_checksum = xxh3_of(meta.data() + sizeof(Header), index_end - sizeof(Header) + h.strings_length);
   h.header_checksum = header_checksum(h);
-  std::memcpy(out.data(), &h, sizeof h);
+  std::memcpy(meta.data(), &h, sizeof h);
+  out.checksum = h.header_checksum;
   return out;
 }
 
+Status PackWriter::stream(const std::string& where, const Sink& sink) const {
+  auto laid = layout(where);
+  if (!laid) return laid.error();
+  KILN_TRY(sink(laid->metadata));
+  std::uint64_t written = laid->metadata.size();
+  static constexpr std::byte kZeros[8] = {};
+  Status sunk;  // the sink's first failure ends the stream
+  for (std::size_t i = 0; i < laid->sorted.size(); ++i) {
+    const Entry& e = *laid->sorted[i];
+    if (laid->offsets[i] > written) KILN_TRY(sink(std::span<const std::byte>(kZeros, laid->offsets[i] - written)));
+    KILN_TRY(spill_->read(e.at, e.length, [&](std::span<const std::byte> piece) {
+      if (sunk) sunk = sink(piece);
+    }));
+    KILN_TRY(sunk);
+    written = laid->offsets[i] + e.length;
+  }
+  return {};
+}
+
+Result<std::vector<std::byte>> PackWriter::encode(const std::string& where) const {
+  std::vector<std::byte> out;
+  KILN_TRY(stream(where, [&](std::span<const std::byte> piece) -> Status {
+    out.insert(out.end(), piece.begin(), piece.end());
+    return {};
+  }));
+  return out;
+}
+
+Result<std::uint64_t> PackWriter::checksum(const std::string& where) const {
+  auto laid = layout(where);
+  if (!laid) return laid.error();
+  return laid->checksum;
+}
+
 Status PackWriter::write(const std::filesystem::path& path) const {
-  auto bytes = encode(path.string());
-  if (!bytes) return bytes.error();
-  return write_file_atomically(path, *bytes);
+  return write_file_atomically(path, [&](const ByteSink& sink) { return stream(path.string(), sink); });
 }
 
 std::uint64_t pack_checksum(std::span<const std::byte> bytes) {

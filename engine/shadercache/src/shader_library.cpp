@@ -26,14 +26,26 @@ std::vector<std::string> stage_candidates(const std::string& id) {
 
 }  // namespace
 
-// Everything one variant build reads, read once: the compile sees exactly the bytes the key hashes.
-struct ShaderLibrary::Build {
-  materials::VariantKey key;
+// Everything a shader's variants read from disk, read once per revision of the shader: the
+// compile sees exactly the bytes the key hashes, and a cook of thousands of variants reads and
+// hashes each file once rather than once per variant.
+struct ShaderLibrary::Sources {
   std::vector<std::string> stage_files;  // relative
   std::vector<std::string> entries;      // each stage file's entry point; empty for GLSL
   SourceSnapshot snapshot;
-  std::vector<std::string> defines;
   std::set<std::string> dependencies;  // relative: read, probed, or a possible stage file
+  bool declares_passes = false;        // by the snapshot's own pragmas: a variant defines its pass
+  // What the content key hashes of the shader's files, whatever the variant: the stage names and
+  // entries, then the digest of every byte of every file the compile may read.
+  std::string stages_text;
+  cache::Hash128 files_digest;
+};
+
+// One variant's build: the shader's sources and the variant's defines.
+struct ShaderLibrary::Build {
+  materials::VariantKey key;
+  std::shared_ptr<const Sources> sources;
+  std::vector<std::string> defines;
 };
 
 ShaderLibrary::ShaderLibrary(ShaderLibraryOptions options)
@@ -201,20 +213,26 @@ Result<const CompiledVariant*> ShaderLibrary::refresh(VariantHandle& handle) {
   return handle.variant.get();
 }
 
-Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
-  Build b;
-  b.key = key;
-  for (const auto& candidate : stage_candidates(key.shader)) b.dependencies.insert(candidate);
-  auto files = present_stage_files(key.shader);
+Result<std::shared_ptr<const ShaderLibrary::Sources>> ShaderLibrary::sources(const std::string& id) {
+  std::uint64_t generation;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = sources_.find(id); it != sources_.end()) return it->second;
+    generation = generation_;
+  }
+  auto made = std::make_shared<Sources>();
+  for (const auto& candidate : stage_candidates(id)) made->dependencies.insert(candidate);
+  auto files = present_stage_files(id);
   if (!files) return files.error();
-  b.stage_files = std::move(*files);
-  if (b.stage_files.empty()) return make_error("shader " + key.shader + ": no stage file");
-  KILN_TRY(stages_inside(key.shader, b.stage_files));
+  made->stage_files = std::move(*files);
+  if (made->stage_files.empty()) return make_error("shader " + id + ": no stage file");
+  KILN_TRY(stages_inside(id, made->stage_files));
 
   std::vector<materials::ShaderDeclaration> declarations;
-  for (const auto& file : b.stage_files) {
-    if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, b.snapshot)) return make_error(b.snapshot.unreadable);
-    auto decl = materials::parse_shader_declaration(absolute(file).string(), b.snapshot.files.at(absolute(file)));
+  for (const auto& file : made->stage_files) {
+    if (!snapshot_tree(absolute(file), {include_dirs_, roots_}, made->snapshot))
+      return make_error(made->snapshot.unreadable);
+    auto decl = materials::parse_shader_declaration(absolute(file).string(), made->snapshot.files.at(absolute(file)));
     if (!decl) return decl.error();
     const bool hlsl = stage_source_from_path(file)->language == SourceLanguage::kHlsl;
     if (!hlsl && !decl->entry.empty())
@@ -223,49 +241,79 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     if (!hlsl && !options_.entry.empty())
       return make_error(absolute(file).string() + ": error: an entry point (--entry " + options_.entry +
                         ") is for HLSL stages: a GLSL stage starts at main");
-    b.entries.push_back(!hlsl                     ? ""
-                        : !options_.entry.empty() ? options_.entry
-                        : decl->entry.empty()     ? "main"
-                                                  : decl->entry);
+    made->entries.push_back(!hlsl                     ? ""
+                            : !options_.entry.empty() ? options_.entry
+                            : decl->entry.empty()     ? "main"
+                                                      : decl->entry);
     declarations.push_back(*decl);
   }
-  // Defines from the snapshot's own pragmas, so they always match the hashed text.
+  // The snapshot's own pragmas decide the defines, so they always match the hashed text.
   const auto declaration = materials::merge_declarations(declarations);
-  KILN_TRY(defines_leave_keywords(key.shader, declaration));
-  b.defines = options_.defines;
-  for (auto& k : key.keyword_list()) b.defines.push_back(std::move(k));
-  if (declaration.declares_passes) b.defines.push_back(materials::pass_define(key.pass));
-  for (const auto& [path, text] : b.snapshot.files) b.dependencies.insert(relative(path));
-  for (const auto& path : b.snapshot.probed) b.dependencies.insert(relative(path));
-  {
-    std::lock_guard lock(mu_);
-    dependencies_[key.shader] = b.dependencies;  // replaced: an include no longer used stops counting
-  }
-
-  // The content key: the stages, the defines, and every byte of every file the compile may read.
-  cache::Xxh3Stream content;
-  content.update("kiln-variant|");
+  KILN_TRY(defines_leave_keywords(id, declaration));
+  made->declares_passes = declaration.declares_passes;
+  for (const auto& [path, text] : made->snapshot.files) made->dependencies.insert(relative(path));
+  for (const auto& path : made->snapshot.probed) made->dependencies.insert(relative(path));
   // A stage file's name says its language; an HLSL stage's entry point is part of what it compiles to.
-  for (std::size_t i = 0; i < b.stage_files.size(); ++i) {
-    content.update("stage:").update(b.stage_files[i]).update("\n");
-    if (!b.entries[i].empty()) content.update("entry:").update(b.entries[i]).update("\n");
+  for (std::size_t i = 0; i < made->stage_files.size(); ++i) {
+    made->stages_text += "stage:" + made->stage_files[i] + "\n";
+    if (!made->entries[i].empty()) made->stages_text += "entry:" + made->entries[i] + "\n";
   }
-  for (const auto& d : b.defines) content.update("define:").update(d).update("\n");
-  for (const auto& [path, text] : b.snapshot.files)
-    content.update("file:")
+  cache::Xxh3Stream contents;
+  for (const auto& [path, text] : made->snapshot.files)
+    contents.update("file:")
         .update(relative(path))
         .update("\n")
         .update(std::to_string(text.size()))
         .update("\n")
         .update(text);
-  const cache::BlobKey blob_key{content.digest128()};
-  bool storable = ns_.has_value() && b.snapshot.missing.empty();
+  made->files_digest = contents.digest128();
+
+  std::shared_ptr<const Sources> shared = std::move(made);
+  std::lock_guard lock(mu_);
+  dependencies_[id] = shared->dependencies;              // replaced: an include no longer used stops counting
+  if (generation == generation_) sources_[id] = shared;  // else a file changed meanwhile: read again next time
+  return shared;
+}
+
+std::vector<std::string> ShaderLibrary::defines_of(const Sources& sources, const materials::VariantKey& key) const {
+  std::vector<std::string> defines = options_.defines;
+  for (auto& k : key.keyword_list()) defines.push_back(std::move(k));
+  if (sources.declares_passes) defines.push_back(materials::pass_define(key.pass));
+  return defines;
+}
+
+// The content key: the stages, the defines, and every byte of every file the compile may read.
+cache::BlobKey ShaderLibrary::content_key_of(const Sources& sources, const std::vector<std::string>& defines) {
+  cache::Xxh3Stream content;
+  content.update("kiln-variant|").update(sources.stages_text);
+  for (const auto& d : defines) content.update("define:").update(d).update("\n");
+  content.update("files:").update(sources.files_digest.hex());
+  return cache::BlobKey{content.digest128()};
+}
+
+Result<std::optional<cache::BlobKey>> ShaderLibrary::content_key(const materials::VariantKey& key) {
+  auto read = sources(key.shader);
+  if (!read) return read.error();
+  if (!(*read)->snapshot.missing.empty()) return std::optional<cache::BlobKey>();
+  return std::optional<cache::BlobKey>(content_key_of(**read, defines_of(**read, key)));
+}
+
+Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
+  Build b;
+  b.key = key;
+  auto read = sources(key.shader);
+  if (!read) return read.error();
+  b.sources = std::move(*read);
+  const Sources& sources = *b.sources;
+  b.defines = defines_of(sources, key);
+  const cache::BlobKey blob_key = content_key_of(sources, b.defines);
+  bool storable = ns_.has_value() && sources.snapshot.missing.empty();
 
   if (storable && !options_.refresh_store) {
     if (auto bytes = options_.store->get(*ns_, blob_key)) {
       if (auto decoded = decode_variant(*bytes)) {
         disk_hits_.fetch_add(1, std::memory_order_relaxed);
-        decoded->dependencies.assign(b.dependencies.begin(), b.dependencies.end());
+        decoded->dependencies.assign(sources.dependencies.begin(), sources.dependencies.end());
         return std::move(*decoded);
       }
       undecodable_.fetch_add(1, std::memory_order_relaxed);
@@ -278,7 +326,7 @@ Result<CompiledVariant> ShaderLibrary::build(const materials::VariantKey& key) {
     compile_errors_.fetch_add(1, std::memory_order_relaxed);
     return compiled.error();
   }
-  compiled->dependencies.assign(b.dependencies.begin(), b.dependencies.end());
+  compiled->dependencies.assign(sources.dependencies.begin(), sources.dependencies.end());
   if (storable && !outside) options_.store->put(*ns_, blob_key, encode_variant(*compiled));
   return compiled;
 }
@@ -296,20 +344,21 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
   };
   std::vector<StageBuild> stages;
   std::string errors;
-  for (std::size_t i = 0; i < b.stage_files.size(); ++i) {
-    const std::string& file = b.stage_files[i];
+  const Sources& sources = *b.sources;
+  for (std::size_t i = 0; i < sources.stage_files.size(); ++i) {
+    const std::string& file = sources.stage_files[i];
     GlslInput in;
     in.file = absolute(file);
-    in.source = b.snapshot.files.at(in.file);
+    in.source = sources.snapshot.files.at(in.file);
     const auto source = *stage_source_from_path(file);  // stage_candidates made every file a stage file
     in.stage = source.stage;
     in.language = source.language;
-    in.entry = b.entries[i];
+    in.entry = sources.entries[i];
     in.defines = b.defines;
     in.include_dirs = include_dirs_;
     in.include_roots = roots_;
     in.target = options_.target;
-    in.snapshot = &b.snapshot.files;
+    in.snapshot = &sources.snapshot.files;
     auto compiled = compiler_->compile_and_reflect(in);
     if (!compiled) {
       errors += (errors.empty() ? "" : "\n") + compiled.error().message;
@@ -381,6 +430,7 @@ std::vector<std::string> ShaderLibrary::file_changed(const fs::path& file) {
         if (candidate == rel) ids.insert(id);
     for (const auto& id : ids) {
       programs_.erase(id);  // its pragmas may have changed
+      sources_.erase(id);
       int& r = revisions_.try_emplace(id, 1).first->second;
       affected.emplace_back(id, ++r);
     }

@@ -2,7 +2,7 @@
 // Content hashes. XXH3 (64/128) is the fast hash for cache keys and checksums; SHA-256 is for
 // digests that must match other tools (the variant digest, reports).
 //
-// Thread-safety: pure functions; Xxh3Stream is single-threaded.
+// Thread-safety: pure functions; Xxh3Stream and Sha256Stream are single-threaded.
 
 #include <cstddef>
 #include <array>
@@ -53,6 +53,22 @@ class Xxh3Stream {
 // 64 lowercase hex characters of SHA-256.
 std::string sha256_hex(std::string_view data);
 std::string sha256_hex(std::span<const std::byte> data);
+
+// Incremental SHA-256: the same digest as sha256_hex of the pieces' concatenation.
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  ~Sha256Stream();
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+
+  Sha256Stream& update(std::span<const std::byte> data);
+  std::string hex();  // ends the stream
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // UMAC-128 (RFC 4418) of `data` under `key` and `nonce` (up to 16 bytes; more are ignored): proves
 // who wrote a blob, where a checksum proves only that it is intact. A nonce must never be used twice

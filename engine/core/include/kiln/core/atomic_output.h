@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <span>
 
 #include "kiln/core/result.h"
@@ -40,5 +41,11 @@ class AtomicOutput {
 // `data` as the whole content of `path` (`mode` less the umask), through an AtomicOutput.
 Status write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data, unsigned mode = 0644,
                              Durability durability = Durability::kFlushed);
+
+// The same for content made in pieces: `produce` hands each piece to the sink in order, and the
+// file is committed only when it and every write succeeded.
+using ByteSink = std::function<Status(std::span<const std::byte>)>;
+Status write_file_atomically(const std::filesystem::path& path, const std::function<Status(const ByteSink&)>& produce,
+                             unsigned mode = 0644, Durability durability = Durability::kFlushed);
 
 }  // namespace kiln

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,14 +36,24 @@ using ManifestSigner = std::function<Result<ManifestSignature>(std::string_view 
 class CookedSetWriter {
  public:
   CookedSetWriter(const ShadersIdentity& shaders_identity, const ScriptsIdentity& scripts_identity);
+  // A writer whose scripts identity is known later, so that variants can stream in as they are
+  // built: set_scripts_identity() before commit().
+  explicit CookedSetWriter(const ShadersIdentity& shaders_identity);
+  void set_scripts_identity(const ScriptsIdentity& scripts_identity);
 
   void add_variant(const std::string& target, const std::string& name, const VariantRecord& record);
+  // The same with the record already encoded (encode_variant_record), as a cook's workers make it.
+  void add_encoded_variant(const std::string& target, const std::string& name, std::span<const std::byte> record);
   void add_material(const MaterialRecord& record);
   void add_program(const std::string& file, std::vector<std::byte> bytecode);
   void add_page(const std::string& page_id, std::vector<std::byte> code);
   // `target` (empty: every target) names the one target these bytes are for, when its textures
   // differ from the default target's (a smaller size cap).
   void add_texture(const std::string& file, std::vector<std::byte> tx_bytes, const std::string& target = {});
+
+  // Keeps the pack of the set in the directory that `pack` (its manifest entry) names instead of
+  // writing one from what was added: commit() fails if the set there no longer names it.
+  void keep_pack(PackKind kind, ManifestPack pack) { kept_[kind] = std::move(pack); }
 
   // The pipelines of `target` a usage record saw made, in order (their variants must be in the set).
   void add_pipelines(const std::string& target, const std::vector<usage::PipelineUse>& pipelines);
@@ -54,6 +65,7 @@ class CookedSetWriter {
  private:
   PackWriter shaders_, scripts_, textures_;
   std::string usage_sha256_;
+  std::map<PackKind, ManifestPack> kept_;
 };
 
 }  // namespace kiln::runtime

@@ -44,19 +44,44 @@ std::string_view pack_kind_name(PackKind kind);  // "shaders", "scripts", "textu
 // The key of an entry name: what lookups hash, and what messages print as a digest.
 cache::Hash128 pack_key(std::string_view name);
 
+// Entries go to a PayloadSpill as they are added (memory for small packs, an anonymous temp file
+// past a few MiB): a writer holds each entry's name and checksum, not its bytes, and writes the
+// pack as a stream, so a cook's memory does not grow with what it packs.
+class PayloadSpill;
+
 class PackWriter {
  public:
   PackWriter(PackKind kind, std::string identity);
+  ~PackWriter();
+  PackWriter(PackWriter&&) noexcept;
+  PackWriter& operator=(PackWriter&&) noexcept;
   PackKind kind() const { return kind_; }
-  void add(std::string name, std::vector<std::byte> payload);  // a name added twice is an error at encode()
-  // The pack's bytes; `where` names it in errors.
+  void set_identity(std::string identity) { identity_ = std::move(identity); }
+  std::size_t size() const { return entries_.size(); }
+  void add(std::string name, std::span<const std::byte> payload);  // a name added twice is an error at encode()
+
+  // The pack's bytes, whole; `where` names it in errors.
   Result<std::vector<std::byte>> encode(const std::string& where) const;
-  Status write(const std::filesystem::path& path) const;  // encode() through a temp file and a rename
+  // The same bytes in order, in pieces, to `sink` (which may fail the stream).
+  using Sink = std::function<Status(std::span<const std::byte>)>;
+  Status stream(const std::string& where, const Sink& sink) const;
+  // The checksum its header will carry (pack_checksum of its bytes), known without writing them.
+  Result<std::uint64_t> checksum(const std::string& where) const;
+  Status write(const std::filesystem::path& path) const;  // stream() through a temp file and a rename
 
  private:
+  struct Entry {
+    std::string name;
+    cache::Hash128 key;
+    std::uint64_t at = 0, length = 0, checksum = 0;  // in the spill
+  };
+  struct Layout;
+  Result<Layout> layout(const std::string& where) const;
+
   PackKind kind_;
   std::string identity_;
-  std::vector<std::pair<std::string, std::vector<std::byte>>> entries_;
+  std::vector<Entry> entries_;
+  std::unique_ptr<PayloadSpill> spill_;
 };
 
 // The checksum a pack's header carries for itself, which stands for every byte of the pack.

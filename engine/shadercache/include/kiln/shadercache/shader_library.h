@@ -94,6 +94,11 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   materials::VariantKey key(const std::string& id, const std::string& pass,
                             const std::vector<std::string>& keywords) const;
 
+  // What the persistent level keys the variant by: its sources' bytes, stages and defines, read
+  // and hashed once per revision of the shader, without compiling or reading the store. nullopt
+  // when its key does not cover everything it reads (an include that resolves to nothing).
+  Result<std::optional<cache::BlobKey>> content_key(const materials::VariantKey& key);
+
   // The variant, resolved into a handle that current() keeps up to date.
   Result<VariantHandle> resolve(const std::string& id, const std::string& pass, std::vector<std::string> keywords);
   // The handle's variant: as resolved, unless a file changed since, then resolved again. An error
@@ -124,7 +129,12 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   std::string namespace_id() const { return cache::namespace_id(build_identity(), settings_identity()); }
 
  private:
+  struct Sources;
   struct Build;
+  // The shader's files at its current revision, read and hashed once.
+  Result<std::shared_ptr<const Sources>> sources(const std::string& id);
+  std::vector<std::string> defines_of(const Sources& sources, const materials::VariantKey& key) const;
+  static cache::BlobKey content_key_of(const Sources& sources, const std::vector<std::string>& defines);
   Result<CompiledVariant> build(const materials::VariantKey& key);
   // `read_outside_snapshot`: a file the scan did not see was read, so the key does not cover it.
   Result<CompiledVariant> compile(const Build& build, bool& read_outside_snapshot);
@@ -150,6 +160,7 @@ class ShaderLibrary final : public materials::ShaderCatalog {
   std::uint64_t generation_ = 0;  // bumped by file_changed(): a program read before it is not cached
   std::map<std::string, int> revisions_;
   std::map<std::string, std::shared_ptr<const ShaderProgram>> programs_;
+  std::map<std::string, std::shared_ptr<const Sources>> sources_;
   std::map<std::string, std::set<std::string>> dependencies_;  // shader -> files it reads (relative)
   std::atomic<std::uint64_t> disk_hits_{0}, disk_misses_{0}, compiles_{0}, compile_errors_{0}, undecodable_{0};
   // Bumped after file_changed() changed a revision; read by every current() check, written rarely:

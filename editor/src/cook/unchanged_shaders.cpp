@@ -1,0 +1,97 @@
+#include "cook/unchanged_shaders.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
+#include "kiln/runtime/material_record.h"
+#include "kiln/runtime/pack.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+namespace {
+
+// The first line of the record: what it is and the build that made its pack.
+std::string record_header() { return std::string("kiln-shaders-inputs 1 ") + KILN_SHADERS_PACK_BUILD_ID; }
+
+// The manifest of `out`, if it reads.
+std::optional<runtime::Manifest> read_manifest(const fs::path& out) {
+  auto text = read_input_file(out / runtime::kManifestFile, limits::kJsonFileBytes, "manifest");
+  if (!text) return std::nullopt;
+  auto manifest = runtime::decode_manifest(*text, std::string(runtime::kManifestFile));
+  if (!manifest) return std::nullopt;
+  return std::move(*manifest);
+}
+
+// The SHA-256 of the file, read in pieces: a kept pack is proved whole, every byte, without
+// holding it in memory.
+std::optional<std::string> sha256_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  cache::Sha256Stream sha;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (in) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    sha.update(std::as_bytes(std::span(chunk.data(), std::size_t(in.gcount()))));
+  }
+  if (!in.eof()) return std::nullopt;
+  return sha.hex();
+}
+
+}  // namespace
+
+std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
+                                             const runtime::ShadersIdentity& identity,
+                                             const std::string& usage_sha256) {
+  cache::Xxh3Stream digest;
+  digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
+  digest.update("usage:").update(usage_sha256).update("\n");
+  digest.update(runtime::encode_shaders_identity(identity)).update("\n");
+  for (auto& target : targets) {
+    digest.update("target:").update(target.target.id()).update("\n");
+    for (const auto& planned : project.variants) {
+      auto key = target.library->content_key(planned.key);
+      if (!key || !*key) return std::nullopt;
+      digest.update(planned.key.name()).update("=").update((*key)->hex()).update("\n");
+    }
+  }
+  for (const auto& m : project.materials) digest.update("material:").update(runtime::encode_material_record(m.record));
+  return digest.digest128();
+}
+
+std::optional<runtime::ManifestPack> unchanged_shaders_pack(const fs::path& out, const cache::Hash128& inputs) {
+  auto text = read_input_file(out / kShadersInputsFile, 4096, "shaders inputs");
+  if (!text) return std::nullopt;
+  std::istringstream lines{std::string(*text)};
+  std::string header, file, digest;
+  if (!std::getline(lines, header) || header != record_header()) return std::nullopt;
+  if (!(lines >> file >> digest) || digest != inputs.hex()) return std::nullopt;
+  const auto manifest = read_manifest(out);
+  if (!manifest) return std::nullopt;
+  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
+  if (it == manifest->packs.end() || it->second.file != file) return std::nullopt;
+  std::error_code ec;
+  if (fs::file_size(out / file, ec) != it->second.bytes || ec) return std::nullopt;
+  if (it->second.sha256.empty() || sha256_of(out / file) != it->second.sha256) return std::nullopt;
+  return it->second;
+}
+
+Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Hash128>& inputs) {
+  std::error_code ec;
+  if (!inputs) {
+    fs::remove(out / kShadersInputsFile, ec);
+    if (ec) return make_error((out / kShadersInputsFile).string() + ": cannot remove: " + ec.message());
+    return {};
+  }
+  const auto manifest = read_manifest(out);
+  if (!manifest || !manifest->packs.count(runtime::PackKind::kShaders))
+    return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
+  const std::string text =
+      record_header() + "\n" + manifest->packs.at(runtime::PackKind::kShaders).file + " " + inputs->hex() + "\n";
+  return write_file_atomically(out / kShadersInputsFile, std::as_bytes(std::span(text)), 0644,
+                               Durability::kRenamedOnly);
+}
+
+}  // namespace kiln::cook

@@ -1,0 +1,46 @@
+#pragma once
+// A warm cook as a metadata walk. A cook that wrote a set records beside it what its shaders pack
+// was made from: every variant's content key (the bytes of its sources, its stages and defines,
+// under its target's namespace), every material's source record, and the build of the code that
+// turns them into pack bytes. The next cook into the same directory hashes the same from the
+// sources alone — each file read once, no variant compiled or read from the cache — and, when the
+// two agree and the pack is still there whole, keeps that pack instead of building it again.
+//
+// The record is `<out>/.shaders-inputs`: one line naming the pack file and the digest. It is a
+// hint, never trusted for content: it counts only while the directory's manifest names the same
+// pack, and the pack's bytes on disk have the SHA-256 the manifest gives them. A cook with --verify never takes it, and a
+// cook whose variants warned writes none: a kept pack would not say the warnings again.
+//
+// Thread-safety: called from the cook's thread.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cook/cook_variants.h"
+#include "kiln/cache/hash.h"
+#include "kiln/core/result.h"
+#include "kiln/project/project.h"
+#include "kiln/runtime/manifest.h"
+#include "kiln/runtime/pack_contents.h"
+
+namespace kiln::cook {
+
+inline constexpr const char* kShadersInputsFile = ".shaders-inputs";
+
+// The digest of everything the shaders pack of `project` is made from; nullopt when some variant's
+// key does not cover what it reads (then the pack is always built).
+// `usage_sha256`: the usage record's the cook selects pipelines by, empty without one.
+std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
+                                             const runtime::ShadersIdentity& identity, const std::string& usage_sha256);
+
+// The manifest entry of the shaders pack in `out` made from `inputs`, if it is there whole.
+std::optional<runtime::ManifestPack> unchanged_shaders_pack(const std::filesystem::path& out,
+                                                            const cache::Hash128& inputs);
+
+// Records that the set just written to `out` has its shaders pack made from `inputs`; nullopt
+// removes any record, so that the next cook builds the pack.
+Status record_shaders_inputs(const std::filesystem::path& out, const std::optional<cache::Hash128>& inputs);
+
+}  // namespace kiln::cook
