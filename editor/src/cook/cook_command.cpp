@@ -432,8 +432,9 @@ int run_cook_command(const Args& args) {
   report.error_count = 0;
   report.wall_ms = ms_since(started);
   const bool reported = cook::write_report(report_file, report);
-  // The caches grew by this cook: the cap and the build limit hold over every kind again.
-  if (cache_store) (void)cache_store->prune();
+  // When the caches grew by this cook, the cap and the build limit hold over every kind again. A
+  // cook that wrote nothing skips the walk over every entry: it could not have passed the cap.
+  if (cache_store && cache_store->stats().writes > 0) (void)cache_store->prune();
   if (args.json)
     std::printf("%s\n", cook::report_text(report).c_str());
   else

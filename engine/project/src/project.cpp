@@ -33,6 +33,7 @@ Project load_project(const fs::path& root, const ProjectSettings& settings, mate
   project.root = root;
   project.settings = settings;
   ProjectReader reader(root, shaders);
+  reader.remember_resolved_paths();  // the project is read once, start to end
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     project.errors.push_back(root.string() + ": no such project directory");

@@ -19,9 +19,30 @@ ProjectReader::ProjectReader(fs::path root, materials::ShaderCatalog& shaders)
 std::string ProjectReader::shown(const std::string& rel) const { return (root_ / rel).lexically_normal().string(); }
 
 std::optional<std::string> ProjectReader::outside(const std::string& rel) const {
+  if (!remember_paths_) {
+    fs::path resolved;
+    if (resolves_inside(root_ / rel, shaders_.roots(), &resolved)) return std::nullopt;
+    return "leads outside the project and its include directories (to " + resolved.string() + ")";
+  }
+  if (auto known = outside_.find(rel); known != outside_.end()) return known->second;
+  // A file that is no symbolic link is where its directory resolves to: the directory is resolved
+  // once for all the files in it (a project of thousands of materials has a few directories).
+  const fs::path file = (root_ / rel).lexically_normal();
+  struct stat st {};
+  bool inside = false;
+  if (::lstat(file.c_str(), &st) == 0 && !S_ISLNK(st.st_mode) && file.has_parent_path()) {
+    const fs::path dir = file.parent_path();
+    auto known_dir = inside_dirs_.find(dir);
+    if (known_dir == inside_dirs_.end())
+      known_dir = inside_dirs_.emplace(dir, resolves_inside(dir, shaders_.roots())).first;
+    inside = known_dir->second;
+  }
   fs::path resolved;
-  if (resolves_inside(root_ / rel, shaders_.roots(), &resolved)) return std::nullopt;
-  return "leads outside the project and its include directories (to " + resolved.string() + ")";
+  std::optional<std::string> why;
+  if (!inside && !resolves_inside(root_ / rel, shaders_.roots(), &resolved))
+    why = "leads outside the project and its include directories (to " + resolved.string() + ")";
+  outside_.emplace(rel, why);
+  return why;
 }
 
 // A use's settings: the slot's default, the sidecar's (none, or a broken one: said when first

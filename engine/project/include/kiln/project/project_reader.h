@@ -34,6 +34,10 @@ class ProjectReader {
   // Why `rel` may not be read: it leads (through symbolic links) outside the project and its
   // include directories; nothing when it may.
   std::optional<std::string> outside(const std::string& rel) const;
+  // For one pass over a project that does not change meanwhile (a cook's load): outside() then
+  // resolves each directory, and each file, once. Off by default: a reader that lives across edits
+  // (the editor's) resolves every time, since a file may become a link.
+  void remember_resolved_paths() { remember_paths_ = true; }
 
   // A material (`rel` under the root): read, parsed, its shader loaded and its keywords checked,
   // each texture present, inside and with readable settings. Every problem is added to `errors`;
@@ -59,6 +63,9 @@ class ProjectReader {
   materials::ShaderCatalog& shaders_;
   std::map<std::string, std::optional<textures::TextureOptions>> sidecars_;  // nullopt: none (or broken)
   std::map<std::string, std::string> failed_shaders_;                        // id -> why, said once
+  bool remember_paths_ = false;
+  mutable std::map<std::string, std::optional<std::string>> outside_;  // rel -> outside(rel)
+  mutable std::map<std::filesystem::path, bool> inside_dirs_;          // directory -> resolves inside
 };
 
 // The project's source directories (materials, shaders, scripts, textures) that are there but are
