@@ -411,8 +411,10 @@ int run_cook_command(const Args& args) {
   // the pack again, so a failure here costs time, never correctness.
   // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
   const bool warned = report.warnings && !report.warnings->empty();
-  if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
-    std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+  // A kept pack's record names it already.
+  if (!unchanged)
+    if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
+      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
   if (sign_key) report.signed_by = sign_key->public_key().id();
   bool previews_failed = false;
   stage_started = Clock::now();

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The first line of the record: what it is and the build that made its pack.
-std::string record_header() { return std::string("kiln-shaders-inputs 1 ") + KILN_SHADERS_PACK_BUILD_ID; }
+std::string record_header() { return std::string("kiln-shaders-inputs 2 ") + KILN_SHADERS_PACK_BUILD_ID; }
 
 // The manifest of `out`, if it reads.
 std::optional<runtime::Manifest> read_manifest(const fs::path& out) {
@@ -25,19 +25,19 @@ std::optional<runtime::Manifest> read_manifest(const fs::path& out) {
   return std::move(*manifest);
 }
 
-// The SHA-256 of the file, read in pieces: a kept pack is proved whole, every byte, without
-// holding it in memory.
-std::optional<std::string> sha256_of(const fs::path& file) {
+// The XXH3-128 of the file, read in pieces: a kept pack is proved to be, byte for byte, the one the
+// recording cook wrote (and gave the manifest's SHA-256), without holding it in memory.
+std::optional<cache::Hash128> digest_of(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
-  cache::Sha256Stream sha;
+  cache::Xxh3Stream digest;
   std::vector<char> chunk(std::size_t{1} << 20);
   while (in) {
     in.read(chunk.data(), std::streamsize(chunk.size()));
-    sha.update(std::as_bytes(std::span(chunk.data(), std::size_t(in.gcount()))));
+    digest.update(std::as_bytes(std::span(chunk.data(), std::size_t(in.gcount()))));
   }
   if (!in.eof()) return std::nullopt;
-  return sha.hex();
+  return digest.digest128();
 }
 
 }  // namespace
@@ -65,16 +65,17 @@ std::optional<runtime::ManifestPack> unchanged_shaders_pack(const fs::path& out,
   auto text = read_input_file(out / kShadersInputsFile, 4096, "shaders inputs");
   if (!text) return std::nullopt;
   std::istringstream lines{std::string(*text)};
-  std::string header, file, digest;
+  std::string header, file, digest, pack_digest;
   if (!std::getline(lines, header) || header != record_header()) return std::nullopt;
-  if (!(lines >> file >> digest) || digest != inputs.hex()) return std::nullopt;
+  if (!(lines >> file >> digest >> pack_digest) || digest != inputs.hex()) return std::nullopt;
   const auto manifest = read_manifest(out);
   if (!manifest) return std::nullopt;
   const auto it = manifest->packs.find(runtime::PackKind::kShaders);
   if (it == manifest->packs.end() || it->second.file != file) return std::nullopt;
   std::error_code ec;
   if (fs::file_size(out / file, ec) != it->second.bytes || ec) return std::nullopt;
-  if (it->second.sha256.empty() || sha256_of(out / file) != it->second.sha256) return std::nullopt;
+  const auto on_disk = digest_of(out / file);
+  if (!on_disk || on_disk->hex() != pack_digest) return std::nullopt;
   return it->second;
 }
 
@@ -88,8 +89,10 @@ Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Has
   const auto manifest = read_manifest(out);
   if (!manifest || !manifest->packs.count(runtime::PackKind::kShaders))
     return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
-  const std::string text =
-      record_header() + "\n" + manifest->packs.at(runtime::PackKind::kShaders).file + " " + inputs->hex() + "\n";
+  const std::string file = manifest->packs.at(runtime::PackKind::kShaders).file;
+  const auto written = digest_of(out / file);
+  if (!written) return make_error((out / file).string() + ": cannot read the pack just written");
+  const std::string text = record_header() + "\n" + file + " " + inputs->hex() + " " + written->hex() + "\n";
   return write_file_atomically(out / kShadersInputsFile, std::as_bytes(std::span(text)), 0644,
                                Durability::kRenamedOnly);
 }

@@ -6,10 +6,12 @@
 // sources alone — each file read once, no variant compiled or read from the cache — and, when the
 // two agree and the pack is still there whole, keeps that pack instead of building it again.
 //
-// The record is `<out>/.shaders-inputs`: one line naming the pack file and the digest. It is a
-// hint, never trusted for content: it counts only while the directory's manifest names the same
-// pack, and the pack's bytes on disk have the SHA-256 the manifest gives them. A cook with --verify never takes it, and a
-// cook whose variants warned writes none: a kept pack would not say the warnings again.
+// The record is `<out>/.shaders-inputs`: one line naming the pack file, the inputs' digest and the
+// XXH3-128 of the pack as written. It is a hint, never trusted for content: it counts only while the
+// directory's manifest names the same pack, of the size the manifest gives, and the pack's bytes on
+// disk still hash to what the recording cook wrote (so to the bytes the manifest's SHA-256 is of). A
+// cook with --verify never takes it, and a cook whose variants warned writes none: a kept pack
+// would not say the warnings again.
 //
 // Thread-safety: called from the cook's thread.
 
@@ -39,8 +41,8 @@ std::optional<cache::Hash128> shaders_inputs(const project::Project& project, st
 std::optional<runtime::ManifestPack> unchanged_shaders_pack(const std::filesystem::path& out,
                                                             const cache::Hash128& inputs);
 
-// Records that the set just written to `out` has its shaders pack made from `inputs`; nullopt
-// removes any record, so that the next cook builds the pack.
+// Records that the set just written to `out` has its shaders pack made from `inputs` (reading the
+// pack once to hash it); nullopt removes any record, so that the next cook builds the pack.
 Status record_shaders_inputs(const std::filesystem::path& out, const std::optional<cache::Hash128>& inputs);
 
 }  // namespace kiln::cook
