@@ -71,10 +71,14 @@ std::optional<runtime::ManifestPack> unchanged_shaders_pack(const fs::path& out,
   const auto manifest = read_manifest(out);
   if (!manifest) return std::nullopt;
   const auto it = manifest->packs.find(runtime::PackKind::kShaders);
+  // The pack the manifest names, of its size, hashing to what the record says was written: a
+  // record of another pack (restored from elsewhere, or left by a set since replaced) fails the
+  // digest whatever its name; comparing names first saves reading the pack.
   if (it == manifest->packs.end() || it->second.file != file) return std::nullopt;
+  const fs::path pack = out / it->second.file;
   std::error_code ec;
-  if (fs::file_size(out / file, ec) != it->second.bytes || ec) return std::nullopt;
-  const auto on_disk = digest_of(out / file);
+  if (fs::file_size(pack, ec) != it->second.bytes || ec) return std::nullopt;
+  const auto on_disk = digest_of(pack);
   if (!on_disk || on_disk->hex() != pack_digest) return std::nullopt;
   return it->second;
 }
