@@ -69,7 +69,9 @@ const std::vector<Setting>& settings() {
                     "HMAC-SHA256 tag under the first, and only entries whose tag one of them verifies are used; "
                     "kiln key generate --remote FILE makes one"),
       size_setting("cache.memory_max", &Config::cache_memory_max_bytes, "512MiB",
-                   "in-memory budget for compiled shader variants and script pages", false),
+                   "in-memory budget for the compiled shader variants of the editor and kiln shader (a cook keeps none "
+                   "in memory)",
+                   false),
       size_setting("textures.memory_max", &Config::texture_memory_max_bytes, "auto",
                    "texture tile cache budget; auto is 1/16 of physical memory, at least 64 MiB and at most 2 GiB",
                    true),

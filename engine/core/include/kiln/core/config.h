@@ -24,7 +24,7 @@ struct Config {
   std::filesystem::path cache_root;                      // cache.root
   std::uint64_t cache_disk_max_bytes = 0;                // cache.disk_max: size cap of the persistent caches
   int cache_keep_builds = 0;                             // cache.keep_builds: namespaces kept per cache kind
-  std::uint64_t cache_memory_max_bytes = 0;              // cache.memory_max: in-memory budget (variants, pages)
+  std::uint64_t cache_memory_max_bytes = 0;              // cache.memory_max: in-memory budget for compiled variants
   std::string cache_remote;                              // cache.remote: redis://... or http://...; empty = none
   bool cache_remote_read_only = false;                   // cache.remote_read_only
   int cache_remote_timeout_ms = 0;                       // cache.remote_timeout: milliseconds per operation
