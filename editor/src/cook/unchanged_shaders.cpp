@@ -1,6 +1,5 @@
 #include "cook/unchanged_shaders.h"
 
-#include <cstring>
 #include <fstream>
 #include <sstream>
 

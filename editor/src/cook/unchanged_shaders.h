@@ -6,12 +6,13 @@
 // sources alone — each file read once, no variant compiled or read from the cache — and, when the
 // two agree and the pack is still there whole, keeps that pack instead of building it again.
 //
-// The record is `<out>/.shaders-inputs`: one line naming the pack file, the inputs' digest and the
-// XXH3-128 of the pack as written. It is a hint, never trusted for content: it counts only while the
-// directory's manifest names the same pack, of the size the manifest gives, and the pack's bytes on
-// disk still hash to what the recording cook wrote (so to the bytes the manifest's SHA-256 is of). A
-// cook with --verify never takes it, and a cook whose variants warned writes none: a kept pack
-// would not say the warnings again.
+// The record is `<out>/.shaders-inputs`: a line saying what it is and which build made the pack,
+// then one naming the pack file, the inputs' digest and the XXH3-128 of the pack as written. It is
+// a hint, never trusted for content: it counts only while the directory's manifest names the same
+// pack, of the size the manifest gives, and the pack's bytes on disk still hash to what the
+// recording cook wrote (so to the bytes the manifest's SHA-256 is of). A cook with --verify never
+// takes it, and a cook whose variants warned writes none: a kept pack would not say the warnings
+// again.
 //
 // Thread-safety: called from the cook's thread.
 
