@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "../../engine/runtime/src/pack_layout.h"
+#include "../../engine/runtime/src/payload_spill.h"
 #include "kiln/runtime/pack.h"
 #include "temp_dir.h"
 #include "test_files.h"
@@ -140,6 +141,28 @@ TEST_SUITE("runtime") {
     REQUIRE(absent);
     CHECK_FALSE(absent->has_value());
     CHECK((*pack)->names().size() == 50);
+  }
+
+  TEST_CASE("a payload spill moves to a temp file past its memory limit - every byte reads back from either side") {
+    PayloadSpill spill;
+    std::vector<std::pair<std::uint64_t, std::string>> pieces;
+    while (!spill.on_disk()) {
+      REQUIRE(pieces.size() < 1000);  // 8 MiB in 64 KiB pieces spills long before
+      std::string piece(std::size_t{1} << 16, char('a' + pieces.size() % 26));
+      piece[pieces.size() % piece.size()] = '#';
+      pieces.emplace_back(spill.append(bytes_of(piece)), std::move(piece));
+    }
+    CHECK(pieces.size() * (std::size_t{1} << 16) > PayloadSpill::kSpillAfterBytes);
+    std::string after(100, 'z');
+    pieces.emplace_back(spill.append(bytes_of(after)), after);
+    CHECK(spill.error().empty());
+    for (const auto& [at, piece] : pieces) {
+      std::string read;
+      REQUIRE(spill.read(at, piece.size(), [&](std::span<const std::byte> bytes) {
+        read.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      }));
+      CHECK(read == piece);
+    }
   }
 
   TEST_CASE("a pack larger than the writer keeps in memory streams the same bytes - every entry reads back") {

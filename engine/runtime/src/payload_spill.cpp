@@ -7,16 +7,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <utility>
 
 namespace kiln::runtime {
 namespace {
 
 // An anonymous file in the temp directory: O_TMPFILE where the file system has it, else a named
 // one unlinked at once.
-int anonymous_file(std::string& where) {
+int anonymous_file() {
   const char* tmp = std::getenv("TMPDIR");
-  where = tmp && *tmp ? tmp : "/tmp";
+  const std::string where = tmp && *tmp ? tmp : "/tmp";
   int fd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;
   std::string name = (std::filesystem::path(where) / "kiln-pack-XXXXXX").string();
@@ -29,25 +28,6 @@ int anonymous_file(std::string& where) {
 
 PayloadSpill::~PayloadSpill() {
   if (fd_ >= 0) ::close(fd_);
-}
-
-PayloadSpill::PayloadSpill(PayloadSpill&& other) noexcept
-    : memory_(std::move(other.memory_)),
-      fd_(std::exchange(other.fd_, -1)),
-      size_(std::exchange(other.size_, 0)),
-      error_(std::move(other.error_)),
-      spill_failed_(other.spill_failed_) {}
-
-PayloadSpill& PayloadSpill::operator=(PayloadSpill&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    memory_ = std::move(other.memory_);
-    fd_ = std::exchange(other.fd_, -1);
-    size_ = std::exchange(other.size_, 0);
-    error_ = std::move(other.error_);
-    spill_failed_ = other.spill_failed_;
-  }
-  return *this;
 }
 
 std::uint64_t PayloadSpill::append(std::span<const std::byte> bytes) {
@@ -64,9 +44,8 @@ std::uint64_t PayloadSpill::append(std::span<const std::byte> bytes) {
 }
 
 bool PayloadSpill::spill_to_file() {
-  std::string where;
   // When the temp directory cannot take them, the payloads stay in memory: heavier, never wrong.
-  fd_ = anonymous_file(where);
+  fd_ = anonymous_file();
   if (fd_ >= 0 && write_all(memory_)) return true;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

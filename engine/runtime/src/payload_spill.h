@@ -23,8 +23,6 @@ class PayloadSpill {
 
   PayloadSpill() = default;
   ~PayloadSpill();
-  PayloadSpill(PayloadSpill&& other) noexcept;
-  PayloadSpill& operator=(PayloadSpill&& other) noexcept;
   PayloadSpill(const PayloadSpill&) = delete;
   PayloadSpill& operator=(const PayloadSpill&) = delete;
 
