@@ -9,4 +9,12 @@ runtime::VariantRecord variant_record(const shadercache::CompiledVariant& varian
   return record;
 }
 
+std::vector<std::byte> encode_variant_record(const shadercache::CompiledVariant& variant) {
+  std::vector<runtime::StoredStage> stages;
+  stages.reserve(variant.stages.size());
+  for (const auto& s : variant.stages)
+    stages.push_back({s.stage, s.file, s.spirv, s.reflection_text, s.backend_source});
+  return runtime::encode_variant_record(stages);
+}
+
 }  // namespace kiln::cli

@@ -8,5 +8,7 @@
 namespace kiln::cli {
 
 runtime::VariantRecord variant_record(const shadercache::CompiledVariant& variant);
+// The encoded record of `variant`, written from its stages' stored reflection text.
+std::vector<std::byte> encode_variant_record(const shadercache::CompiledVariant& variant);
 
 }  // namespace kiln::cli

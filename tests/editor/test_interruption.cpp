@@ -126,9 +126,9 @@ TEST_SUITE("editor") {
     // Only the set and the cook lock in the output directory: no temp file of a killed cook stays.
     for (const auto& e : fs::directory_iterator(out)) {
       const std::string name = e.path().filename().string();
-      CHECK_MESSAGE(
-          (name == "manifest.json" || name == ".lock" || name == ".shaders-inputs" || e.path().extension() == ".pack"),
-          name);
+      CHECK_MESSAGE((name == "manifest.json" || name == ".lock" || name == ".shaders-inputs" ||
+                     name == ".shaders-entries" || e.path().extension() == ".pack"),
+                    name);
     }
   }
 }

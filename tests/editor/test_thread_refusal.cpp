@@ -52,6 +52,7 @@ TEST_SUITE("editor") {
     CHECK(threaded.output.find("worker threads started") == std::string::npos);
     // Nothing to take from the cache or the set: every variant must compile.
     fs::remove(out / ".shaders-inputs");
+    fs::remove(out / ".shaders-entries");
     const auto before = cooked_files(out);
     fs::remove_all(dir / "cache");
     test::RedisServer redis(dir / "redis");

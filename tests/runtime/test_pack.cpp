@@ -11,6 +11,7 @@
 #include "../../engine/runtime/src/pack_layout.h"
 #include "../../engine/runtime/src/payload_spill.h"
 #include "kiln/runtime/pack.h"
+#include "kiln/runtime/pack_file.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -338,5 +339,71 @@ TEST_SUITE("runtime") {
         }
       }
     CHECK(refused > 50);
+  }
+
+  TEST_CASE("a pack read one payload at a time gives what the whole pack gives - and refuses what it refuses") {
+    test::TempDir dir("pack");
+    const fs::path path = make_pack(dir, "good.pack");
+    const std::string good = slurp(path);
+    auto whole = Pack::open(path, PackKind::kShaders);
+    REQUIRE(whole);
+    {
+      auto file = PackFile::open(path, PackKind::kShaders);
+      REQUIRE_MESSAGE(file, file.error().message);
+      CHECK((*file)->identity() == (*whole)->identity());
+      CHECK((*file)->checksum() == (*whole)->checksum());
+      CHECK((*file)->size() == (*whole)->size());
+      for (const std::string& name : (*whole)->names()) {
+        const auto read = (*file)->read(name);
+        REQUIRE(read);
+        REQUIRE(*read);
+        const auto expected = **(*whole)->find(name);
+        CHECK(std::equal(expected.begin(), expected.end(), (*read)->begin(), (*read)->end()));
+      }
+      const auto missing = (*file)->read("variant-50");
+      REQUIRE(missing);
+      CHECK_FALSE(*missing);
+      CHECK_FALSE(PackFile::open(path, PackKind::kScripts));
+    }
+
+    // Forged metadata is refused as the whole pack's reader refuses it, naming the same place.
+    const fs::path forged_path = dir / "forged.pack";
+    for (const std::string& bytes :
+         {forged(good, 0, [&](auto& e) { e.offset = good.size() - 2; }),
+          forged(good, 0, [](auto& e) { e.key_low ^= 1; }), good.substr(0, 40), good.substr(0, good.size() - 1)}) {
+      spit(forged_path, bytes);
+      auto pack = Pack::open(forged_path, PackKind::kShaders);
+      auto file = PackFile::open(forged_path, PackKind::kShaders);
+      REQUIRE_FALSE(pack);
+      REQUIRE_FALSE(file);
+      CHECK(file.error().message == pack.error().message);
+    }
+
+    // A damaged payload is found when it is read; the others still read.
+    pack_layout::IndexEntry first;
+    std::memcpy(&first, good.data() + sizeof(pack_layout::Header), sizeof first);
+    const std::string first_name = good.substr(first.name_offset, first.name_length);
+    std::string damaged = good;
+    damaged[first.offset] ^= 0x20;
+    spit(forged_path, damaged);
+    auto file = PackFile::open(forged_path, PackKind::kShaders);
+    REQUIRE(file);
+    const auto bad = (*file)->read(first_name);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("'" + first_name + "'") != std::string::npos);
+    CHECK(bad.error().message.find("is corrupt (checksum mismatch)") != std::string::npos);
+    std::size_t read = 0;
+    for (const std::string& name : (*whole)->names())
+      if (name != first_name) read += bool((*file)->read(name));
+    CHECK(read == 49);
+
+    // A pack cut short after it was opened: what lies past the cut cannot be read, and says so.
+    fs::resize_file(forged_path, first.offset + first.length);
+    std::size_t cut = 0;
+    for (const std::string& name : (*whole)->names()) {
+      const auto after = (*file)->read(name);
+      if (!after) cut += after.error().message.find("cannot be read whole") != std::string::npos;
+    }
+    CHECK(cut == 49);
   }
 }

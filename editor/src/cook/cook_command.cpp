@@ -31,6 +31,7 @@
 #include "cook/cook_variants.h"
 #include "cook/progress.h"
 #include "cook/texture_conversions.h"
+#include "cook/previous_shaders.h"
 #include "cook/unchanged_shaders.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/project_paths.h"
@@ -323,12 +324,14 @@ int run_cook_command(const Args& args) {
     progress.line("cook: " + count_of(project.variants.size() * targets.size(), "variant") +
                   " unchanged since the set in " + out.string() + ": its shaders pack is kept");
   } else {
+    // Some inputs changed: what did not is copied from the set being replaced.
+    const auto previous = verify ? nullptr : cook::PreviousShaders::open(out, shaders_identity);
     cook::build_variants(
         project.variants, targets,
         [&set](const std::string& target, const std::string& name, std::span<const std::byte> record) {
           set.add_encoded_variant(target, name, record);
         },
-        pool, progress, errors);
+        pool, progress, errors, previous.get());
     cook::report_warnings(targets, report);
     materials = cook::lay_out_materials(project, targets.front(), errors);
   }
@@ -371,7 +374,10 @@ int run_cook_command(const Args& args) {
 
   // The report of what was built.
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
-  if (unchanged) report.totals->built.unchanged = project.variants.size() * targets.size();
+  if (unchanged) {
+    report.totals->built.unchanged = project.variants.size() * targets.size();
+    report.totals->built.pack_kept = true;
+  }
   if (usage)
     report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
   if (!errors.empty()) return fail();
@@ -412,9 +418,12 @@ int run_cook_command(const Args& args) {
   // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
   const bool warned = report.warnings && !report.warnings->empty();
   // A kept pack's record names it already.
-  if (!unchanged)
+  if (!unchanged) {
     if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
       std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+    if (auto recorded = cook::record_shaders_entries(out, targets, shaders_identity); !recorded)
+      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+  }
   if (sign_key) report.signed_by = sign_key->public_key().id();
   bool previews_failed = false;
   stage_started = Clock::now();

@@ -17,7 +17,7 @@ VariantCounts count_variants(const std::vector<TargetVariants>& targets) {
   VariantCounts counts;
   for (const auto& target : targets)
     for (const VariantResult& r : target.results)
-      if (r.ok) (r.cache_hit ? counts.cache_hits : counts.compiled)++;
+      if (r.ok) (r.copied ? counts.unchanged : r.cache_hit ? counts.cache_hits : counts.compiled)++;
   return counts;
 }
 
@@ -80,7 +80,7 @@ nlohmann::json variant_rows(const std::vector<TargetVariants>& targets) {
       if (!r.ok) {
         v["error"] = r.error;
       } else {
-        v["result"] = r.cache_hit ? "cache_hit" : "compile";
+        v["result"] = r.copied ? "unchanged" : r.cache_hit ? "cache_hit" : "compile";
         v["compile_ms"] = r.ms;
         v["spirv_bytes"] = r.spirv_bytes;
       }
@@ -165,11 +165,13 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
   const ScriptCounts scripts = report.scripts.value_or(ScriptCounts{});
   const TextureCounts textures = report.textures.value_or(TextureCounts{});
   std::vector<std::string> lines;
-  lines.push_back(
-      "cook: " + count_of(totals.variants, "variant") + " (" + std::to_string(totals.built.compiled) + " compiled, " +
-      count_of(totals.built.cache_hits, "cache hit") +
-      (totals.built.unchanged ? ", " + std::to_string(totals.built.unchanged) + " unchanged: the pack is kept" : "") +
-      "), " + stage_time(report.stage_ms.variants));
+  lines.push_back("cook: " + count_of(totals.variants, "variant") + " (" + std::to_string(totals.built.compiled) +
+                  " compiled, " + count_of(totals.built.cache_hits, "cache hit") +
+                  (totals.built.unchanged
+                       ? ", " + std::to_string(totals.built.unchanged) + " unchanged" +
+                             (totals.built.pack_kept ? ": the pack is kept" : ", copied from the previous pack")
+                       : "") +
+                  "), " + stage_time(report.stage_ms.variants));
   lines.push_back("cook: " + count_of(scripts.files, "script") + " (" + count_of(scripts.pages, "page") + ": " +
                   std::to_string(scripts.compiled) + " compiled, " + std::to_string(scripts.cache_hits) +
                   " from the page cache), " + stage_time(report.stage_ms.scripts));

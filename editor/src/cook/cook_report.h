@@ -25,7 +25,10 @@ namespace kiln::cook {
 // once, by count_variants, for the totals, the summary and a shard's line.
 struct VariantCounts {
   std::size_t compiled = 0, cache_hits = 0;
-  std::size_t unchanged = 0;  // in a shaders pack kept whole: its inputs had not changed (unchanged_shaders.h)
+  // Not built: the shaders pack was kept whole (unchanged_shaders.h), or they were copied from it
+  // (previous_shaders.h).
+  std::size_t unchanged = 0;
+  bool pack_kept = false;
 };
 VariantCounts count_variants(const std::vector<TargetVariants>& targets);
 

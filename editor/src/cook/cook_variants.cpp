@@ -7,14 +7,13 @@
 #include <mutex>
 
 #include "kiln/materials/material_layout.h"
+#include "cook/previous_shaders.h"
 #include "variant_records.h"
 
 namespace kiln::cook {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-using cli::variant_record;
 
 cache::Hash128 record_digest(const std::vector<std::byte>& encoded) { return cache::xxh3_128(encoded); }
 
@@ -23,10 +22,32 @@ std::string shown_variant(const materials::VariantKey& key) {
   return key.shader + " " + key.pass + (key.keywords.empty() ? "" : " " + key.keywords);
 }
 
+// Variant `i` of `target` copied from the previous pack into `sink`, if it is there from the same
+// content key and its record reads; false: build it.
+bool copy_previous(const PreviousShaders& previous, const TargetVariants& target, const std::string& target_id,
+                   std::size_t i, bool first, VariantResult& r, std::mutex& sink_mu, const VariantSink& sink) {
+  if (i >= target.content_keys.size() || !target.content_keys[i]) return false;
+  const std::string name = r.planned->key.name();
+  auto bytes = previous.find(target_id, name, *target.content_keys[i]);
+  if (!bytes) return false;
+  auto record = runtime::decode_variant_record(*bytes, name);
+  if (!record) return false;
+  for (auto& s : record->stages) {
+    r.spirv_bytes += s.spirv.size() * 4;
+    if (first) r.reflections.push_back(std::move(s.reflection));
+  }
+  r.ok = r.copied = true;
+  r.record_digest = record_digest(*bytes);
+  std::lock_guard lock(sink_mu);
+  sink(target_id, name, *bytes);
+  return true;
+}
+
 }  // namespace
 
 void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
-                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors) {
+                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors,
+                    const PreviousShaders* previous) {
   const std::size_t count = variants.size();
   std::mutex sink_mu;
   for (auto& target : targets) {
@@ -37,9 +58,14 @@ void build_variants(std::span<const materials::PlannedVariant> variants, std::ve
     pool.parallel_for(count, [&](std::size_t i) {
       const auto& key = variants[i].key;
       const auto started = Clock::now();
-      auto variant = target.library->variant(key.shader, key.pass, key.keyword_list());
       VariantResult& r = target.results[i];
       r.planned = &variants[i];
+      if (previous && sink && copy_previous(*previous, target, target_id, i, first, r, sink_mu, sink)) {
+        r.ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+        progress.tick("variants", ++done, count);
+        return;
+      }
+      auto variant = target.library->variant(key.shader, key.pass, key.keyword_list());
       r.ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
       if (!variant) {
         r.error = variant.error().message;
@@ -52,7 +78,7 @@ void build_variants(std::span<const materials::PlannedVariant> variants, std::ve
           if (first) r.reflections.push_back(s.reflection);
         }
         if (sink) {  // a shard packs nothing
-          const std::vector<std::byte> record = runtime::encode_variant_record(variant_record(**variant));
+          const std::vector<std::byte> record = cli::encode_variant_record(**variant);
           r.record_digest = record_digest(record);
           std::lock_guard lock(sink_mu);
           sink(target_id, key.name(), record);
@@ -109,8 +135,7 @@ std::size_t verify_variants(
       if (!built.ok) return;  // compiled now or served by the cache: both must match
       const auto& key = built.planned->key;
       auto again = fresh.variant(key.shader, key.pass, key.keyword_list());
-      differs[i] =
-          !again || record_digest(runtime::encode_variant_record(variant_record(**again))) != built.record_digest;
+      differs[i] = !again || record_digest(cli::encode_variant_record(**again)) != built.record_digest;
     });
     for (std::size_t i = 0; i < differs.size(); ++i) {
       checked += target.results[i].ok;

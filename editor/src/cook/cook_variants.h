@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ namespace kiln::cook {
 struct VariantResult {
   const materials::PlannedVariant* planned = nullptr;  // in the span build_variants was given
   bool ok = false, cache_hit = false;
+  bool copied = false;  // from the set's previous shaders pack: its content key had not changed
   double ms = 0;
   std::size_t spirv_bytes = 0;
   std::string error;
@@ -44,12 +46,19 @@ struct TargetVariants {
   runtime::ShaderTarget target;
   std::unique_ptr<shadercache::ShaderLibrary> library;
   std::vector<VariantResult> results;  // one per variant built, in the order asked
+  // Each planned variant's content key, in the same order (shaders_inputs makes them); nullopt
+  // where the key does not cover what the variant reads.
+  std::vector<std::optional<cache::BlobKey>> content_keys;
 };
 
+class PreviousShaders;
+
 // Builds every one of `variants` with every library, each into `sink` as it is built; errors go to
-// `errors`, naming the variant. `variants` must outlive the results.
+// `errors`, naming the variant. `variants` must outlive the results. With `previous`, a variant
+// whose content key (the target's content_keys) is the one it was packed from is copied from there.
 void build_variants(std::span<const materials::PlannedVariant> variants, std::vector<TargetVariants>& targets,
-                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors);
+                    const VariantSink& sink, core::WorkerPool& pool, Progress& progress, CookErrors& errors,
+                    const PreviousShaders* previous = nullptr);
 
 // The records of the project's materials (in its order) with their parameter blocks and texture
 // bindings laid out from the first target's reflection; a material whose variants did not build

@@ -48,14 +48,22 @@ std::optional<cache::Hash128> shaders_inputs(const project::Project& project, st
   digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
   digest.update("usage:").update(usage_sha256).update("\n");
   digest.update(runtime::encode_shaders_identity(identity)).update("\n");
+  bool covered = true;
   for (auto& target : targets) {
     digest.update("target:").update(target.target.id()).update("\n");
-    for (const auto& planned : project.variants) {
+    target.content_keys.assign(project.variants.size(), std::nullopt);
+    for (std::size_t i = 0; i < project.variants.size(); ++i) {
+      const auto& planned = project.variants[i];
       auto key = target.library->content_key(planned.key);
-      if (!key || !*key) return std::nullopt;
+      if (!key || !*key) {
+        covered = false;
+        continue;
+      }
+      target.content_keys[i] = **key;
       digest.update(planned.key.name()).update("=").update((*key)->hex()).update("\n");
     }
   }
+  if (!covered) return std::nullopt;
   for (const auto& m : project.materials) digest.update("material:").update(runtime::encode_material_record(m.record));
   return digest.digest128();
 }

@@ -33,7 +33,8 @@ namespace kiln::cook {
 inline constexpr const char* kShadersInputsFile = ".shaders-inputs";
 
 // The digest of everything the shaders pack of `project` is made from; nullopt when some variant's
-// key does not cover what it reads (then the pack is always built).
+// key does not cover what it reads (then the pack is always built). Fills each target's
+// content_keys on the way.
 // `usage_sha256`: the usage record's the cook selects pipelines by, empty without one.
 std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
                                              const runtime::ShadersIdentity& identity, const std::string& usage_sha256);

@@ -27,6 +27,7 @@ class ByteWriter {
   void raw(const void* p, std::size_t n) {
     out_.insert(out_.end(), static_cast<const std::byte*>(p), static_cast<const std::byte*>(p) + n);
   }
+  void reserve(std::size_t n) { out_.reserve(n); }
   std::vector<std::byte> take() { return std::move(out_); }
 
  private:

@@ -62,13 +62,14 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 }
 
 // A file a cook writes into the directory: packs (this format's names and the older fixed ones),
-// and the temp files a killed cook left of them, of the manifest or of the record of the shaders'
-// inputs.
+// and the temp files a killed cook left of them, of the manifest or of the cook's records of the
+// shaders pack.
 bool cook_output_name(const std::string& name) {
   static const std::regex pattern(
-      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-inputs))");
-  // The record of what the shaders pack was made from is the cook's, written after the switch.
-  return std::regex_match(name, pattern) && name != kManifestFile && name != ".shaders-inputs";
+      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-(inputs|entries)))");
+  // The records of what the shaders pack was made from are the cook's, written after the switch.
+  return std::regex_match(name, pattern) && name != kManifestFile && name != ".shaders-inputs" &&
+         name != ".shaders-entries";
 }
 
 // Whether `file` holds exactly what `writer` streams, with the SHA-256 of those bytes.

@@ -7,6 +7,7 @@
 
 #include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
+#include "pack_check.h"
 #include "pack_layout.h"
 #include "payload_spill.h"
 
@@ -17,26 +18,13 @@ using pack_layout::Header;
 using pack_layout::IndexEntry;
 using pack_layout::kMagic;
 
-std::uint64_t xxh3_of(const void* p, std::size_t n) {
-  return cache::xxh3_64(std::span<const std::byte>(static_cast<const std::byte*>(p), n));
-}
+using pack_check::all_zero;
+using pack_check::round_up8;
+using pack_check::xxh3_of;
 
 std::uint64_t header_checksum(Header h) {
   h.header_checksum = 0;
   return xxh3_of(&h, sizeof h);
-}
-
-std::uint64_t round_up8(std::uint64_t n) { return (n + 7) / 8 * 8; }
-
-bool all_zero(const std::byte* p, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (p[i] != std::byte{0}) return false;
-  return true;
-}
-
-// [offset, offset + length) inside [begin, end), without overflow.
-bool inside(std::uint64_t offset, std::uint64_t length, std::uint64_t begin, std::uint64_t end) {
-  return offset >= begin && offset <= end && length <= end - offset;
 }
 
 }  // namespace
@@ -187,96 +175,38 @@ Result<std::unique_ptr<Pack>> Pack::open(const std::filesystem::path& path, Pack
   std::unique_ptr<Pack> pack(new Pack());
   pack->bytes_ = std::move(*read);
   if (check_bytes) KILN_TRY(check_bytes(pack->bytes_.bytes()));
-  const std::size_t length = pack->bytes_.size();
-  if (length < sizeof(Header))
-    return make_error(name + ": truncated pack (" + std::to_string(length) + " bytes, less than its header)");
+  const std::span<const std::byte> bytes = pack->bytes_.bytes();
+  auto h = pack_check::header(name, bytes, bytes.size(), kind);
+  if (!h) return h.error();
+  KILN_TRY(pack_check::metadata(name, *h, bytes, bytes.size()));
   pack->path_ = path;
   pack->base_ = pack->bytes_.data();
-  pack->length_ = length;
-
-  Header h;
-  std::memcpy(&h, pack->base_, sizeof h);
-  if (std::memcmp(h.magic, kMagic, 8) != 0) return make_error(name + ": not a Kiln pack (bad magic)");
-  if (h.version != kPackVersion)
-    return make_error(name + ": pack format version " + std::to_string(h.version) + " (this build reads version " +
-                      std::to_string(kPackVersion) + "); cook the project again");
-  if (header_checksum(h) != h.header_checksum) return make_error(name + ": corrupt pack header (checksum mismatch)");
-  if (h.kind != static_cast<std::uint32_t>(kind)) {
-    const auto other = h.kind >= 1 && h.kind <= 3 ? pack_kind_name(PackKind(h.kind)) : "unknown";
-    return make_error(name + ": a " + std::string(other) + " pack where a " + std::string(pack_kind_name(kind)) +
-                      " pack was expected");
-  }
-  // Everything below is checked against the file's length without overflow: a hand-made header
-  // with valid checksums must not point outside the mapping.
-  const std::uint64_t after_header = length - sizeof(Header);
-  if (h.count > after_header / sizeof(IndexEntry))
-    return make_error(name + ": truncated pack (the index of " + std::to_string(h.count) +
-                      " entries needs more than the file's " + std::to_string(length) + " bytes)");
-  const std::uint64_t strings_begin = sizeof(Header) + h.count * sizeof(IndexEntry);
-  if (!inside(strings_begin, h.strings_length, 0, length) || h.identity_length > h.strings_length)
-    return make_error(name + ": truncated pack (its names lie past the end of the file)");
-  const std::uint64_t strings_end = strings_begin + h.strings_length;
-  // Every byte of a pack is checked: the payloads follow the names at the next multiple of 8 and
-  // tile the rest of the file (below), and the padding between them is zero.
-  if (h.data_offset != round_up8(strings_end) || h.data_offset > length)
-    return make_error(name + ": corrupt pack header (data offset " + std::to_string(h.data_offset) + ", expected " +
-                      std::to_string(round_up8(strings_end)) + " in a file of " + std::to_string(length) + " bytes)");
-  if (!all_zero(pack->base_ + strings_end, h.data_offset - strings_end))
-    return make_error(name + ": corrupt pack (padding after the names is not zero)");
-  if (xxh3_of(pack->base_ + sizeof(Header), strings_end - sizeof(Header)) != h.meta_checksum)
-    return make_error(name + ": corrupt pack index or names (checksum mismatch)");
+  pack->length_ = bytes.size();
   pack->index_ = pack->base_ + sizeof(Header);
-  pack->count_ = h.count;
-  pack->checksum_ = h.header_checksum;
-  pack->identity_.assign(reinterpret_cast<const char*>(pack->base_ + strings_begin), h.identity_length);
-  std::uint64_t previous_high = 0, previous_low = 0;
-  std::uint64_t next = h.data_offset;  // where the next payload starts: the previous one's end, 8-aligned
-  for (std::size_t i = 0; i < h.count; ++i) {
+  pack->count_ = h->count;
+  pack->checksum_ = h->header_checksum;
+  const std::uint64_t strings_begin = sizeof(Header) + h->count * sizeof(IndexEntry);
+  pack->identity_.assign(reinterpret_cast<const char*>(pack->base_ + strings_begin), h->identity_length);
+  // Every byte of a pack is checked: the padding between payloads is zero.
+  for (std::size_t i = 0; i + 1 < h->count; ++i) {
     IndexEntry e;
     std::memcpy(&e, pack->index_ + i * sizeof(IndexEntry), sizeof e);
-    const std::string at = name + ": index entry " + std::to_string(i);
-    if (e.offset != next || !inside(e.offset, e.length, h.data_offset, length))
-      return make_error(at + ": its payload lies outside the pack's data or leaves bytes outside every entry");
     const std::uint64_t end = e.offset + e.length;
-    next = i + 1 < h.count ? round_up8(end) : end;
-    if (next > length || !all_zero(pack->base_ + end, next - end))
-      return make_error(at + ": the padding after its payload is not zero");
-    if (!inside(e.name_offset, e.name_length, strings_begin + h.identity_length, strings_end))
-      return make_error(at + ": its name lies outside the pack's names");
-    const std::string_view entry_name(reinterpret_cast<const char*>(pack->base_ + e.name_offset), e.name_length);
-    const cache::Hash128 key = pack_key(entry_name);
-    if (key.high != e.key_high || key.low != e.key_low)
-      return make_error(at + " ('" + std::string(entry_name) + "'): its key is not the hash of its name");
-    if (i > 0 && std::tie(e.key_high, e.key_low) <= std::tie(previous_high, previous_low))
-      return make_error(at + " ('" + std::string(entry_name) + "'): the index is not sorted by key");
-    previous_high = e.key_high;
-    previous_low = e.key_low;
+    if (!all_zero(pack->base_ + end, round_up8(end) - end))
+      return make_error(name + ": index entry " + std::to_string(i) + ": the padding after its payload is not zero");
   }
-  if (next != length)
-    return make_error(name + ": corrupt pack (" + std::to_string(length - next) + " bytes after the last payload)");
   return pack;
 }
 
 Result<std::optional<std::span<const std::byte>>> Pack::find(std::string_view name) const {
   const cache::Hash128 key = pack_key(name);
-  std::size_t lo = 0, hi = count_;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    IndexEntry e;
-    std::memcpy(&e, index_ + mid * sizeof(IndexEntry), sizeof e);
-    if (std::tie(e.key_high, e.key_low) < std::tie(key.high, key.low)) {
-      lo = mid + 1;
-    } else if (e.key_high == key.high && e.key_low == key.low) {
-      const std::byte* payload = base_ + e.offset;
-      if (xxh3_of(payload, e.length) != e.checksum)
-        return make_error(path_.string() + ": entry '" + std::string(name) + "' (" + key.hex().substr(0, 12) +
-                          ") is corrupt (checksum mismatch)");
-      return std::optional<std::span<const std::byte>>(std::span<const std::byte>(payload, e.length));
-    } else {
-      hi = mid;
-    }
-  }
-  return std::optional<std::span<const std::byte>>();
+  const auto e = pack_check::find(index_, count_, key);
+  if (!e) return std::optional<std::span<const std::byte>>();
+  const std::byte* payload = base_ + e->offset;
+  if (xxh3_of(payload, e->length) != e->checksum)
+    return make_error(path_.string() + ": entry '" + std::string(name) + "' (" + key.hex().substr(0, 12) +
+                      ") is corrupt (checksum mismatch)");
+  return std::optional<std::span<const std::byte>>(std::span<const std::byte>(payload, e->length));
 }
 
 std::vector<std::string> Pack::names() const {

@@ -45,22 +45,37 @@ struct Malformed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A read-only view of one JSON value and where it sits in the document.
+// The JSON pointer of the value at `target` inside `node` (whose pointer is `at`), if it is there.
+std::optional<std::string> pointer_to(const json& node, const json* target, const std::string& at) {
+  if (&node == target) return at;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (auto found = pointer_to(it.value(), target, at + "/" + it.key())) return found;
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      if (auto found = pointer_to(node[i], target, at + "/" + std::to_string(i))) return found;
+  }
+  return std::nullopt;
+}
+
+// A read-only view of one JSON value of a document. Where it sits (its JSON pointer) is worked out
+// only for an error: a reflection is read far more often than it is wrong.
 class Field {
  public:
-  Field(const json& value, std::string pointer) : value_(value), pointer_(std::move(pointer)) {}
+  Field(const json& value, const json& root) : value_(value), root_(root) {}
 
   Field at(const char* key) const {
     if (!value_.is_object()) fail("not an object");
     const auto it = value_.find(key);
-    if (it == value_.end()) throw Malformed(pointer_ + "/" + key + ": missing");
-    return Field(*it, pointer_ + "/" + key);
+    if (it == value_.end()) throw Malformed(pointer() + "/" + key + ": missing");
+    return Field(*it, root_);
   }
   bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
   std::vector<Field> items() const {
     if (!value_.is_array()) fail("not a list");
     std::vector<Field> out;
-    for (std::size_t i = 0; i < value_.size(); ++i) out.emplace_back(value_[i], pointer_ + "/" + std::to_string(i));
+    out.reserve(value_.size());
+    for (std::size_t i = 0; i < value_.size(); ++i) out.emplace_back(value_[i], root_);
     return out;
   }
   std::uint32_t u32() const {
@@ -80,12 +95,15 @@ class Field {
     return has(key) ? std::optional(at(key).u32()) : std::nullopt;
   }
   [[noreturn]] void fail(const std::string& what) const {
-    throw Malformed((pointer_.empty() ? "/" : pointer_) + ": " + what);
+    const std::string at = pointer();
+    throw Malformed((at.empty() ? "/" : at) + ": " + what);
   }
 
  private:
+  std::string pointer() const { return pointer_to(root_, &value_, "").value_or(""); }
+
   const json& value_;
-  std::string pointer_;
+  const json& root_;
 };
 
 json encode_members(const std::vector<BlockMember>& members) {
@@ -320,7 +338,7 @@ Result<StageReflection> decode_reflection(std::string_view text, const std::stri
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return make_error(where + ": the reflection is not JSON");
   try {
-    return decode(Field(doc, ""));
+    return decode(Field(doc, doc));
   } catch (const Malformed& e) {
     return make_error(where + ": the reflection is not what Kiln writes: " + e.what());
   }

@@ -17,14 +17,29 @@ const StageRecord* VariantRecord::stage(std::string_view name) const {
 }
 
 std::vector<std::byte> encode_variant_record(const VariantRecord& record) {
-  detail::ByteWriter w;
-  detail::write_record_header(w, kMagic, kVariantRecordVersion);
-  w.u32(static_cast<std::uint32_t>(record.stages.size()));
+  std::vector<std::string> reflections;
+  reflections.reserve(record.stages.size());
+  std::vector<StoredStage> stages;
   for (const auto& s : record.stages) {
+    reflections.push_back(encode_reflection(s.reflection));
+    stages.push_back({s.stage, s.file, s.spirv, reflections.back(), s.source});
+  }
+  return encode_variant_record(stages);
+}
+
+std::vector<std::byte> encode_variant_record(std::span<const StoredStage> stages) {
+  std::size_t size = 64;
+  for (const auto& s : stages)
+    size += 20 + s.stage.size() + s.file.size() + s.spirv.size_bytes() + s.reflection.size() + s.source.size();
+  detail::ByteWriter w;
+  w.reserve(size);
+  detail::write_record_header(w, kMagic, kVariantRecordVersion);
+  w.u32(static_cast<std::uint32_t>(stages.size()));
+  for (const auto& s : stages) {
     w.text(s.stage);
     w.text(s.file);
-    w.bytes(std::as_bytes(std::span(s.spirv)));
-    w.text(encode_reflection(s.reflection));
+    w.bytes(std::as_bytes(s.spirv));
+    w.text(s.reflection);
     w.text(s.source);
   }
   return w.take();

@@ -397,8 +397,9 @@ Result<CompiledVariant> ShaderLibrary::compile(const Build& b, bool& outside_sna
       if (!source) return source.error();
     }
     record_backend_bindings(s.reflection, bindings, options_.backend);
+    std::string reflection_text = runtime::encode_reflection(s.reflection);
     out.stages.push_back({std::string(stage_name(s.stage)), s.file, std::move(s.spirv), std::move(s.reflection),
-                          std::move(*source), std::move(s.warnings)});
+                          std::move(*source), std::move(s.warnings), std::move(reflection_text)});
   }
   return out;
 }

@@ -16,7 +16,7 @@ cache::Bytes encode_variant(const CompiledVariant& v) {
     stages.push_back({{"stage", s.stage},
                       {"file", s.file},
                       {"spirv", json::binary(std::move(words))},
-                      {"reflection", runtime::encode_reflection(s.reflection)},
+                      {"reflection", s.reflection_text},
                       {"backend_source", s.backend_source},
                       {"warnings", s.warnings}});
   }
@@ -43,7 +43,8 @@ std::optional<CompiledVariant> decode_variant(const cache::Bytes& bytes) {
       if (words.size() % 4 != 0) return std::nullopt;
       stage.spirv.resize(words.size() / 4);
       if (!words.empty()) std::memcpy(stage.spirv.data(), words.data(), words.size());
-      auto reflection = runtime::decode_reflection(s.at("reflection").get<std::string>(), stage.file);
+      stage.reflection_text = s.at("reflection").get<std::string>();
+      auto reflection = runtime::decode_reflection(stage.reflection_text, stage.file);
       if (!reflection) return std::nullopt;
       stage.reflection = std::move(*reflection);
       stage.backend_source = s.at("backend_source").get<std::string>();

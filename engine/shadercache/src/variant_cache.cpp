@@ -12,8 +12,7 @@ std::string identity_without_revision(const materials::VariantKey& k) { return k
 std::size_t CompiledVariant::bytes() const {
   std::size_t n = sizeof(*this);
   for (const auto& s : stages)
-    n += sizeof(s) + s.spirv.size() * 4 + runtime::encode_reflection(s.reflection).size() + s.backend_source.size() +
-         s.file.size();
+    n += sizeof(s) + s.spirv.size() * 4 + s.reflection_text.size() + s.backend_source.size() + s.file.size();
   for (const auto& d : dependencies) n += d.size() + sizeof(d);
   return n;
 }

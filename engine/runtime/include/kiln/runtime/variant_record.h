@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/core/result.h"
@@ -32,6 +33,16 @@ struct VariantRecord {
 };
 
 std::vector<std::byte> encode_variant_record(const VariantRecord& record);
+
+// A stage as the record stores it, its reflection already in the stored form (encode_reflection's
+// text): a caller that keeps that text writes a record without encoding the reflection again.
+struct StoredStage {
+  std::string_view stage, file;
+  std::span<const std::uint32_t> spirv;
+  std::string_view reflection;
+  std::string_view source;
+};
+std::vector<std::byte> encode_variant_record(std::span<const StoredStage> stages);
 // Checks the layout, every stage's SPIR-V header, and its reflection: readable, and describing
 // what the SPIR-V declares (check_reflection). Errors start with `where` (the pack and the entry)
 // and name the stage.

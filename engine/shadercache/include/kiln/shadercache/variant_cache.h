@@ -39,6 +39,9 @@ struct CompiledStage {
   // The compiler's warnings, one per line ("shaders/lit.frag:12: warning: ..."): paths inside the
   // project root relative to it, so that a disk hit in another checkout names the right files.
   std::string warnings;
+  // encode_reflection(reflection), made once with the stage (or read with it from the store): what
+  // the store, the pack and the size count write, so that a hit never encodes the reflection again.
+  std::string reflection_text;
 };
 
 struct CompiledVariant {

@@ -1,0 +1,100 @@
+#include "cook/previous_shaders.h"
+
+#include <string_view>
+
+#include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
+#include "kiln/runtime/manifest.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+namespace {
+
+// The first line of the record: what it is and the build that made its pack.
+std::string record_header() { return std::string("kiln-shaders-entries 1 ") + KILN_SHADERS_PACK_BUILD_ID; }
+
+// The file of the shaders pack the manifest in `out` names, if it reads.
+std::optional<std::string> shaders_pack_file(const fs::path& out) {
+  auto text = read_input_file(out / runtime::kManifestFile, limits::kJsonFileBytes, "manifest");
+  if (!text) return std::nullopt;
+  auto manifest = runtime::decode_manifest(*text, std::string(runtime::kManifestFile));
+  if (!manifest) return std::nullopt;
+  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
+  if (it == manifest->packs.end()) return std::nullopt;
+  return it->second.file;
+}
+
+// The line at `at` in `text` (without its newline), moving `at` past it; nullopt at the end.
+std::optional<std::string_view> next_line(std::string_view text, std::size_t& at) {
+  if (at >= text.size()) return std::nullopt;
+  const std::size_t end = std::min(text.find('\n', at), text.size());
+  const std::string_view line = text.substr(at, end - at);
+  at = end + 1;
+  return line;
+}
+
+}  // namespace
+
+std::unique_ptr<PreviousShaders> PreviousShaders::open(const fs::path& out, const runtime::ShadersIdentity& identity) {
+  // The record of a 100,000-variant set is about 10 MiB; anything far larger is not one.
+  auto text = read_input_file(out / kShadersEntriesFile, std::uint64_t{256} << 20, "shaders entries");
+  if (!text) return nullptr;
+  const std::string_view record = *text;
+  std::size_t at = 0;
+  const auto header = next_line(record, at);
+  const auto pack_line = next_line(record, at);
+  if (!header || *header != record_header() || !pack_line) return nullptr;
+  // "<pack file> <its header checksum>": the pack the manifest names, still the one recorded, cooked
+  // for this identity.
+  const auto file = shaders_pack_file(out);
+  if (!file) return nullptr;
+  auto pack = runtime::PackFile::open(out / *file, runtime::PackKind::kShaders);
+  if (!pack) return nullptr;
+  if (*pack_line != *file + " " + cache::hex64((*pack)->checksum())) return nullptr;
+  if ((*pack)->identity() != runtime::encode_shaders_identity(identity)) return nullptr;
+  std::unique_ptr<PreviousShaders> previous(new PreviousShaders());
+  previous->pack_ = std::move(*pack);
+  // "<content key> <variant id>"
+  while (const auto line = next_line(record, at)) {
+    const std::size_t space = line->find(' ');
+    if (space == std::string_view::npos) return nullptr;
+    previous->keys_.emplace(std::string(line->substr(space + 1)), std::string(line->substr(0, space)));
+  }
+  return previous;
+}
+
+std::optional<std::vector<std::byte>> PreviousShaders::find(const std::string& target, const std::string& name,
+                                                            const cache::BlobKey& key) const {
+  const std::string id = runtime::variant_id(target, name);
+  const auto it = keys_.find(id);
+  if (it == keys_.end() || it->second != key.hex()) return std::nullopt;
+  auto payload = pack_->read(runtime::entry_name(runtime::EntryKind::kVariant, id));
+  if (!payload || !*payload) return std::nullopt;
+  return std::move(**payload);
+}
+
+Status record_shaders_entries(const fs::path& out, const std::vector<TargetVariants>& targets,
+                              const std::optional<runtime::ShadersIdentity>& identity) {
+  const fs::path path = out / kShadersEntriesFile;
+  std::error_code ec;
+  if (!identity) {
+    fs::remove(path, ec);
+    if (ec) return make_error(path.string() + ": cannot remove: " + ec.message());
+    return {};
+  }
+  const auto file = shaders_pack_file(out);
+  if (!file) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the entries of");
+  auto pack = runtime::PackFile::open(out / *file, runtime::PackKind::kShaders);
+  if (!pack) return pack.error();
+  std::string text = record_header() + "\n" + *file + " " + cache::hex64((*pack)->checksum()) + "\n";
+  for (const auto& target : targets)
+    for (std::size_t i = 0; i < target.results.size(); ++i) {
+      const VariantResult& r = target.results[i];
+      if (!r.ok || !r.warnings.empty() || i >= target.content_keys.size() || !target.content_keys[i]) continue;
+      text +=
+          target.content_keys[i]->hex() + " " + runtime::variant_id(target.target.id(), r.planned->key.name()) + "\n";
+    }
+  return write_file_atomically(path, std::as_bytes(std::span(text)), 0644, Durability::kRenamedOnly);
+}
+
+}  // namespace kiln::cook
