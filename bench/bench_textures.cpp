@@ -1,5 +1,6 @@
 // Texture tiles, side by side with OpenImageIO. Run:
-//   build/release/bench/bench_textures [work-dir] [--misses]   (--misses: only the last table)
+//   build/release/bench/bench_textures [work-dir] [--misses | --fetches] [--threads N]   (--misses: only the last table;
+//   --fetches: only the tile fetch rows of the first)
 // One 4096x4096 RGBA .tx made by maketx (64x64 tiles, zip; 64 MiB of tiles at level 0), one
 // memory limit for both (16 MiB), the same pseudo-random access sequences for both, in one process:
 //   tile fetch   Kiln TileReader::tile            vs  OIIO ImageCache::get_tile + tile_pixels
@@ -99,12 +100,16 @@ std::atomic<std::uint64_t> g_sink{0};
 double vs_one_thread(const std::string& row_name, int threads, double kiln) {
   static std::map<std::string, double> one_thread;
   if (threads == 1) one_thread[row_name] = kiln;
-  return kiln / one_thread[row_name];
+  const auto it = one_thread.find(row_name);
+  return it == one_thread.end() ? 0 : kiln / it->second;  // 0: no one-thread row was run (--threads)
 }
 
 void row(const char* what, const WorkingSet& ws, int threads, double kiln, double oiio) {
-  std::printf("| %-10s | %-16s | %d | %8.3f M/s | %5.2fx | %8.3f M/s | %5.2fx |\n", what, ws.name, threads, kiln / 1e6,
-              vs_one_thread(std::string(what) + ws.name, threads, kiln), oiio / 1e6, kiln / oiio);
+  const double vs_one = vs_one_thread(std::string(what) + ws.name, threads, kiln);
+  char ratio[16] = "     -";
+  if (vs_one > 0) std::snprintf(ratio, sizeof ratio, "%5.2fx", vs_one);
+  std::printf("| %-10s | %-16s | %d | %8.3f M/s | %s | %8.3f M/s | %5.2fx |\n", what, ws.name, threads, kiln / 1e6,
+              ratio, oiio / 1e6, kiln / oiio);
   std::fflush(stdout);
 }
 
@@ -164,6 +169,14 @@ Image smooth_image() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool misses_only = std::erase(args, "--misses") > 0;
+  // --fetches: the tile fetch rows alone (the ones most sensitive to what else the machine runs).
+  const bool fetches_only = std::erase(args, "--fetches") > 0;
+  // --threads N: that many threads only, instead of 1, 2, 4 and 8 (for a profile of one row).
+  std::vector<int> thread_counts = {1, 2, 4, 8};
+  if (auto it = std::find(args.begin(), args.end(), "--threads"); it != args.end() && it + 1 != args.end()) {
+    thread_counts = {std::max(1, std::atoi((it + 1)->c_str()))};
+    args.erase(it, it + 2);
+  }
   const fs::path dir = !args.empty() ? fs::path(args[0]) : fs::temp_directory_path() / "kiln-bench-textures";
   fs::create_directories(dir);
   const fs::path src = dir / "big.tif", tx = dir / "big.tx";
@@ -188,12 +201,15 @@ int main(int argc, char** argv) {
   for (const WorkingSet& ws : sets) {
     if (misses_only) break;
     const bool fits = ws.tiles_x * ws.tiles_y * kTile * kTile * 4 <= int(budget);
-    for (int threads : {1, 2, 4, 8}) {
+    for (int threads : thread_counts) {
       // Tile fetches.
       {
-        const auto [kiln, oiio] = tile_fetch_rates(tx, ws, threads, fits ? 2'000'000 : 20'000);
+        // 10,000,000 fits lookups a thread: at 2,000,000 a one-thread row lasted 0.08 s and
+        // measured the machine's noise more than the cache.
+        const auto [kiln, oiio] = tile_fetch_rates(tx, ws, threads, fits ? 10'000'000 : 20'000);
         row("tile fetch", ws, threads, kiln, oiio);
       }
+      if (fetches_only) continue;
       // Tile copies: the pixels of one tile into the caller's buffer.
       {
         const std::size_t n = fits ? 300'000 : 20'000;
@@ -262,6 +278,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (fetches_only) return 0;
   // Misses by how the tiles are stored: one image written by Kiln three ways, read by both.
   std::printf("\nTile fetch, every lookup a miss (64 MiB of tiles, 16 MiB limit), by how Kiln stored the tiles:\n\n");
   std::printf(
@@ -283,7 +300,7 @@ int main(int argc, char** argv) {
     // About two seconds a row: a raw miss costs a few microseconds, and a row of a fraction of a
     // second measured thread start-up and the machine's noise more than the misses.
     const std::size_t n = compression == TileCompression::kNone ? 400'000 : 40'000;
-    for (int threads : {1, 2, 4, 8}) {
+    for (int threads : thread_counts) {
       const auto [kiln, oiio] = tile_fetch_rates(written, all, threads, n);
       std::printf("| %-5s | %5.1f MiB | %d | %8.1f k/s | %5.2fx | %8.1f k/s | %5.2fx |\n",
                   compression_name(compression), double(fs::file_size(written)) / (1 << 20), threads, kiln / 1e3,
