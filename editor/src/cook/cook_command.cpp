@@ -347,21 +347,24 @@ int run_cook_command(const Args& args) {
   report.stage_ms.variants = ms_since(stage_started);
 
   // Scripts.
-  // The cook ships every page compiled: the compiler must load, not only be known.
+  // The cook ships every page compiled. The compiler (LLVM) loads when a page is not in the cache:
+  // a warm cook never maps it. One that cannot load when a page needs it fails the cook.
   stage_started = Clock::now();
-  const auto compiler = open_page_compiler(jit_store(config, cache_store.get()), "kiln cook");
-  const Status compiler_ready =
-      compiler ? compiler->ensure_loaded() : Status(make_error("the script compiler (kiln-jitc.so) is not available"));
-  if (!compiler_ready) {
-    errors.add("kiln cook: " + compiler_ready.error().message);
+  auto compiler = jit::PluginPageCompiler::create({.store = jit_store(config, cache_store.get())});
+  if (!compiler) {
+    errors.add("kiln cook: the script compiler (kiln-jitc.so) is not available: " + compiler.error().message);
     return fail();
   }
   cook::CookedScripts scripts;
   // Hot pages only when the records name pages (a run with the interpreter alone names none).
   const std::set<std::string>* hot = usage && !usage->record.pages.empty() ? &usage->record.pages : nullptr;
-  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler, pool, progress, hot,
-                          scripts, errors))
+  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, **compiler, pool, progress,
+                          hot, scripts, errors))
     return fail();
+  if (const std::string why = (*compiler)->load_error(); !why.empty()) {
+    errors.add("kiln cook: " + why);
+    return fail();
+  }
   report.stage_ms.scripts = ms_since(stage_started);
 
   // Textures.
@@ -382,7 +385,7 @@ int run_cook_command(const Args& args) {
     report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
   if (!errors.empty()) return fail();
 
-  set.set_scripts_identity({jit::jit_build_id(), compiler->fingerprint()});
+  set.set_scripts_identity({jit::jit_build_id(), (*compiler)->fingerprint()});
   for (const auto& record : materials) set.add_material(record);
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));

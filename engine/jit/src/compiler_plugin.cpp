@@ -89,10 +89,9 @@ Result<PageCompiler*> PluginPageCompiler::load() {
   return compiler_.get();
 }
 
-Status PluginPageCompiler::ensure_loaded() {
-  auto compiler = load();
-  if (!compiler) return compiler.error();
-  return {};
+std::string PluginPageCompiler::load_error() const {
+  std::lock_guard lock(mu_);
+  return load_error_;
 }
 
 Result<CompiledPage> PluginPageCompiler::compile(const PageRequest& request) {

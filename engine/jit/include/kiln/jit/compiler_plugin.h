@@ -46,8 +46,8 @@ class PluginPageCompiler final : public PageCompiler {
   std::string fingerprint() const override { return fingerprint_; }
   // Whether the plugin (and so LLVM) is in this process.
   bool loaded() const;
-  // Loads the plugin now (a cook, which must compile every page it ships): why it cannot be.
-  Status ensure_loaded();
+  // Why the plugin could not be loaded when it was needed; empty if it was not needed or it loaded.
+  std::string load_error() const;
 
  private:
   explicit PluginPageCompiler(CompilerPluginOptions options) : options_(std::move(options)) {}
