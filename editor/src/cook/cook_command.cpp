@@ -424,7 +424,7 @@ int run_cook_command(const Args& args) {
   if (!unchanged) {
     if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
       std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
-    if (auto recorded = cook::record_shaders_entries(out, targets, shaders_identity); !recorded)
+    if (auto recorded = cook::record_shaders_entries(out, targets); !recorded)
       std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
   }
   if (sign_key) report.signed_by = sign_key->public_key().id();

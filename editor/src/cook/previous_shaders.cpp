@@ -1,5 +1,6 @@
 #include "cook/previous_shaders.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "kiln/core/atomic_output.h"
@@ -73,15 +74,8 @@ std::optional<std::vector<std::byte>> PreviousShaders::find(const std::string& t
   return std::move(**payload);
 }
 
-Status record_shaders_entries(const fs::path& out, const std::vector<TargetVariants>& targets,
-                              const std::optional<runtime::ShadersIdentity>& identity) {
+Status record_shaders_entries(const fs::path& out, const std::vector<TargetVariants>& targets) {
   const fs::path path = out / kShadersEntriesFile;
-  std::error_code ec;
-  if (!identity) {
-    fs::remove(path, ec);
-    if (ec) return make_error(path.string() + ": cannot remove: " + ec.message());
-    return {};
-  }
   const auto file = shaders_pack_file(out);
   if (!file) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the entries of");
   auto pack = runtime::PackFile::open(out / *file, runtime::PackKind::kShaders);

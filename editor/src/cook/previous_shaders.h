@@ -50,8 +50,6 @@ class PreviousShaders {
 
 // Records what the shaders pack just written to `out` holds, by content key (each target's
 // `content_keys`, in the order of its results); a variant that failed or warned is left out.
-// nullopt `identity`: removes the record.
-Status record_shaders_entries(const std::filesystem::path& out, const std::vector<TargetVariants>& targets,
-                              const std::optional<runtime::ShadersIdentity>& identity);
+Status record_shaders_entries(const std::filesystem::path& out, const std::vector<TargetVariants>& targets);
 
 }  // namespace kiln::cook
