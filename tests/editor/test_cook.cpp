@@ -8,6 +8,7 @@
 
 #include "cache_entries.h"
 #include "child_process.h"
+#include "cook_run.h"
 #include "kiln/jit/program_io.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/tx_file.h"
@@ -24,24 +25,8 @@ namespace {
 
 using test::copy_assets;
 
-struct Cooked {
-  test::RunResult run;
-  nlohmann::json report;
-};
-
-Cooked cook(const test::TempDir& dir, const fs::path& project, const fs::path& out, const fs::path& cache,
-            std::vector<std::string> extra = {}) {
-  const fs::path report = dir / "report.json";
-  fs::remove(report);
-  std::vector<std::string> argv = {KILN_CLI,   "cook",          project.string(), "--out",       out.string(),
-                                   "--report", report.string(), "--cache-root",   cache.string()};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  Cooked c{test::run_process(argv), {}};
-  std::ifstream in(report);
-  if (in) c.report = nlohmann::json::parse(in);
-  return c;
-}
-
+using test::cook;
+using test::Cooked;
 using test::slurp;
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "cache_entries.h"
 #include "child_process.h"
+#include "cook_run.h"
 #include "temp_dir.h"
 #include "test_files.h"
 
@@ -33,11 +34,8 @@ TEST_SUITE("editor") {
     const auto warm = cook("warm");
     CHECK_MESSAGE(warm.exit_code == 0, warm.output);
     CHECK(warm.output.find("kiln-jitc.so") == std::string::npos);
-    std::string first_scripts, warm_scripts;
-    for (const auto& e : fs::directory_iterator(dir / "first"))
-      if (e.path().filename().string().rfind("scripts.", 0) == 0) first_scripts = test::slurp(e.path());
-    for (const auto& e : fs::directory_iterator(dir / "warm"))
-      if (e.path().filename().string().rfind("scripts.", 0) == 0) warm_scripts = test::slurp(e.path());
+    const std::string first_scripts = test::slurp(test::pack_file(dir / "first", "scripts"));
+    const std::string warm_scripts = test::slurp(test::pack_file(dir / "warm", "scripts"));
     CHECK(!first_scripts.empty());
     CHECK(warm_scripts == first_scripts);  // every page shipped compiled, as the first cook shipped it
 

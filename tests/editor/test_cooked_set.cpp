@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "cook_run.h"
 #include "kiln/jit/bytecode.h"
 #include "temp_dir.h"
 #include "test_files.h"
@@ -37,14 +38,7 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   return out;
 }
 
-// The file of `dir` whose name starts with `kind` ("shaders", "scripts", "textures") and ends in .pack.
-fs::path pack_file(const fs::path& dir, const std::string& kind) {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(kind, 0) == 0 && e.path().extension() == ".pack") return e.path();
-  }
-  return {};
-}
+using test::pack_file;
 
 test::RunResult cook(const fs::path& project, const fs::path& out, const fs::path& cache,
                      std::vector<std::string> extra = {}) {

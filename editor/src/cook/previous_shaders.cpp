@@ -1,5 +1,7 @@
 #include "cook/previous_shaders.h"
 
+#include "cook/cooked_manifest.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -16,9 +18,7 @@ std::string record_header() { return std::string("kiln-shaders-entries 1 ") + KI
 
 // The file of the shaders pack the manifest in `out` names, if it reads.
 std::optional<std::string> shaders_pack_file(const fs::path& out) {
-  auto text = read_input_file(out / runtime::kManifestFile, limits::kJsonFileBytes, "manifest");
-  if (!text) return std::nullopt;
-  auto manifest = runtime::decode_manifest(*text, std::string(runtime::kManifestFile));
+  const auto manifest = read_cooked_manifest(out);
   if (!manifest) return std::nullopt;
   const auto it = manifest->packs.find(runtime::PackKind::kShaders);
   if (it == manifest->packs.end()) return std::nullopt;

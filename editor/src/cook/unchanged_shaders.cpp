@@ -1,5 +1,7 @@
 #include "cook/unchanged_shaders.h"
 
+#include "cook/cooked_manifest.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -14,15 +16,6 @@ namespace {
 
 // The first line of the record: what it is and the build that made its pack.
 std::string record_header() { return std::string("kiln-shaders-inputs 2 ") + KILN_SHADERS_PACK_BUILD_ID; }
-
-// The manifest of `out`, if it reads.
-std::optional<runtime::Manifest> read_manifest(const fs::path& out) {
-  auto text = read_input_file(out / runtime::kManifestFile, limits::kJsonFileBytes, "manifest");
-  if (!text) return std::nullopt;
-  auto manifest = runtime::decode_manifest(*text, std::string(runtime::kManifestFile));
-  if (!manifest) return std::nullopt;
-  return std::move(*manifest);
-}
 
 // The XXH3-128 of the file, read in pieces: a kept pack is proved to be, byte for byte, the one the
 // recording cook wrote (and gave the manifest's SHA-256), without holding it in memory.
@@ -75,7 +68,7 @@ std::optional<runtime::ManifestPack> unchanged_shaders_pack(const fs::path& out,
   std::string header, file, digest, pack_digest;
   if (!std::getline(lines, header) || header != record_header()) return std::nullopt;
   if (!(lines >> file >> digest >> pack_digest) || digest != inputs.hex()) return std::nullopt;
-  const auto manifest = read_manifest(out);
+  const auto manifest = read_cooked_manifest(out);
   if (!manifest) return std::nullopt;
   const auto it = manifest->packs.find(runtime::PackKind::kShaders);
   // The pack the manifest names, of its size, hashing to what the record says was written: a
@@ -97,7 +90,7 @@ Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Has
     if (ec) return make_error((out / kShadersInputsFile).string() + ": cannot remove: " + ec.message());
     return {};
   }
-  const auto manifest = read_manifest(out);
+  const auto manifest = read_cooked_manifest(out);
   if (!manifest || !manifest->packs.count(runtime::PackKind::kShaders))
     return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
   const std::string file = manifest->packs.at(runtime::PackKind::kShaders).file;

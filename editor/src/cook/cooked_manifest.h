@@ -1,0 +1,16 @@
+#pragma once
+// The manifest of the set in a cook's output directory, as the cook's own records of that set read
+// it: they are hints for the next cook, so a manifest that is missing or does not read is none.
+//
+// Thread-safety: a pure function of the file.
+
+#include <filesystem>
+#include <optional>
+
+#include "kiln/runtime/manifest.h"
+
+namespace kiln::cook {
+
+std::optional<runtime::Manifest> read_cooked_manifest(const std::filesystem::path& out);
+
+}  // namespace kiln::cook

@@ -1,0 +1,30 @@
+#pragma once
+// `kiln cook` as the cook tests run it: a real process with its own cache root, and the report it
+// wrote; and where a cooked set keeps its packs.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "temp_dir.h"
+
+namespace kiln::test {
+
+struct Cooked {
+  RunResult run;
+  nlohmann::json report;  // null when the cook wrote none
+  // A figure of the report's totals ("compiled", "cache_hits", "unchanged", "variants", ...).
+  int totals(const std::string& key) const { return report["totals"][key].get<int>(); }
+};
+
+// `kiln cook <project> --out <out> --report <dir>/report.json --cache-root <cache> <extra...>`.
+Cooked cook(const TempDir& dir, const std::filesystem::path& project, const std::filesystem::path& out,
+            const std::filesystem::path& cache, std::vector<std::string> extra = {});
+
+// The pack of `kind` ("shaders", "scripts", "textures") in the cooked set `dir`; empty if none.
+std::filesystem::path pack_file(const std::filesystem::path& dir, const std::string& kind);
+
+}  // namespace kiln::test
