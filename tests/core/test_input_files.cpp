@@ -105,4 +105,15 @@ TEST_SUITE("core") {
     std::sort(expected.begin(), expected.end());
     CHECK(list_project_files(dir.path(), "materials", ".json") == expected);
   }
+
+  TEST_CASE("a size is told in whole units when it is one - and never rounds to a limit it is past") {
+    CHECK(describe_bytes(17) == "17 bytes");
+    CHECK(describe_bytes(1024) == "1 KiB");
+    CHECK(describe_bytes(1536) == "1.5 KiB");
+    CHECK(describe_bytes(2047) == "2.0 KiB (2047 bytes)");
+    CHECK(describe_bytes((std::uint64_t{1} << 20) + 1) == "1.0 MiB (1048577 bytes)");
+    CHECK(describe_bytes(std::uint64_t{9} << 20) == "9 MiB");
+    CHECK(describe_bytes(std::uint64_t{3} << 30) == "3 GiB");
+    CHECK(describe_bytes(14'400'000'000ull) == "13.4 GiB");
+  }
 }

@@ -15,14 +15,21 @@
 namespace kiln {
 
 std::string describe_bytes(std::uint64_t bytes) {
-  if (bytes >= (std::uint64_t{1} << 30)) {
-    if (bytes % (std::uint64_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(std::uint64_t{1} << 30));
+  static constexpr struct {
+    int shift;
+    const char* name;
+  } kUnits[] = {{30, "GiB"}, {20, "MiB"}, {10, "KiB"}};
+  for (const auto& unit : kUnits) {
+    const std::uint64_t size = std::uint64_t{1} << unit.shift;
+    if (bytes < size) continue;
+    if (bytes % size == 0) return std::to_string(bytes >> unit.shift) + " " + unit.name;
+    char text[64];
+    const int n = std::snprintf(text, sizeof text, "%.1f %s", double(bytes) / double(size), unit.name);
+    // "1.0 MiB" for 1 MiB and a byte would read as a whole unit: the exact count says it is not.
+    if (std::string_view(text, std::size_t(n)).find(".0 ") != std::string_view::npos)
+      std::snprintf(text + n, sizeof text - std::size_t(n), " (%llu bytes)", static_cast<unsigned long long>(bytes));
     return text;
   }
-  if (bytes >= (std::uint64_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= (std::uint64_t{1} << 10)) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string(bytes) + " bytes";
 }
 

@@ -78,7 +78,9 @@ Status check_input_file(const std::filesystem::path& file, std::uint64_t max_byt
 // regular file where an input belongs is refused by read_input_file naming it, never skipped.
 bool input_present(const std::filesystem::path& file);
 
-// "52 MiB", "812 KiB", "17 bytes".
+// "52 MiB", "812 KiB", "17 bytes" for whole units, "1.5 KiB" otherwise; a size that rounds to a
+// whole unit without being one adds the exact count, "1.0 MiB (1048577 bytes)", so that a size
+// just past a limit never reads as the limit itself.
 std::string describe_bytes(std::uint64_t bytes);
 
 }  // namespace kiln
