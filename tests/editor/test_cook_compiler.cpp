@@ -1,6 +1,8 @@
 // The cook and the script compiler (LLVM, in kiln-jitc.so): loaded only when a page must compile.
 #include <doctest/doctest.h>
 
+#include <regex>
+
 #include "cache_entries.h"
 #include "child_process.h"
 #include "cook_run.h"
@@ -34,6 +36,13 @@ TEST_SUITE("editor") {
     const auto warm = cook("warm");
     CHECK_MESSAGE(warm.exit_code == 0, warm.output);
     CHECK(warm.output.find("kiln-jitc.so") == std::string::npos);
+    // Every page shipped, each from the page cache: "(10 pages: 0 compiled, 10 from the page cache)".
+    std::smatch pages;
+    REQUIRE_MESSAGE(
+        std::regex_search(warm.output, pages, std::regex(R"(\((\d+) pages: 0 compiled, (\d+) from the page cache\))")),
+        warm.output);
+    CHECK(pages[1].str() != "0");
+    CHECK(pages[1].str() == pages[2].str());
     const std::string first_scripts = test::slurp(test::pack_file(dir / "first", "scripts"));
     const std::string warm_scripts = test::slurp(test::pack_file(dir / "warm", "scripts"));
     CHECK(!first_scripts.empty());

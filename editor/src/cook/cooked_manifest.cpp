@@ -12,4 +12,12 @@ std::optional<runtime::Manifest> read_cooked_manifest(const std::filesystem::pat
   return std::move(*manifest);
 }
 
+std::optional<runtime::ManifestPack> cooked_shaders_pack(const std::filesystem::path& out) {
+  const auto manifest = read_cooked_manifest(out);
+  if (!manifest) return std::nullopt;
+  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
+  if (it == manifest->packs.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace kiln::cook

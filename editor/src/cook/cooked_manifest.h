@@ -12,5 +12,7 @@
 namespace kiln::cook {
 
 std::optional<runtime::Manifest> read_cooked_manifest(const std::filesystem::path& out);
+// The entry of the shaders pack that manifest names, if it reads and names one.
+std::optional<runtime::ManifestPack> cooked_shaders_pack(const std::filesystem::path& out);
 
 }  // namespace kiln::cook

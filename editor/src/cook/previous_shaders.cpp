@@ -16,13 +16,9 @@ namespace {
 // The first line of the record: what it is and the build that made its pack.
 std::string record_header() { return std::string("kiln-shaders-entries 1 ") + KILN_SHADERS_PACK_BUILD_ID; }
 
-// The file of the shaders pack the manifest in `out` names, if it reads.
-std::optional<std::string> shaders_pack_file(const fs::path& out) {
-  const auto manifest = read_cooked_manifest(out);
-  if (!manifest) return std::nullopt;
-  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
-  if (it == manifest->packs.end()) return std::nullopt;
-  return it->second.file;
+// The record's second line: the pack it describes, by file and header checksum.
+std::string pack_line(const std::string& file, const runtime::PackFile& pack) {
+  return file + " " + cache::hex64(pack.checksum());
 }
 
 // The line at `at` in `text` (without its newline), moving `at` past it; nullopt at the end.
@@ -43,15 +39,14 @@ std::unique_ptr<PreviousShaders> PreviousShaders::open(const fs::path& out, cons
   const std::string_view record = *text;
   std::size_t at = 0;
   const auto header = next_line(record, at);
-  const auto pack_line = next_line(record, at);
-  if (!header || *header != record_header() || !pack_line) return nullptr;
+  const auto recorded_pack = next_line(record, at);
+  if (!header || *header != record_header() || !recorded_pack) return nullptr;
   // "<pack file> <its header checksum>": the pack the manifest names, still the one recorded, cooked
   // for this identity.
-  const auto file = shaders_pack_file(out);
-  if (!file) return nullptr;
-  auto pack = runtime::PackFile::open(out / *file, runtime::PackKind::kShaders);
-  if (!pack) return nullptr;
-  if (*pack_line != *file + " " + cache::hex64((*pack)->checksum())) return nullptr;
+  const auto named = cooked_shaders_pack(out);
+  if (!named) return nullptr;
+  auto pack = runtime::PackFile::open(out / named->file, runtime::PackKind::kShaders);
+  if (!pack || *recorded_pack != pack_line(named->file, **pack)) return nullptr;
   if ((*pack)->identity() != runtime::encode_shaders_identity(identity)) return nullptr;
   std::unique_ptr<PreviousShaders> previous(new PreviousShaders());
   previous->pack_ = std::move(*pack);
@@ -76,11 +71,11 @@ std::optional<std::vector<std::byte>> PreviousShaders::find(const std::string& t
 
 Status record_shaders_entries(const fs::path& out, const std::vector<TargetVariants>& targets) {
   const fs::path path = out / kShadersEntriesFile;
-  const auto file = shaders_pack_file(out);
-  if (!file) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the entries of");
-  auto pack = runtime::PackFile::open(out / *file, runtime::PackKind::kShaders);
+  const auto named = cooked_shaders_pack(out);
+  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the entries of");
+  auto pack = runtime::PackFile::open(out / named->file, runtime::PackKind::kShaders);
   if (!pack) return pack.error();
-  std::string text = record_header() + "\n" + *file + " " + cache::hex64((*pack)->checksum()) + "\n";
+  std::string text = record_header() + "\n" + pack_line(named->file, **pack) + "\n";
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i) {
       const VariantResult& r = target.results[i];

@@ -68,19 +68,17 @@ std::optional<runtime::ManifestPack> unchanged_shaders_pack(const fs::path& out,
   std::string header, file, digest, pack_digest;
   if (!std::getline(lines, header) || header != record_header()) return std::nullopt;
   if (!(lines >> file >> digest >> pack_digest) || digest != inputs.hex()) return std::nullopt;
-  const auto manifest = read_cooked_manifest(out);
-  if (!manifest) return std::nullopt;
-  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
   // The pack the manifest names, of its size, hashing to what the record says was written: a
   // record of another pack (restored from elsewhere, or left by a set since replaced) fails the
   // digest whatever its name; comparing names first saves reading the pack.
-  if (it == manifest->packs.end() || it->second.file != file) return std::nullopt;
-  const fs::path pack = out / it->second.file;
+  const auto named = cooked_shaders_pack(out);
+  if (!named || named->file != file) return std::nullopt;
+  const fs::path pack = out / named->file;
   std::error_code ec;
-  if (fs::file_size(pack, ec) != it->second.bytes || ec) return std::nullopt;
+  if (fs::file_size(pack, ec) != named->bytes || ec) return std::nullopt;
   const auto on_disk = digest_of(pack);
   if (!on_disk || on_disk->hex() != pack_digest) return std::nullopt;
-  return it->second;
+  return named;
 }
 
 Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Hash128>& inputs) {
@@ -90,10 +88,9 @@ Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Has
     if (ec) return make_error((out / kShadersInputsFile).string() + ": cannot remove: " + ec.message());
     return {};
   }
-  const auto manifest = read_cooked_manifest(out);
-  if (!manifest || !manifest->packs.count(runtime::PackKind::kShaders))
-    return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
-  const std::string file = manifest->packs.at(runtime::PackKind::kShaders).file;
+  const auto named = cooked_shaders_pack(out);
+  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
+  const std::string& file = named->file;
   const auto written = digest_of(out / file);
   if (!written) return make_error((out / file).string() + ": cannot read the pack just written");
   const std::string text = record_header() + "\n" + file + " " + inputs->hex() + " " + written->hex() + "\n";

@@ -39,8 +39,11 @@ Result<std::unique_ptr<PackFile>> PackFile::open(const std::filesystem::path& pa
   if (::fstat(pack->fd_, &st) != 0 || !S_ISREG(st.st_mode)) return make_error(name + ": not a regular file");
   const std::uint64_t length = std::uint64_t(st.st_size);
   std::byte start[sizeof(Header)] = {};
-  const bool whole_header = length >= sizeof start && read_at(pack->fd_, start, sizeof start, 0);
-  auto h = pack_check::header(name, std::span(start, whole_header ? sizeof start : 0), length, kind);
+  const std::size_t head = length >= sizeof start ? sizeof start : 0;  // shorter: header() says truncated
+  errno = 0;
+  if (head && !read_at(pack->fd_, start, head, 0))
+    return make_error(name + ": cannot read its header: " + (errno ? std::strerror(errno) : "the file ended early"));
+  auto h = pack_check::header(name, std::span(start, head), length, kind);
   if (!h) return h.error();
   pack->meta_.resize(h->data_offset);  // inside the file: header() checked it
   if (!read_at(pack->fd_, pack->meta_.data(), pack->meta_.size(), 0))
