@@ -9,7 +9,8 @@ shader stage was edited (that shader's variants recompile, a sixth of them), eac
 
 The projects come from bench/make_large_project.py (shaders x 2^keywords x 3 passes variants);
 --keywords 11 is 36,864 variants. Warm and edit figures are the median of --runs; a cold cook runs
-once per size. Peak RSS is the cook process's own (getrusage of the child).
+once per size. Peak RSS is the largest of the cook and the workers it starts (what wait4 reports
+for the cook: its own peak or its reaped children's, whichever is larger).
 """
 import argparse
 import json

@@ -14,7 +14,7 @@ foreach(module IN LISTS kiln_installed_modules)
           COMPONENT development)
 endforeach()
 if(KILN_BUILD_TOOLS)
-  install(TARGETS kiln kiln-player kiln-shader-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
+  install(TARGETS kiln kiln-player kiln-shader-worker kiln-page-worker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tools)
   # The plugins, where kiln looks: <bin>/../lib/kiln
   install(TARGETS kiln-tools kiln-jitc kiln-teximport LIBRARY DESTINATION lib/kiln COMPONENT tools)
 endif()

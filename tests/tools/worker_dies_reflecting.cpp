@@ -13,13 +13,14 @@ using namespace kiln::shadercache;
 int main() {
   for (;;) {
     std::string body;
-    if (wire::read_message(0, body, std::chrono::steady_clock::time_point::max()) != wire::ReadResult::kOk) return 0;
+    if (kiln::core::read_message(0, body, std::chrono::steady_clock::time_point::max()) != kiln::core::ReadResult::kOk)
+      return 0;
     auto request = wire::decode_request(body);
     if (!request) return 2;
     if (request->kind == wire::RequestKind::kCompile) {
       if (request->has_snapshot) request->input.snapshot = &request->snapshot;
       const auto compiled = compile_glsl_on_large_stack(request->input);
-      if (!wire::send_message(0, wire::encode_compile_response(compiled))) return 0;
+      if (!kiln::core::send_message(0, wire::encode_compile_response(compiled))) return 0;
       if (!compiled || !request->reflect) continue;
     }
     std::signal(SIGSEGV, SIG_DFL);

@@ -347,21 +347,22 @@ int run_cook_command(const Args& args) {
   report.stage_ms.variants = ms_since(stage_started);
 
   // Scripts.
-  // The cook ships every page compiled. The compiler (LLVM) loads when a page is not in the cache:
-  // a warm cook never maps it. One that cannot load when a page needs it fails the cook.
+  // The cook ships every page compiled. The compiler (LLVM) starts when a page is not in the cache,
+  // in kiln-page-worker processes unless jit.compile_workers is off: a warm cook never maps it. One
+  // that cannot compile a page for a reason not the page's own fails the cook.
   stage_started = Clock::now();
-  auto compiler = jit::PluginPageCompiler::create({.store = jit_store(config, cache_store.get())});
+  auto compiler = open_cook_compiler(config, jit_store(config, cache_store.get()));
   if (!compiler) {
-    errors.add("kiln cook: the script compiler (kiln-jitc.so) is not available: " + compiler.error().message);
+    errors.add("kiln cook: the script compiler is not available: " + compiler.error().message);
     return fail();
   }
   cook::CookedScripts scripts;
   // Hot pages only when the records name pages (a run with the interpreter alone names none).
   const std::set<std::string>* hot = usage && !usage->record.pages.empty() ? &usage->record.pages : nullptr;
-  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, **compiler, pool, progress,
-                          hot, scripts, errors))
+  if (!cook::cook_scripts(project, config, jit_store(config, cache_store.get()), verify, *compiler->compiler, pool,
+                          progress, hot, scripts, errors))
     return fail();
-  if (const std::string why = (*compiler)->load_error(); !why.empty()) {
+  if (const std::string why = compiler->failure(); !why.empty()) {
     errors.add("kiln cook: " + why);
     return fail();
   }
@@ -385,7 +386,7 @@ int run_cook_command(const Args& args) {
     report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
   if (!errors.empty()) return fail();
 
-  set.set_scripts_identity({jit::jit_build_id(), (*compiler)->fingerprint()});
+  set.set_scripts_identity({jit::jit_build_id(), compiler->compiler->fingerprint()});
   for (const auto& record : materials) set.add_material(record);
   for (const auto& s : project.scripts) set.add_program(s.file, jit::serialize_program(s.program));
   for (auto& [id, bytes] : scripts.pages) set.add_page(id, std::move(bytes));

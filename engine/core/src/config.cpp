@@ -90,6 +90,9 @@ const std::vector<Setting>& settings() {
                    "recompile every page the code cache serves and report any difference"),
       int_setting("jit.compile_threads", &Config::jit_compile_threads, 1, 64, "1",
                   "background threads compiling hot script pages"),
+      bool_setting("jit.compile_workers", &Config::jit_compile_workers, "true",
+                   "a cook compiles script pages in worker processes (kiln-page-worker), so that LLVM never maps "
+                   "into it and a compiler crash fails the cook with a message instead of ending it"),
       size_setting("scripts.memory_max", &Config::scripts_memory_max_bytes, "256MiB",
                    "memory one script's arrays and strings may keep live; a script that allocates without bound "
                    "stops with file:line when the collector finds it over",
@@ -153,6 +156,7 @@ Config defaults(const std::map<std::string, std::string>& env) {
   c.jit_cache = true;
   c.jit_cache_verify = false;
   c.jit_compile_threads = 1;
+  c.jit_compile_workers = true;
   c.scripts_memory_max_bytes = 256 * kMiB;
   c.jobs = 0;
   c.render_device.clear();

@@ -1,44 +1,25 @@
 #include "kiln/jit/compiler_plugin.h"
 
-#include "kiln/cache/hash.h"
+#include "kept_fingerprint.h"
 #include "kiln/core/program_files.h"
 #include "kiln/core/runtime_library.h"
-#include "kiln/jit/host_features.h"
 #include "kiln/jit/jit_runtime.h"
 
 namespace kiln::jit {
 namespace fs = std::filesystem;
-namespace {
-
-// The key of this host's and these settings' fingerprint.
-cache::BlobKey fingerprint_key(const CompilerPluginOptions& o) {
-  const std::string identity =
-      host_cpu_signature() + "\nO" + std::to_string(o.opt_level) + (o.frem_libcall ? "\nfrem-libcall" : "");
-  return {cache::xxh3_128(identity)};
-}
-
-}  // namespace
 
 fs::path default_compiler_plugin() { return find_program_file("kiln-jitc.so"); }
+
+PluginPageCompiler::PluginPageCompiler(CompilerPluginOptions options) : options_(std::move(options)) {}
 
 Result<std::unique_ptr<PluginPageCompiler>> PluginPageCompiler::create(CompilerPluginOptions options) {
   if (options.plugin.empty()) options.plugin = default_compiler_plugin();
   std::unique_ptr<PluginPageCompiler> self(new PluginPageCompiler(std::move(options)));
-  if (cache::BlobStore* store = self->options_.store) {
-    // The store reads only this user's sound entries: a planted or damaged one is never trusted.
-    if (auto ns = store->open_namespace("jit", {{"jit-build", jit_build_id()}}, {{"kept", "compiler-fingerprint"}}))
-      self->kept_ns_ = std::move(*ns);
-    self->kept_key_ = fingerprint_key(self->options_);
-    if (self->kept_ns_)
-      if (auto kept = store->get(*self->kept_ns_, self->kept_key_)) {
-        const std::string text(reinterpret_cast<const char*>(kept->data()), kept->size());
-        // One line, naming no feature this CPU lacks (else not this host's: a copied cache): used.
-        if (!text.empty() && text.size() <= 4096 && text.find('\n') == std::string::npos &&
-            missing_cpu_features(text).empty()) {
-          self->fingerprint_ = text;
-          return self;
-        }
-      }
+  self->kept_ =
+      std::make_unique<KeptFingerprint>(self->options_.store, self->options_.opt_level, self->options_.frem_libcall);
+  if (auto kept = self->kept_->read()) {
+    self->fingerprint_ = std::move(*kept);
+    return self;
   }
   auto compiler = self->load();
   if (!compiler) return compiler.error();
@@ -73,11 +54,7 @@ Result<PageCompiler*> PluginPageCompiler::load() {
   std::unique_ptr<PageCompiler> made(create(jit_build_id(), options_.opt_level, options_.frem_libcall ? 1 : 0));
   if (!made) return fail(options_.plugin.string() + ": a script compiler built from another Kiln than this program");
   const std::string actual = made->fingerprint();
-  // Kept for the next process; a failure to write only means the next one asks the plugin again.
-  if (kept_ns_ && actual != fingerprint_) {
-    const auto bytes = std::as_bytes(std::span(actual.data(), actual.size()));
-    options_.store->put(*kept_ns_, kept_key_, cache::Bytes(bytes.begin(), bytes.end()));
-  }
+  if (actual != fingerprint_) kept_->keep(actual);  // for the next process
   if (fingerprint_.empty()) {
     fingerprint_ = actual;  // from create(): nothing was kept
   } else if (actual != fingerprint_) {

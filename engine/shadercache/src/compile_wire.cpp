@@ -1,72 +1,13 @@
 #include "compile_wire.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 
 namespace kiln::shadercache::wire {
 namespace fs = std::filesystem;
 namespace {
 
-class Writer {
- public:
-  void u8(std::uint8_t v) { out_.push_back(char(v)); }
-  void u32(std::uint32_t v) { raw(&v, sizeof v); }
-  void u64(std::uint64_t v) { raw(&v, sizeof v); }
-  void str(std::string_view s) {
-    u64(s.size());
-    out_.append(s);
-  }
-  void strings(const auto& list) {
-    u32(std::uint32_t(list.size()));
-    for (const auto& s : list) str(std::string_view(s));
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  void raw(const void* p, std::size_t n) { out_.append(static_cast<const char*>(p), n); }
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool u8(std::uint8_t& v) { return raw(&v, 1); }
-  bool u32(std::uint32_t& v) { return raw(&v, sizeof v); }
-  bool u64(std::uint64_t& v) { return raw(&v, sizeof v); }
-  bool str(std::string& s) {
-    std::uint64_t n = 0;
-    if (!u64(n) || n > in_.size() - pos_) return false;
-    s.assign(in_.substr(pos_, n));
-    pos_ += n;
-    return true;
-  }
-  template <typename T>
-  bool strings(std::vector<T>& out) {
-    std::uint32_t n = 0;
-    if (!u32(n) || n > in_.size() - pos_) return false;  // each entry takes at least 8 bytes
-    for (std::uint32_t i = 0; i < n; ++i) {
-      std::string s;
-      if (!str(s)) return false;
-      out.emplace_back(std::move(s));
-    }
-    return true;
-  }
-  bool done() const { return pos_ == in_.size(); }
-
- private:
-  bool raw(void* p, std::size_t n) {
-    if (n > in_.size() - pos_) return false;
-    std::memcpy(p, in_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  std::string_view in_;
-  std::size_t pos_ = 0;
-};
+using Writer = core::FieldWriter;
+using Reader = core::FieldReader;
 
 }  // namespace
 
@@ -278,50 +219,6 @@ std::string encode_translate_response(const Result<std::string>& result) {
 
 std::optional<Result<std::string>> decode_translate_response(std::string_view body) {
   return decode_result<std::string>(body, [](Reader& r, std::string& source) { return r.str(source); });
-}
-
-bool send_message(int fd, std::string_view body) {
-  const std::uint64_t n = body.size();
-  std::string frame(reinterpret_cast<const char*>(&n), sizeof n);
-  frame.append(body);
-  for (std::size_t sent = 0; sent < frame.size();) {
-    const ssize_t w = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    sent += std::size_t(w);
-  }
-  return true;
-}
-
-namespace {
-
-ReadResult read_exact(int fd, char* p, std::size_t n, std::chrono::steady_clock::time_point deadline) {
-  while (n > 0) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return ReadResult::kTimeout;
-    pollfd pfd{fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, int(std::min<std::int64_t>(left.count(), 1 << 30)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) return ReadResult::kClosed;
-    if (ready == 0) return ReadResult::kTimeout;
-    const ssize_t r = ::read(fd, p, n);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r <= 0) return ReadResult::kClosed;
-    p += r;
-    n -= std::size_t(r);
-  }
-  return ReadResult::kOk;
-}
-
-}  // namespace
-
-ReadResult read_message(int fd, std::string& body, std::chrono::steady_clock::time_point deadline) {
-  std::uint64_t n = 0;
-  if (auto r = read_exact(fd, reinterpret_cast<char*>(&n), sizeof n, deadline); r != ReadResult::kOk) return r;
-  if (n > kMaxMessageBytes) return ReadResult::kClosed;
-  body.resize(n);
-  return read_exact(fd, body.data(), n, deadline);
 }
 
 }  // namespace kiln::shadercache::wire

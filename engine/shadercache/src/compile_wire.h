@@ -1,6 +1,5 @@
 #pragma once
-// The messages between IsolatedCompiler and a kiln-shader-worker over a socket: each is a 64-bit
-// length and a body of fields (little-endian integers, length-prefixed strings). A request compiles
+// The messages between IsolatedCompiler and a kiln-shader-worker (framed as core/message_frames.h says). A request compiles
 // a stage (and reflects it) or translates a module to a backend's language. Both ends are
 // the same build, so there is no versioning; the decoders still check every length, because a
 // dying worker can leave a message cut short.
@@ -12,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/core/message_frames.h"
 #include "kiln/shadercache/isolated_compiler.h"
 
 namespace kiln::shadercache::wire {
@@ -40,14 +40,5 @@ std::string encode_reflection_response(const Result<runtime::StageReflection>& r
 std::optional<Result<runtime::StageReflection>> decode_reflection_response(std::string_view body);
 std::string encode_translate_response(const Result<std::string>& result);
 std::optional<Result<std::string>> decode_translate_response(std::string_view body);
-
-// Whole messages. `deadline` bounds the wait for a reply; a closed peer, a timeout or a malformed
-// length is a failure.
-bool send_message(int fd, std::string_view body);
-enum class ReadResult { kOk, kClosed, kTimeout };
-ReadResult read_message(int fd, std::string& body, std::chrono::steady_clock::time_point deadline);
-
-// No limit on request size beyond this: a snapshot is a shader and its includes.
-inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;
 
 }  // namespace kiln::shadercache::wire

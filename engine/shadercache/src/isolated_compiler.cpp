@@ -2,19 +2,16 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <functional>
 #include <optional>
 
 #include "compile_wire.h"
+#include "kiln/core/message_frames.h"
 #include "kiln/core/program_files.h"
 #include "kiln/core/stack_threads.h"
 #include "kiln/shadercache/reflection.h"
@@ -29,168 +26,28 @@ constexpr int kExitAfterOutOfMemory = 3;
 
 std::string error_prefix(const GlslInput& input) { return input.file.string() + ": error: "; }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = sigabbrev_np(sig);
-    return std::string("crashed (SIG") + (name ? name : std::to_string(sig).c_str()) + ")";
-  }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "stopped";
-}
-
-std::uint64_t resident_bytes(pid_t pid) {
-  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
-  std::uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
-  return resident * std::uint64_t(::sysconf(_SC_PAGESIZE));
-}
-
 }  // namespace
 
-struct IsolatedCompiler::Worker {
-  pid_t pid = -1;
-  int fd = -1;
-  ~Worker() { stop(SIGKILL); }
-  // Ends the process (if still there) and returns how it ended.
-  int stop(int signal) {
-    if (fd >= 0) ::close(fd), fd = -1;
-    int status = 0;
-    if (pid > 0) {
-      if (signal) ::kill(pid, signal);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-      pid = -1;
-    }
-    return status;
-  }
-};
-
-IsolatedCompiler::IsolatedCompiler(CompileIsolation isolation) : isolation_(std::move(isolation)) {}
+IsolatedCompiler::IsolatedCompiler(CompileIsolation isolation)
+    : isolation_(std::move(isolation)),
+      workers_({.program = isolation_.worker,
+                .args = {"--memory-limit", std::to_string(isolation_.memory_limit_bytes)},
+                .name = "shader compile worker",
+                .missing = "no shader compile worker (kiln-shader-worker) beside this program; "
+                           "install it with kiln, or set shaders.compile_workers off",
+                .memory_limit_bytes = isolation_.memory_limit_bytes,
+                .out_of_memory_exit = kExitAfterOutOfMemory}) {}
 
 IsolatedCompiler::~IsolatedCompiler() = default;
 
 IsolatedCompilerStats IsolatedCompiler::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
+  const core::WorkerStats s = workers_.stats();
+  return {.workers_started = s.started, .workers_lost = s.lost};
 }
 
-Result<std::unique_ptr<IsolatedCompiler::Worker>> IsolatedCompiler::start_worker() {
-  if (isolation_.worker.empty())
-    return make_error(
-        "no shader compile worker (kiln-shader-worker) beside this program; "
-        "install it with kiln, or set shaders.compile_workers off");
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return make_error(std::string("cannot start a shader compile worker: socketpair: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, sv[1], 0);  // dup2 clears close-on-exec on the copy
-  const std::string path = isolation_.worker.string();
-  const std::string limit = std::to_string(isolation_.memory_limit_bytes);
-  std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--memory-limit"),
-                             const_cast<char*>(limit.c_str()), nullptr};
-  // The worker starts with no signal blocked and default handlers, whatever the tool did with its
-  // own (the editor blocks SIGINT and SIGTERM to read them as events).
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  auto worker = std::make_unique<Worker>();
-  const int rc = ::posix_spawn(&worker->pid, path.c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(sv[1]);
-  if (rc != 0) {
-    ::close(sv[0]);
-    worker->pid = -1;
-    return make_error("cannot start the shader compile worker " + path + ": " + std::strerror(rc));
-  }
-  worker->fd = sv[0];
-  std::lock_guard lock(mu_);
-  ++stats_.workers_started;
-  return worker;
-}
-
-// How a wait for a worker's message ended; a worker that is lost has been stopped.
-struct IsolatedCompiler::Reply {
-  enum Outcome { kMessage, kTimeout, kOverMemory, kDied } outcome = kDied;
-  std::string body;
-  int exit_status = 0;  // kDied: how the process ended
-};
-
-Status IsolatedCompiler::send_to_worker(const std::string& request, std::unique_ptr<Worker>& worker,
-                                        const std::string& where) {
-  // An idle worker may have died since its last request; one retry with a fresh one.
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    {
-      std::lock_guard lock(mu_);
-      if (!idle_.empty()) {
-        worker = std::move(idle_.back());
-        idle_.pop_back();
-      }
-    }
-    if (!worker) {
-      auto started = start_worker();
-      if (!started) return started.error();
-      worker = std::move(*started);
-    }
-    if (wire::send_message(worker->fd, request)) return {};
-    worker.reset();
-  }
-  return make_error(where + "cannot reach a shader compile worker");
-}
-
-IsolatedCompiler::Reply IsolatedCompiler::await_reply(std::unique_ptr<Worker>& worker,
-                                                      std::chrono::steady_clock::time_point deadline) {
-  // Watch the worker's resident memory meanwhile: the address-space limit the worker sets does not
-  // hold under the sanitizers, whose allocators reserve their memory up front.
-  Reply reply;
-  for (;;) {
-    pollfd pfd{worker->fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, 100);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready != 0) {
-      const auto read = wire::read_message(worker->fd, reply.body, deadline);
-      reply.outcome = read == wire::ReadResult::kOk        ? Reply::kMessage
-                      : read == wire::ReadResult::kTimeout ? Reply::kTimeout
-                                                           : Reply::kDied;
-      break;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      reply.outcome = Reply::kTimeout;
-      break;
-    }
-    if (resident_bytes(worker->pid) > isolation_.memory_limit_bytes) {
-      reply.outcome = Reply::kOverMemory;
-      break;
-    }
-  }
-  if (reply.outcome == Reply::kMessage) return reply;
-  // A worker exits by itself after an out-of-memory reply, so a closed connection is a crash or a
-  // kill by the memory limit (or that exit, which says so).
-  reply.exit_status = worker->stop(reply.outcome == Reply::kDied ? 0 : SIGKILL);
-  if (reply.outcome == Reply::kDied && WIFEXITED(reply.exit_status) &&
-      WEXITSTATUS(reply.exit_status) == kExitAfterOutOfMemory)
-    reply.outcome = Reply::kOverMemory;
-  worker.reset();
-  std::lock_guard lock(mu_);
-  ++stats_.workers_lost;
-  return reply;
-}
-
-void IsolatedCompiler::keep_idle(std::unique_ptr<Worker> worker) {
-  std::lock_guard lock(mu_);
-  idle_.push_back(std::move(worker));
-}
-
-std::string IsolatedCompiler::describe_loss(const Reply& reply, const std::string& tool,
+std::string IsolatedCompiler::describe_loss(const core::WorkerReply& reply, const std::string& tool,
                                             const std::string& doing) const {
+  using Reply = core::WorkerReply;
   const std::string during = doing.empty() ? "" : " " + doing;
   switch (reply.outcome) {
     case Reply::kMessage: return tool + " sent a reply that cannot be read";
@@ -201,42 +58,42 @@ std::string IsolatedCompiler::describe_loss(const Reply& reply, const std::strin
     case Reply::kOverMemory:
       return tool + " ran out of memory" + during + " (limit " + std::to_string(isolation_.memory_limit_bytes >> 20) +
              " MiB, shaders.compile_memory_max)";
-    case Reply::kDied: return tool + " " + describe_exit(reply.exit_status) + during;
+    case Reply::kDied: return tool + " " + core::describe_exit(reply.exit_status) + during;
   }
   return tool + " failed";
 }
 
 Result<ReflectedStage> IsolatedCompiler::compile_in_worker(const GlslInput& input, bool reflect) {
-  std::unique_ptr<Worker> worker;
-  if (auto sent = send_to_worker(wire::encode_compile_request(input, reflect), worker, error_prefix(input)); !sent)
-    return sent.error();
+  auto sent = workers_.send(wire::encode_compile_request(input, reflect), error_prefix(input));
+  if (!sent) return sent.error();
+  std::unique_ptr<Worker> worker = std::move(*sent);
   const auto deadline = std::chrono::steady_clock::now() + isolation_.timeout;
-  Reply reply = await_reply(worker, deadline);
+  core::WorkerReply reply = workers_.await(worker, deadline);
   std::optional<Result<GlslOutput>> compiled;
-  if (reply.outcome == Reply::kMessage) compiled = wire::decode_compile_response(reply.body);
+  if (reply.outcome == core::WorkerReply::kMessage) compiled = wire::decode_compile_response(reply.body);
   if (!compiled) {
     if (worker) worker->stop(SIGKILL);
-    if (reply.outcome == Reply::kDied)
-      return make_error(error_prefix(input) + "the shader compiler " + describe_exit(reply.exit_status) +
+    if (reply.outcome == core::WorkerReply::kDied)
+      return make_error(error_prefix(input) + "the shader compiler " + core::describe_exit(reply.exit_status) +
                         " on this shader, most likely on an expression or macro expansion too deep for it");
     return make_error(error_prefix(input) + describe_loss(reply, "the shader compiler", ""));
   }
   if (!*compiled || !reflect) {
-    keep_idle(std::move(worker));
+    workers_.keep_idle(std::move(worker));
     if (!*compiled) return std::move(*compiled).error();
     return ReflectedStage{.glsl = std::move(**compiled)};
   }
   ReflectedStage stage{.glsl = std::move(**compiled)};
   // The compile is done: a worker lost from here on costs the reflection, not the SPIR-V.
-  reply = await_reply(worker, deadline);
+  reply = workers_.await(worker, deadline);
   std::optional<Result<runtime::StageReflection>> reflection;
-  if (reply.outcome == Reply::kMessage) reflection = wire::decode_reflection_response(reply.body);
+  if (reply.outcome == core::WorkerReply::kMessage) reflection = wire::decode_reflection_response(reply.body);
   if (!reflection) {
     if (worker) worker->stop(SIGKILL);
     stage.reflection_error = describe_loss(reply, "SPIRV-Cross", "reading it");
     return stage;
   }
-  keep_idle(std::move(worker));
+  workers_.keep_idle(std::move(worker));
   if (*reflection)
     stage.reflection = std::move(**reflection);
   else
@@ -246,17 +103,18 @@ Result<ReflectedStage> IsolatedCompiler::compile_in_worker(const GlslInput& inpu
 
 Result<std::string> IsolatedCompiler::translate_in_worker(const TranslateInput& input) {
   const std::string where = input.file.string() + ": error: " + std::string(stage_name(input.stage)) + " stage: ";
-  std::unique_ptr<Worker> worker;
-  if (auto sent = send_to_worker(wire::encode_translate_request(input), worker, where); !sent) return sent.error();
-  Reply reply = await_reply(worker, std::chrono::steady_clock::now() + isolation_.timeout);
+  auto sent = workers_.send(wire::encode_translate_request(input), where);
+  if (!sent) return sent.error();
+  std::unique_ptr<Worker> worker = std::move(*sent);
+  core::WorkerReply reply = workers_.await(worker, std::chrono::steady_clock::now() + isolation_.timeout);
   std::optional<Result<std::string>> source;
-  if (reply.outcome == Reply::kMessage) source = wire::decode_translate_response(reply.body);
+  if (reply.outcome == core::WorkerReply::kMessage) source = wire::decode_translate_response(reply.body);
   if (!source) {
     if (worker) worker->stop(SIGKILL);
     return make_error(where + describe_loss(reply, "SPIRV-Cross",
                                             "translating it to " + std::string(runtime::backend_name(input.backend))));
   }
-  keep_idle(std::move(worker));
+  workers_.keep_idle(std::move(worker));
   if (!*source) return make_error(where + source->error().message);
   return std::move(**source);
 }
@@ -353,7 +211,7 @@ Result<std::string> translate_on_large_stack(const TranslateInput& input) {
 int serve_compile_requests(int fd) {
   for (;;) {
     std::string body;
-    if (wire::read_message(fd, body, std::chrono::steady_clock::time_point::max()) != wire::ReadResult::kOk) return 0;
+    if (core::read_message(fd, body, std::chrono::steady_clock::time_point::max()) != core::ReadResult::kOk) return 0;
     auto request = wire::decode_request(body);
     if (!request) return 2;
     bool out_of_memory = false;
@@ -362,18 +220,18 @@ int serve_compile_requests(int fd) {
       const auto source = spirv_cross_on_large_stack<std::string>(
           [&] { return cross_compile(t.spirv, t.backend, t.bindings); }, &out_of_memory, fd);
       if (out_of_memory) return kExitAfterOutOfMemory;
-      if (!wire::send_message(fd, wire::encode_translate_response(source))) return 0;
+      if (!core::send_message(fd, wire::encode_translate_response(source))) return 0;
       continue;
     }
     if (request->has_snapshot) request->input.snapshot = &request->snapshot;
     const Result<GlslOutput> result = compile_on_large_stack(request->input, &out_of_memory, fd);
     if (out_of_memory) return kExitAfterOutOfMemory;  // the reply would need memory too; the exit says it
-    if (!wire::send_message(fd, wire::encode_compile_response(result))) return 0;
+    if (!core::send_message(fd, wire::encode_compile_response(result))) return 0;
     if (!result || !request->reflect) continue;
     const auto reflection = spirv_cross_on_large_stack<runtime::StageReflection>(
         [&] { return reflect_spirv(result->spirv); }, &out_of_memory, fd);
     if (out_of_memory) return kExitAfterOutOfMemory;
-    if (!wire::send_message(fd, wire::encode_reflection_response(reflection))) return 0;
+    if (!core::send_message(fd, wire::encode_reflection_response(reflection))) return 0;
   }
 }
 

@@ -37,6 +37,7 @@ struct Config {
   bool jit_cache = true;                                 // jit.cache: kill switch of the page code cache
   bool jit_cache_verify = false;                         // jit.cache_verify: recompile hits and compare
   int jit_compile_threads = 1;                           // jit.compile_threads
+  bool jit_compile_workers = true;                       // jit.compile_workers: a cook's LLVM in worker processes
   std::uint64_t scripts_memory_max_bytes = 0;            // scripts.memory_max: live heap of one script
   int jobs = 0;                                          // jobs: worker threads, 0 = one per core
   std::string render_device;                             // render.device: a Vulkan device name part; empty = best

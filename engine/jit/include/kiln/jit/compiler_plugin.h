@@ -4,10 +4,8 @@
 // whose pages all come from the page cache never maps LLVM (start-up stays free of its ~17 ms).
 //
 // The cache keys need the compiler's fingerprint (LLVM version, settings, host CPU) before any
-// compile. It is kept as an entry of the cache store's jit kind (in a namespace of the code
-// generator's build, so it is pruned with that build's pages), keyed by this host's raw CPUID
-// (what LLVM derives the host CPU from) and the settings; the plugin is asked only when that
-// entry is missing or fails the store's checks.
+// compile. It is kept in the cache store (src/kept_fingerprint.h); the plugin is asked only when
+// that entry is missing or fails the store's checks.
 //
 // Thread-safety: compile() from any thread (the plugin is loaded once); fingerprint() is fixed at
 // creation.
@@ -24,6 +22,8 @@
 #include "kiln/jit/page_compiler.h"
 
 namespace kiln::jit {
+
+class KeptFingerprint;
 
 struct CompilerPluginOptions {
   int opt_level = 2;
@@ -50,12 +50,11 @@ class PluginPageCompiler final : public PageCompiler {
   std::string load_error() const;
 
  private:
-  explicit PluginPageCompiler(CompilerPluginOptions options) : options_(std::move(options)) {}
+  explicit PluginPageCompiler(CompilerPluginOptions options);
   Result<PageCompiler*> load();
 
   CompilerPluginOptions options_;
-  std::optional<cache::BlobNamespace> kept_ns_;  // where the fingerprint is kept; none: not kept
-  cache::BlobKey kept_key_{};
+  std::unique_ptr<KeptFingerprint> kept_;
   std::string fingerprint_;  // set by create(), fixed after
   mutable std::mutex mu_;    // guards the loading below
   std::unique_ptr<PageCompiler> compiler_;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kiln/core/config.h"
+#include "kiln/core/worker_processes.h"
 #include "kiln/runtime/reflection.h"
 #include "kiln/shadercache/backends.h"
 #include "kiln/shadercache/glsl_compiler.h"
@@ -83,23 +84,14 @@ class IsolatedCompiler {
   const CompileIsolation& isolation() const { return isolation_; }
 
  private:
-  struct Worker;
-  Result<std::unique_ptr<Worker>> start_worker();
-  struct Reply;
-  // Sends `request` to an idle worker (or a new one), which is then `worker`.
-  Status send_to_worker(const std::string& request, std::unique_ptr<Worker>& worker, const std::string& where);
-  // Waits for the worker's next message until `deadline`; a worker that is lost is stopped here.
-  Reply await_reply(std::unique_ptr<Worker>& worker, std::chrono::steady_clock::time_point deadline);
-  void keep_idle(std::unique_ptr<Worker> worker);
+  using Worker = core::WorkerProcesses::Worker;
   // "<tool> crashed (SIGSEGV) <doing>", "... ran longer than ...", for a reply that did not come.
-  std::string describe_loss(const Reply& reply, const std::string& tool, const std::string& doing) const;
+  std::string describe_loss(const core::WorkerReply& reply, const std::string& tool, const std::string& doing) const;
   Result<ReflectedStage> compile_in_worker(const GlslInput& input, bool reflect);
   Result<std::string> translate_in_worker(const TranslateInput& input);
 
   CompileIsolation isolation_;
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Worker>> idle_;
-  IsolatedCompilerStats stats_;
+  core::WorkerProcesses workers_;
 };
 
 // compile_glsl, reflect_spirv and cross_compile on a thread with a kCompileStackBytes stack.
