@@ -29,6 +29,26 @@ TEST_SUITE("materials") {
     CHECK(VariantKey::create("S", "P", {}, 1).keyword_list().empty());
   }
 
+  TEST_CASE("a key keeps the hash of its fields - made once - and one made otherwise is hashed per use") {
+    const auto a = VariantKey::create("Lit", "Forward", {"FOG", "SKIN"}, 7);
+    CHECK(a.hash != 0);
+    CHECK(a.hash == VariantKeyHash::of(a));
+    CHECK(VariantKeyHash{}(a) == a.hash);
+    // Each field changes the kept hash.
+    CHECK(VariantKey::create("Unlit", "Forward", {"FOG", "SKIN"}, 7).hash != a.hash);
+    CHECK(VariantKey::create("Lit", "Shadow", {"FOG", "SKIN"}, 7).hash != a.hash);
+    CHECK(VariantKey::create("Lit", "Forward", {"FOG"}, 7).hash != a.hash);
+    CHECK(VariantKey::create("Lit", "Forward", {"FOG", "SKIN"}, 8).hash != a.hash);
+    // A key made field by field hashes as the created one and equals it.
+    VariantKey by_hand;
+    by_hand.shader = "Lit";
+    by_hand.pass = "Forward";
+    by_hand.keywords = "FOG;SKIN";
+    by_hand.source_revision = 7;
+    CHECK(VariantKeyHash{}(by_hand) == a.hash);
+    CHECK(by_hand == a);
+  }
+
   TEST_CASE("shader - pass and revision each partition keys") {
     const auto base = VariantKey::create("Lit", "Forward", {"FOG"}, 7);
     CHECK_FALSE(base == VariantKey::create("Lit", "Shadow", {"FOG"}, 7));

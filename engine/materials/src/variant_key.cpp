@@ -18,7 +18,9 @@ VariantKey VariantKey::create(std::string shader, std::string pass, const std::v
     if (!joined.empty()) joined += ';';
     joined += k;
   }
-  return VariantKey{std::move(shader), std::move(pass), std::move(joined), source_revision};
+  VariantKey key{std::move(shader), std::move(pass), std::move(joined), source_revision};
+  key.hash = VariantKeyHash::of(key);
+  return key;
 }
 
 std::vector<std::string> VariantKey::keyword_list() const { return split_nonempty(keywords, ';'); }
@@ -29,7 +31,7 @@ std::string VariantKey::digest() const {
   return cache::sha256_hex(shader + "|" + pass + "|" + keywords + "|" + std::to_string(source_revision)).substr(0, 12);
 }
 
-std::size_t VariantKeyHash::operator()(const VariantKey& k) const {
+std::size_t VariantKeyHash::of(const VariantKey& k) {
   std::size_t h = std::hash<std::string>{}(k.shader);
   auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(std::hash<std::string>{}(k.pass));

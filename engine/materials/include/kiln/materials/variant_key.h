@@ -2,9 +2,11 @@
 // VariantKey: the immutable identity of one shader variant.
 // create() makes the keywords canonical — distinct, ordinal (byte) order, joined with ';' — so
 // {FOG,SKIN} and {SKIN,FOG,FOG} are one key, whatever the locale. The source revision is part of the
-// key: a hot-reloaded shader never hits the variant of its previous text.
+// key: a hot-reloaded shader never hits the variant of its previous text. create() also hashes the
+// key once, so that a cache lookup with it hashes no strings (a variant lookup is a per-draw path).
 //
-// Thread-safety: an immutable value.
+// Thread-safety: an immutable value: its fields are not changed after create() (the kept hash
+// would no longer be theirs).
 
 #include <cstddef>
 #include <string>
@@ -18,6 +20,8 @@ struct VariantKey {
   std::string pass;
   std::string keywords;  // canonical: sorted, distinct, ';'-joined
   int source_revision = 0;
+  // VariantKeyHash::of(*this), set by create(); 0 in a key made otherwise, which is hashed per use.
+  std::size_t hash = 0;
 
   static VariantKey create(std::string shader, std::string pass, const std::vector<std::string>& keywords,
                            int source_revision);
@@ -33,11 +37,17 @@ struct VariantKey {
   // pictures only: nothing is keyed on it.
   std::string digest() const;
 
-  friend bool operator==(const VariantKey&, const VariantKey&) = default;
+  // The fields; the kept hash follows from them.
+  friend bool operator==(const VariantKey& a, const VariantKey& b) {
+    return a.source_revision == b.source_revision && a.shader == b.shader && a.pass == b.pass &&
+           a.keywords == b.keywords;
+  }
 };
 
 struct VariantKeyHash {
-  std::size_t operator()(const VariantKey& k) const;
+  std::size_t operator()(const VariantKey& k) const { return k.hash ? k.hash : of(k); }
+  // The hash of the key's fields (what create() keeps).
+  static std::size_t of(const VariantKey& k);
 };
 
 }  // namespace kiln::materials
