@@ -1,6 +1,7 @@
 // The reflection a variant record carries, decoded and read into a shader interface as a renderer
 // reads it: the first byte picks the stages (vert + frag with the same reflection, or comp alone),
 // the rest is the stored reflection JSON.
+#include "../../engine/runtime/src/reflection_document.h"
 #include "fuzz_target.h"
 #include "kiln/runtime/reflection.h"
 #include "kiln/runtime/shader_interface.h"
@@ -9,6 +10,10 @@ KILN_FUZZ_TARGET(reflection) {
   if (data.empty()) return;
   const std::string json(kiln::fuzz::as_text(data.subspan(1)));
   auto reflection = kiln::runtime::decode_reflection(json, "fuzz.pack: variant");
+  // Read flat where it can, the text gives what the full reader gives: the value or the message.
+  const auto whole = kiln::runtime::decode_reflection_document(json, "fuzz.pack: variant");
+  KILN_FUZZ_CHECK(reflection.ok() == whole.ok());
+  KILN_FUZZ_CHECK(reflection ? *reflection == *whole : reflection.error().message == whole.error().message);
   if (!reflection) {
     KILN_FUZZ_CHECK_ERROR(reflection.error(), "fuzz.pack: variant");
     return;

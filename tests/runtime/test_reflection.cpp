@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../engine/runtime/src/flat_json.h"
+#include "../../engine/runtime/src/reflection_document.h"
 #include "kiln/runtime/reflection.h"
 #include "kiln/runtime/shader_target.h"
 #include "kiln/shadercache/shader_library.h"
@@ -30,6 +32,30 @@ StageReflection everything() {
   r.specialization_constants = {{7, "LIGHT_COUNT", "int"}};
   r.local_size = std::array<std::uint32_t, 3>{8, 4, 1};
   return r;
+}
+
+// everything() with the fields of the newer stages too, and names a JSON writer must escape.
+StageReflection everything_else() {
+  StageReflection r = everything();
+  r.entry_point = "ma\"in\n";
+  r.inputs.push_back({4, "in_prim", "vec2", true});
+  r.ray_variables = {{RayVariableKind::kRayPayload, "radiance", "vec3", 12}};
+  r.shader_record = StructVariable{"record", "Record", 16, {BlockMember{"tint", "vec4", 4, 1, 0, 0, 16}}};
+  r.task_payload = StructVariable{"payload", "Payload", 4, {BlockMember{"count", "uint", 1, 1, 0, 0, 4}}};
+  r.mesh_output = MeshOutput{64, 124, "triangles"};
+  r.unavailable = "SPIRV-Cross could not read it";
+  return r;
+}
+
+// decode_reflection (flat where it can) gives what the full reader gives: the value or the message.
+void same_as_document(const std::string& text) {
+  const auto flat = decode_reflection(text, "x");
+  const auto whole = decode_reflection_document(text, "x");
+  REQUIRE(flat.ok() == whole.ok());
+  if (flat)
+    CHECK(*flat == *whole);
+  else
+    CHECK(flat.error().message == whole.error().message);
 }
 
 std::string refused(const std::string& text) {
@@ -148,5 +174,51 @@ TEST_SUITE("runtime") {
                   .find(std::string(pointer) + ": not a whole number from 0 to 4294967295") != std::string::npos);
       }
     }
+  }
+
+  TEST_CASE("a reflection read flat is the one the full reader reads - every byte changed or cut gives its result") {
+    std::vector<std::string> texts = {encode_reflection(everything()), encode_reflection(everything_else())};
+    shadercache::ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
+    auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP"});
+    REQUIRE_MESSAGE(v, v.error().message);
+    for (const auto& stage : (*v)->stages) texts.push_back(encode_reflection(stage.reflection));
+    // What the encoder writes of plain names is read flat; a name with escapes is not.
+    CHECK(FlatDocument::parse(texts[0]));
+    CHECK_FALSE(FlatDocument::parse(texts[1]));
+    for (const std::string& text : texts) {
+      same_as_document(text);
+      // Every byte replaced by what changes a value, a type or the structure, or cut there.
+      for (std::size_t i = 0; i < text.size(); ++i) {
+        CAPTURE(i);
+        for (const char c : {'0', '9', '"', '\\', ',', '}', 'x', '.', '\x80'}) {
+          std::string changed = text;
+          changed[i] = c;
+          same_as_document(changed);
+        }
+        same_as_document(text.substr(0, i));
+        same_as_document(text.substr(0, i) + text.substr(i + 1));
+      }
+    }
+  }
+
+  TEST_CASE("the flat reader declines what it would read otherwise than a JSON parser") {
+    CHECK(FlatDocument::parse(R"({"a":[1,2,{"b":"c"}],"d":true,"e":false,"f":null} )"));
+    CHECK(FlatDocument::parse("18446744073709551615"));
+    for (const char* declined :
+         {R"({"a":1,"a":2})", R"({"a":"b\"c"})", "{\"a\":\"\xc3\xa9\"}", "{\"a\":\"b\tc\"}", "-1", "1.5", "1e3", "01",
+          "18446744073709551616", "[1,]", "{\"a\":1,}", "[1] 2", "", "nul", "tru"}) {
+      CAPTURE(declined);
+      CHECK_FALSE(FlatDocument::parse(declined));
+    }
+    std::string deep(FlatDocument::kMaxDepth + 1, '[');
+    deep += std::string(FlatDocument::kMaxDepth + 1, ']');
+    CHECK(FlatDocument::parse(deep));
+    CHECK_FALSE(FlatDocument::parse("[" + deep + "]"));
+    // A duplicate key: the full reader keeps the last; read flat it would be the first.
+    const std::string text = encode_reflection(everything());
+    std::string twice = text;
+    twice.insert(1, "\"entry_point\":\"first\",");
+    CHECK_FALSE(FlatDocument::parse(twice));
+    same_as_document(twice);
   }
 }

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flat_json.h"
 #include "kiln/core/text.h"
+#include "reflection_document.h"
 
 namespace kiln::runtime {
 namespace {
@@ -60,20 +62,20 @@ std::optional<std::string> pointer_to(const json& node, const json* target, cons
 
 // A read-only view of one JSON value of a document. Where it sits (its JSON pointer) is worked out
 // only for an error: a reflection is read far more often than it is wrong.
-class Field {
+class DomField {
  public:
-  Field(const json& value, const json& root) : value_(value), root_(root) {}
+  DomField(const json& value, const json& root) : value_(value), root_(root) {}
 
-  Field at(const char* key) const {
+  DomField at(const char* key) const {
     if (!value_.is_object()) fail("not an object");
     const auto it = value_.find(key);
     if (it == value_.end()) throw Malformed(pointer() + "/" + key + ": missing");
-    return Field(*it, root_);
+    return DomField(*it, root_);
   }
   bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
-  std::vector<Field> items() const {
+  std::vector<DomField> items() const {
     if (!value_.is_array()) fail("not a list");
-    std::vector<Field> out;
+    std::vector<DomField> out;
     out.reserve(value_.size());
     for (std::size_t i = 0; i < value_.size(); ++i) out.emplace_back(value_[i], root_);
     return out;
@@ -106,6 +108,57 @@ class Field {
   const json& root_;
 };
 
+// Thrown by FlatField where DomField would fail: the text is then read again by DomField, which
+// says where and what.
+struct Declined {};
+
+// The same view over a FlatDocument (flat_json.h): what the stored reflection usually is, read
+// without a DOM. It fails without a message; decode_reflection then reads the text with DomField.
+class FlatField {
+ public:
+  FlatField(const FlatDocument& doc, std::uint32_t index) : doc_(&doc), index_(index) {}
+
+  FlatField at(const char* key) const {
+    if (auto found = find(key)) return *found;
+    throw Declined{};
+  }
+  bool has(const char* key) const { return find(key).has_value(); }
+  std::vector<FlatField> items() const {
+    if (node().kind != FlatNode::Kind::kArray) throw Declined{};
+    std::vector<FlatField> out;
+    for (std::uint32_t i = index_ + 1; i < node().end; i = doc_->nodes()[i].end) out.emplace_back(*doc_, i);
+    return out;
+  }
+  std::uint32_t u32() const {
+    if (node().kind != FlatNode::Kind::kNumber || node().number > UINT32_MAX) throw Declined{};
+    return std::uint32_t(node().number);
+  }
+  std::string text() const {
+    if (node().kind != FlatNode::Kind::kString) throw Declined{};
+    return std::string(node().text);
+  }
+  bool flag() const {
+    if (node().kind != FlatNode::Kind::kTrue && node().kind != FlatNode::Kind::kFalse) throw Declined{};
+    return node().kind == FlatNode::Kind::kTrue;
+  }
+  std::optional<std::uint32_t> optional_u32(const char* key) const {
+    return has(key) ? std::optional(at(key).u32()) : std::nullopt;
+  }
+  [[noreturn]] void fail(const std::string&) const { throw Declined{}; }
+
+ private:
+  const FlatNode& node() const { return doc_->nodes()[index_]; }
+  std::optional<FlatField> find(const char* key) const {
+    if (node().kind != FlatNode::Kind::kObject) throw Declined{};
+    for (std::uint32_t i = index_ + 1; i < node().end; i = doc_->nodes()[i].end)
+      if (doc_->nodes()[i].key == key) return FlatField(*doc_, i);
+    return std::nullopt;
+  }
+
+  const FlatDocument* doc_;
+  std::uint32_t index_;
+};
+
 json encode_members(const std::vector<BlockMember>& members) {
   json out = json::array();
   for (const BlockMember& m : members) {
@@ -119,6 +172,7 @@ json encode_members(const std::vector<BlockMember>& members) {
   return out;
 }
 
+template <class Field>
 std::vector<BlockMember> decode_members(const Field& list) {
   std::vector<BlockMember> out;
   for (const Field& m : list.items())
@@ -144,6 +198,7 @@ void encode_slot(const BackendSlot& slot, json& out) {
   out[std::string(backend_name(slot.backend))] = std::move(j);
 }
 
+template <class Field>
 BackendSlot decode_slot(const Field& owner) {
   BackendSlot slot;
   for (std::size_t b = 1; b < std::size(kBackends); ++b) {
@@ -172,6 +227,7 @@ json encode_variables(const std::vector<InterfaceVariable>& vars) {
   return out;
 }
 
+template <class Field>
 std::vector<InterfaceVariable> decode_variables(const Field& list) {
   std::vector<InterfaceVariable> out;
   for (const Field& v : list.items())
@@ -184,10 +240,12 @@ json encode_struct_variable(const StructVariable& v) {
   return {{"name", v.name}, {"type", v.type}, {"size", v.size}, {"members", encode_members(v.members)}};
 }
 
+template <class Field>
 StructVariable decode_struct_variable(const Field& f) {
   return {f.at("name").text(), f.at("type").text(), f.at("size").u32(), decode_members(f.at("members"))};
 }
 
+template <class Field>
 StageReflection decode(const Field& r) {
   if (const std::uint32_t format = r.at("format").u32(); format != kReflectionFormat)
     throw Malformed("format " + std::to_string(format) + ", this Kiln reads format " +
@@ -335,10 +393,22 @@ std::string encode_reflection(const StageReflection& r) {
 }
 
 Result<StageReflection> decode_reflection(std::string_view text, const std::string& where) {
+  // Most text is as encode_reflection wrote it: read flat. Anything else, and every error, is read
+  // again below, by nlohmann's parser, for the message.
+  if (const auto flat = FlatDocument::parse(text)) {
+    try {
+      return decode(FlatField(*flat, 0));
+    } catch (const Declined&) {
+    } catch (const Malformed&) {}
+  }
+  return decode_reflection_document(text, where);
+}
+
+Result<StageReflection> decode_reflection_document(std::string_view text, const std::string& where) {
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return make_error(where + ": the reflection is not JSON");
   try {
-    return decode(Field(doc, doc));
+    return decode(DomField(doc, doc));
   } catch (const Malformed& e) {
     return make_error(where + ": the reflection is not what Kiln writes: " + e.what());
   }
