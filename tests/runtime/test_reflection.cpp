@@ -34,10 +34,9 @@ StageReflection everything() {
   return r;
 }
 
-// everything() with the fields of the newer stages too, and names a JSON writer must escape.
+// everything() with the fields of the newer stages too.
 StageReflection everything_else() {
   StageReflection r = everything();
-  r.entry_point = "ma\"in\n";
   r.inputs.push_back({4, "in_prim", "vec2", true});
   r.ray_variables = {{RayVariableKind::kRayPayload, "radiance", "vec3", 12}};
   r.shader_record = StructVariable{"record", "Record", 16, {BlockMember{"tint", "vec4", 4, 1, 0, 0, 16}}};
@@ -176,28 +175,32 @@ TEST_SUITE("runtime") {
     }
   }
 
-  TEST_CASE("a reflection read flat is the one the full reader reads - every byte changed or cut gives its result") {
-    std::vector<std::string> texts = {encode_reflection(everything()), encode_reflection(everything_else())};
+  TEST_CASE(
+      "a reflection read flat is the one the full reader reads - every byte changed or deleted gives its result") {
+    StageReflection escaped = everything_else();
+    escaped.entry_point = "ma\"in\n";  // names a JSON writer must escape
+    std::vector<std::string> texts = {encode_reflection(everything_else()), encode_reflection(everything()),
+                                      encode_reflection(escaped)};
     shadercache::ShaderLibrary library({.root = fs::path(KILN_SOURCE_DIR) / "assets"});
     auto v = library.variant("shaders/lit", "Forward", {"NORMALMAP"});
     REQUIRE_MESSAGE(v, v.error().message);
     for (const auto& stage : (*v)->stages) texts.push_back(encode_reflection(stage.reflection));
     // What the encoder writes of plain names is read flat; a name with escapes is not.
     CHECK(FlatDocument::parse(texts[0]));
-    CHECK_FALSE(FlatDocument::parse(texts[1]));
-    for (const std::string& text : texts) {
-      same_as_document(text);
-      // Every byte replaced by what changes a value, a type or the structure, or cut there.
-      for (std::size_t i = 0; i < text.size(); ++i) {
-        CAPTURE(i);
-        for (const char c : {'0', '9', '"', '\\', ',', '}', 'x', '.', '\x80'}) {
-          std::string changed = text;
-          changed[i] = c;
-          same_as_document(changed);
-        }
-        same_as_document(text.substr(0, i));
-        same_as_document(text.substr(0, i) + text.substr(i + 1));
+    CHECK(FlatDocument::parse(texts[1]));
+    CHECK_FALSE(FlatDocument::parse(texts[2]));
+    for (const std::string& text : texts) same_as_document(text);
+    // Every byte of the reflection with every field replaced by what changes a value, a type or the
+    // structure, or deleted.
+    const std::string& text = texts[0];
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      CAPTURE(i);
+      for (const char c : {'0', '"', '\\', '.', '\x80'}) {
+        std::string changed = text;
+        changed[i] = c;
+        same_as_document(changed);
       }
+      same_as_document(text.substr(0, i) + text.substr(i + 1));
     }
   }
 
