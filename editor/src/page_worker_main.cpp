@@ -2,7 +2,11 @@
 // at a time, over the socket it is given as standard input. The tools start it; a person has no
 // reason to.
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <cstdio>
 
@@ -16,6 +20,10 @@ int main() {
                  "kiln-page-worker: compiles script pages for the kiln tools, which start it; not for direct use\n");
     return 2;
   }
+  // Killed with the tool that started it: a compile that never ends must not outlive a killed cook.
+  // (The tool may already be gone by the time this runs: then the socket is closed, and the first
+  // read below ends the worker.)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The plugin beside this program: a worker installed with kiln loads kiln's compiler.
   auto compiler = kiln::jit::PluginPageCompiler::create({});
   if (!compiler) return kiln::jit::serve_page_requests(0, nullptr, compiler.error().message);

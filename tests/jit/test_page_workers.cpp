@@ -129,6 +129,27 @@ TEST_SUITE("jit") {
     CHECK(!(*missing)->failure().empty());
   }
 
+  TEST_CASE("a page worker that sends what cannot be read is not asked again") {
+    test::TempDir dir("pageworkers");
+    const LoopPage p = loop_page();
+    // A frame of one byte that is no reply, for every request.
+    const fs::path garbling = stand_in_worker(
+        dir.path(), "while head -c 8 >/dev/null; do printf '\\001\\000\\000\\000\\000\\000\\000\\000\\377' >&0; done");
+    const auto store = test::open_store(dir / "cache", {.background_writes = false});
+    KeptFingerprint(store.get(), 2, false).keep(jitc::LlvmPageCompiler().fingerprint());
+    auto isolated = IsolatedPageCompiler::create({.worker = garbling, .store = store.get()});
+    REQUIRE_MESSAGE(isolated, isolated.error().message);
+    const std::string page = aot_page_id(p.program.page(p.page), abi::JitMode::kChecked);
+    for (int i = 0; i < 2; ++i) {
+      auto refused = (*isolated)->compile(p.request());
+      REQUIRE_FALSE(refused);
+      CHECK(refused.error().message ==
+            "the script compile worker sent a reply that cannot be read, compiling page " + page);
+    }
+    CHECK((*isolated)->stats().started == 2);  // the first was stopped, not kept
+    CHECK(!(*isolated)->failure().empty());
+  }
+
   TEST_CASE("a page worker's reply cut short or naming code it did not send is refused") {
     const LoopPage p = loop_page();
     auto compiled = jitc::LlvmPageCompiler().compile(p.request());

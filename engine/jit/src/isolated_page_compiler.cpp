@@ -1,5 +1,7 @@
 #include "kiln/jit/isolated_page_compiler.h"
 
+#include <csignal>
+
 #include "kept_fingerprint.h"
 #include "kiln/core/message_frames.h"
 #include "kiln/core/program_files.h"
@@ -35,27 +37,30 @@ Result<std::unique_ptr<IsolatedPageCompiler>> IsolatedPageCompiler::create(PageW
     self->fingerprint_ = std::move(*kept);
     return self;
   }
-  auto body = self->exchange(page_wire::encode_fingerprint_request(), "starting");
-  if (!body) return body.error();
-  auto reply = page_wire::decode_reply(*body);
-  if (!reply ||
-      (reply->kind != page_wire::ReplyKind::kFingerprint && reply->kind != page_wire::ReplyKind::kUnavailable))
-    return make_error("the script compile worker sent a reply that cannot be read");
+  auto reply = self->exchange(page_wire::encode_fingerprint_request(), "starting");
+  if (!reply) return reply.error();
+  if (reply->kind != page_wire::ReplyKind::kFingerprint && reply->kind != page_wire::ReplyKind::kUnavailable)
+    return make_error("the script compile worker sent a reply that cannot be read, starting");
   if (reply->kind == page_wire::ReplyKind::kUnavailable) return make_error(reply->text);
   self->fingerprint_ = reply->text;
   self->kept_->keep(self->fingerprint_);
   return self;
 }
 
-Result<std::string> IsolatedPageCompiler::exchange(const std::string& request, const std::string& doing) {
-  auto sent = workers_.send(request, "");
+Result<page_wire::Reply> IsolatedPageCompiler::exchange(const std::string& request, const std::string& doing) {
+  auto sent = workers_.send(request, "the script compiler, " + doing + ": ");
   if (!sent) return sent.error();
   std::unique_ptr<core::WorkerProcesses::Worker> worker = std::move(*sent);
   core::WorkerReply reply = workers_.await(worker, std::chrono::steady_clock::time_point::max());
   if (reply.outcome != core::WorkerReply::kMessage)
     return make_error("the script compiler " + core::describe_exit(reply.exit_status) + " " + doing);
+  auto decoded = page_wire::decode_reply(reply.body);
+  if (!decoded) {
+    worker->stop(SIGKILL);  // what it sends next cannot be trusted either
+    return make_error("the script compile worker sent a reply that cannot be read, " + doing);
+  }
   workers_.keep_idle(std::move(worker));
-  return std::move(reply.body);
+  return std::move(*decoded);
 }
 
 Result<CompiledPage> IsolatedPageCompiler::fail(std::string why) {
@@ -71,10 +76,8 @@ std::string IsolatedPageCompiler::failure() const {
 
 Result<CompiledPage> IsolatedPageCompiler::compile(const PageRequest& request) {
   const std::string page = "page " + aot_page_id(request.words, request.mode);
-  auto body = exchange(page_wire::encode_compile_request(fingerprint_, request), "compiling " + page);
-  if (!body) return fail(body.error().message);
-  auto reply = page_wire::decode_reply(*body);
-  if (!reply) return fail("the script compile worker sent a reply that cannot be read, compiling " + page);
+  auto reply = exchange(page_wire::encode_compile_request(fingerprint_, request), "compiling " + page);
+  if (!reply) return fail(reply.error().message);
   switch (reply->kind) {
     case page_wire::ReplyKind::kCompiled:
       if (!reply->page.cacheable)

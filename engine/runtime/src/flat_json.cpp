@@ -97,7 +97,9 @@ class FlatParser {
   bool object(std::size_t index, int depth) {
     ++pos_;  // '{'
     if (eat('}')) return true;
+    std::size_t members = 0;
     do {
+      if (++members > FlatDocument::kMaxMembers) return false;
       std::string_view key;
       if (!string(key) || !eat(':')) return false;
       // A later duplicate would replace the earlier one in the full parser: declined instead.

@@ -3,8 +3,9 @@
 // (a stage's stored reflection, read for every variant a cook copies or a player loads): one
 // allocation per document instead of one per value, strings viewed in place. It reads a subset of
 // JSON and declines the rest (nullopt): strings with escapes, control characters or bytes outside
-// ASCII; numbers other than unsigned integers below 2^64; duplicate keys in one object; nesting
-// deeper than kMaxDepth. A caller reads declined text with a full parser, which also says what is
+// ASCII; numbers other than unsigned integers below 2^64; duplicate keys in one object; objects of
+// more than kMaxMembers members (the duplicate check is quadratic); values more than kMaxDepth
+// levels below the root. A caller reads declined text with a full parser, which also says what is
 // wrong with it, so that declining changes no result and no message.
 //
 // Thread-safety: a value; the text it views must outlive it.
@@ -28,6 +29,7 @@ struct FlatNode {
 class FlatDocument {
  public:
   static constexpr int kMaxDepth = 32;
+  static constexpr std::size_t kMaxMembers = 64;
   static std::optional<FlatDocument> parse(std::string_view text);
   const std::vector<FlatNode>& nodes() const { return nodes_; }
 

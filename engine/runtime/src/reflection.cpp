@@ -395,13 +395,18 @@ std::string encode_reflection(const StageReflection& r) {
 Result<StageReflection> decode_reflection(std::string_view text, const std::string& where) {
   // Most text is as encode_reflection wrote it: read flat. Anything else, and every error, is read
   // again below, by nlohmann's parser, for the message.
-  if (const auto flat = FlatDocument::parse(text)) {
-    try {
-      return decode(FlatField(*flat, 0));
-    } catch (const Declined&) {
-    } catch (const Malformed&) {}
-  }
+  if (auto flat = decode_reflection_flat(text)) return std::move(*flat);
   return decode_reflection_document(text, where);
+}
+
+std::optional<StageReflection> decode_reflection_flat(std::string_view text) {
+  const auto flat = FlatDocument::parse(text);
+  if (!flat) return std::nullopt;
+  try {
+    return decode(FlatField(*flat, 0));
+  } catch (const Declined&) {
+  } catch (const Malformed&) {}
+  return std::nullopt;
 }
 
 Result<StageReflection> decode_reflection_document(std::string_view text, const std::string& where) {

@@ -1,7 +1,7 @@
 #pragma once
-// The helper processes of one kind a tool starts to run work that may crash, run away or exhaust
-// memory (kiln-shader-worker for glslang and SPIRV-Cross, kiln-page-worker for LLVM), as Unreal's
-// ShaderCompileWorker does. Each worker answers one request at a time over the socket it has as
+// The helper processes of one kind a tool starts to run work that may crash (kiln-shader-worker for
+// glslang and SPIRV-Cross, kiln-page-worker for LLVM), and, given a deadline and a memory limit, run
+// away or exhaust memory (the shader workers), as Unreal's ShaderCompileWorker does. Each worker answers one request at a time over the socket it has as
 // standard input (message_frames.h). Workers are started on demand, one per concurrent request,
 // kept idle for the next while they live, and replaced when one is lost. A wait for a reply ends at
 // a deadline, and, with a memory limit, when the worker's resident size passes it (an address-space

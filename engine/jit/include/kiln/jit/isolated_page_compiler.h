@@ -13,6 +13,10 @@
 // Code is handed back only when it is cacheable (position-independent, needing nothing outside
 // itself): other code names addresses in the worker, and fails its page here.
 //
+// A compile has no time or memory limit here, as in process: a page is bounded (its words and its
+// inlined callees), and LLVM's work on one with it. A worker whose tool dies is killed with it
+// (kiln-page-worker asks the kernel for that), so none outlives a cook killed mid-compile.
+//
 // Thread-safety: compile() from any thread; fingerprint() is fixed at creation.
 
 #include <chrono>
@@ -28,6 +32,9 @@
 namespace kiln::jit {
 
 class KeptFingerprint;
+namespace page_wire {
+struct Reply;
+}
 
 struct PageWorkerOptions {
   std::filesystem::path worker;       // empty: default_page_worker()
@@ -50,8 +57,9 @@ class IsolatedPageCompiler final : public PageCompiler {
 
  private:
   IsolatedPageCompiler(PageWorkerOptions options, core::WorkerOptions workers);
-  // Sends `request` and waits for the reply; a lost or unreadable worker is an error naming `doing`.
-  Result<std::string> exchange(const std::string& request, const std::string& doing);
+  // Sends `request` and waits for the reply; a lost or unreadable worker is an error naming `doing`
+  // (an unreadable one is stopped).
+  Result<page_wire::Reply> exchange(const std::string& request, const std::string& doing);
   Result<CompiledPage> fail(std::string why);
 
   PageWorkerOptions options_;
