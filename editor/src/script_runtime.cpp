@@ -20,12 +20,14 @@ Result<ShippingCompiler> open_cook_compiler(const Config& config, cache::BlobSto
     auto made = jit::IsolatedPageCompiler::create({.store = store});
     if (!made) return made.error();
     jit::IsolatedPageCompiler* isolated = made->get();
-    return ShippingCompiler{std::move(*made), [isolated] { return isolated->failure(); }};
+    return ShippingCompiler{std::move(*made), [isolated] { return isolated->failure(); },
+                            [isolated] { isolated->stop_workers(); }};
   }
   auto made = jit::PluginPageCompiler::create({.store = store});
   if (!made) return made.error();
   jit::PluginPageCompiler* plugin = made->get();
-  return ShippingCompiler{std::move(*made), [plugin] { return plugin->load_error(); }};
+  // LLVM, once loaded, stays in the process (see PluginPageCompiler's destructor).
+  return ShippingCompiler{std::move(*made), [plugin] { return plugin->load_error(); }, [] {}};
 }
 
 Result<std::unique_ptr<jit::JitRuntime>> open_jit_runtime(jit::JitOptions options, const std::string& who) {

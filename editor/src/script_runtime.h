@@ -24,6 +24,7 @@ std::unique_ptr<jit::PluginPageCompiler> open_page_compiler(cache::BlobStore* st
 struct ShippingCompiler {
   std::unique_ptr<jit::PageCompiler> compiler;
   std::function<std::string()> failure;
+  std::function<void()> release;  // gives back what compiling held (the page workers); compiles may follow
 };
 Result<ShippingCompiler> open_cook_compiler(const Config& config, cache::BlobStore* store);
 

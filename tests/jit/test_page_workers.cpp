@@ -54,7 +54,7 @@ fs::path stand_in_worker(const fs::path& dir, const std::string& body) {
 }  // namespace
 
 TEST_SUITE("jit") {
-  TEST_CASE("a page compiled in a kiln-page-worker is byte for byte the page compiled here") {
+  TEST_CASE("a page compiled in a kiln-page-worker is byte for byte the page compiled here - workers stop when told") {
     const LoopPage p = loop_page();
     jitc::LlvmPageCompiler here;
     auto isolated = IsolatedPageCompiler::create({.worker = page_worker()});
@@ -74,7 +74,15 @@ TEST_SUITE("jit") {
     // The worker that answered is kept for the next page.
     REQUIRE((*isolated)->compile(p.request()));
     CHECK((*isolated)->stats().started == 1);
+    CHECK((*isolated)->stats().idle == 1);
     CHECK((*isolated)->failure().empty());
+    // Stopped when the tool is done with them; a later compile starts one again.
+    (*isolated)->stop_workers();
+    CHECK((*isolated)->stats().idle == 0);
+    auto again = (*isolated)->compile(p.request());
+    REQUIRE_MESSAGE(again, again.error().message);
+    CHECK(again->code == expected->code);
+    CHECK((*isolated)->stats().started == 2);
   }
 
   TEST_CASE("a kept fingerprint starts no page worker - a worker refuses another fingerprint and keeps its own") {

@@ -366,6 +366,7 @@ int run_cook_command(const Args& args) {
     errors.add("kiln cook: " + why);
     return fail();
   }
+  compiler->release();  // the page workers' memory back for the textures and the commit
   report.stage_ms.scripts = ms_since(stage_started);
 
   // Textures.

@@ -54,7 +54,18 @@ WorkerProcesses::~WorkerProcesses() = default;
 
 WorkerStats WorkerProcesses::stats() const {
   std::lock_guard lock(mu_);
-  return stats_;
+  WorkerStats s = stats_;
+  s.idle = idle_.size();
+  return s;
+}
+
+void WorkerProcesses::stop_idle() {
+  std::vector<std::unique_ptr<Worker>> stopping;
+  {
+    std::lock_guard lock(mu_);
+    stopping.swap(idle_);
+  }
+  stopping.clear();  // each is killed and reaped, outside the lock
 }
 
 Result<std::unique_ptr<WorkerProcesses::Worker>> WorkerProcesses::start() {

@@ -38,6 +38,7 @@ struct WorkerOptions {
 struct WorkerStats {
   std::uint64_t started = 0;
   std::uint64_t lost = 0;  // crashed, out of memory or past a deadline
+  std::size_t idle = 0;    // kept for the next request now
 };
 
 // How a wait for a worker's message ended. A worker that is lost has been stopped.
@@ -75,6 +76,9 @@ class WorkerProcesses {
   WorkerReply await(std::unique_ptr<Worker>& worker, std::chrono::steady_clock::time_point deadline);
   // A worker that answered, kept for the next request.
   void keep_idle(std::unique_ptr<Worker> worker);
+  // Ends the idle workers (a request after this starts a new one): their memory back once a tool is
+  // done with them.
+  void stop_idle();
   WorkerStats stats() const;
   const WorkerOptions& options() const { return options_; }
 

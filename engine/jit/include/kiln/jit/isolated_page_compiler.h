@@ -54,6 +54,9 @@ class IsolatedPageCompiler final : public PageCompiler {
   // there was none. A tool that must ship every page compiled fails on it.
   std::string failure() const;
   core::WorkerStats stats() const { return workers_.stats(); }
+  // Ends the idle workers (LLVM's memory in each): for a tool done compiling for now. A later compile
+  // starts a worker again.
+  void stop_workers() { workers_.stop_idle(); }
 
  private:
   IsolatedPageCompiler(PageWorkerOptions options, core::WorkerOptions workers);
