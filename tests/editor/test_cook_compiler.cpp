@@ -132,8 +132,7 @@ TEST_SUITE("editor") {
 
     // A worker that dies on its first request, as LLVM crashing on a page would end it.
     fs::remove(bin / "kiln-page-worker");
-    test::spit(bin / "kiln-page-worker", "#!/bin/sh\nhead -c 8 >/dev/null\nkill -SEGV $$\n");
-    fs::permissions(bin / "kiln-page-worker", fs::perms::owner_all);
+    test::spit_script(bin / "kiln-page-worker", "head -c 8 >/dev/null\nkill -SEGV $$");
     // The fingerprint is kept: the cook meets the worker at its first page.
     test::remove_cached_pages(cache);
     const auto lost = cook("lost", cache);

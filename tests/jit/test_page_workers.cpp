@@ -3,8 +3,6 @@
 // all; a worker that is lost costs the page a message, not the tool.
 #include <doctest/doctest.h>
 
-#include <sys/stat.h>
-
 #include "../../engine/jit/src/kept_fingerprint.h"
 #include "../../engine/jit/src/page_wire.h"
 #include "jit_store.h"
@@ -46,8 +44,7 @@ LoopPage loop_page() {
 // A stand-in worker: a shell script that does what kiln-page-worker never would.
 fs::path stand_in_worker(const fs::path& dir, const std::string& body) {
   const fs::path path = dir / "stand-in-worker";
-  test::spit(path, "#!/bin/sh\n" + body + "\n");
-  ::chmod(path.c_str(), 0755);
+  test::spit_script(path, body);
   return path;
 }
 

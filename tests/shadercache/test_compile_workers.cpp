@@ -12,6 +12,7 @@
 
 #include "kiln/shadercache/isolated_compiler.h"
 #include "temp_dir.h"
+#include "test_files.h"
 
 using namespace kiln;
 using namespace kiln::shadercache;
@@ -21,8 +22,7 @@ namespace {
 
 fs::path stand_in_worker(const test::TempDir& dir, const std::string& body) {
   const fs::path script = dir / "worker.sh";
-  std::ofstream(script) << "#!/bin/sh\n" << body << "\n";
-  fs::permissions(script, fs::perms::owner_all);
+  test::spit_script(script, body);
   return script;
 }
 

@@ -15,6 +15,11 @@ void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
 }
 
+void spit_script(const fs::path& p, const std::string& body) {
+  spit(p, "#!/bin/sh\n" + body + "\n");
+  fs::permissions(p, fs::perms::owner_all);
+}
+
 fs::path copy_assets(const TempDir& dir, const std::string& name) {
   const fs::path project = dir / name;
   fs::copy(fs::path(KILN_SOURCE_DIR) / "assets", project, fs::copy_options::recursive);

@@ -13,6 +13,9 @@ namespace kiln::test {
 std::string slurp(const std::filesystem::path& p);
 // Replaces `p` with `bytes`.
 void spit(const std::filesystem::path& p, const std::string& bytes);
+// Replaces `p` with an executable shell script running `body`: a stand-in for a worker program
+// that does what the real one never would (crash, hang, answer garbage).
+void spit_script(const std::filesystem::path& p, const std::string& body);
 // A private copy of the repository's sample project (assets/) at `dir / name`.
 std::filesystem::path copy_assets(const TempDir& dir, const std::string& name = "project");
 
