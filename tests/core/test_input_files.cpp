@@ -57,6 +57,31 @@ TEST_SUITE("core") {
     CHECK_FALSE(input_present(dir / "missing.json"));
   }
 
+  TEST_CASE("a file holding more bytes than its size said is refused as changed while read") {
+    // A /proc file says it is empty and holds lines: as a file that grew after it was measured.
+    const fs::path file = "/proc/self/status";
+    const std::string why = file.string() + ": changed while being read; read it again";
+    auto text = read_input_file(file, 1 << 20, "material");
+    REQUIRE_FALSE(text);
+    CHECK(text.error().message == why);
+    auto bytes = read_input_bytes(file, 1 << 20, "material");
+    REQUIRE_FALSE(bytes);
+    CHECK(bytes.error().message == why);
+    // One that ends where its size says is read whole, also when empty.
+    test::TempDir dir("inputs");
+    std::ofstream(dir / "empty.json").flush();
+    std::ofstream(dir / "one.json") << "1";
+    auto empty = read_input_file(dir / "empty.json", 16, "material");
+    REQUIRE(empty);
+    CHECK(empty->empty());
+    auto one = read_input_file(dir / "one.json", 16, "material");
+    REQUIRE(one);
+    CHECK(*one == "1");
+    auto one_bytes = read_input_bytes(dir / "one.json", 16, "material");
+    REQUIRE(one_bytes);
+    CHECK(one_bytes->size() == 1);
+  }
+
   TEST_CASE("a path a project names is relative and stays inside the project") {
     auto normal = project_relative_name("textures/./brick/../brick.png");
     REQUIRE(normal);

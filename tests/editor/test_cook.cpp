@@ -60,7 +60,7 @@ TEST_SUITE("editor") {
     CHECK_MESSAGE(first.run.output.find("cook: 6 textures (6 converted, 0 from the cache), ") != std::string::npos,
                   first.run.output);
     CHECK_MESSAGE(first.run.output.find("cook: 0 errors, ") != std::string::npos, first.run.output);
-    for (const char* stage : {"variants", "scripts", "textures"})
+    for (const char* stage : {"project", "variants", "scripts", "textures", "commit"})
       CHECK(first.report["stage_ms"][stage].get<double>() >= 0);
     CHECK(first.report["scripts"]["files"] == 3);
     CHECK(first.report["scripts"]["compiled"] == first.report["scripts"]["pages"]);

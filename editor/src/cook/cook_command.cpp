@@ -284,7 +284,9 @@ int run_cook_command(const Args& args) {
     targets.push_back({target, std::make_unique<shadercache::ShaderLibrary>(library_options(target)), {}});
 
   // Validate everything; report every error.
+  auto stage_started = Clock::now();
   project::Project project = project::load_project(root, *settings, *targets.front().library);
+  report.stage_ms.project = ms_since(stage_started);
   for (const auto& e : project.errors) errors.add(e);
   // What the records say the game uses, of a sound project.
   std::optional<project::UsageSelection> selection;
@@ -313,14 +315,14 @@ int run_cook_command(const Args& args) {
   // Variants, each into the set as it is built; --verify: what the cache served must be what
   // compiling it now gives, byte for byte. A set in --out made from the same inputs keeps its
   // shaders pack, and no variant is read at all.
-  auto stage_started = Clock::now();
+  stage_started = Clock::now();
   const std::optional<cache::Hash128> inputs =
       cook::shaders_inputs(project, targets, shaders_identity, usage ? usage->sha256 : std::string());
-  const std::optional<runtime::ManifestPack> unchanged =
+  const std::optional<cook::KeptShadersPack> unchanged =
       inputs && !verify ? cook::unchanged_shaders_pack(out, *inputs) : std::nullopt;
   std::vector<runtime::MaterialRecord> materials;
   if (unchanged) {
-    set.keep_pack(runtime::PackKind::kShaders, *unchanged);
+    set.keep_pack(runtime::PackKind::kShaders, unchanged->pack);
     progress.line("cook: " + count_of(project.variants.size() * targets.size(), "variant") +
                   " unchanged since the set in " + out.string() + ": its shaders pack is kept");
   } else {
@@ -382,6 +384,7 @@ int run_cook_command(const Args& args) {
   if (unchanged) {
     report.totals->built.unchanged = project.variants.size() * targets.size();
     report.totals->built.pack_kept = true;
+    report.totals->built.pack_proved_by_identity = unchanged->proved_by_identity;
   }
   if (usage)
     report.usage = cook::usage_report(*usage, *selection, usage_lenient, scripts.pages.size(), scripts.left_cold);
@@ -413,6 +416,7 @@ int run_cook_command(const Args& args) {
       if (!signature) return signature.error();
       return runtime::ManifestSignature{sign_key->public_key().id(), *signature};
     };
+  stage_started = Clock::now();
   if (auto written = set.commit(out, signer); !written) {
     errors.add(written.error().message);
     return fail();
@@ -429,6 +433,7 @@ int run_cook_command(const Args& args) {
     if (auto recorded = cook::record_shaders_entries(out, targets); !recorded)
       std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
   }
+  report.stage_ms.commit = ms_since(stage_started);
   if (sign_key) report.signed_by = sign_key->public_key().id();
   bool previews_failed = false;
   stage_started = Clock::now();

@@ -99,6 +99,9 @@ nlohmann::json report_json(const CookReport& r) {
     totals["declared"] = r.totals->declared, totals["stripped"] = r.totals->stripped;
     totals["compiled"] = r.totals->built.compiled, totals["cache_hits"] = r.totals->built.cache_hits;
     totals["unchanged"] = r.totals->built.unchanged;
+    // How a kept pack was proved whole: by its file identity, or by reading its bytes.
+    if (r.totals->built.pack_kept)
+      totals["pack_proved_by"] = r.totals->built.pack_proved_by_identity ? "identity" : "digest";
   }
   out["totals"] = std::move(totals);
   if (r.targets) out["variants"] = variant_rows(*r.targets);
@@ -146,9 +149,9 @@ nlohmann::json report_json(const CookReport& r) {
   if (!r.shard)
     out["signature"] = r.signed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json({{"key", r.signed_by}});
   nlohmann::json times = nlohmann::json::object();
-  for (const auto& [stage, ms] :
-       {std::pair{"variants", r.stage_ms.variants}, std::pair{"scripts", r.stage_ms.scripts},
-        std::pair{"textures", r.stage_ms.textures}, std::pair{"previews", r.stage_ms.previews}})
+  for (const auto& [stage, ms] : {std::pair{"project", r.stage_ms.project}, std::pair{"variants", r.stage_ms.variants},
+                                  std::pair{"scripts", r.stage_ms.scripts}, std::pair{"textures", r.stage_ms.textures},
+                                  std::pair{"commit", r.stage_ms.commit}, std::pair{"previews", r.stage_ms.previews}})
     if (ms) times[stage] = *ms;
   if (!times.empty()) out["stage_ms"] = std::move(times);
   return out;

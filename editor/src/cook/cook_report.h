@@ -29,6 +29,7 @@ struct VariantCounts {
   // (previous_shaders.h).
   std::size_t unchanged = 0;
   bool pack_kept = false;
+  bool pack_proved_by_identity = false;  // kept: by its file identity, not by reading it
 };
 VariantCounts count_variants(const std::vector<TargetVariants>& targets);
 
@@ -59,7 +60,8 @@ struct ShardReport {
   VariantCounts built;
 };
 struct StageTimes {
-  std::optional<double> variants, scripts, textures, previews;  // ms, for the stages that ran
+  // ms, for the stages that ran: reading the project, its three build stages, writing the set, previews
+  std::optional<double> project, variants, scripts, textures, commit, previews;
 };
 
 struct CookReport {

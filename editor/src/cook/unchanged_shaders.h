@@ -14,6 +14,16 @@
 // takes it, and a cook whose variants warned writes none: a kept pack would not say the warnings
 // again.
 //
+// Reading the pack to prove it costs a read of every byte. A cook that proved it so, once its
+// change time is a settling margin (2 s) before the read began, also writes
+// `<out>/.shaders-identity`: the pack's file identity (device, inode, size, modification and change
+// times) with its digest. The next cook that finds the same identity trusts it without reading the
+// pack, as git trusts its index: any write to the file moves its change time past the recorded one,
+// which the margin keeps clear of the file system's timestamp granularity. An identity taken while
+// the pack was changing is never written, and one whose change time lies within the margin of its
+// proof is never trusted. A copy of the directory elsewhere, or a pack written in place, is read
+// again.
+//
 // Thread-safety: called from the cook's thread.
 
 #include <filesystem>
@@ -31,6 +41,7 @@
 namespace kiln::cook {
 
 inline constexpr const char* kShadersInputsFile = ".shaders-inputs";
+inline constexpr const char* kShadersIdentityFile = ".shaders-identity";
 
 // The digest of everything the shaders pack of `project` is made from; nullopt when some variant's
 // key does not cover what it reads (then the pack is always built). Fills each target's
@@ -39,9 +50,13 @@ inline constexpr const char* kShadersInputsFile = ".shaders-inputs";
 std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
                                              const runtime::ShadersIdentity& identity, const std::string& usage_sha256);
 
-// The manifest entry of the shaders pack in `out` made from `inputs`, if it is there whole.
-std::optional<runtime::ManifestPack> unchanged_shaders_pack(const std::filesystem::path& out,
-                                                            const cache::Hash128& inputs);
+// The shaders pack in `out` made from `inputs`, if it is there whole: its manifest entry, and
+// whether its file identity proved it (else its bytes were read).
+struct KeptShadersPack {
+  runtime::ManifestPack pack;
+  bool proved_by_identity = false;
+};
+std::optional<KeptShadersPack> unchanged_shaders_pack(const std::filesystem::path& out, const cache::Hash128& inputs);
 
 // Records that the set just written to `out` has its shaders pack made from `inputs` (reading the
 // pack once to hash it); nullopt removes any record, so that the next cook builds the pack.

@@ -71,28 +71,27 @@ Status check_input_file(const std::filesystem::path& file, std::uint64_t max_byt
 
 namespace {
 
-// Reads the opened input's `size` bytes into `dst` and closes it: how many arrived, or an error
-// naming the file (also when it grew while read).
+// Reads the opened input into `dst`, which has room for one byte more than its size, and closes
+// it: how many arrived, or an error naming the file (also when it grew while read). Asking for the
+// extra byte in the same read says whether the file grew without a second call.
 Result<std::size_t> read_opened(const OpenedInput& opened, char* dst, const std::string& name, std::string_view what) {
   const int fd = opened.fd;
-  const auto size = std::size_t(opened.size);
+  const auto room = std::size_t(opened.size) + 1;
   std::size_t got = 0;
-  while (got < size) {
-    const ssize_t r = ::read(fd, dst + got, size - got);
+  while (got < room) {
+    const ssize_t r = ::read(fd, dst + got, room - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
       const int e = errno;
       ::close(fd);
       return make_error(name + ": cannot read " + std::string(what) + ": " + std::strerror(e));
     }
-    if (r == 0) break;  // shrank meanwhile: what is there
+    if (r == 0) break;  // the end; short of the size when it shrank meanwhile: what is there
     got += std::size_t(r);
   }
-  // Grown meanwhile: one byte more than the size seen says so, and the limit still holds.
-  char extra;
-  const bool grew = got == size && ::read(fd, &extra, 1) == 1;
   ::close(fd);
-  if (grew) return make_error(name + ": changed while being read; read it again");
+  // Grown meanwhile: more than the size seen, and the limit still holds.
+  if (got > opened.size) return make_error(name + ": changed while being read; read it again");
   return got;
 }
 
@@ -102,7 +101,7 @@ Result<std::string> read_input_file(const std::filesystem::path& file, std::uint
   const std::string name = file.string();
   auto opened = open_input_file(file, max_bytes, what);
   if (!opened) return opened.error();
-  std::string text(std::size_t(opened->size), '\0');
+  std::string text(std::size_t(opened->size) + 1, '\0');  // a byte to see growth by
   auto got = read_opened(*opened, text.data(), name, what);
   if (!got) return got.error();
   text.resize(*got);
@@ -113,7 +112,7 @@ Result<InputBytes> read_input_bytes(const std::filesystem::path& file, std::uint
   const std::string name = file.string();
   auto opened = open_input_file(file, max_bytes, what);
   if (!opened) return opened.error();
-  InputBytes out = InputBytes::allocate(std::size_t(opened->size));
+  InputBytes out = InputBytes::allocate(std::size_t(opened->size) + 1);  // a byte to see growth by
   if (!out.data()) {
     ::close(opened->fd);
     return make_error(name + ": no memory for " + describe_bytes(opened->size));

@@ -57,16 +57,23 @@ void list_dir(const fs::path& root, const std::string& rel, const std::string& e
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
     const std::string child = rel + "/" + name;
-    struct stat st {};
-    if (::lstat((root / child).c_str(), &st) != 0) continue;
+    // The entry's own type (links not followed), from the listing where the file system gives it.
+    bool is_dir = e->d_type == DT_DIR;
+    if (e->d_type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::lstat((root / child).c_str(), &st) != 0) continue;
+      is_dir = S_ISDIR(st.st_mode);
+    }
     // Whatever carries the extension is an input, whatever its type: a directory, FIFO, device or
     // dangling link named like one is listed so that reading it refuses it by name, never skipped.
-    const bool named_as_input = !extension.empty() && fs::path(name).extension() == extension;
-    if (S_ISDIR(st.st_mode) && !named_as_input) {
+    // (A name not starting with '.' has the extension after its last '.': a suffix test says it.)
+    const bool named_as_input = !extension.empty() && name.size() > extension.size() &&
+                                name.compare(name.size() - extension.size(), extension.size(), extension) == 0;
+    if (is_dir && !named_as_input) {
       subdirs.push_back(child);
       continue;
     }
-    if (named_as_input || (extension.empty() && !S_ISDIR(st.st_mode))) out.push_back(child);
+    if (named_as_input || (extension.empty() && !is_dir)) out.push_back(child);
   }
   ::closedir(d);
   for (const std::string& s : subdirs) list_dir(root, s, extension, out, depth + 1);

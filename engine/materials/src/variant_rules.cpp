@@ -28,8 +28,11 @@ void VariantPlan::add(const std::string& shader, const ShaderDeclaration& declar
                       const std::vector<std::string>& keywords, const std::string* material) {
   const VariantKey key = VariantKey::create(shader, pass, keywords, 0);
   Entry& e = entries_[key.name()];
-  e.variant.key = key;
-  e.valid = bool(check_variant_validity(shader, declaration, pass, keywords));
+  if (!e.checked) {  // the name is the key: a second add of it would find the same validity
+    e.variant.key = key;
+    e.valid = bool(check_variant_validity(shader, declaration, pass, keywords));
+    e.checked = true;
+  }
   if (material) {
     e.variant.used = true;
     e.variant.materials.push_back(*material);

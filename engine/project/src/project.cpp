@@ -49,6 +49,7 @@ Project load_project(const fs::path& root, const ProjectSettings& settings, mate
     project.errors.push_back(reader.shown("materials") + ": no materials (*.json)");
   materials::VariantPlan plan;
   std::vector<TextureUse> uses;
+  project.materials.reserve(material_files.size());
   for (const std::string& rel : material_files) {
     auto material = reader.read_material(rel, project.errors, &uses);
     if (!material) continue;

@@ -45,6 +45,14 @@ std::optional<std::string> ProjectReader::outside(const std::string& rel) const 
   return why;
 }
 
+bool ProjectReader::present(const std::string& rel) const {
+  if (!remember_paths_) return input_present(root_ / rel);
+  // Many materials share a texture: in one pass over the project it is looked for once.
+  auto known = present_.find(rel);
+  if (known == present_.end()) known = present_.emplace(rel, input_present(root_ / rel)).first;
+  return known->second;
+}
+
 // A use's settings: the slot's default, the sidecar's (none, or a broken one: said when first
 // read), the entry's; nullopt when the sidecar is first found broken.
 std::optional<textures::TextureSettings> ProjectReader::settings_of(const std::string& texture, const std::string& slot,
@@ -67,16 +75,17 @@ std::optional<textures::TextureSettings> ProjectReader::settings_of(const std::s
 
 std::optional<MaterialInput> ProjectReader::read_material(const std::string& rel, std::vector<std::string>& errors,
                                                           std::vector<TextureUse>* uses) {
+  const std::string file = shown(rel);
   if (auto why = outside(rel)) {
-    errors.push_back(shown(rel) + ": " + *why);
+    errors.push_back(file + ": " + *why);
     return std::nullopt;
   }
-  auto text = read_input_file(shown(rel), limits::kJsonFileBytes, "material");
+  auto text = read_input_file(file, limits::kJsonFileBytes, "material");
   if (!text) {
     errors.push_back(text.error().message);
     return std::nullopt;
   }
-  auto material = materials::parse_material(shown(rel), *text);
+  auto material = materials::parse_material(file, *text);
   if (!material) {
     errors.push_back(material.error().message);
     return std::nullopt;
@@ -88,11 +97,10 @@ std::optional<MaterialInput> ProjectReader::read_material(const std::string& rel
     auto [failed, first] = failed_shaders_.try_emplace(material->shader, program.error().message);
     const bool missing = program.error().message.find(": no stage file") != std::string::npos;
     if (missing)
-      errors.push_back(shown(rel) + ": /shader: " + program.error().message);
+      errors.push_back(file + ": /shader: " + program.error().message);
     else if (first)
       errors.push_back(program.error().message);
-    if (!missing)
-      errors.push_back(shown(rel) + ": /shader: " + material->shader + " does not load (its errors are listed)");
+    if (!missing) errors.push_back(file + ": /shader: " + material->shader + " does not load (its errors are listed)");
     return std::nullopt;
   }
   const auto& declaration = (*program)->declaration;
@@ -101,13 +109,13 @@ std::optional<MaterialInput> ProjectReader::read_material(const std::string& rel
     return std::nullopt;
   }
   for (const auto& [slot, texture] : material->textures) {
-    const std::string where = shown(rel) + ": /textures/" + json_pointer_token(slot) + ": ";
-    if (!input_present(root_ / texture))
-      errors.push_back(where + "no such file " + shown(texture));
+    const auto where = [&] { return file + ": /textures/" + json_pointer_token(slot) + ": "; };
+    if (!present(texture))
+      errors.push_back(where() + "no such file " + shown(texture));
     else if (auto why = outside(texture))
-      errors.push_back(where + texture + " " + *why);
+      errors.push_back(where() + texture + " " + *why);
     else if (auto settings = settings_of(texture, slot, *material, errors); settings && uses)
-      uses->push_back({texture, *settings, shown(rel) + " /textures/" + json_pointer_token(slot)});
+      uses->push_back({texture, *settings, file + " /textures/" + json_pointer_token(slot)});
   }
   material->file = rel;
   MaterialInput input{*material, {}};
@@ -212,9 +220,10 @@ std::vector<jit::HostSignature> host_signatures(std::span<const runtime::Paramet
 }
 
 std::vector<runtime::ParameterFunction> parameter_functions(const std::vector<MaterialInput>& materials) {
-  std::vector<runtime::MaterialRecord> records;
-  for (const auto& m : materials) records.push_back(m.record);
-  return runtime::parameter_functions(records);
+  std::vector<const runtime::MaterialRecord*> records;
+  records.reserve(materials.size());
+  for (const auto& m : materials) records.push_back(&m.record);
+  return runtime::parameter_functions(std::move(records));
 }
 
 std::vector<jit::HostSignature> host_signatures(const std::vector<MaterialInput>& materials) {

@@ -66,10 +66,11 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 // shaders pack.
 bool cook_output_name(const std::string& name) {
   static const std::regex pattern(
-      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-(inputs|entries)))");
-  // The records of what the shaders pack was made from are the cook's, written after the switch.
+      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-(inputs|entries|identity)))");
+  // The records of what the shaders pack was made from, and of its proof, are the cook's, written
+  // after the switch.
   return std::regex_match(name, pattern) && name != kManifestFile && name != ".shaders-inputs" &&
-         name != ".shaders-entries";
+         name != ".shaders-entries" && name != ".shaders-identity";
 }
 
 // Whether `file` holds exactly what `writer` streams, with the SHA-256 of those bytes.

@@ -18,8 +18,13 @@ std::string parameter_function_name(std::string_view material_file, std::string_
 }
 
 std::vector<ParameterFunction> parameter_functions(std::span<const MaterialRecord> materials) {
-  std::vector<const MaterialRecord*> sorted;
-  for (const auto& m : materials) sorted.push_back(&m);
+  std::vector<const MaterialRecord*> records;
+  records.reserve(materials.size());
+  for (const auto& m : materials) records.push_back(&m);
+  return parameter_functions(std::move(records));
+}
+
+std::vector<ParameterFunction> parameter_functions(std::vector<const MaterialRecord*> sorted) {
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->file < b->file; });
   std::map<std::string, ParameterFunction> by_name;
   for (const MaterialRecord* m : sorted)

@@ -56,6 +56,7 @@ class VariantPlan {
   struct Entry {
     PlannedVariant variant;
     bool valid = true;
+    bool checked = false;  // key and validity set (by add)
   };
   void add(const std::string& shader, const ShaderDeclaration& declaration, const std::string& pass,
            const std::vector<std::string>& keywords, const std::string* material);

@@ -56,6 +56,8 @@ class ProjectReader {
   materials::ShaderCatalog& shaders() const { return shaders_; }
 
  private:
+  // Whether `rel` is there (as itself: a dangling link is there); remembered as outside() is.
+  bool present(const std::string& rel) const;
   std::optional<textures::TextureSettings> settings_of(const std::string& texture, const std::string& slot,
                                                        const materials::Material& m, std::vector<std::string>& errors);
 
@@ -66,6 +68,7 @@ class ProjectReader {
   bool remember_paths_ = false;
   mutable std::map<std::string, std::optional<std::string>> outside_;  // rel -> outside(rel)
   mutable std::map<std::filesystem::path, bool> inside_dirs_;          // directory -> resolves inside
+  mutable std::map<std::string, bool> present_;                        // rel -> present(rel)
 };
 
 // The project's source directories (materials, shaders, scripts, textures) that are there but are

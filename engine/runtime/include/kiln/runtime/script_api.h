@@ -34,5 +34,7 @@ std::string parameter_function_name(std::string_view material_file, std::string_
 // One per authored parameter of `materials`, sorted by name; a name two materials would share goes
 // to the first material in path order.
 std::vector<ParameterFunction> parameter_functions(std::span<const MaterialRecord> materials);
+// The same, of records held elsewhere (a project's materials), without copying them.
+std::vector<ParameterFunction> parameter_functions(std::vector<const MaterialRecord*> materials);
 
 }  // namespace kiln::runtime
