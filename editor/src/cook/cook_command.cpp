@@ -285,7 +285,7 @@ int run_cook_command(const Args& args) {
 
   // Validate everything; report every error.
   auto stage_started = Clock::now();
-  project::Project project = project::load_project(root, *settings, *targets.front().library);
+  project::Project project = project::load_project(root, *settings, *targets.front().library, &pool);
   report.stage_ms.project = ms_since(stage_started);
   for (const auto& e : project.errors) errors.add(e);
   // What the records say the game uses, of a sound project.
@@ -317,7 +317,7 @@ int run_cook_command(const Args& args) {
   // shaders pack, and no variant is read at all.
   stage_started = Clock::now();
   const std::optional<cache::Hash128> inputs =
-      cook::shaders_inputs(project, targets, shaders_identity, usage ? usage->sha256 : std::string());
+      cook::shaders_inputs(project, targets, shaders_identity, usage ? usage->sha256 : std::string(), pool);
   const std::optional<cook::KeptShadersPack> unchanged =
       inputs && !verify ? cook::unchanged_shaders_pack(out, *inputs) : std::nullopt;
   std::vector<runtime::MaterialRecord> materials;

@@ -93,8 +93,8 @@ void record_identity(const fs::path& out, const std::string& file, const std::st
 }  // namespace
 
 std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
-                                             const runtime::ShadersIdentity& identity,
-                                             const std::string& usage_sha256) {
+                                             const runtime::ShadersIdentity& identity, const std::string& usage_sha256,
+                                             core::WorkerPool& pool) {
   cache::Xxh3Stream digest;
   digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
   digest.update("usage:").update(usage_sha256).update("\n");
@@ -102,16 +102,22 @@ std::optional<cache::Hash128> shaders_inputs(const project::Project& project, st
   bool covered = true;
   for (auto& target : targets) {
     digest.update("target:").update(target.target.id()).update("\n");
+    // The keys on the pool (the library answers any thread), then the digest in variant order.
     target.content_keys.assign(project.variants.size(), std::nullopt);
+    std::vector<char> uncovered(project.variants.size(), 0);
+    pool.parallel_for(project.variants.size(), [&](std::size_t i) {
+      auto key = target.library->content_key(project.variants[i].key);
+      if (key && *key)
+        target.content_keys[i] = **key;
+      else
+        uncovered[i] = 1;
+    });
     for (std::size_t i = 0; i < project.variants.size(); ++i) {
-      const auto& planned = project.variants[i];
-      auto key = target.library->content_key(planned.key);
-      if (!key || !*key) {
+      if (uncovered[i]) {
         covered = false;
         continue;
       }
-      target.content_keys[i] = **key;
-      digest.update(planned.key.name()).update("=").update((*key)->hex()).update("\n");
+      digest.update(project.variants[i].key.name()).update("=").update(target.content_keys[i]->hex()).update("\n");
     }
   }
   if (!covered) return std::nullopt;

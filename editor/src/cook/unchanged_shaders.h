@@ -34,6 +34,7 @@
 #include "cook/cook_variants.h"
 #include "kiln/cache/hash.h"
 #include "kiln/core/result.h"
+#include "kiln/core/worker_pool.h"
 #include "kiln/project/project.h"
 #include "kiln/runtime/manifest.h"
 #include "kiln/runtime/pack_contents.h"
@@ -46,9 +47,11 @@ inline constexpr const char* kShadersIdentityFile = ".shaders-identity";
 // The digest of everything the shaders pack of `project` is made from; nullopt when some variant's
 // key does not cover what it reads (then the pack is always built). Fills each target's
 // content_keys on the way.
-// `usage_sha256`: the usage record's the cook selects pipelines by, empty without one.
+// `usage_sha256`: the usage record's the cook selects pipelines by, empty without one. The keys are
+// computed on `pool`.
 std::optional<cache::Hash128> shaders_inputs(const project::Project& project, std::vector<TargetVariants>& targets,
-                                             const runtime::ShadersIdentity& identity, const std::string& usage_sha256);
+                                             const runtime::ShadersIdentity& identity, const std::string& usage_sha256,
+                                             core::WorkerPool& pool);
 
 // The shaders pack in `out` made from `inputs`, if it is there whole: its manifest entry, and
 // whether its file identity proved it (else its bytes were read).

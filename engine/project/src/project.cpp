@@ -28,7 +28,8 @@ void plan_shaders(const ProjectReader& reader, const std::set<std::string>& repo
 
 }  // namespace
 
-Project load_project(const fs::path& root, const ProjectSettings& settings, materials::ShaderCatalog& shaders) {
+Project load_project(const fs::path& root, const ProjectSettings& settings, materials::ShaderCatalog& shaders,
+                     core::WorkerPool* pool) {
   Project project;
   project.root = root;
   project.settings = settings;
@@ -50,13 +51,37 @@ Project load_project(const fs::path& root, const ProjectSettings& settings, mate
   materials::VariantPlan plan;
   std::vector<TextureUse> uses;
   project.materials.reserve(material_files.size());
-  for (const std::string& rel : material_files) {
-    auto material = reader.read_material(rel, project.errors, &uses);
-    if (!material) continue;
-    const auto program = shaders.program(material->record.shader);  // loaded: read_material asked
-    plan.add_material(rel, material->record.shader, (*program)->declaration, material->source.keywords,
-                      material->source.ship);
-    project.materials.push_back(std::move(*material));
+  // The materials' files are read and parsed on the pool, a batch at a time (what a batch holds is
+  // bounded); the checks that use what the reader remembers follow in order on this thread, so the
+  // errors come in the order of the files.
+  constexpr std::size_t kBatch = 512;
+  std::vector<std::optional<std::string>> outside;
+  std::vector<std::optional<Result<materials::Material>>> read;
+  for (std::size_t first = 0; first < material_files.size(); first += kBatch) {
+    const std::size_t n = std::min(kBatch, material_files.size() - first);
+    outside.assign(n, std::nullopt);
+    read.assign(n, std::nullopt);
+    for (std::size_t i = 0; i < n; ++i) outside[i] = reader.outside(material_files[first + i]);
+    const auto read_one = [&](std::size_t i) {
+      if (!outside[i]) read[i] = reader.read_material_file(material_files[first + i]);
+    };
+    if (pool)
+      pool->parallel_for(n, read_one);
+    else
+      for (std::size_t i = 0; i < n; ++i) read_one(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& rel = material_files[first + i];
+      if (outside[i]) {
+        project.errors.push_back(reader.shown(rel) + ": " + *outside[i]);
+        continue;
+      }
+      auto material = reader.check_material(rel, std::move(*read[i]), project.errors, &uses);
+      if (!material) continue;
+      const auto program = shaders.program(material->record.shader);  // loaded: check_material asked
+      plan.add_material(rel, material->record.shader, (*program)->declaration, material->source.keywords,
+                        material->source.ship);
+      project.materials.push_back(std::move(*material));
+    }
   }
   // Keyword sets shaders ask to ship (`#pragma kiln ship`), for every shader of the project.
   const std::set<std::string> reported(project.errors.begin(), project.errors.end());

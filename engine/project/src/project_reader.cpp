@@ -73,19 +73,26 @@ std::optional<textures::TextureSettings> ProjectReader::settings_of(const std::s
                                             entry == m.texture_options.end() ? nullptr : &entry->second);
 }
 
+Result<materials::Material> ProjectReader::read_material_file(const std::string& rel) const {
+  const std::string file = shown(rel);
+  auto text = read_input_file(file, limits::kJsonFileBytes, "material");
+  if (!text) return text.error();
+  return materials::parse_material(file, *text);
+}
+
 std::optional<MaterialInput> ProjectReader::read_material(const std::string& rel, std::vector<std::string>& errors,
                                                           std::vector<TextureUse>* uses) {
-  const std::string file = shown(rel);
   if (auto why = outside(rel)) {
-    errors.push_back(file + ": " + *why);
+    errors.push_back(shown(rel) + ": " + *why);
     return std::nullopt;
   }
-  auto text = read_input_file(file, limits::kJsonFileBytes, "material");
-  if (!text) {
-    errors.push_back(text.error().message);
-    return std::nullopt;
-  }
-  auto material = materials::parse_material(file, *text);
+  return check_material(rel, read_material_file(rel), errors, uses);
+}
+
+std::optional<MaterialInput> ProjectReader::check_material(const std::string& rel, Result<materials::Material> material,
+                                                           std::vector<std::string>& errors,
+                                                           std::vector<TextureUse>* uses) {
+  const std::string file = shown(rel);
   if (!material) {
     errors.push_back(material.error().message);
     return std::nullopt;

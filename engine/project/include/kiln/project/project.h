@@ -10,12 +10,14 @@
 // materials name). Paths in records are relative to the root; messages name files as the caller
 // named the root.
 //
-// Thread-safety: plain values; load_project reads the disk and asks the catalog from one thread.
+// Thread-safety: plain values; load_project reads the disk and asks the catalog from one thread
+// (and reads materials' files on the pool it is given).
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "kiln/core/worker_pool.h"
 #include "kiln/jit/bytecode.h"
 #include "kiln/materials/material.h"
 #include "kiln/materials/shader_declaration.h"
@@ -56,7 +58,8 @@ struct Project {
 
 // Reads and validates the whole project; `shaders` answers for its shaders' declarations, compiled
 // with `settings` (load_project_settings: the catalog is made from them, so they come first).
+// With a `pool`, the materials' files are read and parsed on it; the result is the same.
 Project load_project(const std::filesystem::path& root, const ProjectSettings& settings,
-                     materials::ShaderCatalog& shaders);
+                     materials::ShaderCatalog& shaders, core::WorkerPool* pool = nullptr);
 
 }  // namespace kiln::project

@@ -2,7 +2,8 @@
 // The project's files one at a time, with the checks and messages load_project makes of them: what
 // the editor runs on each edit, so that it refuses what the cook refuses, in the same words.
 //
-// Thread-safety: one thread at a time (it remembers the texture sidecars it read).
+// Thread-safety: one thread at a time (it remembers the texture sidecars it read), except
+// read_material_file, which any thread may call.
 
 #include <filesystem>
 #include <map>
@@ -45,6 +46,13 @@ class ProjectReader {
   // use here (for the check across materials: check_texture_uses).
   std::optional<MaterialInput> read_material(const std::string& rel, std::vector<std::string>& errors,
                                              std::vector<TextureUse>* uses = nullptr);
+  // read_material in two steps, for a load that reads many materials at once. The first reads and
+  // parses the file: it touches nothing the reader remembers, so it may run on any thread, for a
+  // `rel` outside() let through. The second makes the rest of read_material's checks, on the
+  // reader's thread.
+  Result<materials::Material> read_material_file(const std::string& rel) const;
+  std::optional<MaterialInput> check_material(const std::string& rel, Result<materials::Material> material,
+                                              std::vector<std::string>& errors, std::vector<TextureUse>* uses);
 
   // A script compiled against the engine functions `host` (host_signatures of the materials).
   Result<ScriptInput> read_script(const std::string& rel, const std::vector<jit::HostSignature>& host) const;
