@@ -126,6 +126,18 @@ TEST_SUITE("editor") {
     CHECK(r.output.find("../outside/ext.lua") == std::string::npos);
   }
 
+  TEST_CASE("a material linked from outside the project is an error under its project name - its text unread") {
+    Setup s;
+    // Not JSON: read, it would say so, and show its text.
+    std::ofstream(s.outside / "ext.json") << "build-machine secret\n";
+    fs::create_symlink(s.outside / "ext.json", s.project / "materials/ext.json");
+    const auto r = s.cook();
+    check_refused(r, s.dir / "out", "materials/ext.json: leads outside the project");
+    CHECK(r.output.find("materials/ext.json: line") == std::string::npos);
+    // The materials beside it are read and found sound: that is the one error.
+    CHECK(r.output.find("cook: 1 error, nothing written") != std::string::npos);
+  }
+
   TEST_CASE("links inside the project are followed - a project reached through a link cooks") {
     Setup s;
     fs::create_symlink(s.project / "textures/sky.png", s.project / "textures/sky_alias.png");
