@@ -142,7 +142,7 @@ TEST_SUITE("editor") {
     CHECK(kept.report["totals"]["unchanged"] == kept.report["totals"]["variants"]);
     CHECK(kept.report["totals"]["compiled"] == 0);
     CHECK(kept.report["totals"]["cache_hits"] == 0);
-    CHECK(kept.run.output.find("unchanged since the set in") != std::string::npos);
+    CHECK(kept.run.output.find("its shaders pack is kept") != std::string::npos);
     CHECK(shaders_pack() == pack);
     CHECK(slurp(out / pack) == pack_bytes);
     {
@@ -163,7 +163,7 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(edited.run.exit_code == 0, edited.run.output);
     CHECK(edited.report["totals"]["compiled"] == 0);
     CHECK(edited.report["totals"]["cache_hits"] == 0);
-    CHECK(edited.run.output.find("unchanged since the set in") == std::string::npos);
+    CHECK(edited.run.output.find("its shaders pack is kept") == std::string::npos);
     CHECK(shaders_pack() != pack);
     const std::string rebuilt = shaders_pack();
 
@@ -180,7 +180,7 @@ TEST_SUITE("editor") {
     }
     const Cooked damaged = cook(dir, project, out, dir / "cache");
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
-    CHECK(damaged.run.output.find("unchanged since the set in") == std::string::npos);
+    CHECK(damaged.run.output.find("its shaders pack is kept") == std::string::npos);
     {
       auto set = runtime::CookedSet::open(out);
       REQUIRE_MESSAGE(set, set.error().message);
@@ -193,7 +193,7 @@ TEST_SUITE("editor") {
     std::ofstream(out / ".shaders-inputs", std::ios::trunc) << first_record;
     const Cooked restored = cook(dir, project, out, dir / "cache");
     REQUIRE_MESSAGE(restored.run.exit_code == 0, restored.run.output);
-    CHECK(restored.run.output.find("unchanged since the set in") == std::string::npos);
+    CHECK(restored.run.output.find("its shaders pack is kept") == std::string::npos);
     CHECK(shaders_pack() == pack);
     CHECK(slurp(out / pack) == pack_bytes);
 
@@ -241,8 +241,10 @@ TEST_SUITE("editor") {
     std::map<std::string, std::string> a, b;
     for (const auto& e : fs::directory_iterator(dir / "a")) a[e.path().filename().string()] = slurp(e.path());
     for (const auto& e : fs::directory_iterator(dir / "b")) b[e.path().filename().string()] = slurp(e.path());
-    CHECK(a.size() == 7);  // the manifest, three packs, the two records of the shaders pack and the lock file
+    // The manifest, three packs, the two records of the shaders pack, the textures pack's, the lock file.
+    CHECK(a.size() == 8);
     CHECK(a.count(".shaders-inputs"));
+    CHECK(a.count(".textures-inputs"));
     CHECK(a.count(".shaders-entries"));
     CHECK(a == b);
     for (const auto& [file_name, bytes] : a) {

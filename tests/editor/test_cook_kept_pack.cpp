@@ -40,7 +40,7 @@ void write_identity(const fs::path& out, const fs::path& pack, std::int64_t prov
   struct stat st {};
   REQUIRE(::stat(pack.c_str(), &st) == 0);
   std::ostringstream text;
-  text << "kiln-shaders-identity 1\n"
+  text << "kiln-pack-identity 1\n"
        << file << " " << pack_digest << " " << st.st_dev << " " << st.st_ino << " " << st.st_size << " "
        << ns(st.st_mtim) << " " << ns(st.st_ctim) << " " << proved_ns << "\n";
   spit(out / ".shaders-identity", text.str());
@@ -52,7 +52,7 @@ std::int64_t ctime_of(const fs::path& file) {
   return ns(st.st_ctim);
 }
 
-bool kept(const Cooked& c) { return c.run.output.find("unchanged since the set in") != std::string::npos; }
+bool kept(const Cooked& c) { return c.run.output.find("its shaders pack is kept") != std::string::npos; }
 
 std::string proved_by(const Cooked& c) { return c.report["totals"].value("pack_proved_by", std::string()); }
 

@@ -127,7 +127,8 @@ TEST_SUITE("editor") {
     for (const auto& e : fs::directory_iterator(out)) {
       const std::string name = e.path().filename().string();
       CHECK_MESSAGE((name == "manifest.json" || name == ".lock" || name == ".shaders-inputs" ||
-                     name == ".shaders-entries" || name == ".shaders-identity" || e.path().extension() == ".pack"),
+                     name == ".shaders-entries" || name == ".shaders-identity" || name == ".textures-inputs" ||
+                     name == ".textures-identity" || e.path().extension() == ".pack"),
                     name);
     }
   }

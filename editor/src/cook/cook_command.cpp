@@ -33,6 +33,7 @@
 #include "cook/texture_conversions.h"
 #include "cook/previous_shaders.h"
 #include "cook/unchanged_shaders.h"
+#include "cook/unchanged_textures.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/project_paths.h"
 #include "kiln/core/worker_pool.h"
@@ -371,16 +372,32 @@ int run_cook_command(const Args& args) {
   compiler->release();  // the page workers' memory back for the textures and the commit
   report.stage_ms.scripts = ms_since(stage_started);
 
-  // Textures.
+  // Textures. A set in --out made from the same sources, settings and targets keeps its textures
+  // pack: no conversion or encoding is read.
   stage_started = Clock::now();
   cook::TextureConversions conversions(cache_store.get());
   cook::TextureEncodings encodings(cache_store.get());
-  cook::CookedTextures textures = cook::cook_textures(project.root, project.textures, conversions, encodings, verify,
-                                                      project.settings.targets, pool, progress, errors);
+  const std::optional<cache::Hash128> textures_inputs =
+      cook::textures_inputs(project.root, project.textures, project.settings.targets, conversions, encodings, pool);
+  const std::optional<cook::KeptTexturesPack> kept_textures =
+      textures_inputs && !verify ? cook::unchanged_textures_pack(out, *textures_inputs) : std::nullopt;
+  cook::CookedTextures textures;
+  if (kept_textures) {
+    set.keep_pack(runtime::PackKind::kTextures, kept_textures->pack);
+    progress.line("cook: " + count_of(project.textures.size(), "texture") + " unchanged since the set in " +
+                  out.string() + ": its textures pack is kept");
+  } else {
+    textures = cook::cook_textures(project.root, project.textures, conversions, encodings, verify,
+                                   project.settings.targets, pool, progress, errors);
+  }
   report.stage_ms.textures = ms_since(stage_started);
 
   // The report of what was built.
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
+  if (kept_textures) {
+    report.textures = kept_textures->counts;
+    report.textures->pack_proved_by_identity = kept_textures->proved_by_identity;
+  }
   if (unchanged) {
     report.totals->built.unchanged = project.variants.size() * targets.size();
     report.totals->built.pack_kept = true;
@@ -427,6 +444,9 @@ int run_cook_command(const Args& args) {
   // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
   const bool warned = report.warnings && !report.warnings->empty();
   // A kept pack's record names it already.
+  if (!kept_textures)
+    if (auto recorded = cook::record_textures_inputs(out, textures_inputs, *report.textures); !recorded)
+      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
   if (!unchanged) {
     if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
       std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());

@@ -36,6 +36,8 @@ void report_cooked(const project::Project& project, const std::vector<TargetVari
                                   textures.target_files.size(),
                                   textures_discarded,
                                   textures.encoded,
+                                  0,
+                                  false,
                                   textures.formats,
                                   textures.gpu_bytes,
                                   textures.rgba8_gpu_bytes};
@@ -117,9 +119,12 @@ nlohmann::json report_json(const CookReport& r) {
                        {"target_copies", r.textures->target_copies},
                        {"cache_discarded", r.textures->cache_discarded},
                        {"encoded", r.textures->encoded},
+                       {"unchanged", r.textures->unchanged},
                        {"formats", r.textures->formats},
                        {"gpu_bytes", r.textures->gpu_bytes},
                        {"rgba8_gpu_bytes", r.textures->rgba8_gpu_bytes}};
+  if (r.textures && r.textures->unchanged)
+    out["textures"]["pack_proved_by"] = r.textures->pack_proved_by_identity ? "identity" : "digest";
   if (r.warnings) {
     out["warnings"] = nlohmann::json::array();
     for (const Warning& w : *r.warnings) out["warnings"].push_back({{"message", w.message}, {"variants", w.variants}});
@@ -181,6 +186,8 @@ std::vector<std::string> summary_lines(const CookReport& report, const std::file
   lines.push_back("cook: " + count_of(textures.files, "texture") + " (" + std::to_string(textures.converted) +
                   " converted, " + std::to_string(textures.cache_hits) + " from the cache" +
                   (textures.from_tx ? ", " + std::to_string(textures.from_tx) + " from .tx files" : std::string()) +
+                  (textures.unchanged ? ", " + std::to_string(textures.unchanged) + " unchanged: the pack is kept"
+                                      : std::string()) +
                   (textures.target_copies ? ", " + std::to_string(textures.target_copies) + " sized for other targets"
                                           : std::string()) +
                   "), " + stage_time(report.stage_ms.textures));

@@ -12,10 +12,10 @@ std::optional<runtime::Manifest> read_cooked_manifest(const std::filesystem::pat
   return std::move(*manifest);
 }
 
-std::optional<runtime::ManifestPack> cooked_shaders_pack(const std::filesystem::path& out) {
+std::optional<runtime::ManifestPack> cooked_pack(const std::filesystem::path& out, runtime::PackKind kind) {
   const auto manifest = read_cooked_manifest(out);
   if (!manifest) return std::nullopt;
-  const auto it = manifest->packs.find(runtime::PackKind::kShaders);
+  const auto it = manifest->packs.find(kind);
   if (it == manifest->packs.end()) return std::nullopt;
   return it->second;
 }

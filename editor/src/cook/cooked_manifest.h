@@ -12,7 +12,10 @@
 namespace kiln::cook {
 
 std::optional<runtime::Manifest> read_cooked_manifest(const std::filesystem::path& out);
-// The entry of the shaders pack that manifest names, if it reads and names one.
-std::optional<runtime::ManifestPack> cooked_shaders_pack(const std::filesystem::path& out);
+// The entry of the pack of `kind` that manifest names, if it reads and names one.
+std::optional<runtime::ManifestPack> cooked_pack(const std::filesystem::path& out, runtime::PackKind kind);
+inline std::optional<runtime::ManifestPack> cooked_shaders_pack(const std::filesystem::path& out) {
+  return cooked_pack(out, runtime::PackKind::kShaders);
+}
 
 }  // namespace kiln::cook

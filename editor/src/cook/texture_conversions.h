@@ -37,6 +37,9 @@ class TextureConversions {
   // one is replaced by the fresh conversion. An artist's .tx is taken as it is.
   Result<Tx> get(const std::filesystem::path& source, const textures::TextureSettings& settings, bool verify = false);
   std::size_t discarded() const { return discarded_.load(); }  // cached conversions that failed their check
+  // The cache namespace the conversions are kept under (it names their build and versions); none
+  // without a store.
+  const std::optional<cache::BlobNamespace>& cache_namespace() const { return ns_; }
 
  private:
   cache::BlobStore* store_;

@@ -34,6 +34,9 @@ class TextureEncodings {
   Result<Encoded> get(const std::string& name, std::span<const std::byte> tx,
                       const texture_codecs::ShippingChoice& choice, core::WorkerPool* pool, bool verify = false);
   std::size_t discarded() const { return discarded_.load(); }
+  // The cache namespace the encodings are kept under (it names their build and versions); none
+  // without a store.
+  const std::optional<cache::BlobNamespace>& cache_namespace() const { return ns_; }
 
  private:
   cache::BlobStore* store_;

@@ -14,15 +14,7 @@
 // takes it, and a cook whose variants warned writes none: a kept pack would not say the warnings
 // again.
 //
-// Reading the pack to prove it costs a read of every byte. A cook that proved it so, once its
-// change time is a settling margin (2 s) before the read began, also writes
-// `<out>/.shaders-identity`: the pack's file identity (device, inode, size, modification and change
-// times) with its digest. The next cook that finds the same identity trusts it without reading the
-// pack, as git trusts its index: any write to the file moves its change time past the recorded one,
-// which the margin keeps clear of the file system's timestamp granularity. An identity taken while
-// the pack was changing is never written, and one whose change time lies within the margin of its
-// proof is never trusted. A copy of the directory elsewhere, or a pack written in place, is read
-// again.
+// The kept pack is proved as kept_pack.h says (`<out>/.shaders-identity` holds its identity).
 //
 // Thread-safety: called from the cook's thread.
 

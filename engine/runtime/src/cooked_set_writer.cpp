@@ -66,11 +66,10 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 // shaders pack.
 bool cook_output_name(const std::string& name) {
   static const std::regex pattern(
-      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.shaders-(inputs|entries|identity)))");
-  // The records of what the shaders pack was made from, and of its proof, are the cook's, written
-  // after the switch.
-  return std::regex_match(name, pattern) && name != kManifestFile && name != ".shaders-inputs" &&
-         name != ".shaders-entries" && name != ".shaders-identity";
+      R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.(shaders|textures)-(inputs|entries|identity)))");
+  // The records of what the packs were made from, and of their proofs, are the cook's, written
+  // after the switch: only their temp files are stale.
+  return std::regex_match(name, pattern) && name != kManifestFile && (name[0] != '.' || name.rfind(".tmp.", 0) == 0);
 }
 
 // Whether `file` holds exactly what `writer` streams, with the SHA-256 of those bytes.

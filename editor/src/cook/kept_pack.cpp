@@ -1,0 +1,101 @@
+#include "cook/kept_pack.h"
+
+#include <sys/stat.h>
+
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+namespace {
+
+// A change time this long before a proof began is clear of any file system's timestamp
+// granularity (a coarse kernel clock, or whole seconds): a write after the proof cannot leave it.
+constexpr std::int64_t kSettleNs = 2'000'000'000;
+
+// What stat says of the file itself; equal identities say it was not written in between.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+std::optional<FileIdentity> identity_of(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  const auto ns = [](const timespec& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+  return FileIdentity{std::uint64_t(st.st_dev), std::uint64_t(st.st_ino), std::uint64_t(st.st_size), ns(st.st_mtim),
+                      ns(st.st_ctim)};
+}
+
+std::int64_t now_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_REALTIME, &t);
+  return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+constexpr const char* kIdentityHeader = "kiln-pack-identity 1";
+
+// Whether the record proves the pack `file`, hashing to `pack_digest` when proved, by the identity
+// it has now.
+bool proved_by_identity(const fs::path& record, const std::string& file, const std::string& pack_digest,
+                        const FileIdentity& now) {
+  auto text = read_input_file(record, 4096, "pack identity");
+  if (!text) return false;
+  std::istringstream lines{std::string(*text)};
+  std::string header, named, digest;
+  FileIdentity recorded;
+  std::int64_t proved_ns = 0;
+  if (!std::getline(lines, header) || header != kIdentityHeader) return false;
+  if (!(lines >> named >> digest >> recorded.device >> recorded.inode >> recorded.size >> recorded.mtime_ns >>
+        recorded.ctime_ns >> proved_ns))
+    return false;
+  return named == file && digest == pack_digest && recorded == now && recorded.ctime_ns + kSettleNs <= proved_ns;
+}
+
+// Best effort: without the record the next cook reads the pack again.
+void record_identity(const fs::path& record, const std::string& file, const std::string& pack_digest,
+                     const FileIdentity& id, std::int64_t proved_ns) {
+  const std::string text = std::string(kIdentityHeader) + "\n" + file + " " + pack_digest + " " +
+                           std::to_string(id.device) + " " + std::to_string(id.inode) + " " + std::to_string(id.size) +
+                           " " + std::to_string(id.mtime_ns) + " " + std::to_string(id.ctime_ns) + " " +
+                           std::to_string(proved_ns) + "\n";
+  (void)write_file_atomically(record, std::as_bytes(std::span(text)), 0644, Durability::kRenamedOnly);
+}
+
+}  // namespace
+
+std::optional<cache::Hash128> pack_digest_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  cache::Xxh3Stream digest;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (in) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    digest.update(std::as_bytes(std::span(chunk.data(), std::size_t(in.gcount()))));
+  }
+  if (!in.eof()) return std::nullopt;
+  return digest.digest128();
+}
+
+PackProof prove_kept_pack(const fs::path& out, const std::string& file, std::uint64_t bytes,
+                          const std::string& pack_digest, const std::string& identity_record) {
+  const fs::path pack = out / file, record = out / identity_record;
+  const auto before = identity_of(pack);
+  if (!before || before->size != bytes) return PackProof::kNone;
+  if (proved_by_identity(record, file, pack_digest, *before)) return PackProof::kIdentity;
+  const std::int64_t started_ns = now_ns();
+  const auto on_disk = pack_digest_of(pack);
+  if (!on_disk || on_disk->hex() != pack_digest) return PackProof::kNone;
+  // The identity from before the read stands for the bytes read: a write since has changed it.
+  // One whose change time is within the margin of the read would never be trusted: not written.
+  if (before->ctime_ns + kSettleNs <= started_ns) record_identity(record, file, pack_digest, *before, started_ns);
+  return PackProof::kRead;
+}
+
+}  // namespace kiln::cook

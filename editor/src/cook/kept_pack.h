@@ -1,0 +1,36 @@
+#pragma once
+// The proof that a pack a cook keeps from the set in its output directory is, byte for byte, the
+// one a cook wrote: its XXH3-128 against what the recording cook read or wrote.
+//
+// Reading a pack to prove it costs a read of every byte. A cook that proved a pack so, once its
+// change time lies a settling margin (2 s) before the read began, also records the pack's file
+// identity (device, inode, size, modification and change times) with its digest, in
+// `<out>/.<kind>-identity`. The next cook that finds the same identity trusts it without reading
+// the pack, as git trusts its index: any write to the file moves its change time past the recorded
+// one, which the margin keeps clear of the file system's timestamp granularity. An identity whose
+// change time lies within the margin of its proof is never trusted. A copy of the directory
+// elsewhere, or a pack written in place, is read again.
+//
+// Thread-safety: called from the cook's thread.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "kiln/cache/hash.h"
+
+namespace kiln::cook {
+
+// The XXH3-128 of the file, read in pieces (never held whole); nullopt when it cannot be read.
+std::optional<cache::Hash128> pack_digest_of(const std::filesystem::path& file);
+
+enum class PackProof { kNone, kRead, kIdentity };
+
+// Whether `<out>/<file>`, of `bytes` bytes, hashes to `pack_digest` (hex): by the identity in
+// `<out>/<identity_record>` when it still holds, else by reading the pack (then recording its
+// identity, once settled). kNone: it is not that pack.
+PackProof prove_kept_pack(const std::filesystem::path& out, const std::string& file, std::uint64_t bytes,
+                          const std::string& pack_digest, const std::string& identity_record);
+
+}  // namespace kiln::cook

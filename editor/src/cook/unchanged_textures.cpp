@@ -1,0 +1,134 @@
+#include "cook/unchanged_textures.h"
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cook/cooked_manifest.h"
+#include "cook/kept_pack.h"
+#include "kiln/core/atomic_output.h"
+#include "kiln/core/input_limits.h"
+#include "kiln/runtime/pack.h"
+#include "kiln/textures/texture_path.h"
+
+namespace kiln::cook {
+namespace fs = std::filesystem;
+namespace {
+
+// The first line of the record: what it is and the build that made its pack.
+std::string record_header() { return std::string("kiln-textures-inputs 1 ") + KILN_TEXTURES_PACK_BUILD_ID; }
+
+// What a texture is made from: the settings it is converted and encoded with, and the bytes of the
+// file it is made from (the artist's .tx beside the source, when there is one: the rule
+// TextureConversions follows).
+std::optional<std::string> texture_input(const fs::path& root, const project::TextureInput& t) {
+  const auto resolved = textures::resolve_texture_path(root / t.file);
+  auto bytes = read_input_bytes(resolved.file, limits::kDecodedImageBytes, "texture");
+  if (!bytes) return std::nullopt;
+  cache::Xxh3Stream content;
+  content.update(std::span(bytes->data(), bytes->size()));
+  std::string line = "texture:" + t.file + " settings:" + textures::describe_settings(t.settings);
+  if (t.settings.gpu_format.bc) line += " bc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.bc));
+  if (t.settings.gpu_format.astc)
+    line += " astc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.astc));
+  line += std::string(resolved.tiled ? " tx:" + resolved.file.lexically_relative(root).generic_string() : " source") +
+          "=" + content.digest128().hex() + "\n";
+  return line;
+}
+
+nlohmann::json counts_json(const TextureCounts& c) {
+  return {{"from_tx", c.from_tx},
+          {"target_copies", c.target_copies},
+          {"formats", c.formats},
+          {"gpu_bytes", c.gpu_bytes},
+          {"rgba8_gpu_bytes", c.rgba8_gpu_bytes}};
+}
+
+std::optional<TextureCounts> counts_of(const std::string& text, std::size_t files) {
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object()) return std::nullopt;
+  try {
+    TextureCounts c;
+    c.files = c.unchanged = files;
+    c.from_tx = json.at("from_tx").get<std::size_t>();
+    c.target_copies = json.at("target_copies").get<std::size_t>();
+    c.formats = json.at("formats").get<std::map<std::string, std::size_t>>();
+    c.gpu_bytes = json.at("gpu_bytes").get<std::uint64_t>();
+    c.rgba8_gpu_bytes = json.at("rgba8_gpu_bytes").get<std::uint64_t>();
+    return c;
+  } catch (const nlohmann::json::exception&) {  // a record another build wrote: none
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<cache::Hash128> textures_inputs(const fs::path& root, std::span<const project::TextureInput> sources,
+                                              const std::vector<runtime::ShaderTarget>& targets,
+                                              const TextureConversions& conversions, const TextureEncodings& encodings,
+                                              core::WorkerPool& pool) {
+  if (!conversions.cache_namespace() || !encodings.cache_namespace()) return std::nullopt;
+  std::vector<std::optional<std::string>> lines(sources.size());
+  pool.parallel_for(sources.size(), [&](std::size_t i) { lines[i] = texture_input(root, sources[i]); });
+  cache::Xxh3Stream digest;
+  digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
+  digest.update("conversions:").update(conversions.cache_namespace()->id).update("\n");
+  digest.update("encodings:").update(encodings.cache_namespace()->id).update("\n");
+  for (const auto& t : targets)
+    digest.update("target:")
+        .update(t.id())
+        .update(" max_size:")
+        .update(std::to_string(t.max_size))
+        .update(" ships:")
+        .update(std::to_string(int(t.textures)))
+        .update(" quality:")
+        .update(std::to_string(int(t.texture_quality)))
+        .update("\n");
+  for (const auto& line : lines) {
+    if (!line) return std::nullopt;
+    digest.update(*line);
+  }
+  return digest.digest128();
+}
+
+std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, const cache::Hash128& inputs) {
+  auto text = read_input_file(out / kTexturesInputsFile, 1 << 20, "textures inputs");
+  if (!text) return std::nullopt;
+  std::istringstream lines{std::string(*text)};
+  std::string header, pack_line, counts_line, file, digest, pack_digest;
+  std::size_t files = 0;
+  if (!std::getline(lines, header) || header != record_header()) return std::nullopt;
+  if (!std::getline(lines, pack_line) || !std::getline(lines, counts_line)) return std::nullopt;
+  if (!(std::istringstream(pack_line) >> file >> digest >> pack_digest >> files) || digest != inputs.hex())
+    return std::nullopt;
+  const auto named = cooked_pack(out, runtime::PackKind::kTextures);
+  if (!named || named->file != file) return std::nullopt;
+  auto counts = counts_of(counts_line, files);
+  if (!counts) return std::nullopt;
+  switch (prove_kept_pack(out, named->file, named->bytes, pack_digest, kTexturesIdentityFile)) {
+    case PackProof::kNone: return std::nullopt;
+    case PackProof::kRead: return KeptTexturesPack{*named, false, *counts};
+    case PackProof::kIdentity: return KeptTexturesPack{*named, true, *counts};
+  }
+  return std::nullopt;
+}
+
+Status record_textures_inputs(const fs::path& out, const std::optional<cache::Hash128>& inputs,
+                              const TextureCounts& counts) {
+  std::error_code ec;
+  if (!inputs) {
+    fs::remove(out / kTexturesInputsFile, ec);
+    if (ec) return make_error((out / kTexturesInputsFile).string() + ": cannot remove: " + ec.message());
+    return {};
+  }
+  const auto named = cooked_pack(out, runtime::PackKind::kTextures);
+  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no textures pack to record the inputs of");
+  const auto written = pack_digest_of(out / named->file);
+  if (!written) return make_error((out / named->file).string() + ": cannot read the pack just written");
+  const std::string text = record_header() + "\n" + named->file + " " + inputs->hex() + " " + written->hex() + " " +
+                           std::to_string(counts.files) + "\n" + counts_json(counts).dump() + "\n";
+  return write_file_atomically(out / kTexturesInputsFile, std::as_bytes(std::span(text)), 0644,
+                               Durability::kRenamedOnly);
+}
+
+}  // namespace kiln::cook

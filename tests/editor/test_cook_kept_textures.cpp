@@ -1,0 +1,110 @@
+// A warm cook keeps the textures pack of the set it replaces when every texture's bytes, settings
+// and targets are what that pack was made from: no conversion or encoding is read.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cook_run.h"
+#include "kiln/runtime/cooked_set.h"
+#include "temp_dir.h"
+#include "test_files.h"
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+
+using test::cook;
+using test::Cooked;
+using test::slurp;
+
+bool kept(const Cooked& c) { return c.run.output.find("textures unchanged since the set in") != std::string::npos; }
+
+void check_set(const fs::path& out) {
+  auto set = runtime::CookedSet::open(out);
+  REQUIRE_MESSAGE(set, set.error().message);
+  auto checked = (*set)->check();
+  CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
+}
+
+// The texture `file` as the set in `out` ships it.
+std::string packed(const fs::path& out, const std::string& file) {
+  auto set = runtime::CookedSet::open(out);
+  REQUIRE_MESSAGE(set, set.error().message);
+  auto bytes = (*set)->texture(file);
+  REQUIRE_MESSAGE(bytes, bytes.error().message);
+  return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
+}  // namespace
+
+TEST_SUITE("editor") {
+  TEST_CASE("a cook whose textures did not change keeps the set's textures pack - reading no conversion") {
+    test::TempDir dir("cook");
+    const fs::path project = test::copy_assets(dir), out = dir / "out", cache = dir / "cache";
+    const Cooked cold = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(cold.run.exit_code == 0, cold.run.output);
+    CHECK(cold.report["textures"]["unchanged"] == 0);
+    const fs::path pack = test::pack_file(out, "textures");
+    const std::string pack_bytes = slurp(pack);
+
+    // No conversion is read: with the textures cache gone, nothing converts either. The report
+    // says of the textures what the cook that made the pack said.
+    fs::remove_all(cache / "textures");
+    const Cooked warm = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(warm.run.exit_code == 0, warm.run.output);
+    CHECK(kept(warm));
+    const auto& textures = warm.report["textures"];
+    CHECK(textures["unchanged"] == textures["files"]);
+    CHECK(textures["converted"] == 0);
+    CHECK(textures["cache_hits"] == 0);
+    for (const char* field : {"files", "formats", "gpu_bytes", "rgba8_gpu_bytes", "from_tx", "target_copies"})
+      CHECK_MESSAGE(textures[field] == cold.report["textures"][field], field);
+    CHECK(warm.run.output.find("6 unchanged: the pack is kept") != std::string::npos);
+    CHECK(test::pack_file(out, "textures") == pack);
+    CHECK(slurp(pack) == pack_bytes);
+    check_set(out);
+
+    // A source's bytes are an input: that texture ships as it is now.
+    const std::string brick = packed(out, "textures/brick.png");
+    fs::copy_file(project / "textures/sky.png", project / "textures/brick.png", fs::copy_options::overwrite_existing);
+    const Cooked edited = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(edited.run.exit_code == 0, edited.run.output);
+    CHECK_FALSE(kept(edited));
+    CHECK(edited.report["textures"]["unchanged"] == 0);
+    CHECK(packed(out, "textures/brick.png") != brick);
+    check_set(out);
+    REQUIRE(kept(cook(dir, project, out, cache)));
+
+    // So are its settings: a sidecar that asks for another colour space converts it again.
+    std::ofstream(project / "textures/sky.png.json") << R"({"color_space": "linear"})";
+    const Cooked linear = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(linear.run.exit_code == 0, linear.run.output);
+    CHECK_FALSE(kept(linear));
+    REQUIRE(kept(cook(dir, project, out, cache)));
+
+    // The kept pack must be whole: a damaged byte builds it again.
+    {
+      const fs::path now = test::pack_file(out, "textures");
+      const auto middle = std::streamoff(fs::file_size(now) / 2);
+      std::fstream f(now, std::ios::in | std::ios::out | std::ios::binary);
+      char c = 0;
+      f.seekg(middle);
+      f.get(c);
+      f.seekp(middle);
+      f.put(char(c ^ 0x5a));
+    }
+    const Cooked damaged = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
+    CHECK_FALSE(kept(damaged));
+    check_set(out);
+
+    // --verify converts again whatever the record says.
+    const Cooked verified = cook(dir, project, out, cache, {"--verify"});
+    REQUIRE_MESSAGE(verified.run.exit_code == 0, verified.run.output);
+    CHECK(verified.report["textures"]["unchanged"] == 0);
+    CHECK_FALSE(kept(verified));
+  }
+}
