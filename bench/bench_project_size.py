@@ -56,8 +56,8 @@ def main():
     parser.add_argument("--textures", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--settle", type=float, default=2.5,
-                        help="seconds between the cold cook and the warm ones (a pack proves by identity 2 s after)")
+    parser.add_argument("--settle", type=float, default=3.5,
+                        help="seconds between the cold cook and the warm ones (a pack proves by identity 3 s after)")
     parser.add_argument("--kiln", default=str(HERE.parent / "build/release/editor/kiln"))
     parser.add_argument("--json", action="store_true", help="one JSON object per size instead of the table")
     args = parser.parse_args()

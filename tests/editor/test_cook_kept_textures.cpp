@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_entries.h"
+#include "child_process.h"
 #include "cook_run.h"
 #include "kiln/runtime/cooked_set.h"
 #include "temp_dir.h"
@@ -66,6 +68,7 @@ TEST_SUITE("editor") {
     CHECK(test::pack_file(out, "textures") == pack);
     CHECK(slurp(pack) == pack_bytes);
     check_set(out);
+    CHECK(test::cache_entries(cache, "textures").empty());  // nothing converted, nothing stored
 
     // A source's bytes are an input: that texture ships as it is now.
     const std::string brick = packed(out, "textures/brick.png");
@@ -83,6 +86,27 @@ TEST_SUITE("editor") {
     const Cooked linear = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(linear.run.exit_code == 0, linear.run.output);
     CHECK_FALSE(kept(linear));
+    REQUIRE(kept(cook(dir, project, out, cache)));
+
+    // An artist's .tx beside a source is what that texture is made from.
+    auto made = test::run_process(
+        {"/usr/bin/maketx", (project / "textures/brick.png").string(), "-o", (project / "textures/brick.tx").string()});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+    const Cooked artist = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(artist.run.exit_code == 0, artist.run.output);
+    CHECK_FALSE(kept(artist));
+    CHECK(artist.report["textures"]["from_tx"] == 1);
+    const Cooked artist_kept = cook(dir, project, out, cache);
+    CHECK(kept(artist_kept));
+    CHECK(artist_kept.report["textures"]["from_tx"] == 1);  // said as the cook that packed it said
+
+    // And how the targets ship: block-compressed, every texture is encoded again.
+    std::ofstream(project / "kiln.json")
+        << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", "textures": "bc"}]}})";
+    const Cooked bc = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(bc.run.exit_code == 0, bc.run.output);
+    CHECK_FALSE(kept(bc));
+    CHECK_FALSE(bc.report["textures"]["formats"].contains("rgba8"));
     REQUIRE(kept(cook(dir, project, out, cache)));
 
     // The kept pack must be whole: a damaged byte builds it again.

@@ -396,6 +396,7 @@ int run_cook_command(const Args& args) {
   cook::report_cooked(project, targets, scripts, textures, conversions.discarded() + encodings.discarded(), report);
   if (kept_textures) {
     report.textures = kept_textures->counts;
+    report.textures->pack_kept = true;
     report.textures->pack_proved_by_identity = kept_textures->proved_by_identity;
   }
   if (unchanged) {
@@ -434,24 +435,34 @@ int run_cook_command(const Args& args) {
       return runtime::ManifestSignature{sign_key->public_key().id(), *signature};
     };
   stage_started = Clock::now();
-  if (auto written = set.commit(out, signer); !written) {
-    errors.add(written.error().message);
+  runtime::Manifest written;
+  if (auto committed = set.commit(out, signer, &written); !committed) {
+    errors.add(committed.error().message);
     return fail();
   }
 
-  // What the shaders pack was made from, for the next cook into --out; without it that cook builds
-  // the pack again, so a failure here costs time, never correctness.
-  // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
-  const bool warned = report.warnings && !report.warnings->empty();
-  // A kept pack's record names it already.
+  // What the packs were made from, for the next cook into --out; without it that cook builds them
+  // again, so a failure here costs time, never correctness. The records name the packs this
+  // commit wrote. A kept pack's record names it already.
+  const auto say = [](const Status& recorded) {
+    if (!recorded) std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+  };
+  const auto written_pack = [&](runtime::PackKind kind) {
+    auto it = written.packs.find(kind);
+    return it == written.packs.end() ? runtime::ManifestPack{} : it->second;  // none: no file, a record of nothing
+  };
   if (!kept_textures)
-    if (auto recorded = cook::record_textures_inputs(out, textures_inputs, *report.textures); !recorded)
-      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+    say(cook::record_textures_inputs(
+        out, written_pack(runtime::PackKind::kTextures),
+        cook::cooked_textures_inputs(project.root, project.textures, project.settings.targets, conversions, encodings,
+                                     textures),
+        *report.textures));
   if (!unchanged) {
-    if (auto recorded = cook::record_shaders_inputs(out, warned ? std::nullopt : inputs); !recorded)
-      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
-    if (auto recorded = cook::record_shaders_entries(out, targets); !recorded)
-      std::fprintf(stderr, "cook: %s\n", recorded.error().message.c_str());
+    // A pack whose variants warned is never kept, so that every cook of it says the warnings again.
+    const bool warned = report.warnings && !report.warnings->empty();
+    const runtime::ManifestPack shaders_pack = written_pack(runtime::PackKind::kShaders);
+    say(cook::record_shaders_inputs(out, shaders_pack, warned ? std::nullopt : inputs));
+    say(cook::record_shaders_entries(out, shaders_pack, targets));
   }
   report.stage_ms.commit = ms_since(stage_started);
   if (sign_key) report.signed_by = sign_key->public_key().id();

@@ -38,6 +38,7 @@ void report_cooked(const project::Project& project, const std::vector<TargetVari
                                   textures.encoded,
                                   0,
                                   false,
+                                  false,
                                   textures.formats,
                                   textures.gpu_bytes,
                                   textures.rgba8_gpu_bytes};
@@ -123,7 +124,7 @@ nlohmann::json report_json(const CookReport& r) {
                        {"formats", r.textures->formats},
                        {"gpu_bytes", r.textures->gpu_bytes},
                        {"rgba8_gpu_bytes", r.textures->rgba8_gpu_bytes}};
-  if (r.textures && r.textures->unchanged)
+  if (r.textures && r.textures->pack_kept)
     out["textures"]["pack_proved_by"] = r.textures->pack_proved_by_identity ? "identity" : "digest";
   if (r.warnings) {
     out["warnings"] = nlohmann::json::array();

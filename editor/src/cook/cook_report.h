@@ -42,8 +42,9 @@ struct ScriptCounts {
 };
 struct TextureCounts {
   std::size_t files = 0, converted = 0, cache_hits = 0, from_tx = 0, target_copies = 0, cache_discarded = 0;
-  std::size_t encoded = 0;                     // GPU encodings made now
-  std::size_t unchanged = 0;                   // not built: the textures pack was kept (unchanged_textures.h)
+  std::size_t encoded = 0;    // GPU encodings made now
+  std::size_t unchanged = 0;  // not built: the textures pack was kept (unchanged_textures.h)
+  bool pack_kept = false;
   bool pack_proved_by_identity = false;        // kept: by its file identity, not by reading it
   std::map<std::string, std::size_t> formats;  // the default target's textures per format
   std::uint64_t gpu_bytes = 0, rgba8_gpu_bytes = 0;

@@ -67,6 +67,18 @@ CookedTextures cook_textures(const std::filesystem::path& root, std::span<const 
   if (total > 0) progress.done("textures", failed);
 
   CookedTextures out;
+  out.made_from.assign(count, std::nullopt);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::optional<TextureMadeFrom> same;
+    for (std::size_t c = 0; c < caps.size(); ++c) {
+      const auto& tx = converted[c * count + i];
+      const std::optional<TextureMadeFrom> read =
+          tx ? std::optional<TextureMadeFrom>(TextureMadeFrom{tx->artist_tx, tx->made_from}) : std::nullopt;
+      if (c == 0) same = read;
+      if (read != same) same.reset();
+    }
+    out.made_from[i] = same;
+  }
   for (const auto& r : converted) {  // in the project's order: a deterministic pack and report
     if (!r) {
       errors.add(r.error().message);

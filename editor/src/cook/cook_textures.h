@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,7 +32,18 @@ struct TargetTexture {
   std::vector<std::byte> tx;  // a .tx or a compressed record
 };
 
+// What a texture was made from: the file read (the source, or the artist's .tx beside it) and the
+// XXH3-128 of its bytes.
+struct TextureMadeFrom {
+  std::filesystem::path artist_tx;  // empty: the source
+  cache::Hash128 digest;
+  bool operator==(const TextureMadeFrom&) const = default;
+};
+
 struct CookedTextures {
+  // Per source, in order: what it was made from; nullopt when it failed, or when its conversions
+  // for several size caps read different bytes (it changed meanwhile).
+  std::vector<std::optional<TextureMadeFrom>> made_from;
   std::vector<std::pair<std::string, std::vector<std::byte>>> files;  // project-relative source -> what ships
   std::vector<TargetTexture> target_files;                            // the other targets' own copies
   std::size_t converted = 0, from_tx = 0;                             // conversions made now; served by an artist's .tx

@@ -15,8 +15,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // A change time this long before a proof began is clear of any file system's timestamp
-// granularity (a coarse kernel clock, or whole seconds): a write after the proof cannot leave it.
-constexpr std::int64_t kSettleNs = 2'000'000'000;
+// granularity (two seconds on FAT) and of the coarse clock the kernel stamps files with: a write
+// after the proof cannot leave it as it was.
+constexpr std::int64_t kSettleNs = 3'000'000'000;
 
 // What stat says of the file itself; equal identities say it was not written in between.
 struct FileIdentity {

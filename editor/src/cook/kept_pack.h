@@ -3,7 +3,7 @@
 // one a cook wrote: its XXH3-128 against what the recording cook read or wrote.
 //
 // Reading a pack to prove it costs a read of every byte. A cook that proved a pack so, once its
-// change time lies a settling margin (2 s) before the read began, also records the pack's file
+// change time lies a settling margin (3 s) before the read began, also records the pack's file
 // identity (device, inode, size, modification and change times) with its digest, in
 // `<out>/.<kind>-identity`. The next cook that finds the same identity trusts it without reading
 // the pack, as git trusts its index: any write to the file moves its change time past the recorded

@@ -69,13 +69,12 @@ std::optional<std::vector<std::byte>> PreviousShaders::find(const std::string& t
   return std::move(**payload);
 }
 
-Status record_shaders_entries(const fs::path& out, const std::vector<TargetVariants>& targets) {
+Status record_shaders_entries(const fs::path& out, const runtime::ManifestPack& written_pack,
+                              const std::vector<TargetVariants>& targets) {
   const fs::path path = out / kShadersEntriesFile;
-  const auto named = cooked_shaders_pack(out);
-  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the entries of");
-  auto pack = runtime::PackFile::open(out / named->file, runtime::PackKind::kShaders);
+  auto pack = runtime::PackFile::open(out / written_pack.file, runtime::PackKind::kShaders);
   if (!pack) return pack.error();
-  std::string text = record_header() + "\n" + pack_line(named->file, **pack) + "\n";
+  std::string text = record_header() + "\n" + pack_line(written_pack.file, **pack) + "\n";
   for (const auto& target : targets)
     for (std::size_t i = 0; i < target.results.size(); ++i) {
       const VariantResult& r = target.results[i];

@@ -24,6 +24,7 @@
 #include "cook/cook_variants.h"
 #include "kiln/cache/blob_store.h"
 #include "kiln/core/result.h"
+#include "kiln/runtime/manifest.h"
 #include "kiln/runtime/pack_contents.h"
 #include "kiln/runtime/pack_file.h"
 
@@ -48,8 +49,10 @@ class PreviousShaders {
   std::unordered_map<std::string, std::string> keys_;  // variant id -> content key (hex)
 };
 
-// Records what the shaders pack just written to `out` holds, by content key (each target's
-// `content_keys`, in the order of its results); a variant that failed or warned is left out.
-Status record_shaders_entries(const std::filesystem::path& out, const std::vector<TargetVariants>& targets);
+// Records what the shaders pack just written to `out` (`written_pack`, as the commit's manifest
+// named it) holds, by content key (each target's `content_keys`, in the order of its results); a
+// variant that failed or warned is left out.
+Status record_shaders_entries(const std::filesystem::path& out, const runtime::ManifestPack& written_pack,
+                              const std::vector<TargetVariants>& targets);
 
 }  // namespace kiln::cook

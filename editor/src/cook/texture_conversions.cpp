@@ -51,7 +51,8 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source,
   if (const auto resolved = textures::resolve_texture_path(source); resolved.tiled) {
     auto bytes = read_bytes(resolved.file);
     if (!bytes) return bytes.error();
-    Tx tx{std::move(*bytes), false, resolved.file};
+    Tx tx{std::move(*bytes), false, resolved.file, cache::Hash128{}};
+    tx.made_from = cache::Xxh3Stream().update(std::span<const std::byte>(tx.bytes)).digest128();
     if (auto ok = check_tx(resolved.file.string(), tx.bytes); !ok)
       return make_error(ok.error().message + " (the .tx beside " + source.filename().string() +
                         ": fix or delete it, or touch the source to convert that instead)");
@@ -63,13 +64,14 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source,
   content.update("settings:").update(textures::describe_settings(settings)).update("\nsource:");
   content.update(std::string_view(reinterpret_cast<const char*>(source_bytes->data()), source_bytes->size()));
   const cache::BlobKey key{content.digest128()};
+  const cache::Hash128 made_from = cache::Xxh3Stream().update(std::span<const std::byte>(*source_bytes)).digest128();
   std::optional<std::vector<std::byte>> cached;
   if (ns_) {
     bool corrupt = false;
     cached = store_->get(*ns_, key, &corrupt);
     discarded_ += corrupt;
   }
-  if (cached && !verify) return Tx{std::move(*cached), false};
+  if (cached && !verify) return Tx{std::move(*cached), false, {}, made_from};
 
   static std::atomic<std::uint64_t> made{0};
   Result<fs::path> temp =
@@ -82,13 +84,13 @@ Result<TextureConversions::Tx> TextureConversions::get(const fs::path& source,
     return make_error(source.string() + ": cannot convert to .tx: " + without_name(bytes.error().message, source));
   if (auto ok = check_tx(source.string() + " (converted)", *bytes); !ok)
     return make_error(source.string() + ": the conversion does not read back: " + ok.error().message);
-  if (cached && *cached == *bytes) return Tx{std::move(*cached), false};
+  if (cached && *cached == *bytes) return Tx{std::move(*cached), false, {}, made_from};
   // A fresh conversion, or one that replaces a cached conversion which differs from it.
   if (ns_) store_->put(*ns_, key, *bytes);
   if (cached)
     return make_error("cook: --verify: " + source.string() +
                       ": the cached conversion differs from a fresh one (replaced)");
-  return Tx{std::move(*bytes), true};
+  return Tx{std::move(*bytes), true, {}, made_from};
 }
 
 }  // namespace kiln::cook

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kiln/cache/blob_store.h"
+#include "kiln/cache/hash.h"
 #include "kiln/core/result.h"
 #include "kiln/textures/texture_settings.h"
 
@@ -31,6 +32,7 @@ class TextureConversions {
     std::vector<std::byte> bytes;
     bool converted = false;           // false: a cached conversion or the artist's .tx served it
     std::filesystem::path artist_tx;  // the .tx beside the source that served it, if any
+    cache::Hash128 made_from;         // the XXH3-128 of the file read (the source, or the artist's .tx)
   };
   // The .tx of `source` converted with `settings` (part of the key); errors name the source (or its
   // .tx). `verify`: a cached conversion is also made again and must be byte-identical; a differing

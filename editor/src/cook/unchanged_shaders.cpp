@@ -73,16 +73,15 @@ std::optional<KeptShadersPack> unchanged_shaders_pack(const fs::path& out, const
   return std::nullopt;
 }
 
-Status record_shaders_inputs(const fs::path& out, const std::optional<cache::Hash128>& inputs) {
+Status record_shaders_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,
+                             const std::optional<cache::Hash128>& inputs) {
   std::error_code ec;
   if (!inputs) {
     fs::remove(out / kShadersInputsFile, ec);
     if (ec) return make_error((out / kShadersInputsFile).string() + ": cannot remove: " + ec.message());
     return {};
   }
-  const auto named = cooked_shaders_pack(out);
-  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no shaders pack to record the inputs of");
-  const std::string& file = named->file;
+  const std::string& file = written_pack.file;
   const auto written = pack_digest_of(out / file);
   if (!written) return make_error((out / file).string() + ": cannot read the pack just written");
   const std::string text = record_header() + "\n" + file + " " + inputs->hex() + " " + written->hex() + "\n";

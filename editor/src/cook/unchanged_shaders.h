@@ -53,8 +53,11 @@ struct KeptShadersPack {
 };
 std::optional<KeptShadersPack> unchanged_shaders_pack(const std::filesystem::path& out, const cache::Hash128& inputs);
 
-// Records that the set just written to `out` has its shaders pack made from `inputs` (reading the
-// pack once to hash it); nullopt removes any record, so that the next cook builds the pack.
-Status record_shaders_inputs(const std::filesystem::path& out, const std::optional<cache::Hash128>& inputs);
+// Records that the set just written to `out`, whose manifest named `written_pack` as its shaders
+// pack, has it made from `inputs` (reading the pack once to hash it); nullopt removes any record,
+// so that the next cook builds the pack. A record of a pack the manifest no longer names (another
+// cook committed since) never counts.
+Status record_shaders_inputs(const std::filesystem::path& out, const runtime::ManifestPack& written_pack,
+                             const std::optional<cache::Hash128>& inputs);
 
 }  // namespace kiln::cook

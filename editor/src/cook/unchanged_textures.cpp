@@ -18,22 +18,49 @@ namespace {
 // The first line of the record: what it is and the build that made its pack.
 std::string record_header() { return std::string("kiln-textures-inputs 1 ") + KILN_TEXTURES_PACK_BUILD_ID; }
 
-// What a texture is made from: the settings it is converted and encoded with, and the bytes of the
-// file it is made from (the artist's .tx beside the source, when there is one: the rule
-// TextureConversions follows).
-std::optional<std::string> texture_input(const fs::path& root, const project::TextureInput& t) {
+// What `t` would be made from now: the artist's .tx beside the source when there is one (the rule
+// TextureConversions follows), else the source; nullopt when it does not read.
+std::optional<TextureMadeFrom> made_from_now(const fs::path& root, const project::TextureInput& t) {
   const auto resolved = textures::resolve_texture_path(root / t.file);
   auto bytes = read_input_bytes(resolved.file, limits::kDecodedImageBytes, "texture");
   if (!bytes) return std::nullopt;
-  cache::Xxh3Stream content;
-  content.update(std::span(bytes->data(), bytes->size()));
-  std::string line = "texture:" + t.file + " settings:" + textures::describe_settings(t.settings);
-  if (t.settings.gpu_format.bc) line += " bc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.bc));
-  if (t.settings.gpu_format.astc)
-    line += " astc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.astc));
-  line += std::string(resolved.tiled ? " tx:" + resolved.file.lexically_relative(root).generic_string() : " source") +
-          "=" + content.digest128().hex() + "\n";
-  return line;
+  return TextureMadeFrom{resolved.tiled ? resolved.file : fs::path(),
+                         cache::Xxh3Stream().update(std::span(bytes->data(), bytes->size())).digest128()};
+}
+
+// The digest over what each of `sources` is made from (nullopt for one: none) and how it ships.
+std::optional<cache::Hash128> inputs_digest(const fs::path& root, std::span<const project::TextureInput> sources,
+                                            const std::vector<runtime::ShaderTarget>& targets,
+                                            const TextureConversions& conversions, const TextureEncodings& encodings,
+                                            std::span<const std::optional<TextureMadeFrom>> made_from) {
+  if (!conversions.cache_namespace() || !encodings.cache_namespace()) return std::nullopt;
+  cache::Xxh3Stream digest;
+  digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
+  digest.update("conversions:").update(conversions.cache_namespace()->id).update("\n");
+  digest.update("encodings:").update(encodings.cache_namespace()->id).update("\n");
+  for (const auto& t : targets)
+    digest.update("target:")
+        .update(t.id())
+        .update(" max_size:")
+        .update(std::to_string(t.max_size))
+        .update(" ships:")
+        .update(std::to_string(int(t.textures)))
+        .update(" quality:")
+        .update(std::to_string(int(t.texture_quality)))
+        .update("\n");
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (!made_from[i]) return std::nullopt;
+    const project::TextureInput& t = sources[i];
+    std::string line = "texture:" + t.file + " settings:" + textures::describe_settings(t.settings);
+    if (t.settings.gpu_format.bc) line += " bc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.bc));
+    if (t.settings.gpu_format.astc)
+      line += " astc:" + std::string(textures::gpu_format_name(*t.settings.gpu_format.astc));
+    const fs::path& tx = made_from[i]->artist_tx;
+    line += (tx.empty() ? std::string(" source") : " tx:" + tx.lexically_relative(root).generic_string()) + "=" +
+            made_from[i]->digest.hex() + "\n";
+    digest.update(line);
+  }
+  return digest.digest128();
 }
 
 nlohmann::json counts_json(const TextureCounts& c) {
@@ -68,27 +95,18 @@ std::optional<cache::Hash128> textures_inputs(const fs::path& root, std::span<co
                                               const TextureConversions& conversions, const TextureEncodings& encodings,
                                               core::WorkerPool& pool) {
   if (!conversions.cache_namespace() || !encodings.cache_namespace()) return std::nullopt;
-  std::vector<std::optional<std::string>> lines(sources.size());
-  pool.parallel_for(sources.size(), [&](std::size_t i) { lines[i] = texture_input(root, sources[i]); });
-  cache::Xxh3Stream digest;
-  digest.update(record_header()).update("\n").update(std::to_string(runtime::kPackVersion)).update("\n");
-  digest.update("conversions:").update(conversions.cache_namespace()->id).update("\n");
-  digest.update("encodings:").update(encodings.cache_namespace()->id).update("\n");
-  for (const auto& t : targets)
-    digest.update("target:")
-        .update(t.id())
-        .update(" max_size:")
-        .update(std::to_string(t.max_size))
-        .update(" ships:")
-        .update(std::to_string(int(t.textures)))
-        .update(" quality:")
-        .update(std::to_string(int(t.texture_quality)))
-        .update("\n");
-  for (const auto& line : lines) {
-    if (!line) return std::nullopt;
-    digest.update(*line);
-  }
-  return digest.digest128();
+  std::vector<std::optional<TextureMadeFrom>> made_from(sources.size());
+  pool.parallel_for(sources.size(), [&](std::size_t i) { made_from[i] = made_from_now(root, sources[i]); });
+  return inputs_digest(root, sources, targets, conversions, encodings, made_from);
+}
+
+std::optional<cache::Hash128> cooked_textures_inputs(const fs::path& root,
+                                                     std::span<const project::TextureInput> sources,
+                                                     const std::vector<runtime::ShaderTarget>& targets,
+                                                     const TextureConversions& conversions,
+                                                     const TextureEncodings& encodings, const CookedTextures& cooked) {
+  if (cooked.made_from.size() != sources.size()) return std::nullopt;
+  return inputs_digest(root, sources, targets, conversions, encodings, cooked.made_from);
 }
 
 std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, const cache::Hash128& inputs) {
@@ -113,20 +131,18 @@ std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, con
   return std::nullopt;
 }
 
-Status record_textures_inputs(const fs::path& out, const std::optional<cache::Hash128>& inputs,
-                              const TextureCounts& counts) {
+Status record_textures_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,
+                              const std::optional<cache::Hash128>& inputs, const TextureCounts& counts) {
   std::error_code ec;
   if (!inputs) {
     fs::remove(out / kTexturesInputsFile, ec);
     if (ec) return make_error((out / kTexturesInputsFile).string() + ": cannot remove: " + ec.message());
     return {};
   }
-  const auto named = cooked_pack(out, runtime::PackKind::kTextures);
-  if (!named) return make_error((out / runtime::kManifestFile).string() + ": no textures pack to record the inputs of");
-  const auto written = pack_digest_of(out / named->file);
-  if (!written) return make_error((out / named->file).string() + ": cannot read the pack just written");
-  const std::string text = record_header() + "\n" + named->file + " " + inputs->hex() + " " + written->hex() + " " +
-                           std::to_string(counts.files) + "\n" + counts_json(counts).dump() + "\n";
+  const auto written = pack_digest_of(out / written_pack.file);
+  if (!written) return make_error((out / written_pack.file).string() + ": cannot read the pack just written");
+  const std::string text = record_header() + "\n" + written_pack.file + " " + inputs->hex() + " " + written->hex() +
+                           " " + std::to_string(counts.files) + "\n" + counts_json(counts).dump() + "\n";
   return write_file_atomically(out / kTexturesInputsFile, std::as_bytes(std::span(text)), 0644,
                                Durability::kRenamedOnly);
 }

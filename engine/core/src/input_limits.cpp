@@ -73,7 +73,7 @@ namespace {
 
 // Reads the opened input into `dst`, which has room for one byte more than its size, and closes
 // it: how many arrived, or an error naming the file (also when it grew while read). Asking for the
-// extra byte in the same read says whether the file grew without a second call.
+// extra byte in the same read says whether the file grew, without a read to find its end.
 Result<std::size_t> read_opened(const OpenedInput& opened, char* dst, const std::string& name, std::string_view what) {
   const int fd = opened.fd;
   const auto room = std::size_t(opened.size) + 1;
@@ -88,6 +88,8 @@ Result<std::size_t> read_opened(const OpenedInput& opened, char* dst, const std:
     }
     if (r == 0) break;  // the end; short of the size when it shrank meanwhile: what is there
     got += std::size_t(r);
+    // A regular file reads short only at its end: ending at the size seen, it did not grow.
+    if (got == opened.size) break;
   }
   ::close(fd);
   // Grown meanwhile: more than the size seen, and the limit still holds.

@@ -62,13 +62,13 @@ std::set<std::string> files_in_use(const fs::path& dir) {
 }
 
 // A file a cook writes into the directory: packs (this format's names and the older fixed ones),
-// and the temp files a killed cook left of them, of the manifest or of the cook's records of the
-// shaders pack.
+// and the temp files a killed cook left of them, of the manifest or of the cook's records of its
+// packs.
 bool cook_output_name(const std::string& name) {
   static const std::regex pattern(
       R"((\.tmp\.[0-9]+\.[0-9]+\.)?((shaders|scripts|textures)(\.[0-9a-f]{16})?\.pack|manifest\.json|\.(shaders|textures)-(inputs|entries|identity)))");
-  // The records of what the packs were made from, and of their proofs, are the cook's, written
-  // after the switch: only their temp files are stale.
+  // The cook's records beside the set (what its packs were made from, and their proofs) are not
+  // the set's: only their temp files, left by a killed cook, are stale.
   return std::regex_match(name, pattern) && name != kManifestFile && (name[0] != '.' || name.rfind(".tmp.", 0) == 0);
 }
 
@@ -135,7 +135,7 @@ void CookedSetWriter::add_texture(const std::string& file, std::vector<std::byte
   textures_.add(entry_name(EntryKind::kTexture, target.empty() ? file : variant_id(target, file)), std::move(tx_bytes));
 }
 
-Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign) const {
+Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign, Manifest* written_manifest) const {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_error(dir.string() + ": cannot create the output directory: " + ec.message());
@@ -204,6 +204,7 @@ Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign) 
     return undo(s.error());
   // Switched. Old packs go only once the switch is on disk: removals must never become durable
   // before the manifest that stops naming them.
+  if (written_manifest) *written_manifest = next;
   if (!sync_directory(dir)) return {};
   std::set<std::string> keep;
   for (const auto& [kind, pack] : next.packs) keep.insert(pack.file);

@@ -60,7 +60,9 @@ class CookedSetWriter {
   // The SHA-256 of the usage record the set is cooked by, for its manifest.
   void set_usage_sha256(std::string digest) { usage_sha256_ = std::move(digest); }
 
-  Status commit(const std::filesystem::path& dir, const ManifestSigner& sign = {}) const;
+  // `written`, when given, receives the manifest switched in: what a record of this set written
+  // after the commit must name (another cook may commit in between).
+  Status commit(const std::filesystem::path& dir, const ManifestSigner& sign = {}, Manifest* written = nullptr) const;
 
  private:
   PackWriter shaders_, scripts_, textures_;
