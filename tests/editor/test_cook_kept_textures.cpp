@@ -102,11 +102,19 @@ TEST_SUITE("editor") {
 
     // And how the targets ship: block-compressed, every texture is encoded again.
     std::ofstream(project / "kiln.json")
-        << R"({"cook": {"targets": [{"backend": "spirv", "target_env": "vulkan1.0", "textures": "bc"}]}})";
+        << R"({"cook": {"targets": [{"backend": "spirv", "textures": "bc"}]}})";  // the default target, but for BC
     const Cooked bc = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(bc.run.exit_code == 0, bc.run.output);
     CHECK_FALSE(kept(bc));
     CHECK_FALSE(bc.report["textures"]["formats"].contains("rgba8"));
+    REQUIRE(kept(cook(dir, project, out, cache)));
+    // The target's quality (no part of its name) too: high quality takes BC7 for colour.
+    std::ofstream(project / "kiln.json")
+        << R"({"cook": {"targets": [{"backend": "spirv", "textures": "bc", "texture_quality": "high"}]}})";
+    const Cooked high = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(high.run.exit_code == 0, high.run.output);
+    CHECK_FALSE(kept(high));
+    CHECK(high.report["textures"]["formats"].contains("bc7"));
     REQUIRE(kept(cook(dir, project, out, cache)));
 
     // The kept pack must be whole: a damaged byte builds it again.
