@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "child_process.h"
 #include "cook_run.h"
 #include "kiln/runtime/cooked_set.h"
 #include "temp_dir.h"
@@ -123,5 +124,30 @@ TEST_SUITE("editor") {
     record[digest_at] = record[digest_at] == '0' ? '1' : '0';
     spit(out / ".shaders-identity", record);
     CHECK(proved_by(cook(dir, project, out, cache)) == "digest");
+  }
+
+  TEST_CASE("a cook that changes nothing writes nothing into its output directory - one that signs the set does") {
+    test::TempDir dir("cook");
+    const fs::path project = test::copy_assets(dir), out = dir / "out", cache = dir / "cache";
+    REQUIRE(cook(dir, project, out, cache).run.exit_code == 0);
+    struct stat before {};
+    REQUIRE(::stat((out / "manifest.json").c_str(), &before) == 0);
+    const std::string manifest = slurp(out / "manifest.json");
+    const Cooked warm = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(warm.run.exit_code == 0, warm.run.output);
+    CHECK(kept(warm));
+    struct stat after {};
+    REQUIRE(::stat((out / "manifest.json").c_str(), &after) == 0);
+    CHECK(after.st_ino == before.st_ino);  // not written again, nor renamed over
+    CHECK(ns(after.st_mtim) == ns(before.st_mtim));
+    CHECK(slurp(out / "manifest.json") == manifest);
+
+    // The same packs under a signature: the manifest changes alone, and is written.
+    const fs::path key = dir / "release.key";
+    REQUIRE(test::run_process({KILN_CLI, "key", "generate", key.string()}).exit_code == 0);
+    const Cooked signed_set = cook(dir, project, out, cache, {"--sign", key.string()});
+    REQUIRE_MESSAGE(signed_set.run.exit_code == 0, signed_set.run.output);
+    CHECK(kept(signed_set));
+    CHECK(nlohmann::json::parse(slurp(out / "manifest.json")).contains("signature"));
   }
 }

@@ -198,14 +198,20 @@ Status CookedSetWriter::commit(const fs::path& dir, const ManifestSigner& sign, 
     if (!signature) return undo(signature.error());
     next.signature = std::move(*signature);
   }
-  if (!sync_directory(dir)) return undo(make_error(dir.string() + ": cannot flush the directory to disk"));
   const std::string manifest = encode_manifest(next);
-  if (auto s = write_file_atomically(dir / kManifestFile, std::as_bytes(std::span(manifest))); !s)
-    return undo(s.error());
+  // The set in use already, to the byte (every pack kept or the same, the manifest too): a warm
+  // cook writes and flushes nothing. (That manifest was flushed when it was switched in.)
+  const auto in_use = read_input_file(dir / kManifestFile, limits::kJsonFileBytes, "manifest");
+  const bool already = written.empty() && in_use && *in_use == manifest;
+  if (!already) {
+    if (!sync_directory(dir)) return undo(make_error(dir.string() + ": cannot flush the directory to disk"));
+    if (auto s = write_file_atomically(dir / kManifestFile, std::as_bytes(std::span(manifest))); !s)
+      return undo(s.error());
+  }
   // Switched. Old packs go only once the switch is on disk: removals must never become durable
   // before the manifest that stops naming them.
   if (written_manifest) *written_manifest = next;
-  if (!sync_directory(dir)) return {};
+  if (!already && !sync_directory(dir)) return {};
   std::set<std::string> keep;
   for (const auto& [kind, pack] : next.packs) keep.insert(pack.file);
   std::vector<fs::path> stale;
