@@ -196,3 +196,39 @@ TEST_SUITE("editor") {
     CHECK(has(shard.output, "a shard signs nothing"));
   }
 }
+
+TEST_SUITE("editor") {
+  TEST_CASE("a cook that signs nothing never loads libcrypto - one that signs loads it") {
+    test::TempDir dir("signed");
+    const fs::path key = dir / "release.key";
+    REQUIRE(kiln_cli({"key", "generate", key.string()}).exit_code == 0);
+    // Whether the cook process (the one that loads the tools) mapped libcrypto, from the dynamic
+    // loader's own trace of every process.
+    const auto maps_libcrypto = [&](const std::string& name, std::vector<std::string> extra) {
+      const fs::path trace = dir / ("trace-" + name);
+      fs::create_directories(trace);
+      std::vector<std::string> argv = {KILN_CLI,
+                                       "cook",
+                                       KILN_SOURCE_DIR "/assets",
+                                       "--out",
+                                       (dir / name).string(),
+                                       "--cache-root",
+                                       (dir / "cache").string()};
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      const auto run = test::run_process(argv, {{"LD_DEBUG", "files"}, {"LD_DEBUG_OUTPUT", (trace / "ld").string()}});
+      REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+      int cooks = 0, with_libcrypto = 0;
+      for (const auto& file : fs::directory_iterator(trace)) {
+        const std::string text = test::slurp(file.path());
+        if (!has(text, "kiln-tools.so")) continue;
+        ++cooks;
+        with_libcrypto += has(text, "libcrypto.so");
+      }
+      CHECK(cooks == 1);
+      return with_libcrypto > 0;
+    };
+    CHECK_FALSE(maps_libcrypto("plain", {}));
+    CHECK(maps_libcrypto("signed", {"--sign", key.string()}));
+    CHECK(nlohmann::json::parse(test::slurp(dir / "signed" / "manifest.json")).contains("signature"));
+  }
+}

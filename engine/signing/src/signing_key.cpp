@@ -1,10 +1,6 @@
 #include "kiln/signing/signing_key.h"
 
-#include <openssl/bio.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-
+#include <string.h>  // explicit_bzero
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +8,7 @@
 #include <string_view>
 
 #include "kiln/trust/secret_file.h"
+#include "libcrypto.h"
 
 namespace kiln::signing {
 namespace fs = std::filesystem;
@@ -20,38 +17,38 @@ namespace {
 constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
 
 struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+  void operator()(EVP_PKEY* p) const { crypto().pkey_free(p); }
 };
 struct BioFree {
-  void operator()(BIO* b) const { BIO_free(b); }
+  void operator()(BIO* b) const { crypto().bio_free(b); }
 };
 struct MdCtxFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+  void operator()(EVP_MD_CTX* c) const { crypto().md_ctx_free(c); }
 };
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using Bio = std::unique_ptr<BIO, BioFree>;
 
 // OpenSSL's last error, for a message.
 std::string openssl_error() {
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
+  const unsigned long code = crypto().err_get_error();
+  crypto().err_clear_error();
   if (code == 0) return "unknown OpenSSL error";
   char text[256];
-  ERR_error_string_n(code, text, sizeof text);
+  crypto().err_error_string_n(code, text, sizeof text);
   return text;
 }
 
 Result<trust::PublicKey> raw_public_key(EVP_PKEY* pkey, const std::string& where) {
   trust::PublicKey key;
   std::size_t length = key.raw.size();
-  if (EVP_PKEY_get_raw_public_key(pkey, key.raw.data(), &length) != 1 || length != key.raw.size())
+  if (crypto().pkey_get_raw_public_key(pkey, key.raw.data(), &length) != 1 || length != key.raw.size())
     return make_error(where + ": cannot read the public key: " + openssl_error());
   return key;
 }
 
 std::string bio_text(BIO* bio) {
   char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
+  const long n = crypto().bio_ctrl(bio, BIO_CTRL_INFO, 0, &data);  // BIO_get_mem_data
   return n > 0 ? std::string(data, std::size_t(n)) : std::string();
 }
 
@@ -68,18 +65,21 @@ Result<trust::PublicKey> generate_key_pair(const fs::path& file) {
   const fs::path pub = fs::path(file.string() + ".pub");
   std::error_code ec;
   if (fs::exists(pub, ec)) return make_error(pub.string() + ": already exists (a key is never overwritten)");
-  Pkey pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+  auto lib = libcrypto();
+  if (!lib) return lib.error();
+  const Libcrypto& c = **lib;
+  Pkey pkey(c.pkey_q_keygen(nullptr, nullptr, "ED25519"));
   if (!pkey) return make_error("cannot generate an Ed25519 key: " + openssl_error());
-  Bio private_pem(BIO_new(BIO_s_mem())), public_pem(BIO_new(BIO_s_mem()));
+  Bio private_pem(c.bio_new(c.bio_s_mem())), public_pem(c.bio_new(c.bio_s_mem()));
   if (!private_pem || !public_pem ||
-      PEM_write_bio_PrivateKey(private_pem.get(), pkey.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1 ||
-      PEM_write_bio_PUBKEY(public_pem.get(), pkey.get()) != 1)
+      c.pem_write_private_key(private_pem.get(), pkey.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1 ||
+      c.pem_write_public_key(public_pem.get(), pkey.get()) != 1)
     return make_error("cannot encode the key: " + openssl_error());
   auto key = raw_public_key(pkey.get(), file.string());
   if (!key) return key.error();
   std::string private_text = bio_text(private_pem.get());
   const Status written = trust::write_secret_file(file, "the signing key", private_text);
-  OPENSSL_cleanse(private_text.data(), private_text.size());
+  explicit_bzero(private_text.data(), private_text.size());
   if (!written) return written.error();
   // The public half is for everyone: written plainly beside the key, never over another file.
   const std::string public_text = bio_text(public_pem.get());
@@ -101,27 +101,30 @@ Status generate_remote_key(const fs::path& file) {
   auto bytes = trust::random_bytes(32);
   if (!bytes) return bytes.error();
   std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  OPENSSL_cleanse(bytes->data(), bytes->size());
+  explicit_bzero(bytes->data(), bytes->size());
   Status written = trust::write_secret_file(file, "the remote cache key", text);
-  OPENSSL_cleanse(text.data(), text.size());
+  explicit_bzero(text.data(), text.size());
   return written;
 }
 
 Result<SigningKey> SigningKey::load(const fs::path& file) {
   auto bytes = trust::read_secret_file(file, "the signing key", kMaxKeyFileBytes);
   if (!bytes) return bytes.error();
-  Bio bio(BIO_new_mem_buf(bytes->data(), int(bytes->size())));
-  Pkey pkey(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, &no_passphrase, nullptr) : nullptr);
+  auto lib = libcrypto();
+  if (!lib) return lib.error();
+  const Libcrypto& c = **lib;
+  Bio bio(c.bio_new_mem_buf(bytes->data(), int(bytes->size())));
+  Pkey pkey(bio ? c.pem_read_private_key(bio.get(), nullptr, &no_passphrase, nullptr) : nullptr);
   const bool is_public =
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()).find("BEGIN PUBLIC KEY") !=
       std::string_view::npos;
-  OPENSSL_cleanse(bytes->data(), bytes->size());
+  explicit_bzero(bytes->data(), bytes->size());
   if (!pkey) {
     const std::string why = openssl_error();
     return make_error(file.string() + ": not an unencrypted PEM private key" +
                       (is_public ? " (it is a public key: sign with the private one)" : " (" + why + ")"));
   }
-  if (EVP_PKEY_get_id(pkey.get()) != EVP_PKEY_ED25519)
+  if (c.pkey_get_id(pkey.get()) != EVP_PKEY_ED25519)
     return make_error(file.string() + ": not an Ed25519 key (kiln key generate writes one)");
   auto key = raw_public_key(pkey.get(), file.string());
   if (!key) return key.error();
@@ -136,12 +139,13 @@ SigningKey& SigningKey::operator=(SigningKey&&) noexcept = default;
 SigningKey::~SigningKey() = default;
 
 Result<trust::Signature> SigningKey::sign(std::span<const std::byte> message) const {
-  std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
+  const Libcrypto& c = crypto();  // loaded: this key was read through it
+  std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(c.md_ctx_new());
   trust::Signature signature{};
   std::size_t length = signature.size();
-  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, impl_->pkey.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), signature.data(), &length, reinterpret_cast<const unsigned char*>(message.data()),
-                     message.size()) != 1 ||
+  if (!ctx || c.digest_sign_init(ctx.get(), nullptr, nullptr, nullptr, impl_->pkey.get()) != 1 ||
+      c.digest_sign(ctx.get(), signature.data(), &length, reinterpret_cast<const unsigned char*>(message.data()),
+                    message.size()) != 1 ||
       length != signature.size())
     return make_error("cannot sign: " + openssl_error());
   return signature;
