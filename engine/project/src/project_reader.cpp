@@ -115,7 +115,9 @@ std::optional<MaterialInput> ProjectReader::check_material(const std::string& re
     errors.push_back(legal.error().message);
     return std::nullopt;
   }
-  for (const auto& [slot, texture] : material->textures) {
+  for (const auto& entry : material->textures) {
+    const std::string& slot = entry.first;  // a plain name: lambdas cannot name a binding in clang 14
+    const std::string& texture = entry.second;
     const auto where = [&] { return file + ": /textures/" + json_pointer_token(slot) + ": "; };
     if (!present(texture))
       errors.push_back(where() + "no such file " + shown(texture));
