@@ -215,18 +215,26 @@ Result<const CompiledVariant*> ShaderLibrary::refresh(VariantHandle& handle) {
 
 Result<std::shared_ptr<const ShaderLibrary::Sources>> ShaderLibrary::sources(const std::string& id) {
   std::uint64_t generation;
+  std::shared_ptr<const ShaderProgram> program;
   {
     std::lock_guard lock(mu_);
     if (auto it = sources_.find(id); it != sources_.end()) return it->second;
     generation = generation_;
+    if (auto it = programs_.find(id); it != programs_.end()) program = it->second;
   }
   auto made = std::make_shared<Sources>();
   for (const auto& candidate : stage_candidates(id)) made->dependencies.insert(candidate);
-  auto files = present_stage_files(id);
-  if (!files) return files.error();
-  made->stage_files = std::move(*files);
-  if (made->stage_files.empty()) return make_error("shader " + id + ": no stage file");
-  KILN_TRY(stages_inside(id, made->stage_files));
+  if (program) {
+    // Found and checked inside by program() in this generation: a change to any of the shader's
+    // files drops both entries at once (file_changed).
+    made->stage_files = program->stage_files;
+  } else {
+    auto files = present_stage_files(id);
+    if (!files) return files.error();
+    made->stage_files = std::move(*files);
+    if (made->stage_files.empty()) return make_error("shader " + id + ": no stage file");
+    KILN_TRY(stages_inside(id, made->stage_files));
+  }
 
   std::vector<materials::ShaderDeclaration> declarations;
   for (const auto& file : made->stage_files) {
