@@ -169,15 +169,7 @@ TEST_SUITE("editor") {
 
     // The kept pack must be whole: a damaged byte builds it again.
     REQUIRE(cook(dir, project, out, dir / "cache").report["totals"]["unchanged"] != 0);
-    {
-      const auto middle = std::streamoff(fs::file_size(out / rebuilt) / 2);
-      std::fstream f(out / rebuilt, std::ios::in | std::ios::out | std::ios::binary);
-      char c = 0;
-      f.seekg(middle);
-      f.get(c);
-      f.seekp(middle);
-      f.put(char(c ^ 0x5a));
-    }
+    test::flip_middle_byte(out / rebuilt);
     const Cooked damaged = cook(dir, project, out, dir / "cache");
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
     CHECK(damaged.run.output.find("its shaders pack is kept") == std::string::npos);

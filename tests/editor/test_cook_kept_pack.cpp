@@ -89,15 +89,7 @@ TEST_SUITE("editor") {
 
     // A byte changed in place, the size the same: the identity no longer holds, the pack is read,
     // found damaged and built again.
-    {
-      const auto middle = std::streamoff(fs::file_size(pack) / 2);
-      std::fstream f(pack, std::ios::in | std::ios::out | std::ios::binary);
-      char c = 0;
-      f.seekg(middle);
-      f.get(c);
-      f.seekp(middle);
-      f.put(char(c ^ 0x5a));
-    }
+    test::flip_middle_byte(pack);
     const Cooked damaged = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
     CHECK_FALSE(kept(damaged));

@@ -118,16 +118,7 @@ TEST_SUITE("editor") {
     REQUIRE(kept(cook(dir, project, out, cache)));
 
     // The kept pack must be whole: a damaged byte builds it again.
-    {
-      const fs::path now = test::pack_file(out, "textures");
-      const auto middle = std::streamoff(fs::file_size(now) / 2);
-      std::fstream f(now, std::ios::in | std::ios::out | std::ios::binary);
-      char c = 0;
-      f.seekg(middle);
-      f.get(c);
-      f.seekp(middle);
-      f.put(char(c ^ 0x5a));
-    }
+    test::flip_middle_byte(test::pack_file(out, "textures"));
     const Cooked damaged = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
     CHECK_FALSE(kept(damaged));

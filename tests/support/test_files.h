@@ -13,6 +13,9 @@ namespace kiln::test {
 std::string slurp(const std::filesystem::path& p);
 // Replaces `p` with `bytes`.
 void spit(const std::filesystem::path& p, const std::string& bytes);
+// Changes the byte in the middle of `p` in place (the file keeps its size and inode): damage a
+// checksum must find.
+void flip_middle_byte(const std::filesystem::path& p);
 // Replaces `p` with an executable shell script running `body`: a stand-in for a worker program
 // that does what the real one never would (crash, hang, answer garbage).
 void spit_script(const std::filesystem::path& p, const std::string& body);
