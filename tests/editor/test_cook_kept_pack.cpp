@@ -57,13 +57,6 @@ bool kept(const Cooked& c) { return c.run.output.find("its shaders pack is kept"
 
 std::string proved_by(const Cooked& c) { return c.report["totals"].value("pack_proved_by", std::string()); }
 
-void check_set(const fs::path& out) {
-  auto set = runtime::CookedSet::open(out);
-  REQUIRE_MESSAGE(set, set.error().message);
-  auto checked = (*set)->check();
-  CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
-}
-
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -93,7 +86,7 @@ TEST_SUITE("editor") {
     const Cooked damaged = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
     CHECK_FALSE(kept(damaged));
-    check_set(out);
+    test::check_cooked_set(out);
     const fs::path rebuilt = test::pack_file(out, "shaders");
 
     // A record of the identity the pack has now: trusted when its proof began a margin after the

@@ -24,13 +24,6 @@ using test::slurp;
 
 bool kept(const Cooked& c) { return c.run.output.find("textures unchanged since the set in") != std::string::npos; }
 
-void check_set(const fs::path& out) {
-  auto set = runtime::CookedSet::open(out);
-  REQUIRE_MESSAGE(set, set.error().message);
-  auto checked = (*set)->check();
-  CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
-}
-
 // The texture `file` as the set in `out` ships it.
 std::string packed(const fs::path& out, const std::string& file) {
   auto set = runtime::CookedSet::open(out);
@@ -67,7 +60,7 @@ TEST_SUITE("editor") {
     CHECK(warm.run.output.find("6 unchanged: the pack is kept") != std::string::npos);
     CHECK(test::pack_file(out, "textures") == pack);
     CHECK(slurp(pack) == pack_bytes);
-    check_set(out);
+    test::check_cooked_set(out);
     CHECK(test::cache_entries(cache, "textures").empty());  // nothing converted, nothing stored
 
     // A source's bytes are an input: that texture ships as it is now.
@@ -78,7 +71,7 @@ TEST_SUITE("editor") {
     CHECK_FALSE(kept(edited));
     CHECK(edited.report["textures"]["unchanged"] == 0);
     CHECK(packed(out, "textures/brick.png") != brick);
-    check_set(out);
+    test::check_cooked_set(out);
     REQUIRE(kept(cook(dir, project, out, cache)));
 
     // So are its settings: a sidecar that asks for another colour space converts it again.
@@ -122,7 +115,7 @@ TEST_SUITE("editor") {
     const Cooked damaged = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(damaged.run.exit_code == 0, damaged.run.output);
     CHECK_FALSE(kept(damaged));
-    check_set(out);
+    test::check_cooked_set(out);
 
     // --verify converts again whatever the record says.
     const Cooked verified = cook(dir, project, out, cache, {"--verify"});

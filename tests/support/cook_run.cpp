@@ -1,9 +1,20 @@
 #include "cook_run.h"
 
+#include <doctest/doctest.h>
+
 #include <fstream>
+
+#include "kiln/runtime/cooked_set.h"
 
 namespace kiln::test {
 namespace fs = std::filesystem;
+
+void check_cooked_set(const fs::path& out) {
+  auto set = runtime::CookedSet::open(out);
+  REQUIRE_MESSAGE(set, set.error().message);
+  auto checked = (*set)->check();
+  CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
+}
 
 Cooked cook(const TempDir& dir, const fs::path& project, const fs::path& out, const fs::path& cache,
             std::vector<std::string> extra) {

@@ -24,6 +24,9 @@ struct Cooked {
 Cooked cook(const TempDir& dir, const std::filesystem::path& project, const std::filesystem::path& out,
             const std::filesystem::path& cache, std::vector<std::string> extra = {});
 
+// Checks (doctest) that the cooked set in `out` opens and every pack matches its manifest.
+void check_cooked_set(const std::filesystem::path& out);
+
 // The pack of `kind` ("shaders", "scripts", "textures") in the cooked set `dir`; empty if none.
 std::filesystem::path pack_file(const std::filesystem::path& dir, const std::string& kind);
 

@@ -84,6 +84,21 @@ std::optional<cache::Hash128> pack_digest_of(const fs::path& file) {
   return digest.digest128();
 }
 
+Status write_pack_record(const fs::path& out, const std::string& record, const std::string& header,
+                         const std::string& file, const std::optional<cache::Hash128>& inputs,
+                         const std::string& line_tail, const std::string& more) {
+  std::error_code ec;
+  if (!inputs) {
+    fs::remove(out / record, ec);
+    if (ec) return make_error((out / record).string() + ": cannot remove: " + ec.message());
+    return {};
+  }
+  const auto written = pack_digest_of(out / file);
+  if (!written) return make_error((out / file).string() + ": cannot read the pack just written");
+  const std::string text = header + "\n" + file + " " + inputs->hex() + " " + written->hex() + line_tail + "\n" + more;
+  return write_file_atomically(out / record, std::as_bytes(std::span(text)), 0644, Durability::kRenamedOnly);
+}
+
 PackProof prove_kept_pack(const fs::path& out, const std::string& file, std::uint64_t bytes,
                           const std::string& pack_digest, const std::string& identity_record) {
   const fs::path pack = out / file, record = out / identity_record;

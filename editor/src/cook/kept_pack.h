@@ -19,6 +19,7 @@
 #include <string>
 
 #include "kiln/cache/hash.h"
+#include "kiln/core/result.h"
 
 namespace kiln::cook {
 
@@ -32,5 +33,13 @@ enum class PackProof { kNone, kRead, kIdentity };
 // identity, once settled). kNone: it is not that pack.
 PackProof prove_kept_pack(const std::filesystem::path& out, const std::string& file, std::uint64_t bytes,
                           const std::string& pack_digest, const std::string& identity_record);
+
+// Writes the record `<out>/<record>` of what the pack `file` just written was made from: `header`,
+// then a line of the file, the inputs' digest, the pack's XXH3-128 (read once) and `line_tail`,
+// then `more` (whole lines); nullopt `inputs` removes the record, so that the next cook builds the
+// pack. Written atomically, never flushed: without it the next cook builds the pack again.
+Status write_pack_record(const std::filesystem::path& out, const std::string& record, const std::string& header,
+                         const std::string& file, const std::optional<cache::Hash128>& inputs,
+                         const std::string& line_tail = {}, const std::string& more = {});
 
 }  // namespace kiln::cook

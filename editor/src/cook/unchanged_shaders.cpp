@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
 #include "kiln/runtime/material_record.h"
 #include "kiln/runtime/pack.h"
@@ -75,18 +74,7 @@ std::optional<KeptShadersPack> unchanged_shaders_pack(const fs::path& out, const
 
 Status record_shaders_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,
                              const std::optional<cache::Hash128>& inputs) {
-  std::error_code ec;
-  if (!inputs) {
-    fs::remove(out / kShadersInputsFile, ec);
-    if (ec) return make_error((out / kShadersInputsFile).string() + ": cannot remove: " + ec.message());
-    return {};
-  }
-  const std::string& file = written_pack.file;
-  const auto written = pack_digest_of(out / file);
-  if (!written) return make_error((out / file).string() + ": cannot read the pack just written");
-  const std::string text = record_header() + "\n" + file + " " + inputs->hex() + " " + written->hex() + "\n";
-  return write_file_atomically(out / kShadersInputsFile, std::as_bytes(std::span(text)), 0644,
-                               Durability::kRenamedOnly);
+  return write_pack_record(out, kShadersInputsFile, record_header(), written_pack.file, inputs);
 }
 
 }  // namespace kiln::cook

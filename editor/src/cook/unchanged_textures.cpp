@@ -6,7 +6,6 @@
 
 #include "cook/cooked_manifest.h"
 #include "cook/kept_pack.h"
-#include "kiln/core/atomic_output.h"
 #include "kiln/core/input_limits.h"
 #include "kiln/runtime/pack.h"
 #include "kiln/textures/texture_path.h"
@@ -133,18 +132,8 @@ std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, con
 
 Status record_textures_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,
                               const std::optional<cache::Hash128>& inputs, const TextureCounts& counts) {
-  std::error_code ec;
-  if (!inputs) {
-    fs::remove(out / kTexturesInputsFile, ec);
-    if (ec) return make_error((out / kTexturesInputsFile).string() + ": cannot remove: " + ec.message());
-    return {};
-  }
-  const auto written = pack_digest_of(out / written_pack.file);
-  if (!written) return make_error((out / written_pack.file).string() + ": cannot read the pack just written");
-  const std::string text = record_header() + "\n" + written_pack.file + " " + inputs->hex() + " " + written->hex() +
-                           " " + std::to_string(counts.files) + "\n" + counts_json(counts).dump() + "\n";
-  return write_file_atomically(out / kTexturesInputsFile, std::as_bytes(std::span(text)), 0644,
-                               Durability::kRenamedOnly);
+  return write_pack_record(out, kTexturesInputsFile, record_header(), written_pack.file, inputs,
+                           " " + std::to_string(counts.files), counts_json(counts).dump() + "\n");
 }
 
 }  // namespace kiln::cook
