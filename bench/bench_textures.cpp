@@ -1,6 +1,6 @@
 // Texture tiles, side by side with OpenImageIO. Run:
-//   build/release/bench/bench_textures [work-dir] [--misses | --fetches] [--threads N]   (--misses: only the last table;
-//   --fetches: only the tile fetch rows of the first)
+//   build/release/bench/bench_textures [work-dir] [--misses | --fetches [--rounds R]] [--threads N]
+//   (--misses: only the last table; --fetches: only the tile fetch rows of the first, in R interleaved rounds)
 // One 4096x4096 RGBA .tx made by maketx (64x64 tiles, zip; 64 MiB of tiles at level 0), one
 // memory limit for both (16 MiB), the same pseudo-random access sequences for both, in one process:
 //   tile fetch   Kiln TileReader::tile            vs  OIIO ImageCache::get_tile + tile_pixels
@@ -149,6 +149,60 @@ std::pair<double, double> tile_fetch_rates(const fs::path& tx, const WorkingSet&
   return {kiln, oiio};
 }
 
+// Fetches a thread in each row of an interleaved round: a one-thread row lasts about 0.2 s.
+constexpr std::size_t kInterleavedFetches = 3'000'000;
+
+std::string ratio_text(double ratio) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.2fx", ratio);
+  return text;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n == 0 ? 0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The tile fetch rows of the working set that fits, in `rounds` rounds that each run every thread
+// count once. This machine's speed drifts by tens of percent from one minute to the next, more than
+// the differences between thread counts; rows measured next to each other share the drift, so each
+// round's ratios are compared within the round and the medians over rounds are reported.
+void interleaved_fetches(const fs::path& tx, const WorkingSet& ws, const std::vector<int>& thread_counts, int rounds) {
+  std::map<int, std::vector<double>> kiln, oiio, vs_one, vs_two;
+  for (int round = 1; round <= rounds; ++round) {
+    std::map<int, double> this_round;
+    std::printf("round %d:", round);
+    for (int threads : thread_counts) {
+      const auto [k, o] = tile_fetch_rates(tx, ws, threads, kInterleavedFetches);
+      this_round[threads] = k;
+      kiln[threads].push_back(k);
+      oiio[threads].push_back(o);
+      std::printf(" %dT %.1f M/s (OIIO %.1f)", threads, k / 1e6, o / 1e6);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+    for (int threads : thread_counts) {
+      if (this_round.count(1)) vs_one[threads].push_back(this_round[threads] / this_round[1]);
+      if (this_round.count(2)) vs_two[threads].push_back(this_round[threads] / this_round[2]);
+    }
+  }
+  std::printf(
+      "\nMedians over %d rounds, tile fetch, %s; the ratios are taken within each round:\n\n"
+      "| threads | Kiln | vs 1 thread | vs 2 threads (lowest round) | OIIO | Kiln/OIIO |\n|---|---|---|---|---|---|\n",
+      rounds, ws.name);
+  for (int threads : thread_counts) {
+    const auto& two = vs_two[threads];
+    const std::string one_text = vs_one[threads].empty() ? "-" : ratio_text(median(vs_one[threads]));
+    const std::string two_text =
+        two.empty() ? "-"
+                    : ratio_text(median(two)) + " (" + ratio_text(*std::min_element(two.begin(), two.end())) + ")";
+    std::printf("| %d | %.1f M/s | %s | %s | %.2f M/s | %.2fx |\n", threads, median(kiln[threads]) / 1e6,
+                one_text.c_str(), two_text.c_str(), median(oiio[threads]) / 1e6,
+                median(kiln[threads]) / median(oiio[threads]));
+  }
+}
+
 // A 4096x4096 RGBA8 image that compresses about as a painted texture does: smooth waves, a little
 // grain.
 Image smooth_image() {
@@ -171,6 +225,11 @@ int main(int argc, char** argv) {
   const bool misses_only = std::erase(args, "--misses") > 0;
   // --fetches: the tile fetch rows alone (the ones most sensitive to what else the machine runs).
   const bool fetches_only = std::erase(args, "--fetches") > 0;
+  int rounds = 7;
+  if (auto it = std::find(args.begin(), args.end(), "--rounds"); it != args.end() && it + 1 != args.end()) {
+    rounds = std::max(1, std::atoi((it + 1)->c_str()));
+    args.erase(it, it + 2);
+  }
   // --threads N: that many threads only, instead of 1, 2, 4 and 8 (for a profile of one row).
   std::vector<int> thread_counts = {1, 2, 4, 8};
   if (auto it = std::find(args.begin(), args.end(), "--threads"); it != args.end() && it + 1 != args.end()) {
@@ -190,13 +249,20 @@ int main(int argc, char** argv) {
     }
   }
   const std::uint64_t budget = std::uint64_t(kBudgetMb) << 20;
+  const WorkingSet sets[] = {{"fits (8 MiB)", 32, 16}, {"4x over (64 MiB)", kSize / kTile, kSize / kTile}};
+  if (fetches_only) {
+    std::printf("%s; memory limit %.0f MiB for both; OIIO %s; %u hardware threads; %zu fetches a thread a row\n\n",
+                tx.c_str(), double(kBudgetMb), OIIO_VERSION_STRING, std::thread::hardware_concurrency(),
+                kInterleavedFetches);
+    interleaved_fetches(tx, sets[0], thread_counts, rounds);
+    return g_sink == 42 ? 1 : 0;
+  }
   std::printf("%s, %dx%d RGBA8, 64x64 tiles; memory limit %.0f MiB for both; OIIO %s; %u hardware threads\n\n",
               tx.c_str(), kSize, kSize, double(kBudgetMb), OIIO_VERSION_STRING, std::thread::hardware_concurrency());
   std::printf(
       "| lookup     | working set   | threads | Kiln | Kiln vs 1 thread | OIIO | Kiln/OIIO |\n"
       "|---|---|---|---|---|---|---|\n");
 
-  const WorkingSet sets[] = {{"fits (8 MiB)", 32, 16}, {"4x over (64 MiB)", kSize / kTile, kSize / kTile}};
   const OIIO::ustring name(tx.string());
   for (const WorkingSet& ws : sets) {
     if (misses_only) break;
@@ -205,11 +271,10 @@ int main(int argc, char** argv) {
       // Tile fetches.
       {
         // 10,000,000 fits lookups a thread: at 2,000,000 a one-thread row lasted 0.08 s and
-        // measured the machine's noise more than the cache.
+        // measured the machine's noise more than the cache (--fetches interleaves shorter rows).
         const auto [kiln, oiio] = tile_fetch_rates(tx, ws, threads, fits ? 10'000'000 : 20'000);
         row("tile fetch", ws, threads, kiln, oiio);
       }
-      if (fetches_only) continue;
       // Tile copies: the pixels of one tile into the caller's buffer.
       {
         const std::size_t n = fits ? 300'000 : 20'000;
@@ -278,7 +343,6 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (fetches_only) return 0;
   // Misses by how the tiles are stored: one image written by Kiln three ways, read by both.
   std::printf("\nTile fetch, every lookup a miss (64 MiB of tiles, 16 MiB limit), by how Kiln stored the tiles:\n\n");
   std::printf(
