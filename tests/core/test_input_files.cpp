@@ -98,6 +98,24 @@ TEST_SUITE("core") {
     CHECK_FALSE(project_relative_name(""));
   }
 
+  TEST_CASE("a name joined to a normal root reads as the lexically normal path - whatever the name holds") {
+    for (const char* base : {"/", "/tmp/p", "p", "p/", "../p", ".", "", "/a/b/"}) {
+      const std::string normal_base = std::filesystem::path(base).lexically_normal().string();
+      for (const char* rel : {"materials/m.json", "m.json", "a/./b", "a/../b", "../b", "a//b", "a/", ".", "..", "",
+                              "/abs/x", "a/b/..", "./a", ".hidden/x", "a..b/c."}) {
+        CAPTURE(base);
+        CAPTURE(rel);
+        CHECK(normal_join(normal_base, rel) == (std::filesystem::path(normal_base) / rel).lexically_normal().string());
+      }
+    }
+    CHECK(plain_relative("shaders/lit"));
+    CHECK(plain_relative("a..b/.c"));
+    for (const char* not_plain : {"", "/a", "a//b", "a/./b", "a/../b", "a/", ".", "..", "./a"}) {
+      CAPTURE(not_plain);
+      CHECK_FALSE(plain_relative(not_plain));
+    }
+  }
+
   TEST_CASE("a root contains what lies below it - not a sibling whose name starts with the root's") {
     test::TempDir dir("inputs");
     fs::create_directories(dir / "proj" / "shaders");

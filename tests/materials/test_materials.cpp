@@ -69,6 +69,12 @@ TEST_SUITE("materials") {
     auto spaced = parse_shader_declaration("a.frag", "# pragma kiln keywords A\n");
     REQUIRE(spaced);
     CHECK(spaced->keywords == std::set<std::string>{"A"});
+    // Any whitespace the preprocessor allows separates the words, a Windows line end included; a
+    // pragma is a directive only at the start of its line.
+    auto tabbed =
+        parse_shader_declaration("a.frag", "\t#pragma\tkiln keywords  A\v\tB\r\nint x; #pragma kiln keywords C\n");
+    REQUIRE(tabbed);
+    CHECK(tabbed->keywords == std::set<std::string>{"A", "B"});
     auto clash = parse_shader_declaration("a.frag", "#pragma kiln passes Shadow shadow\n");
     REQUIRE_FALSE(clash);
     CHECK(clash.error().message.find("differ only in case") != std::string::npos);

@@ -19,6 +19,28 @@ Result<std::string> project_relative_name(std::string_view name) {
   return normal.generic_string();
 }
 
+bool plain_relative(std::string_view path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (std::size_t start = 0; start <= path.size();) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view segment = path.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string normal_join(const std::string& normal_base, std::string_view rel) {
+  if (!plain_relative(rel)) return (fs::path(normal_base) / rel).lexically_normal().string();
+  if (normal_base.empty() || normal_base == ".") return std::string(rel);
+  std::string out;
+  out.reserve(normal_base.size() + 1 + rel.size());
+  out += normal_base;
+  if (out.back() != '/') out += '/';
+  out += rel;
+  return out;
+}
+
 std::vector<fs::path> canonical_roots(const std::vector<fs::path>& roots) {
   std::vector<fs::path> out;
   for (const fs::path& r : roots) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 namespace kiln::materials {
 namespace {
@@ -13,10 +12,22 @@ std::string join(const std::set<std::string>& items) {
   return out.empty() ? "(none)" : out;
 }
 
-std::vector<std::string> split_words(std::string_view text) {
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// The line's words, split at whitespace as the preprocessor does (and `>>` would: the C locale's
+// space characters). Only lines that may hold a directive are split: a shader's other lines are
+// most of it.
+std::vector<std::string> directive_words(std::string_view line) {
   std::vector<std::string> words;
-  std::istringstream in{std::string(text)};
-  for (std::string w; in >> w;) words.push_back(w);
+  std::size_t i = 0;
+  while (i < line.size() && is_space(line[i])) ++i;
+  if (i == line.size() || line[i] != '#') return words;
+  while (i < line.size()) {
+    const std::size_t start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    words.emplace_back(line.substr(start, i - start));
+    while (i < line.size() && is_space(line[i])) ++i;
+  }
   return words;
 }
 
@@ -48,7 +59,7 @@ Result<ShaderDeclaration> parse_shader_declaration(const std::string& file, std:
     std::string_view line = source.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    auto words = split_words(line);
+    auto words = directive_words(line);
     if (!words.empty() && words[0] == "#" && words.size() > 1) {  // "# pragma kiln", as the preprocessor allows
       words.erase(words.begin());
       words[0] = "#" + words[0];

@@ -14,9 +14,9 @@ namespace kiln::project {
 namespace fs = std::filesystem;
 
 ProjectReader::ProjectReader(fs::path root, materials::ShaderCatalog& shaders)
-    : root_(std::move(root)), shaders_(shaders) {}
+    : root_(std::move(root)), normal_root_(root_.lexically_normal().string()), shaders_(shaders) {}
 
-std::string ProjectReader::shown(const std::string& rel) const { return (root_ / rel).lexically_normal().string(); }
+std::string ProjectReader::shown(const std::string& rel) const { return normal_join(normal_root_, rel); }
 
 std::optional<std::string> ProjectReader::outside(const std::string& rel) const {
   if (!remember_paths_) {
@@ -27,7 +27,7 @@ std::optional<std::string> ProjectReader::outside(const std::string& rel) const 
   if (auto known = outside_.find(rel); known != outside_.end()) return known->second;
   // A file that is no symbolic link is where its directory resolves to: the directory is resolved
   // once for all the files in it (a project of thousands of materials has a few directories).
-  const fs::path file = (root_ / rel).lexically_normal();
+  const fs::path file = normal_join(normal_root_, rel);
   struct stat st {};
   bool inside = false;
   if (::lstat(file.c_str(), &st) == 0 && !S_ISLNK(st.st_mode) && file.has_parent_path()) {

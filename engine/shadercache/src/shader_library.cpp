@@ -88,17 +88,10 @@ cache::Identity ShaderLibrary::settings_identity() const {
 std::string ShaderLibrary::normal_id(const std::string& id) {
   // Most ids are already normal ("shaders/lit"): checking that costs a scan, normalising a path
   // costs allocations on every variant() hit.
-  bool normal = !id.empty() && id.front() != '/';
-  for (std::size_t start = 0; normal && start <= id.size();) {
-    const std::size_t end = std::min(id.find('/', start), id.size());
-    const std::string_view segment(id.data() + start, end - start);
-    normal = !segment.empty() && segment != "." && segment != "..";
-    start = end + 1;
-  }
-  return normal ? id : fs::path(id).lexically_normal().generic_string();
+  return plain_relative(id) ? id : fs::path(id).lexically_normal().generic_string();
 }
 
-fs::path ShaderLibrary::absolute(const std::string& rel) const { return (options_.root / rel).lexically_normal(); }
+fs::path ShaderLibrary::absolute(const std::string& rel) const { return normal_join(options_.root.native(), rel); }
 
 std::string ShaderLibrary::relative(const fs::path& file) const {
   const fs::path full = (file.is_absolute() ? file : options_.root / file).lexically_normal();

@@ -20,6 +20,15 @@ namespace kiln {
 // climbing out of the root with "..". The error says which.
 Result<std::string> project_relative_name(std::string_view name);
 
+// True when `path` is relative and has no empty, "." or ".." segment: it is already lexically
+// normal, and joining it to a normal path needs no normalisation.
+bool plain_relative(std::string_view path);
+
+// The same string as (normal_base / rel).lexically_normal(), for a `normal_base` that is already
+// lexically normal: a concatenation when `rel` is plain_relative (the common case: names from a
+// project listing), lexically_normal otherwise.
+std::string normal_join(const std::string& normal_base, std::string_view rel);
+
 // The allowed roots, each made absolute and with symbolic links resolved (a root that does not
 // exist yet is kept as given, made absolute).
 std::vector<std::filesystem::path> canonical_roots(const std::vector<std::filesystem::path>& roots);

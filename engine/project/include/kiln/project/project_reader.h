@@ -70,6 +70,7 @@ class ProjectReader {
                                                        const materials::Material& m, std::vector<std::string>& errors);
 
   std::filesystem::path root_;
+  std::string normal_root_;  // root_, lexically normal: a file's shown name is this joined to its name
   materials::ShaderCatalog& shaders_;
   std::map<std::string, std::optional<textures::TextureOptions>> sidecars_;  // nullopt: none (or broken)
   std::map<std::string, std::string> failed_shaders_;                        // id -> why, said once
