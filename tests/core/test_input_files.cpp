@@ -133,6 +133,26 @@ TEST_SUITE("core") {
     CHECK(resolved == fs::canonical(dir / "project2" / "shaders" / "b.glsl"));
   }
 
+  TEST_CASE("where a path leads is what weakly_canonical says - through chained or relative links and to nothing") {
+    test::TempDir dir("inputs");
+    fs::create_directories(dir / "real" / "deep");
+    std::ofstream(dir / "real" / "deep" / "f.glsl") << "//\n";
+    fs::create_directory_symlink(dir / "real", dir / "to_real");                // absolute
+    fs::create_directory_symlink("to_real/deep", dir / "to_deep");              // relative, through another link
+    fs::create_symlink("deep/f.glsl", dir / "real" / "file_link");              // a file's link
+    fs::create_symlink(dir / "nowhere" / "x.glsl", dir / "real" / "dangling");  // to nothing
+    const auto roots = canonical_roots({dir.path()});
+    for (const fs::path& path :
+         {dir / "real" / "deep" / "f.glsl", dir / "to_deep" / "f.glsl",
+          dir / "to_real" / "deep" / ".." / "deep" / "f.glsl", dir / "to_real" / "file_link", dir / "real" / "dangling",
+          dir / "to_deep" / "missing" / "y.glsl", dir / "to_deep", dir / "to_real" / "deep" / ""}) {
+      CAPTURE(path);
+      fs::path resolved;
+      resolves_inside(path, roots, &resolved);
+      CHECK(resolved == fs::weakly_canonical(path));
+    }
+  }
+
   TEST_CASE("a project's files are listed sorted - whatever order the directory keeps them in") {
     test::TempDir dir("inputs");
     fs::create_directories(dir / "materials" / "sub");

@@ -10,6 +10,7 @@
 
 #include "cache_entries.h"
 #include "child_process.h"
+#include "cook_run.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/textures/image.h"
 #include "lavapipe.h"
@@ -52,6 +53,30 @@ double psnr(const textures::Image& a, const textures::Image& b) {
 }  // namespace
 
 TEST_SUITE("editor") {
+  TEST_CASE("a cook that encodes no block format maps neither libsquish nor libastcenc - each loads when asked for") {
+    test::TempDir dir("codec-libraries");
+    const auto mapped = [&](const std::string& textures) {
+      const fs::path project = project_shipping(dir, textures);
+      const std::string name = textures.empty() ? "rgba8" : textures;
+      return test::libraries_mapped_by_tools({KILN_CLI, "cook", project.string(), "--out", (dir / name).string(),
+                                              "--cache-root", (dir / "cache").string()},
+                                             dir / ("trace-" + name));
+    };
+    const auto plain = mapped("");
+    // libgomp comes with libsquish, GMP with libhogweed (whose signature check no cook makes).
+    for (const char* library :
+         {"libsquish.so.0", "libastcenc.so.3d", "libgomp.so.1", "libhogweed.so.6", "libgmp.so.10"}) {
+      CAPTURE(library);
+      CHECK_FALSE(plain.count(library));
+    }
+    const auto bc = mapped("bc");
+    CHECK(bc.count("libsquish.so.0"));
+    CHECK_FALSE(bc.count("libastcenc.so.3d"));
+    const auto astc = mapped("astc");
+    CHECK(astc.count("libastcenc.so.3d"));
+    CHECK_FALSE(astc.count("libsquish.so.0"));
+  }
+
   TEST_CASE("a BC set plays on lavapipe within 30 dB of the RGBA8 frame at a quarter of the bytes") {
     if (test::lavapipe_icd().empty()) return;
     test::TempDir dir("gpu-textures");

@@ -13,6 +13,7 @@
 #include "child_process.h"
 #include "kiln/runtime/cooked_set.h"
 #include "kiln/runtime/pack.h"
+#include "cook_run.h"
 #include "set_rewrite.h"
 #include "temp_dir.h"
 #include "test_files.h"
@@ -202,11 +203,7 @@ TEST_SUITE("editor") {
     test::TempDir dir("signed");
     const fs::path key = dir / "release.key";
     REQUIRE(kiln_cli({"key", "generate", key.string()}).exit_code == 0);
-    // Whether the cook process (the one that loads the tools) mapped libcrypto, from the dynamic
-    // loader's own trace of every process.
     const auto maps_libcrypto = [&](const std::string& name, std::vector<std::string> extra) {
-      const fs::path trace = dir / ("trace-" + name);
-      fs::create_directories(trace);
       std::vector<std::string> argv = {KILN_CLI,
                                        "cook",
                                        KILN_SOURCE_DIR "/assets",
@@ -215,17 +212,7 @@ TEST_SUITE("editor") {
                                        "--cache-root",
                                        (dir / "cache").string()};
       argv.insert(argv.end(), extra.begin(), extra.end());
-      const auto run = test::run_process(argv, {{"LD_DEBUG", "files"}, {"LD_DEBUG_OUTPUT", (trace / "ld").string()}});
-      REQUIRE_MESSAGE(run.exit_code == 0, run.output);
-      int cooks = 0, with_libcrypto = 0;
-      for (const auto& file : fs::directory_iterator(trace)) {
-        const std::string text = test::slurp(file.path());
-        if (!has(text, "kiln-tools.so")) continue;
-        ++cooks;
-        with_libcrypto += has(text, "libcrypto.so");
-      }
-      CHECK(cooks == 1);
-      return with_libcrypto > 0;
+      return test::libraries_mapped_by_tools(argv, dir / ("trace-" + name)).count("libcrypto.so.3") > 0;
     };
     CHECK_FALSE(maps_libcrypto("plain", {}));
     CHECK(maps_libcrypto("signed", {"--sign", key.string()}));

@@ -16,6 +16,27 @@ void check_cooked_set(const fs::path& out) {
   CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
 }
 
+std::set<std::string> libraries_mapped_by_tools(const std::vector<std::string>& argv, const fs::path& trace) {
+  fs::create_directories(trace);
+  const auto run = run_process(argv, {{"LD_DEBUG", "files"}, {"LD_DEBUG_OUTPUT", (trace / "ld").string()}});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  std::set<std::string> mapped;
+  int tools_processes = 0;
+  for (const auto& file : fs::directory_iterator(trace)) {
+    std::ifstream in(file.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("kiln-tools.so") == std::string::npos) continue;
+    ++tools_processes;
+    // "file=libcrypto.so.3 [0];  dynamically loaded by ...": one line per library mapped.
+    for (std::size_t at = 0; (at = text.find("file=", at)) != std::string::npos;) {
+      at += 5;
+      mapped.insert(text.substr(at, text.find_first_of(" \n", at) - at));
+    }
+  }
+  CHECK(tools_processes == 1);
+  return mapped;
+}
+
 Cooked cook(const TempDir& dir, const fs::path& project, const fs::path& out, const fs::path& cache,
             std::vector<std::string> extra) {
   const fs::path report = dir / "report.json";

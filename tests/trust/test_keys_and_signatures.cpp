@@ -65,14 +65,14 @@ TEST_SUITE("trust") {
     const auto verified = openssl({"pkeyutl", "-verify", "-pubin", "-inkey", key_file.string() + ".pub", "-rawin",
                                    "-in", (dir / "message").string(), "-sigfile", (dir / "signature").string()});
     CHECK_MESSAGE(verified.exit_code == 0, verified.output);
-    CHECK(trust::verify_signature(*pub, bytes_of(message), *signature));
+    CHECK(*trust::verify_signature(*pub, bytes_of(message), *signature));
     // One bit of the message or of the signature, and it no longer verifies.
     std::string changed = message;
     changed[3] ^= 1;
-    CHECK_FALSE(trust::verify_signature(*pub, bytes_of(changed), *signature));
+    CHECK_FALSE(*trust::verify_signature(*pub, bytes_of(changed), *signature));
     trust::Signature flipped = *signature;
     flipped[40] ^= 0x10;
-    CHECK_FALSE(trust::verify_signature(*pub, bytes_of(message), flipped));
+    CHECK_FALSE(*trust::verify_signature(*pub, bytes_of(message), flipped));
   }
 
   TEST_CASE("a signature openssl makes is verified by kiln - with another key it is not") {
@@ -96,8 +96,8 @@ TEST_SUITE("trust") {
     auto b = trust::read_public_key(dir / "b.pub");
     REQUIRE(a);
     REQUIRE(b);
-    CHECK(trust::verify_signature(*a, bytes_of(message), signature));
-    CHECK_FALSE(trust::verify_signature(*b, bytes_of(message), signature));
+    CHECK(*trust::verify_signature(*a, bytes_of(message), signature));
+    CHECK_FALSE(*trust::verify_signature(*b, bytes_of(message), signature));
     CHECK(a->id() != b->id());
     // The PEM kiln writes for a key is the one openssl wrote.
     CHECK(trust::public_key_pem(*a) == test::slurp(dir / "a.pub"));

@@ -57,7 +57,9 @@ Status check_signature(const Manifest& manifest, const trust::TrustPolicy& trust
     return make_error(at + "signed by key " + signature.key_id + ", which is not trusted (trusted: " + key_list(trust) +
                       ")");
   const std::string text = manifest_signed_text(manifest);
-  if (!trust::verify_signature(*key, std::as_bytes(std::span(text)), signature.value))
+  const auto verified = trust::verify_signature(*key, std::as_bytes(std::span(text)), signature.value);
+  if (!verified) return make_error(at + verified.error().message);
+  if (!*verified)
     return make_error(at + "its signature by key " + signature.key_id +
                       " does not match its contents (the manifest changed after it was signed)");
   return {};

@@ -1,13 +1,11 @@
 #include "kiln/texture_codecs/block_codec.h"
 
-#include <astcenc.h>
-#include <squish.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
 
+#include "codec_libraries.h"
 #include "kiln/texture_codecs/bc7.h"
 
 namespace kiln::texture_codecs {
@@ -59,6 +57,12 @@ Result<std::vector<std::byte>> encode_4x4(const RgbaLevel& level, GpuFormat form
   std::vector<std::byte> out(std::size_t(bw) * bh * info.block_bytes);
   const int flags = squish_flags(format);
   const Bc7Options bc7{options.bc7_partitions};
+  const SquishLibrary* squish = nullptr;
+  if (format != GpuFormat::kBc7) {
+    auto loaded = squish_library();
+    if (!loaded) return loaded.error();
+    squish = *loaded;
+  }
   for_rows(bh, pool, [&](std::uint32_t by) {
     std::uint8_t texels[64];
     for (std::uint32_t bx = 0; bx < bw; ++bx) {
@@ -69,7 +73,7 @@ Result<std::vector<std::byte>> encode_4x4(const RgbaLevel& level, GpuFormat form
       } else {
         if (format == GpuFormat::kBc1)  // opaque: squish would spend the 3-colour mode on low alpha
           for (int i = 0; i < 16; ++i) texels[4 * i + 3] = 255;
-        squish::Compress(texels, block, flags);
+        squish->compress_masked(texels, 0xffff, block, flags, nullptr);  // squish::Compress
       }
     }
   });
@@ -95,10 +99,15 @@ void decode_bc4_block(const std::uint8_t* block, std::uint8_t texels[64], int ch
 
 astcenc_profile astc_profile(bool srgb) { return srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR; }
 
+std::string astcenc_error_text(const AstcencLibrary& astcenc, astcenc_error e) {
+  return std::string("astcenc: ") + astcenc.get_error_string(e);
+}
+
 struct AstcContext {
+  const AstcencLibrary& astcenc;
   astcenc_context* context = nullptr;
   ~AstcContext() {
-    if (context) astcenc_context_free(context);
+    if (context) astcenc.context_free(context);
   }
 };
 
@@ -115,6 +124,8 @@ struct AstcKey {
 // The contexts not in use, per key; a context is used by one encode at a time.
 class AstcContexts {
  public:
+  explicit AstcContexts(const AstcencLibrary& astcenc) : astcenc_(astcenc) {}
+
   Result<astcenc_context*> acquire(const AstcKey& key, const astcenc_config& config) {
     {
       std::lock_guard lock(mu_);
@@ -126,18 +137,18 @@ class AstcContexts {
         }
     }
     astcenc_context* context = nullptr;
-    if (astcenc_error e = astcenc_context_alloc(&config, key.threads, &context); e != ASTCENC_SUCCESS)
-      return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
+    if (astcenc_error e = astcenc_.context_alloc(&config, key.threads, &context); e != ASTCENC_SUCCESS)
+      return make_error(astcenc_error_text(astcenc_, e));
     return context;
   }
   // Back for the next encode with the same settings; at most kKept of each are kept.
   void release(const AstcKey& key, astcenc_context* context) {
-    astcenc_compress_reset(context);
+    astcenc_.compress_reset(context);
     std::lock_guard lock(mu_);
     for (auto& [k, free] : free_)
       if (k == key) {
         if (free.size() < kKept) return free.push_back(context);
-        astcenc_context_free(context);
+        astcenc_.context_free(context);
         return;
       }
     free_.push_back({key, {context}});
@@ -145,36 +156,41 @@ class AstcContexts {
 
  private:
   static constexpr std::size_t kKept = 4;
+  const AstcencLibrary& astcenc_;
   std::mutex mu_;
   std::vector<std::pair<AstcKey, std::vector<astcenc_context*>>> free_;
 };
 
 // Kept for the life of the process (never destroyed: encodes may run until exit).
-AstcContexts& astc_contexts() {
-  static auto* contexts = new AstcContexts();
+AstcContexts& astc_contexts(const AstcencLibrary& astcenc) {
+  static auto* contexts = new AstcContexts(astcenc);
   return *contexts;
 }
 
 Result<std::vector<std::byte>> encode_astc(const RgbaLevel& level, GpuFormat format, const EncodeOptions& options,
                                            core::WorkerPool* pool) {
+  auto loaded = astcenc_library();
+  if (!loaded) return loaded.error();
+  const AstcencLibrary& astcenc = **loaded;
   const auto& info = textures::gpu_format_info(format);
   astcenc_config config;
   // A compressing context never decodes others' blocks (decode_astc makes its own): the tables
   // only a general decoder needs are left out, as the astcenc tool does when it only compresses.
   const unsigned flags = (options.normal_map ? ASTCENC_FLG_MAP_NORMAL : 0) | ASTCENC_FLG_SELF_DECOMPRESS_ONLY;
-  if (astcenc_error e = astcenc_config_init(astc_profile(options.srgb), info.block_width, info.block_height, 1,
+  if (astcenc_error e = astcenc.config_init(astc_profile(options.srgb), info.block_width, info.block_height, 1,
                                             options.astc_effort, flags, &config);
       e != ASTCENC_SUCCESS)
-    return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
+    return make_error(astcenc_error_text(astcenc, e));
   const unsigned threads = pool ? unsigned(pool->size()) : 1u;
   const AstcKey key{astc_profile(options.srgb), info.block_width, flags, threads, options.astc_effort};
-  auto context = astc_contexts().acquire(key, config);
+  auto context = astc_contexts(astcenc).acquire(key, config);
   if (!context) return context.error();
   struct Release {
     const AstcKey& key;
     astcenc_context* context;
-    ~Release() { astc_contexts().release(key, context); }
-  } release{key, *context};
+    AstcContexts& contexts;
+    ~Release() { contexts.release(key, context); }
+  } release{key, *context, astc_contexts(astcenc)};
   // astcenc takes a non-const slice pointer for its input but only reads it.
   void* slices[1] = {const_cast<std::uint8_t*>(level.rgba.data())};
   astcenc_image image{level.width, level.height, 1, ASTCENC_TYPE_U8, slices};
@@ -187,7 +203,7 @@ Result<std::vector<std::byte>> encode_astc(const RgbaLevel& level, GpuFormat for
   std::mutex mu;
   astcenc_error failed = ASTCENC_SUCCESS;
   const auto run = [&](std::size_t thread) {
-    const astcenc_error e = astcenc_compress_image(
+    const astcenc_error e = astcenc.compress_image(
         *context, &image, &swizzle, reinterpret_cast<std::uint8_t*>(out.data()), out.size(), unsigned(thread));
     if (e != ASTCENC_SUCCESS) {
       std::lock_guard lock(mu);
@@ -198,29 +214,32 @@ Result<std::vector<std::byte>> encode_astc(const RgbaLevel& level, GpuFormat for
     pool->parallel_for(threads, run);
   else
     run(0);
-  if (failed != ASTCENC_SUCCESS) return make_error(std::string("astcenc: ") + astcenc_get_error_string(failed));
+  if (failed != ASTCENC_SUCCESS) return make_error(astcenc_error_text(astcenc, failed));
   return out;
 }
 
 Result<RgbaLevel> decode_astc(std::span<const std::byte> blocks, GpuFormat format, std::uint32_t width,
                               std::uint32_t height, bool srgb) {
+  auto loaded = astcenc_library();
+  if (!loaded) return loaded.error();
+  const AstcencLibrary& astcenc = **loaded;
   const auto& info = textures::gpu_format_info(format);
   astcenc_config config;
-  if (astcenc_error e = astcenc_config_init(astc_profile(srgb), info.block_width, info.block_height, 1,
+  if (astcenc_error e = astcenc.config_init(astc_profile(srgb), info.block_width, info.block_height, 1,
                                             ASTCENC_PRE_FASTEST, ASTCENC_FLG_DECOMPRESS_ONLY, &config);
       e != ASTCENC_SUCCESS)
-    return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
-  AstcContext ctx;
-  if (astcenc_error e = astcenc_context_alloc(&config, 1, &ctx.context); e != ASTCENC_SUCCESS)
-    return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
+    return make_error(astcenc_error_text(astcenc, e));
+  AstcContext ctx{astcenc};
+  if (astcenc_error e = astcenc.context_alloc(&config, 1, &ctx.context); e != ASTCENC_SUCCESS)
+    return make_error(astcenc_error_text(astcenc, e));
   RgbaLevel level{width, height, std::vector<std::uint8_t>(std::size_t(width) * height * 4)};
   void* slices[1] = {level.rgba.data()};
   astcenc_image image{width, height, 1, ASTCENC_TYPE_U8, slices};
   const astcenc_swizzle identity{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
-  if (astcenc_error e = astcenc_decompress_image(ctx.context, reinterpret_cast<const std::uint8_t*>(blocks.data()),
+  if (astcenc_error e = astcenc.decompress_image(ctx.context, reinterpret_cast<const std::uint8_t*>(blocks.data()),
                                                  blocks.size(), &image, &identity, 0);
       e != ASTCENC_SUCCESS)
-    return make_error(std::string("astcenc: ") + astcenc_get_error_string(e));
+    return make_error(astcenc_error_text(astcenc, e));
   return level;
 }
 
@@ -257,6 +276,12 @@ Result<RgbaLevel> decode_level(std::span<const std::byte> blocks, GpuFormat form
     return make_error(std::string(info.name) + " levels are not decoded here");
   const std::uint32_t bw = (width + 3) / 4, bh = (height + 3) / 4;
   const int flags = squish_flags(format);
+  const SquishLibrary* squish = nullptr;
+  if (format == GpuFormat::kBc1 || format == GpuFormat::kBc3) {
+    auto loaded = squish_library();
+    if (!loaded) return loaded.error();
+    squish = *loaded;
+  }
   for (std::uint32_t by = 0; by < bh; ++by)
     for (std::uint32_t bx = 0; bx < bw; ++bx) {
       const auto* block =
@@ -270,7 +295,7 @@ Result<RgbaLevel> decode_level(std::span<const std::byte> blocks, GpuFormat form
         decode_bc4_block(block, texels, 0);
         if (format == GpuFormat::kBc5) decode_bc4_block(block + 8, texels, 1);
       } else {
-        squish::Decompress(texels, block, flags);
+        squish->decompress(texels, block, flags);
         if (format == GpuFormat::kBc1)  // what the GPU reads of BC1 RGB: opaque
           for (int i = 0; i < 16; ++i) texels[4 * i + 3] = 255;
       }

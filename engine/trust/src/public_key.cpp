@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "kiln/core/input_limits.h"
+#include "kiln/core/runtime_library.h"
 #include "kiln/core/text.h"
 
 namespace kiln::trust {
@@ -75,9 +76,32 @@ std::string public_key_pem(const PublicKey& key) {
   return std::string(kBegin) + "\n" + std::string(base64, sizeof base64) + "\n" + std::string(kEnd) + "\n";
 }
 
-bool verify_signature(const PublicKey& key, std::span<const std::byte> message, const Signature& signature) {
-  return ed25519_sha512_verify(key.raw.data(), message.size(), reinterpret_cast<const std::uint8_t*>(message.data()),
-                               signature.data()) == 1;
+namespace {
+
+using Ed25519Verify = decltype(&::nettle_ed25519_sha512_verify);
+
+// Nettle's public-key half (libhogweed, and GMP behind it), loaded when a signature is first
+// checked: linked, both would be mapped and relocated by every cook, editor and game start, though
+// only a set that must be signed is checked.
+Result<Ed25519Verify> ed25519_verify() {
+  static const Result<Ed25519Verify> loaded = []() -> Result<Ed25519Verify> {
+    auto library = RuntimeLibrary::open("libhogweed.so.6", "Nettle's libhogweed (to check signatures)");
+    if (!library) return library.error();
+    Ed25519Verify verify = nullptr;
+    library->bind(verify, "nettle_ed25519_sha512_verify");
+    KILN_TRY(library->complete());
+    return verify;
+  }();
+  return loaded;
+}
+
+}  // namespace
+
+Result<bool> verify_signature(const PublicKey& key, std::span<const std::byte> message, const Signature& signature) {
+  auto verify = ed25519_verify();
+  if (!verify) return verify.error();
+  return (*verify)(key.raw.data(), message.size(), reinterpret_cast<const std::uint8_t*>(message.data()),
+                   signature.data()) == 1;
 }
 
 }  // namespace kiln::trust

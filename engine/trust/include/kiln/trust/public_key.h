@@ -35,7 +35,8 @@ Result<PublicKey> read_public_key(const std::filesystem::path& path);
 // The PEM text of `key`, as OpenSSL writes it.
 std::string public_key_pem(const PublicKey& key);
 
-// Whether `signature` is `key`'s Ed25519 signature (RFC 8032) of `message`.
-bool verify_signature(const PublicKey& key, std::span<const std::byte> message, const Signature& signature);
+// Whether `signature` is `key`'s Ed25519 signature (RFC 8032) of `message`; an error when the
+// verifier (Nettle's libhogweed, loaded on first use) cannot be loaded.
+Result<bool> verify_signature(const PublicKey& key, std::span<const std::byte> message, const Signature& signature);
 
 }  // namespace kiln::trust
