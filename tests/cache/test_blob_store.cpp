@@ -301,7 +301,7 @@ TEST_SUITE("cache") {
 }
 
 TEST_SUITE("cache") {
-  TEST_CASE("prune removes loose files an older layout left in a kind's directory - never the page cache key") {
+  TEST_CASE("prune removes loose files an older layout left in a kind's directory - never the files kinds keep") {
     test::TempDir dir("blobs");
     auto store = open_store(dir / "root", {.background_writes = false});
     auto ns = store->open_namespace("textures", {{"converter", "1"}});
@@ -311,12 +311,14 @@ TEST_SUITE("cache") {
     std::ofstream(dir / "root" / "textures" / "cook-v2-0123.tx") << "an older conversion";
     std::ofstream(dir / "root" / "textures" / ".tmp.7.1.fresh.tx") << "a live writer's";
     std::ofstream(dir / "root" / "jit" / "secret.key") << "the key";
+    std::ofstream(dir / "root" / "textures" / "libtiff-version") << "kiln-libtiff-version 1\n";
     std::ofstream(dir / "root" / "elsewhere.txt") << "not a kind: not ours to touch";
     auto scan = store->prune();
     REQUIRE(scan);
     CHECK_FALSE(fs::exists(dir / "root" / "textures" / "cook-v2-0123.tx"));
     CHECK(fs::exists(dir / "root" / "textures" / ".tmp.7.1.fresh.tx"));
     CHECK(fs::exists(dir / "root" / "jit" / "secret.key"));
+    CHECK(fs::exists(dir / "root" / "textures" / "libtiff-version"));
     CHECK(fs::exists(dir / "root" / "elsewhere.txt"));
     CHECK(scan->kinds.at("textures").removed == 1);
     CHECK(store->get(*ns, test::pattern_key(1)));

@@ -123,4 +123,49 @@ TEST_SUITE("editor") {
     CHECK(verified.report["textures"]["unchanged"] == 0);
     CHECK_FALSE(kept(verified));
   }
+
+  TEST_CASE("a cook whose textures are kept maps no libtiff once its version is remembered - never past a change") {
+    test::TempDir dir("cook");
+    const fs::path project = test::copy_assets(dir), out = dir / "out", cache = dir / "cache";
+    const fs::path memo = cache / "textures" / "libtiff-version";
+    REQUIRE(cook(dir, project, out, cache).run.exit_code == 0);
+    const std::string remembered = slurp(memo);
+    CHECK(remembered.find("\nversion LIBTIFF, Version ") != std::string::npos);
+    int traces = 0;
+    const auto maps_libtiff = [&](std::map<std::string, std::string> env = {}) {
+      const std::vector<std::string> argv = {KILN_CLI,     "cook",         project.string(), "--out",
+                                             out.string(), "--cache-root", cache.string()};
+      const fs::path trace = dir / ("trace-" + std::to_string(++traces));
+      return test::libraries_mapped_by_tools(argv, trace, std::move(env)).count("libtiff.so.6") > 0;
+    };
+    CHECK_FALSE(maps_libtiff());
+    // Another search path may lead the loader to another libtiff: loaded, and remembered so.
+    CHECK(maps_libtiff({{"LD_LIBRARY_PATH", (dir / "lib").string()}}));
+    CHECK(maps_libtiff());
+    CHECK_FALSE(maps_libtiff());
+    CHECK(slurp(memo) == remembered);
+
+    // A memo naming another identity of the library file (an upgrade replaced it) is not trusted.
+    // (The inode's last digit changed: the memo keeps its length.)
+    const std::size_t line = remembered.find("\nlibrary ") + 9;
+    const std::size_t inode_end = remembered.find(' ', remembered.find(' ', line) + 1) - 1;
+    std::string stale = remembered;
+    stale[inode_end] = stale[inode_end] == '7' ? '8' : '7';
+    test::spit(memo, stale);
+    CHECK(maps_libtiff());
+    CHECK(slurp(memo) == remembered);
+    // Nor is one that does not read.
+    test::spit(memo, "kiln-libtiff-version 1\nlibrary");
+    CHECK(maps_libtiff());
+    CHECK(slurp(memo) == remembered);
+
+    // A memo that matches is what names the textures' caches: another version there is another
+    // namespace, where nothing is converted yet.
+    std::string other = remembered;
+    other.replace(other.find("\nversion ") + 9, std::string::npos, "LIBTIFF, Version 0.0-other\n");
+    test::spit(memo, other);
+    const Cooked under_other = cook(dir, project, out, cache);
+    REQUIRE_MESSAGE(under_other.run.exit_code == 0, under_other.run.output);
+    CHECK(under_other.report["textures"]["converted"] == under_other.report["textures"]["files"]);
+  }
 }

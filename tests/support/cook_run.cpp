@@ -16,9 +16,12 @@ void check_cooked_set(const fs::path& out) {
   CHECK_MESSAGE(checked, (checked ? "" : checked.error().message));
 }
 
-std::set<std::string> libraries_mapped_by_tools(const std::vector<std::string>& argv, const fs::path& trace) {
+std::set<std::string> libraries_mapped_by_tools(const std::vector<std::string>& argv, const fs::path& trace,
+                                                std::map<std::string, std::string> env) {
   fs::create_directories(trace);
-  const auto run = run_process(argv, {{"LD_DEBUG", "files"}, {"LD_DEBUG_OUTPUT", (trace / "ld").string()}});
+  env["LD_DEBUG"] = "files";
+  env["LD_DEBUG_OUTPUT"] = (trace / "ld").string();
+  const auto run = run_process(argv, env);
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   std::set<std::string> mapped;
   int tools_processes = 0;

@@ -3,6 +3,7 @@
 // wrote; and where a cooked set keeps its packs.
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,9 +32,10 @@ void check_cooked_set(const std::filesystem::path& out);
 // Runs `argv` (a kiln command that loads the tools) and returns the shared libraries the process
 // that loaded kiln-tools.so mapped, by the names they were asked for ("libcrypto.so.3"), from the
 // dynamic loader's own trace (LD_DEBUG=files), written under `trace`. Checks (doctest) that the
-// command succeeded and that one process loaded the tools.
+// command succeeded and that one process loaded the tools. `env` is added to the command's.
 std::set<std::string> libraries_mapped_by_tools(const std::vector<std::string>& argv,
-                                                const std::filesystem::path& trace);
+                                                const std::filesystem::path& trace,
+                                                std::map<std::string, std::string> env = {});
 
 // The pack of `kind` ("shaders", "scripts", "textures") in the cooked set `dir`; empty if none.
 std::filesystem::path pack_file(const std::filesystem::path& dir, const std::string& kind);

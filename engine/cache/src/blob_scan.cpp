@@ -105,15 +105,18 @@ std::vector<std::vector<fs::path>> builds_newest_first(const fs::path& kind_dir)
   return out;
 }
 
-// Files directly in a kind's directory are not entries: the page cache's key stays, stale temp
-// files go, and anything else is left by an older layout (loose .tx conversions, say) and goes.
+// Files directly in a kind's directory are not entries: the page cache's key, the kind's use
+// statistics and the textures' memo of libtiff's version (textures/src/libtiff_version.h) stay,
+// stale temp files go, and anything else is left by an older layout (loose .tx conversions, say)
+// and goes.
 void remove_loose_files(const fs::path& kind_dir, std::uint64_t& removed) {
   const std::time_t now = std::time(nullptr);
   std::error_code ec;
   for (fs::directory_iterator it(kind_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     struct stat st;
-    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key" || name == "STATS")
+    if (::lstat(it->path().c_str(), &st) != 0 || S_ISDIR(st.st_mode) || name == "secret.key" || name == "STATS" ||
+        name == "libtiff-version")
       continue;
     const bool fresh_temp = is_temp_file_name(name) && now - st.st_mtime <= kStaleTempSeconds;
     if (!fresh_temp && ::unlink(it->path().c_str()) == 0) ++removed;

@@ -4,8 +4,8 @@
 
 #include "kiln/core/input_limits.h"
 #include "kiln/textures/tx_writer.h"
+#include "libtiff_version.h"
 #include "tiff_errors.h"
-#include "tiff_library.h"
 
 namespace kiln::textures {
 namespace {
@@ -13,18 +13,17 @@ namespace {
 // Bump when the .tx the writer makes changes: older conversions are then another build, pruned.
 constexpr const char* kConverterVersion = "kiln-tx-writer 3";
 
-// Converted files depend on the libtiff that wrote them.
-Result<std::string> libtiff_version() {
-  auto library = tiff_library();
-  if (!library) return library.error();
-  const std::string text = (*library)->get_version();
-  return text.substr(0, text.find('\n'));
+// Converted files depend on the libtiff that wrote them. Its version is remembered in the kind's
+// directory beside the namespaces it names (prune keeps the file), so that a cook whose textures
+// are all kept need not load libtiff to name them.
+Result<std::string> libtiff_version(const cache::BlobStore& store) {
+  return textures::libtiff_version(store.root() / "textures" / kLibtiffVersionMemo);
 }
 
 }  // namespace
 
 Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying keying) {
-  auto libtiff = libtiff_version();
+  auto libtiff = libtiff_version(store);
   if (!libtiff) return libtiff.error();
   return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", *libtiff}},
                               {{"key", keying == TxKeying::kContent ? "source-content" : "source-file-identity"}},
@@ -32,7 +31,7 @@ Result<cache::BlobNamespace> open_tx_namespace(cache::BlobStore& store, TxKeying
 }
 
 Result<cache::BlobNamespace> open_encoding_namespace(cache::BlobStore& store, const std::string& encoders) {
-  auto libtiff = libtiff_version();
+  auto libtiff = libtiff_version(store);
   if (!libtiff) return libtiff.error();
   return store.open_namespace("textures", {{"converter", kConverterVersion}, {"libtiff", *libtiff}},
                               {{"key", "tx-content-encoded"}, {"encoders", encoders}});
