@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -134,5 +135,24 @@ TEST_SUITE("editor") {
     REQUIRE_MESSAGE(signed_set.run.exit_code == 0, signed_set.run.output);
     CHECK(kept(signed_set));
     CHECK(nlohmann::json::parse(slurp(out / "manifest.json")).contains("signature"));
+  }
+
+  TEST_CASE("a cook that fails records no identity of the packs it proved - its output stays as it was") {
+    test::TempDir dir("cook");
+    const fs::path project = test::copy_assets(dir), out = dir / "out", cache = dir / "cache";
+    REQUIRE(cook(dir, project, out, cache).run.exit_code == 0);
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::directory_iterator(out)) before[e.path().filename().string()] = slurp(e.path());
+    // Settled: a cook that proves the kept packs by reading them would record their identities.
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kSettleNs + 100'000'000));
+    std::ofstream(project / "scripts" / "gameplay_update.lua", std::ios::app) << "\nlocal x = = 1\n";
+    const Cooked failed = cook(dir, project, out, cache);
+    CHECK(failed.run.exit_code == 1);
+    CHECK_MESSAGE(kept(failed), failed.run.output);  // the shaders pack was proved, by reading it
+    std::map<std::string, std::string> after;
+    for (const auto& e : fs::directory_iterator(out)) after[e.path().filename().string()] = slurp(e.path());
+    CHECK(after == before);
+    CHECK_FALSE(fs::exists(out / ".shaders-identity"));
+    CHECK_FALSE(fs::exists(out / ".textures-identity"));
   }
 }

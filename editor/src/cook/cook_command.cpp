@@ -451,6 +451,10 @@ int run_cook_command(const Args& args) {
     auto it = written.packs.find(kind);
     return it == written.packs.end() ? runtime::ManifestPack{} : it->second;  // none: no file, a record of nothing
   };
+  // A kept pack proved by reading it records its identity only now: a cook that fails writes
+  // nothing into its output directory.
+  if (unchanged) cook::write_pending_identity(out, unchanged->identity);
+  if (kept_textures) cook::write_pending_identity(out, kept_textures->identity);
   if (!kept_textures)
     say(cook::record_textures_inputs(
         out, written_pack(runtime::PackKind::kTextures),

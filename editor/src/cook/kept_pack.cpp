@@ -59,14 +59,11 @@ bool proved_by_identity(const fs::path& record, const std::string& file, const s
   return named == file && digest == pack_digest && recorded == now && recorded.ctime_ns + kSettleNs <= proved_ns;
 }
 
-// Best effort: without the record the next cook reads the pack again.
-void record_identity(const fs::path& record, const std::string& file, const std::string& pack_digest,
-                     const FileIdentity& id, std::int64_t proved_ns) {
-  const std::string text = std::string(kIdentityHeader) + "\n" + file + " " + pack_digest + " " +
-                           std::to_string(id.device) + " " + std::to_string(id.inode) + " " + std::to_string(id.size) +
-                           " " + std::to_string(id.mtime_ns) + " " + std::to_string(id.ctime_ns) + " " +
-                           std::to_string(proved_ns) + "\n";
-  (void)write_file_atomically(record, std::as_bytes(std::span(text)), 0644, Durability::kRenamedOnly);
+std::string identity_text(const std::string& file, const std::string& pack_digest, const FileIdentity& id,
+                          std::int64_t proved_ns) {
+  return std::string(kIdentityHeader) + "\n" + file + " " + pack_digest + " " + std::to_string(id.device) + " " +
+         std::to_string(id.inode) + " " + std::to_string(id.size) + " " + std::to_string(id.mtime_ns) + " " +
+         std::to_string(id.ctime_ns) + " " + std::to_string(proved_ns) + "\n";
 }
 
 }  // namespace
@@ -99,8 +96,15 @@ Status write_pack_record(const fs::path& out, const std::string& record, const s
   return write_file_atomically(out / record, std::as_bytes(std::span(text)), 0644, Durability::kRenamedOnly);
 }
 
+void write_pending_identity(const fs::path& out, const PendingIdentity& pending) {
+  if (pending.record.empty()) return;
+  (void)write_file_atomically(out / pending.record, std::as_bytes(std::span(pending.text)), 0644,
+                              Durability::kRenamedOnly);
+}
+
 PackProof prove_kept_pack(const fs::path& out, const std::string& file, std::uint64_t bytes,
-                          const std::string& pack_digest, const std::string& identity_record) {
+                          const std::string& pack_digest, const std::string& identity_record,
+                          PendingIdentity& pending) {
   const fs::path pack = out / file, record = out / identity_record;
   const auto before = identity_of(pack);
   if (!before || before->size != bytes) return PackProof::kNone;
@@ -110,7 +114,8 @@ PackProof prove_kept_pack(const fs::path& out, const std::string& file, std::uin
   if (!on_disk || on_disk->hex() != pack_digest) return PackProof::kNone;
   // The identity from before the read stands for the bytes read: a write since has changed it.
   // One whose change time is within the margin of the read would never be trusted: not written.
-  if (before->ctime_ns + kSettleNs <= started_ns) record_identity(record, file, pack_digest, *before, started_ns);
+  if (before->ctime_ns + kSettleNs <= started_ns)
+    pending = {identity_record, identity_text(file, pack_digest, *before, started_ns)};
   return PackProof::kRead;
 }
 

@@ -3,8 +3,8 @@
 // one a cook wrote: its XXH3-128 against what the recording cook read or wrote.
 //
 // Reading a pack to prove it costs a read of every byte. A cook that proved a pack so, once its
-// change time lies a settling margin (3 s) before the read began, also records the pack's file
-// identity (device, inode, size, modification and change times) with its digest, in
+// change time lies a settling margin (3 s) before the read began, also records (after its commit:
+// a cook that fails writes nothing into its output directory) the pack's file identity (device, inode, size, modification and change times) with its digest, in
 // `<out>/.<kind>-identity`. The next cook that finds the same identity trusts it without reading
 // the pack, as git trusts its index: any write to the file moves its change time past the recorded
 // one, which the margin keeps clear of the file system's timestamp granularity. An identity whose
@@ -28,11 +28,21 @@ std::optional<cache::Hash128> pack_digest_of(const std::filesystem::path& file);
 
 enum class PackProof { kNone, kRead, kIdentity };
 
+// A pack's identity to record in `<out>/<record>` once the cook has committed (a cook that fails
+// writes nothing into its output directory); an empty `record`: nothing to record.
+struct PendingIdentity {
+  std::string record;
+  std::string text;
+};
+
 // Whether `<out>/<file>`, of `bytes` bytes, hashes to `pack_digest` (hex): by the identity in
-// `<out>/<identity_record>` when it still holds, else by reading the pack (then recording its
-// identity, once settled). kNone: it is not that pack.
+// `<out>/<identity_record>` when it still holds, else by reading the pack (then, once settled,
+// setting `pending` to its identity for write_pending_identity). kNone: it is not that pack.
 PackProof prove_kept_pack(const std::filesystem::path& out, const std::string& file, std::uint64_t bytes,
-                          const std::string& pack_digest, const std::string& identity_record);
+                          const std::string& pack_digest, const std::string& identity_record, PendingIdentity& pending);
+
+// Writes `pending` into `out`, best effort: without it the next cook reads the pack again.
+void write_pending_identity(const std::filesystem::path& out, const PendingIdentity& pending);
 
 // Writes the record `<out>/<record>` of what the pack `file` just written was made from: `header`,
 // then a line of the file, the inputs' digest, the pack's XXH3-128 (read once) and `line_tail`,

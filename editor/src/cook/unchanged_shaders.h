@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cook/cook_variants.h"
+#include "cook/kept_pack.h"
 #include "kiln/cache/hash.h"
 #include "kiln/core/result.h"
 #include "kiln/core/worker_pool.h"
@@ -50,6 +51,7 @@ std::optional<cache::Hash128> shaders_inputs(const project::Project& project, st
 struct KeptShadersPack {
   runtime::ManifestPack pack;
   bool proved_by_identity = false;
+  PendingIdentity identity;  // to write once the cook has committed
 };
 std::optional<KeptShadersPack> unchanged_shaders_pack(const std::filesystem::path& out, const cache::Hash128& inputs);
 

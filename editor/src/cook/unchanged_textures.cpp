@@ -122,10 +122,11 @@ std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, con
   if (!named || named->file != file) return std::nullopt;
   auto counts = counts_of(counts_line, files);
   if (!counts) return std::nullopt;
-  switch (prove_kept_pack(out, named->file, named->bytes, pack_digest, kTexturesIdentityFile)) {
+  PendingIdentity identity;
+  switch (prove_kept_pack(out, named->file, named->bytes, pack_digest, kTexturesIdentityFile, identity)) {
     case PackProof::kNone: return std::nullopt;
-    case PackProof::kRead: return KeptTexturesPack{*named, false, *counts};
-    case PackProof::kIdentity: return KeptTexturesPack{*named, true, *counts};
+    case PackProof::kRead: return KeptTexturesPack{*named, false, *counts, identity};
+    case PackProof::kIdentity: return KeptTexturesPack{*named, true, *counts, {}};
   }
   return std::nullopt;
 }

@@ -27,6 +27,7 @@
 #include "cook/cook_textures.h"
 #include "cook/texture_conversions.h"
 #include "cook/texture_encodings.h"
+#include "cook/kept_pack.h"
 #include "kiln/cache/hash.h"
 #include "kiln/core/result.h"
 #include "kiln/core/worker_pool.h"
@@ -62,6 +63,7 @@ struct KeptTexturesPack {
   runtime::ManifestPack pack;
   bool proved_by_identity = false;
   TextureCounts counts;
+  PendingIdentity identity;  // to write once the cook has committed
 };
 std::optional<KeptTexturesPack> unchanged_textures_pack(const std::filesystem::path& out, const cache::Hash128& inputs);
 

@@ -92,10 +92,10 @@ Result<std::string> libtiff_version(const fs::path& memo) {
       info.dli_fname[0] == '/' && std::string_view(info.dli_fname).find('\n') == std::string_view::npos &&
       identity_of(info.dli_fname, &changed) != "none" && changed + kSettleNs <= load_started) {
     const std::string lines = expected_lines(info.dli_fname, *search) + "version " + version + "\n";
-    // A memo that cannot be written costs the next cook a load, nothing more. The directory is
-    // made as the store makes its own (private) when no namespace of the kind was opened yet.
+    // A memo that cannot be written costs the next cook a load, nothing more. It is private, as the
+    // store's files are; so is its directory, made here when no namespace of the kind is yet.
     ::mkdir(memo.parent_path().c_str(), 0700);
-    (void)write_file_atomically(memo, std::as_bytes(std::span(lines)), 0644, Durability::kRenamedOnly);
+    (void)write_file_atomically(memo, std::as_bytes(std::span(lines)), 0600, Durability::kRenamedOnly);
   }
   return version;
 }
