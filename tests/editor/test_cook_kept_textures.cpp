@@ -2,7 +2,10 @@
 // and targets are what that pack was made from: no conversion or encoding is read.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
+#include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -167,5 +170,32 @@ TEST_SUITE("editor") {
     const Cooked under_other = cook(dir, project, out, cache);
     REQUIRE_MESSAGE(under_other.run.exit_code == 0, under_other.run.output);
     CHECK(under_other.report["textures"]["converted"] == under_other.report["textures"]["files"]);
+  }
+
+  TEST_CASE("libtiff's version is remembered only for a library file settled before the load") {
+    test::TempDir dir("cook");
+    const fs::path project = test::copy_assets(dir), out = dir / "out", cache = dir / "cache";
+    const fs::path memo = cache / "textures" / "libtiff-version";
+    REQUIRE(cook(dir, project, out, cache).run.exit_code == 0);
+    const std::string remembered = slurp(memo);
+    // A libtiff the loader finds first through LD_LIBRARY_PATH, just copied there: its change time
+    // is now, so what is remembered of it could be of a file still being written.
+    fs::create_directories(dir / "lib");
+    fs::copy_file(fs::canonical("/lib/x86_64-linux-gnu/libtiff.so.6"), dir / "lib" / "libtiff.so.6");
+    const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", (dir / "lib").string()}};
+    int traces = 0;
+    const auto maps_libtiff = [&] {
+      const std::vector<std::string> argv = {KILN_CLI,     "cook",         project.string(), "--out",
+                                             out.string(), "--cache-root", cache.string()};
+      return test::libraries_mapped_by_tools(argv, dir / ("trace-" + std::to_string(++traces)), env)
+                 .count("libtiff.so.6") > 0;
+    };
+    CHECK(maps_libtiff());
+    CHECK(slurp(memo) == remembered);  // not written for a file that may still change
+    std::this_thread::sleep_for(std::chrono::milliseconds(3100));
+    CHECK(maps_libtiff());
+    const std::string settled = slurp(memo);
+    CHECK_MESSAGE(settled.find(" " + (dir / "lib" / "libtiff.so.6").string() + "\n") != std::string::npos, settled);
+    CHECK_FALSE(maps_libtiff());
   }
 }
