@@ -1,7 +1,9 @@
 // A warm cook keeps the textures pack of the set it replaces when every texture's bytes, settings
 // and targets are what that pack was made from: no conversion or encoding is read.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -178,8 +180,8 @@ TEST_SUITE("editor") {
     const fs::path memo = cache / "textures" / "libtiff-version";
     REQUIRE(cook(dir, project, out, cache).run.exit_code == 0);
     const std::string remembered = slurp(memo);
-    // A libtiff the loader finds first through LD_LIBRARY_PATH, just copied there: its change time
-    // is now, so what is remembered of it could be of a file still being written.
+    // A libtiff the loader finds first through LD_LIBRARY_PATH, changed while the cook runs: what
+    // is remembered of it could be of a file still being written.
     fs::create_directories(dir / "lib");
     fs::copy_file(fs::canonical("/lib/x86_64-linux-gnu/libtiff.so.6"), dir / "lib" / "libtiff.so.6");
     const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", (dir / "lib").string()}};
@@ -190,7 +192,20 @@ TEST_SUITE("editor") {
       return test::libraries_mapped_by_tools(argv, dir / ("trace-" + std::to_string(++traces)), env)
                  .count("libtiff.so.6") > 0;
     };
-    CHECK(maps_libtiff());
+    {
+      // The file keeps changing (its change time moves with each chmod) however long the cook
+      // takes to load it, as one being written would.
+      std::atomic<bool> done{false};
+      std::thread changing([&] {
+        while (!done) {
+          ::chmod((dir / "lib" / "libtiff.so.6").c_str(), 0755);
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      });
+      CHECK(maps_libtiff());
+      done = true;
+      changing.join();
+    }
     CHECK(slurp(memo) == remembered);  // not written for a file that may still change
     std::this_thread::sleep_for(std::chrono::milliseconds(3100));
     CHECK(maps_libtiff());
