@@ -38,6 +38,14 @@ std::string packed(const fs::path& out, const std::string& file) {
   return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
+// Whether a cook of `project` into `out` mapped libtiff (the loader's trace written to `trace`).
+bool cook_maps_libtiff(const fs::path& trace, const fs::path& project, const fs::path& out, const fs::path& cache,
+                       std::map<std::string, std::string> env = {}) {
+  const std::vector<std::string> argv = {KILN_CLI,     "cook",         project.string(), "--out",
+                                         out.string(), "--cache-root", cache.string()};
+  return test::libraries_mapped_by_tools(argv, trace, std::move(env)).count("libtiff.so.6") > 0;
+}
+
 }  // namespace
 
 TEST_SUITE("editor") {
@@ -138,10 +146,7 @@ TEST_SUITE("editor") {
     CHECK(remembered.find("\nversion LIBTIFF, Version ") != std::string::npos);
     int traces = 0;
     const auto maps_libtiff = [&](std::map<std::string, std::string> env = {}) {
-      const std::vector<std::string> argv = {KILN_CLI,     "cook",         project.string(), "--out",
-                                             out.string(), "--cache-root", cache.string()};
-      const fs::path trace = dir / ("trace-" + std::to_string(++traces));
-      return test::libraries_mapped_by_tools(argv, trace, std::move(env)).count("libtiff.so.6") > 0;
+      return cook_maps_libtiff(dir / ("trace-" + std::to_string(++traces)), project, out, cache, std::move(env));
     };
     CHECK_FALSE(maps_libtiff());
     // Another search path may lead the loader to another libtiff: loaded, and remembered so.
@@ -187,10 +192,7 @@ TEST_SUITE("editor") {
     const std::map<std::string, std::string> env = {{"LD_LIBRARY_PATH", (dir / "lib").string()}};
     int traces = 0;
     const auto maps_libtiff = [&] {
-      const std::vector<std::string> argv = {KILN_CLI,     "cook",         project.string(), "--out",
-                                             out.string(), "--cache-root", cache.string()};
-      return test::libraries_mapped_by_tools(argv, dir / ("trace-" + std::to_string(++traces)), env)
-                 .count("libtiff.so.6") > 0;
+      return cook_maps_libtiff(dir / ("trace-" + std::to_string(++traces)), project, out, cache, env);
     };
     {
       // The file keeps changing (its change time moves with each chmod) however long the cook

@@ -1,44 +1,16 @@
 #include "cook/kept_pack.h"
 
-#include <sys/stat.h>
-
-#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "kiln/core/atomic_output.h"
+#include "kiln/core/file_identity.h"
 #include "kiln/core/input_limits.h"
 
 namespace kiln::cook {
 namespace fs = std::filesystem;
 namespace {
-
-// A change time this long before a proof began is clear of any file system's timestamp
-// granularity (two seconds on FAT) and of the coarse clock the kernel stamps files with: a write
-// after the proof cannot leave it as it was.
-constexpr std::int64_t kSettleNs = 3'000'000'000;
-
-// What stat says of the file itself; equal identities say it was not written in between.
-struct FileIdentity {
-  std::uint64_t device = 0, inode = 0, size = 0;
-  std::int64_t mtime_ns = 0, ctime_ns = 0;
-  bool operator==(const FileIdentity&) const = default;
-};
-
-std::optional<FileIdentity> identity_of(const fs::path& file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
-  const auto ns = [](const timespec& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
-  return FileIdentity{std::uint64_t(st.st_dev), std::uint64_t(st.st_ino), std::uint64_t(st.st_size), ns(st.st_mtim),
-                      ns(st.st_ctim)};
-}
-
-std::int64_t now_ns() {
-  timespec t{};
-  ::clock_gettime(CLOCK_REALTIME, &t);
-  return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
 
 constexpr const char* kIdentityHeader = "kiln-pack-identity 1";
 
@@ -56,14 +28,13 @@ bool proved_by_identity(const fs::path& record, const std::string& file, const s
   if (!(lines >> named >> digest >> recorded.device >> recorded.inode >> recorded.size >> recorded.mtime_ns >>
         recorded.ctime_ns >> proved_ns))
     return false;
-  return named == file && digest == pack_digest && recorded == now && recorded.ctime_ns + kSettleNs <= proved_ns;
+  return named == file && digest == pack_digest && recorded == now && recorded.settled_at(proved_ns);
 }
 
 std::string identity_text(const std::string& file, const std::string& pack_digest, const FileIdentity& id,
                           std::int64_t proved_ns) {
-  return std::string(kIdentityHeader) + "\n" + file + " " + pack_digest + " " + std::to_string(id.device) + " " +
-         std::to_string(id.inode) + " " + std::to_string(id.size) + " " + std::to_string(id.mtime_ns) + " " +
-         std::to_string(id.ctime_ns) + " " + std::to_string(proved_ns) + "\n";
+  return std::string(kIdentityHeader) + "\n" + file + " " + pack_digest + " " + id.text() + " " +
+         std::to_string(proved_ns) + "\n";
 }
 
 }  // namespace
@@ -102,21 +73,19 @@ void write_pending_identity(const fs::path& out, const PendingIdentity& pending)
                               Durability::kRenamedOnly);
 }
 
-PackProof prove_kept_pack(const fs::path& out, const std::string& file, std::uint64_t bytes,
-                          const std::string& pack_digest, const std::string& identity_record,
-                          PendingIdentity& pending) {
+std::optional<PackProof> prove_kept_pack(const fs::path& out, const std::string& file, std::uint64_t bytes,
+                                         const std::string& pack_digest, const std::string& identity_record) {
   const fs::path pack = out / file, record = out / identity_record;
-  const auto before = identity_of(pack);
-  if (!before || before->size != bytes) return PackProof::kNone;
-  if (proved_by_identity(record, file, pack_digest, *before)) return PackProof::kIdentity;
-  const std::int64_t started_ns = now_ns();
+  const auto before = file_identity(pack);
+  if (!before || before->size != bytes) return std::nullopt;
+  if (proved_by_identity(record, file, pack_digest, *before)) return PackProof{true, {}};
+  const std::int64_t started_ns = wall_clock_ns();
   const auto on_disk = pack_digest_of(pack);
-  if (!on_disk || on_disk->hex() != pack_digest) return PackProof::kNone;
+  if (!on_disk || on_disk->hex() != pack_digest) return std::nullopt;
   // The identity from before the read stands for the bytes read: a write since has changed it.
   // One whose change time is within the margin of the read would never be trusted: not written.
-  if (before->ctime_ns + kSettleNs <= started_ns)
-    pending = {identity_record, identity_text(file, pack_digest, *before, started_ns)};
-  return PackProof::kRead;
+  if (!before->settled_at(started_ns)) return PackProof{false, {}};
+  return PackProof{false, {identity_record, identity_text(file, pack_digest, *before, started_ns)}};
 }
 
 }  // namespace kiln::cook

@@ -26,8 +26,6 @@ namespace kiln::cook {
 // The XXH3-128 of the file, read in pieces (never held whole); nullopt when it cannot be read.
 std::optional<cache::Hash128> pack_digest_of(const std::filesystem::path& file);
 
-enum class PackProof { kNone, kRead, kIdentity };
-
 // A pack's identity to record in `<out>/<record>` once the cook has committed (a cook that fails
 // writes nothing into its output directory); an empty `record`: nothing to record.
 struct PendingIdentity {
@@ -35,11 +33,18 @@ struct PendingIdentity {
   std::string text;
 };
 
+// How a kept pack was proved: by its recorded identity, or by reading it (then, once the pack had
+// settled, with its identity to record).
+struct PackProof {
+  bool by_identity = false;
+  PendingIdentity identity;
+};
+
 // Whether `<out>/<file>`, of `bytes` bytes, hashes to `pack_digest` (hex): by the identity in
-// `<out>/<identity_record>` when it still holds, else by reading the pack (then, once settled,
-// setting `pending` to its identity for write_pending_identity). kNone: it is not that pack.
-PackProof prove_kept_pack(const std::filesystem::path& out, const std::string& file, std::uint64_t bytes,
-                          const std::string& pack_digest, const std::string& identity_record, PendingIdentity& pending);
+// `<out>/<identity_record>` when it still holds, else by reading the pack; nullopt: it is not that
+// pack.
+std::optional<PackProof> prove_kept_pack(const std::filesystem::path& out, const std::string& file, std::uint64_t bytes,
+                                         const std::string& pack_digest, const std::string& identity_record);
 
 // Writes `pending` into `out`, best effort: without it the next cook reads the pack again.
 void write_pending_identity(const std::filesystem::path& out, const PendingIdentity& pending);

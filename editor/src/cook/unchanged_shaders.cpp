@@ -64,13 +64,9 @@ std::optional<KeptShadersPack> unchanged_shaders_pack(const fs::path& out, const
   // digest whatever its name; comparing names first saves reading the pack.
   const auto named = cooked_shaders_pack(out);
   if (!named || named->file != file) return std::nullopt;
-  PendingIdentity identity;
-  switch (prove_kept_pack(out, named->file, named->bytes, pack_digest, kShadersIdentityFile, identity)) {
-    case PackProof::kNone: return std::nullopt;
-    case PackProof::kRead: return KeptShadersPack{*named, false, identity};
-    case PackProof::kIdentity: return KeptShadersPack{*named, true, {}};
-  }
-  return std::nullopt;
+  const auto proof = prove_kept_pack(out, named->file, named->bytes, pack_digest, kShadersIdentityFile);
+  if (!proof) return std::nullopt;
+  return KeptShadersPack{*named, proof->by_identity, proof->identity};
 }
 
 Status record_shaders_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,

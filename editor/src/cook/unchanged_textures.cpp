@@ -122,13 +122,9 @@ std::optional<KeptTexturesPack> unchanged_textures_pack(const fs::path& out, con
   if (!named || named->file != file) return std::nullopt;
   auto counts = counts_of(counts_line, files);
   if (!counts) return std::nullopt;
-  PendingIdentity identity;
-  switch (prove_kept_pack(out, named->file, named->bytes, pack_digest, kTexturesIdentityFile, identity)) {
-    case PackProof::kNone: return std::nullopt;
-    case PackProof::kRead: return KeptTexturesPack{*named, false, *counts, identity};
-    case PackProof::kIdentity: return KeptTexturesPack{*named, true, *counts, {}};
-  }
-  return std::nullopt;
+  const auto proof = prove_kept_pack(out, named->file, named->bytes, pack_digest, kTexturesIdentityFile);
+  if (!proof) return std::nullopt;
+  return KeptTexturesPack{*named, proof->by_identity, *counts, proof->identity};
 }
 
 Status record_textures_inputs(const fs::path& out, const runtime::ManifestPack& written_pack,

@@ -3,14 +3,15 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
 #include "kiln/core/atomic_output.h"
+#include "kiln/core/file_identity.h"
+#include "kiln/core/input_limits.h"
 #include "tiff_library.h"
 
 namespace kiln::textures {
@@ -18,19 +19,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kHeader = "kiln-libtiff-version 1";
-constexpr std::int64_t kSettleNs = 3'000'000'000;  // a file changed more recently may still change
 constexpr std::size_t kMemoBytes = 16 * 1024;
 
-std::int64_t ns_of(const timespec& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
-
-// "dev ino size mtime_ns ctime_ns" of the file `path` leads to, or "none".
-std::string identity_of(const fs::path& path, std::int64_t* ctime_ns = nullptr) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "none";
-  if (ctime_ns) *ctime_ns = ns_of(st.st_ctim);
-  std::ostringstream out;
-  out << st.st_dev << ' ' << st.st_ino << ' ' << st.st_size << ' ' << ns_of(st.st_mtim) << ' ' << ns_of(st.st_ctim);
-  return out.str();
+// "device inode size mtime_ns ctime_ns" of the file `path` leads to, or "none".
+std::string identity_text(const fs::path& path) {
+  const auto identity = file_identity(path);
+  return identity ? identity->text() : "none";
 }
 
 std::string environment_value(const char* name) {
@@ -43,20 +37,19 @@ std::string environment_value(const char* name) {
 std::optional<std::string> search_lines() {
   const std::string library_path = environment_value("LD_LIBRARY_PATH"), preload = environment_value("LD_PRELOAD");
   if ((library_path + preload).find('\n') != std::string::npos) return std::nullopt;
-  return "ld.so.cache " + identity_of("/etc/ld.so.cache") + "\nld.so.preload " + identity_of("/etc/ld.so.preload") +
+  return "ld.so.cache " + identity_text("/etc/ld.so.cache") + "\nld.so.preload " + identity_text("/etc/ld.so.preload") +
          "\nLD_LIBRARY_PATH " + library_path + "\nLD_PRELOAD " + preload + "\n";
 }
 
 // The memo's lines before "version ", for the library at `path` as it is now.
 std::string expected_lines(const fs::path& path, const std::string& search) {
-  return std::string(kHeader) + "\nlibrary " + identity_of(path) + " " + path.string() + "\n" + search;
+  return std::string(kHeader) + "\nlibrary " + identity_text(path) + " " + path.string() + "\n" + search;
 }
 
 std::optional<std::string> remembered(const fs::path& memo, const std::string& search) {
-  std::ifstream in(memo, std::ios::binary);
-  std::string text(kMemoBytes, '\0');
-  in.read(text.data(), std::streamsize(text.size()));
-  text.resize(std::size_t(in.gcount()));
+  auto read = read_input_file(memo, kMemoBytes, "libtiff version memo");
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
   // "kiln-libtiff-version 1\nlibrary <dev> <ino> <size> <mtime> <ctime> <path>\n..."
   const std::size_t library = text.find("\nlibrary ");
   if (library == std::string::npos) return std::nullopt;
@@ -73,30 +66,42 @@ std::optional<std::string> remembered(const fs::path& memo, const std::string& s
   return version;
 }
 
-}  // namespace
-
-Result<std::string> libtiff_version(const fs::path& memo) {
+// The version read from the library or the memo: what the loader would map does not change
+// under a running process that named its namespaces by it.
+Result<std::string> find_libtiff_version(const fs::path& memo) {
   const std::optional<std::string> search = search_lines();
   if (search)
     if (auto known = remembered(memo, *search)) return *known;
-  const std::int64_t load_started =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t load_started = wall_clock_ns();
   auto library = tiff_library();
   if (!library) return library.error();
   const std::string text = (*library)->get_version();
   std::string version = text.substr(0, text.find('\n'));
   // The file the loader mapped the library from, as the loader named it.
   Dl_info info{};
-  std::int64_t changed = 0;
-  if (search && ::dladdr(reinterpret_cast<void*>((*library)->get_version), &info) != 0 && info.dli_fname &&
-      info.dli_fname[0] == '/' && std::string_view(info.dli_fname).find('\n') == std::string_view::npos &&
-      identity_of(info.dli_fname, &changed) != "none" && changed + kSettleNs <= load_started) {
-    const std::string lines = expected_lines(info.dli_fname, *search) + "version " + version + "\n";
-    // A memo that cannot be written costs the next cook a load, nothing more. It is private, as the
-    // store's files are; so is its directory, made here when no namespace of the kind is yet.
-    ::mkdir(memo.parent_path().c_str(), 0700);
-    (void)write_file_atomically(memo, std::as_bytes(std::span(lines)), 0600, Durability::kRenamedOnly);
-  }
+  if (!search || ::dladdr(reinterpret_cast<void*>((*library)->get_version), &info) == 0 || !info.dli_fname ||
+      info.dli_fname[0] != '/' || std::string_view(info.dli_fname).find('\n') != std::string_view::npos)
+    return version;
+  const auto identity = file_identity(info.dli_fname);
+  if (!identity || !identity->settled_at(load_started)) return version;
+  const std::string lines = expected_lines(info.dli_fname, *search) + "version " + version + "\n";
+  // A memo that cannot be written costs the next cook a load, nothing more. It is private, as the
+  // store's files are; so is its directory, made here when no namespace of the kind is yet.
+  ::mkdir(memo.parent_path().c_str(), 0700);
+  (void)write_file_atomically(memo, std::as_bytes(std::span(lines)), 0600, Durability::kRenamedOnly);
+  return version;
+}
+
+}  // namespace
+
+Result<std::string> libtiff_version(const fs::path& memo) {
+  // Each namespace a process opens (conversions, encodings, a tile cache's) asks: found once.
+  static std::mutex mu;
+  static std::optional<std::string> found;
+  std::lock_guard lock(mu);
+  if (found) return *found;
+  auto version = find_libtiff_version(memo);
+  if (version) found = *version;
   return version;
 }
 
